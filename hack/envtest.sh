@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the envtest control-plane binaries (kube-apiserver, etcd) from the Go module proxy, because
+# setup-envtest cannot download release archives on our build machines. The binaries are cached outside
+# the work tree, keyed by version, so a second run (and every later clone) reuses them.
+#
+# Usage: hack/envtest.sh            -> prints the directory to use as KUBEBUILDER_ASSETS
+# Env:   KUBE_VERSION (default 1.36.3), ETCD_VERSION (default 3.6.8), ENVTEST_CACHE (default ~/.cache/kim/envtest)
+set -euo pipefail
+
+KUBE_VERSION="${KUBE_VERSION:-1.36.3}"
+ETCD_VERSION="${ETCD_VERSION:-3.6.8}"
+CACHE_ROOT="${ENVTEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kim/envtest}"
+DEST="${CACHE_ROOT}/k8s-${KUBE_VERSION}-etcd-${ETCD_VERSION}"
+STAGING_VERSION="0.${KUBE_VERSION#1.}"
+
+log() { echo "envtest: $*" >&2; }
+
+mkdir -p "${DEST}"
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
+
+build_kube_apiserver() {
+  log "building kube-apiserver ${KUBE_VERSION} from the Go module proxy (first time only, several minutes)..."
+  local mod="${work}/kube"
+  mkdir -p "${mod}"
+  cd "${mod}"
+  go mod init kim.local/envtest-kube >/dev/null 2>&1
+  go mod edit -go=1.26
+  go mod edit -require="k8s.io/kubernetes@v${KUBE_VERSION}"
+  local gomod
+  gomod="$(go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
+  # k8s.io/kubernetes refers to its staging modules through relative replaces that do not apply to
+  # consumers; point each of them at the published module of the matching version instead.
+  local staging
+  staging="$(grep -E '^\s*k8s.io/[a-z0-9-]+ => ./staging/' "${gomod}" | awk '{print $1}' | sort -u)"
+  for m in ${staging}; do
+    go mod edit -replace="${m}=${m}@v${STAGING_VERSION}"
+  done
+  cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-apiserver"
+GO
+  GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
+  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags='-s -w' -o "${DEST}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  mv "${DEST}/kube-apiserver.tmp" "${DEST}/kube-apiserver"
+}
+
+build_etcd() {
+  log "building etcd ${ETCD_VERSION} from the Go module proxy (first time only)..."
+  local mod="${work}/etcd"
+  mkdir -p "${mod}"
+  cd "${mod}"
+  go mod init kim.local/envtest-etcd >/dev/null 2>&1
+  go mod edit -go=1.26
+  go mod edit -require="go.etcd.io/etcd/server/v3@v${ETCD_VERSION}"
+  cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "go.etcd.io/etcd/server/v3"
+GO
+  GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
+  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags='-s -w' -o "${DEST}/etcd.tmp" go.etcd.io/etcd/server/v3
+  mv "${DEST}/etcd.tmp" "${DEST}/etcd"
+}
+
+[ -x "${DEST}/etcd" ] || build_etcd
+[ -x "${DEST}/kube-apiserver" ] || build_kube_apiserver
+echo "${DEST}"
