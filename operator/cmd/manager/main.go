@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers"
 )
 
 func main() {
@@ -47,5 +48,5 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("gardener kubeconfig %s: %w", *gardenKubeconfig, err)
 	}
-	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, app.Controllers()...)
+	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, controllers.All()...)
 }
