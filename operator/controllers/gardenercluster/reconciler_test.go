@@ -340,7 +340,7 @@ func TestAdoption(t *testing.T) {
 		wantReason  string
 	}{
 		{
-			reason: "Secret of an older operator without expiry: rotated once to learn the expiry",
+			reason:      "Secret of an older operator without expiry: rotated once to learn the expiry",
 			annotations: map[string]string{kubeconfig.AnnotationLastSync: "2026-11-03T09:00:00Z"},
 			wantCalls:   1, wantReason: ReasonSecretRotated,
 		},
