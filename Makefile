@@ -52,15 +52,19 @@ verify-generated: ## Fail when generated files differ from what the generators p
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated test-unit test-integration ## Everything CI runs: lint, generated-file check, unit and integration tests.
+test: lint verify-generated test-all ## What CI runs: lint, generated-file check, unit and integration tests.
 
 .PHONY: test-unit
-test-unit: ## Fast tests: domain, adapters with fakes; no API servers.
+test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
 	$(GO) test $(GOTEST_FLAGS) -short ./...
 
+.PHONY: test-all
+test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver).
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
+
 .PHONY: test-integration
-test-integration: ## Tests against real kube-apiserver/etcd and the real gardener-apiserver.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -p 1 -timeout 30m -run 'Integration' ./...
+test-integration: ## Only the integration tests (test names containing "Integration").
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration ./...
 
 .PHONY: envtest
 envtest: ## Build (once) and print the directory of the envtest binaries.

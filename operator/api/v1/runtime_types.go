@@ -205,7 +205,7 @@ type ACL struct {
 
 // Provider holds the cloud provider type and the worker pools of the cluster.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.additionalWorkers) || self.additionalWorkers.all(a, self.workers.all(w, w.name != a.name))",message="additional worker pool names must differ from the name of the pool in workers",fieldPath=".additionalWorkers"
+// +kubebuilder:validation:XValidation:rule="!has(self.additionalWorkers) || size(self.workers) == 0 || self.additionalWorkers.all(a, a.name != self.workers[0].name)",message="additional worker pool names must differ from the name of the pool in workers",fieldPath=".additionalWorkers"
 type Provider struct {
 	// Type of the cloud provider. Immutable.
 	// +kubebuilder:validation:Enum=aws;azure;gcp;openstack;alicloud;gdch
@@ -218,17 +218,18 @@ type Provider struct {
 	// +listType=atomic
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each worker pool needs at least one zone"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && string(w.maxSurge) in ['0', '0%'] && string(w.maxUnavailable) in ['0', '0%']))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
 	Workers []gardener.Worker `json:"workers"`
 	// AdditionalWorkers are further pools in Gardener's Worker shape; removing one removes the pool. Pool names must
-	// be unique across workers and additionalWorkers.
+	// be unique across workers and additionalWorkers. At most 25 pools: the bound keeps the admission rules within
+	// the API server's CEL cost budget (Gardener's Worker fields have no length limits of their own).
 	// +optional
-	// +kubebuilder:validation:MaxItems=50
-	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=25
+	// +listType=map
+	// +listMapKey=name
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each additional worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each additional worker pool needs at least one zone"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && string(w.maxSurge) in ['0', '0%'] && string(w.maxUnavailable) in ['0', '0%']))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
-	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, b.name == a.name))",message="additional worker pool names must be unique"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
 	AdditionalWorkers *[]gardener.Worker `json:"additionalWorkers,omitempty"`
 }
 
