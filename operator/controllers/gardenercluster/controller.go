@@ -37,6 +37,9 @@ type Controller struct {
 	Issuer ports.KubeconfigIssuer
 	// Clock replaces the wall clock; nil uses it.
 	Clock ports.Clock
+	// SkipNameValidation allows a second manager with this controller in the same process (tests and the sandbox
+	// restart the operator in-process; controller-runtime refuses duplicate controller names otherwise).
+	SkipNameValidation bool
 }
 
 var _ app.Controller = Controller{}
@@ -78,7 +81,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster
 		Named(Name).
 		For(&imv1.GardenerCluster{}, builder.WithPredicates(relevantChange())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.GardenerClusterWorkers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.GardenerClusterWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 }
 
