@@ -133,8 +133,8 @@ func TestUpdateOfAzureAddsZoneWithFreeSubnet(t *testing.T) {
 	rt := testRuntime(Azure)
 	rt.Workers[0].Zones = []string{"1", "3"}
 	current := Current{
-		KubernetesVersion: "1.33.5",
-		Workers:           []CurrentWorker{{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"1"}}},
+		KubernetesVersion:       "1.33.5",
+		Workers:                 []CurrentWorker{{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"1"}}},
 		HasInfrastructureConfig: true,
 		InfrastructureZones:     []CurrentZone{{Name: "1", CIDRs: []string{"10.250.0.0/19"}}},
 	}

@@ -20,7 +20,11 @@ func TestGenerateRejectsInvalidRuntimes(t *testing.T) {
 		{"azure zone 9", func(r *Runtime) { r.Provider = Azure; r.Workers[0].Zones = []string{"9"} }, ReasonZoneNotInRegion, "spec.shoot.provider.workers[0].zones"},
 		{"duplicate pool", func(r *Runtime) { r.Workers = append(r.Workers, r.Workers[0]) }, ReasonDuplicateWorker, "spec.shoot.provider.additionalWorkers[0].name"},
 		{"pool name too long", func(r *Runtime) { r.Workers[0].Name = "a-very-long-pool-name" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].name"},
-		{"maximum below zones", func(r *Runtime) { r.Workers[0].Zones = zonesFor(AWS, 3); r.Workers[0].Maximum = 2; r.Workers[0].Minimum = 1 }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].maximum"},
+		{"maximum below zones", func(r *Runtime) {
+			r.Workers[0].Zones = zonesFor(AWS, 3)
+			r.Workers[0].Maximum = 2
+			r.Workers[0].Minimum = 1
+		}, ReasonInvalidWorker, "spec.shoot.provider.workers[0].maximum"},
 		{"surge and unavailable zero", func(r *Runtime) { r.Workers[0].MaxSurge = "0" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].maxUnavailable"},
 		{"bad volume size", func(r *Runtime) { r.Workers[0].VolumeSize = "80GB" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].volume.size"},
 		{"gdch", func(r *Runtime) { r.Provider = GDCH }, ReasonProviderNotSupportedYet, "spec.shoot.provider.type"},
