@@ -24,7 +24,7 @@ func adapterRuntime() shoot.Runtime {
 	return shoot.Runtime{
 		ID: "rt-1", Name: "c-1234567", Purpose: "production", Region: "eu-west-1", CredentialsBinding: "b",
 		KubernetesVersion: "1.33", Provider: shoot.AWS,
-		Workers: []shoot.Worker{{Name: "cpu-worker-0", MachineType: "m6i.large", Minimum: 1, Maximum: 3, Zones: []string{"eu-west-1a", "eu-west-1b"}}},
+		Workers:    []shoot.Worker{{Name: "cpu-worker-0", MachineType: "m6i.large", Minimum: 1, Maximum: 3, Zones: []string{"eu-west-1a", "eu-west-1b"}}},
 		Networking: shoot.Networking{Type: "calico", Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13"},
 	}
 }
@@ -54,7 +54,7 @@ func existingShoot(t *testing.T) *gardencorev1beta1.Shoot {
 					{Name: "removed", Machine: gardencorev1beta1.Machine{Type: "m6i.large"}, Zones: []string{"eu-west-1a"}},
 				},
 			},
-			Extensions: []gardencorev1beta1.Extension{{Type: "shoot-oidc-service"}, {Type: "registry-cache"}},
+			Extensions:  []gardencorev1beta1.Extension{{Type: "shoot-oidc-service"}, {Type: "registry-cache"}},
 			Maintenance: &gardencorev1beta1.Maintenance{TimeWindow: &gardencorev1beta1.MaintenanceTimeWindow{Begin: "010000+0000", End: "020000+0000"}},
 			Region:      "eu-west-1",
 		},

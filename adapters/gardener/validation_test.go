@@ -3,10 +3,9 @@ package gardener
 import (
 	"testing"
 
-	"github.com/gardener/gardener/pkg/apis/core"
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	"github.com/gardener/gardener/pkg/apis/core/install"
 	"github.com/gardener/gardener/pkg/api/core/validation"
+	"github.com/gardener/gardener/pkg/apis/core"
+	"github.com/gardener/gardener/pkg/apis/core/install"
 	apiserverfeatures "github.com/gardener/gardener/pkg/apiserver/features"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -35,5 +34,4 @@ func TestGoldenShootsPassGardenerValidation(t *testing.T) {
 			}
 		})
 	}
-	_ = gardencorev1beta1.SchemeGroupVersion
 }
