@@ -58,7 +58,9 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"rotation fraction out of range", func(s string) string { return s + "kubeconfig: {rotationFraction: 1.5}\n" }, "kubeconfig.rotationFraction: must be between"},
 		{"unknown cloud profile provider", func(s string) string { return s + "  cloudProfiles: {vsphere: x}\n" }, "shoot.cloudProfiles.vsphere"},
 		{"dns without secret", func(s string) string { return s + "  dns: {domainPrefix: a.b, providerType: aws-route53}\n" }, "shoot.dns.secretName"},
-		{"bad window", func(s string) string { return s + "  maintenance: {windows: {eu: {begin: '25', end: '230000+0000'}}}\n" }, "shoot.maintenance.windows.eu.begin"},
+		{"bad window", func(s string) string {
+			return s + "  maintenance: {windows: {eu: {begin: '25', end: '230000+0000'}}}\n"
+		}, "shoot.maintenance.windows.eu.begin"},
 		{"audit tenant without URL", func(s string) string {
 			return s + "  auditLog: {enabled: true, policyConfigMapName: p, secretName: s, tenants: {aws: {eu-central-1: {tenantID: t}}}}\n"
 		}, "shoot.auditLog.tenants.aws.eu-central-1.serviceURL"},
