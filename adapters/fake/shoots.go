@@ -76,6 +76,24 @@ func (g *Garden) Get(_ context.Context, name string) (cluster.Shoot, error) {
 	return cluster.Shoot{}, nil
 }
 
+// Current implements ports.Shoots from the last applied spec.
+func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("Current"); err != nil {
+		return nil, err
+	}
+	s, ok := g.shoots[name]
+	if !ok {
+		return nil, nil
+	}
+	cur := &shoot.Current{KubernetesVersion: s.spec.KubernetesVersion}
+	for _, w := range s.spec.Workers {
+		cur.Workers = append(cur.Workers, shoot.CurrentWorker{Name: w.Name, ImageName: w.ImageName, ImageVersion: w.ImageVersion, Zones: slices.Clone(w.Zones)})
+	}
+	return cur, nil
+}
+
 // Apply implements ports.Shoots: a changed spec increments the generation as Gardener does.
 func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, error) {
 	g.mu.Lock()

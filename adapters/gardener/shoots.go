@@ -81,6 +81,19 @@ func (c *Shoots) Get(ctx context.Context, name string) (cluster.Shoot, error) {
 	return Observe(s), nil
 }
 
+// Current implements ports.Shoots.
+func (c *Shoots) Current(ctx context.Context, name string) (*shoot.Current, error) {
+	s, err := c.get(ctx, name)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	cur, err := CurrentFromShoot(s)
+	if err != nil {
+		return nil, fmt.Errorf("current state of shoot %s: %w", name, err)
+	}
+	return &cur, nil
+}
+
 // Apply implements ports.Shoots with server-side apply: only the fields the spec sets are owned by FieldManager.
 func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
 	name := a.Spec.Name

@@ -44,6 +44,8 @@ type Shoots interface {
 	// Get returns the observed shoot. A missing shoot is not an error: it returns cluster.Shoot{Exists: false}.
 	// It may answer from a cache that lags behind recent writes by a moment.
 	Get(ctx context.Context, name string) (cluster.Shoot, error)
+	// Current returns what shoot.GenerateUpdate needs of an existing shoot; nil (and no error) when it is missing.
+	Current(ctx context.Context, name string) (*shoot.Current, error)
 	// Apply creates the shoot or updates the fields the operator owns (server-side apply with the operator's own
 	// field manager), removes worker pools missing from the spec even when another manager touched them, writes
 	// any ConfigMap the spec references first, and records the marks (managed-by, runtime ID and generation, spec
