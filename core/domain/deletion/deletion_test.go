@@ -191,6 +191,11 @@ func TestReap(t *testing.T) {
 			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, true}},
 		{"a foreign shoot is never deleted", func() cluster.Shoot { s := marked(-time.Hour); s.Marks.Managed = false; return s }(), nil,
 			want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
+		{"an unreadable due time never means delete now", func() cluster.Shoot {
+			s := marked(-time.Hour)
+			s.Marks.PendingDeletion.DueAt = time.Time{}
+			return s
+		}(), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
 		{"an unmarked shoot of ours is not deleted", healthy(), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
 		{"a restore request wins over a passed window", func() cluster.Shoot {
 			s := marked(-time.Hour)

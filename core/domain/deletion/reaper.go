@@ -66,6 +66,10 @@ func Reap(s cluster.Shoot, p Policy, now time.Time) ReapDecision {
 			Message: fmt.Sprintf("Deletions are frozen (emergency brake); shoot %s of runtime %s is kept.", s.Name, pd.RuntimeID)}
 	}
 	if !s.Deleting() {
+		if pd.DueAt.IsZero() || pd.MarkedAt.IsZero() {
+			return ReapDecision{Step: StepIgnore,
+				Message: fmt.Sprintf("Shoot %s has an unreadable deletion record; it is kept until a person fixes or removes the record.", s.Name)}
+		}
 		due := p.EffectiveDue(*pd)
 		if now.Before(due) {
 			return ReapDecision{Step: StepWaitWindow, RequeueAfter: due.Sub(now),
