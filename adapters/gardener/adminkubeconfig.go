@@ -55,7 +55,7 @@ func (g *AdminKubeconfigIssuer) IssueAdminKubeconfig(ctx context.Context, shootN
 		Spec: authenticationv1alpha1.AdminKubeconfigRequestSpec{ExpirationSeconds: new(int64(validity / time.Second))},
 	}
 	if err := g.client.SubResource("adminkubeconfig").Create(ctx, shoot, req); err != nil {
-		return ports.IssuedKubeconfig{}, fmt.Errorf("request admin kubeconfig for shoot %s/%s: %w", g.namespace, shootName, classify(err))
+		return ports.IssuedKubeconfig{}, fmt.Errorf("request admin kubeconfig for shoot %s/%s: %w", g.namespace, shootName, classifyIssueError(err))
 	}
 	if len(req.Status.Kubeconfig) == 0 || req.Status.ExpirationTimestamp.IsZero() {
 		return ports.IssuedKubeconfig{}, fmt.Errorf("request admin kubeconfig for shoot %s/%s: %w: response without kubeconfig or expiry",
@@ -64,10 +64,10 @@ func (g *AdminKubeconfigIssuer) IssueAdminKubeconfig(ctx context.Context, shootN
 	return ports.IssuedKubeconfig{Kubeconfig: req.Status.Kubeconfig, ExpiresAt: req.Status.ExpirationTimestamp.UTC()}, nil
 }
 
-// classify maps the gardener-apiserver's answer to the ports errors, keeping its message. The apiserver answers a
+// classifyIssueError maps the gardener-apiserver's answer to the ports errors, keeping its message. The apiserver answers a
 // shoot without an advertised kube-apiserver address with Invalid, and a shoot whose CA objects do not exist yet with
 // an internal error naming the CA; both happen while a shoot is being created.
-func classify(err error) error {
+func classifyIssueError(err error) error {
 	msg := err.Error()
 	switch {
 	case apierrors.IsNotFound(err):

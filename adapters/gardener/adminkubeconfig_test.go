@@ -12,7 +12,7 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-func TestClassify(t *testing.T) {
+func TestClassifyIssueError(t *testing.T) {
 	shoots := schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}
 	kind := schema.GroupKind{Group: "authentication.gardener.cloud", Kind: "AdminKubeconfigRequest"}
 	cases := []struct {
@@ -40,9 +40,9 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			got := classify(tc.err)
+			got := classifyIssueError(tc.err)
 			if !errors.Is(got, tc.want) {
-				t.Errorf("%s: classify(%v) = %v, want %v", tc.reason, tc.err, got, tc.want)
+				t.Errorf("%s: classifyIssueError(%v) = %v, want %v", tc.reason, tc.err, got, tc.want)
 			}
 			if !errors.Is(got, tc.err) {
 				t.Errorf("%s: classified error lost the original error", tc.reason)

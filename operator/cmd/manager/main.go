@@ -12,7 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
+	_ "github.com/kyma-project/kim/operator/controllers/gardenercluster" // registers the kubeconfig controller
+	_ "github.com/kyma-project/kim/operator/controllers/runtime"         // registers the Runtime controller
 )
 
 func main() {
@@ -48,5 +49,5 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("gardener kubeconfig %s: %w", *gardenKubeconfig, err)
 	}
-	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, controllers.All()...)
+	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, app.Controllers()...)
 }

@@ -108,3 +108,5 @@ func secretOwner(_ context.Context, o client.Object) []reconcile.Request {
 	}
 	return nil
 }
+
+func init() { app.Register(Controller{}) }
