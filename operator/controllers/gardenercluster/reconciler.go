@@ -32,12 +32,16 @@ const (
 	retryForbidden     = 5 * time.Minute
 )
 
-// Reconciler reconciles GardenerClusters. Its dependencies are ports, so tests run it on fakes.
-//
+// RBAC in KCP, least privilege: GardenerClusters are only patched (finalizer, force annotation) never updated;
+// Secrets are written by server-side apply (patch; create for the first apply) and deleted; events use the
+// events.k8s.io API. Requesting admin kubeconfigs needs shoots/adminkubeconfig create in the Gardener project,
+// which is granted there, not by this role.
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconciler reconciles GardenerClusters. Its dependencies are ports, so tests run it on fakes.
 type Reconciler struct {
 	// Client reads GardenerClusters (cached) and patches them.
 	Client client.Client
