@@ -70,6 +70,8 @@ type garden struct {
 	addShoot func(t *testing.T, name string)
 	// verify, when set, proves that a kubeconfig issued for the shoot works.
 	verify func(t *testing.T, shoot string, kubeconfig []byte)
+	// project is the Gardener project (shoots live in garden-<project>); empty: the operator's default.
+	project string
 }
 
 // fakeGarden stands in for Gardener with the in-memory issuer (wall clock), for tests about KCP-side behaviour.
@@ -110,6 +112,11 @@ var (
 	logsOnce sync.Once
 )
 
+// captureLogs sends controller-runtime's logs (the operator's) to logs; the first call wins.
+func captureLogs() {
+	logsOnce.Do(func() { ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(false))) })
+}
+
 // operator is a running manager with the kubeconfig controller.
 type operator struct {
 	cancel context.CancelFunc
@@ -118,10 +125,13 @@ type operator struct {
 
 func startOperator(t *testing.T, k *kcp, g *garden) *operator {
 	t.Helper()
-	logsOnce.Do(func() { ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.UseDevMode(false))) })
+	captureLogs()
 	opts := app.DefaultOptions()
 	opts.MetricsAddr, opts.ProbeAddr, opts.LeaderElection = "0", "0", false
 	opts.GardenerClusterWorkers = 10
+	if g.project != "" {
+		opts.GardenerProject = g.project
+	}
 	mgr, err := app.NewManager(k.cfg, g.cfg, opts, gardenercluster.Controller{Issuer: g.issuer, SkipNameValidation: true})
 	if err != nil {
 		t.Fatalf("new manager: %v", err)

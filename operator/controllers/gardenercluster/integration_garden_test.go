@@ -1,9 +1,13 @@
+//go:build !gardenbox
+
 package gardenercluster_test
 
 import "testing"
 
-// newGarden returns the Gardener side of an integration test.
-func newGarden(t *testing.T, k *kcp) *garden {
+// newWorld returns KCP and the Gardener side of an integration test: a real KCP and the in-memory issuer. Built
+// with -tags gardenbox, the Gardener side is garden-in-a-box instead (integration_gardenbox_test.go).
+func newWorld(t *testing.T) (*kcp, *garden) {
 	t.Helper()
-	return fakeGarden(k)
+	k := startKCP(t)
+	return k, fakeGarden(k)
 }

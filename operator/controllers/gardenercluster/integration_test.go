@@ -45,8 +45,7 @@ func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.Ga
 // TestIntegrationKubeconfigForKEBCluster: a GardenerCluster as KEB creates it gets a Secret in the format consumers
 // read, holding a kubeconfig issued for its shoot (on garden-in-a-box: one that authenticates at the shoot).
 func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
-	k := startKCP(t)
-	g := newGarden(t, k)
+	k, g := newWorld(t)
 	const runtimeID, shoot = "4b7e0c52-8a43-4d0e-9d7b-2c0c3f7a1e01", "c-4b7e0c"
 	g.addShoot(t, shoot)
 	startOperator(t, k, g)
@@ -96,8 +95,7 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 // sees a missing or empty kubeconfig, the operator logs no conflict, the reason is KubeconfigSecretRotated after
 // each rotation, and each rotation costs exactly one Gardener call.
 func TestIntegrationForcedRotation(t *testing.T) {
-	k := startKCP(t)
-	g := newGarden(t, k)
+	k, g := newWorld(t)
 	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
 	g.addShoot(t, shoot)
 	startOperator(t, k, g)
@@ -172,8 +170,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 // TestIntegrationDeletionWhileOperatorDown: a GardenerCluster deleted while the operator is stopped loses its Secret
 // when the operator comes back; so does a KEB-created one the operator never saw (no finalizer).
 func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
-	k := startKCP(t)
-	g := newGarden(t, k)
+	k, g := newWorld(t)
 	const runtimeID, shoot = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a03", "c-1e2f3a"
 	const legacyID = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c04"
 	g.addShoot(t, shoot)
@@ -226,8 +223,7 @@ func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
 // TestIntegrationRestartMakesNoGardenerCalls: after a restart, clusters whose kubeconfig is not due cost no
 // Gardener call and no status write.
 func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
-	k := startKCP(t)
-	g := newGarden(t, k)
+	k, g := newWorld(t)
 	const n = 20
 	ctx := t.Context()
 	op := startOperator(t, k, g)
