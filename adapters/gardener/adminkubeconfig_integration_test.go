@@ -8,6 +8,8 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
@@ -39,7 +41,8 @@ func TestIntegrationAdminKubeconfigIssuerContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The simulated gardenlet keeps this shoot in Create Processing: no address, no CA yet.
+	// The simulated gardenlet keeps this shoot in Create Processing; its client CA is removed below, as before
+	// the real gardenlet has created it.
 	creating.Annotations = map[string]string{gardenlet.AnnotationDuration: "1h"}
 	for _, s := range []*gardencorev1beta1.Shoot{ready, creating} {
 		if err := env.GardenClient.Create(ctx, s); err != nil {
@@ -55,6 +58,18 @@ func TestIntegrationAdminKubeconfigIssuerContract(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("shoot ready was not reconciled within 2m")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	caClient := &gardencorev1beta1.InternalSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creating.ca-client"}}
+	for {
+		err := env.GardenClient.Delete(ctx, caClient)
+		if err == nil {
+			break
+		}
+		if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
+			t.Fatalf("remove client CA of shoot creating: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
