@@ -89,7 +89,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Access:       &kube.AccessObjects{Client: mgr.GetClient()},
 		Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
 		Clock:        clock, ShootConfig: cfg, Policy: policy,
-		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m,
+		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m, //nolint:staticcheck // core/v1 events; moving to events.k8s.io needs new RBAC and call sites
 	}
 	shootToRuntime := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
 		namespace, name, ok := gardener.ShootToRuntime(s.Labels, s.Annotations)
