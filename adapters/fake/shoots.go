@@ -103,7 +103,7 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 	}
 	if g.Reject != nil {
 		if err := g.Reject(a.Spec); err != nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %v", a.Spec.Name, ports.ErrShootRejected, err)
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", a.Spec.Name, ports.ErrShootRejected, err)
 		}
 	}
 	s, ok := g.shoots[a.Spec.Name]

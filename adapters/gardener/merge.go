@@ -100,17 +100,22 @@ func mergeExtensions(current, generated []gardencorev1beta1.Extension) []gardenc
 	return append(out, generated...)
 }
 
+// upsert replaces the first element with the same key as item, or appends item.
+func upsert[T any](list []T, item T, sameKey func(T) bool) []T {
+	if i := slices.IndexFunc(list, sameKey); i >= 0 {
+		list[i] = item
+		return list
+	}
+	return append(list, item)
+}
+
 func mergeResources(current []gardencorev1beta1.NamedResourceReference, generated []shoot.ResourceRef) []gardencorev1beta1.NamedResourceReference {
 	out := slices.Clone(current)
 	for _, r := range generated {
 		ref := gardencorev1beta1.NamedResourceReference{Name: r.Name, ResourceRef: autoscalingv1.CrossVersionObjectReference{
 			APIVersion: r.APIVersion, Kind: r.Kind, Name: r.TargetName,
 		}}
-		if i := slices.IndexFunc(out, func(x gardencorev1beta1.NamedResourceReference) bool { return x.Name == r.Name }); i >= 0 {
-			out[i] = ref
-		} else {
-			out = append(out, ref)
-		}
+		out = upsert(out, ref, func(x gardencorev1beta1.NamedResourceReference) bool { return x.Name == r.Name })
 	}
 	return out
 }
@@ -119,11 +124,7 @@ func mergeAccessRestrictions(current []gardencorev1beta1.AccessRestrictionWithOp
 	out := slices.Clone(current)
 	for _, r := range generated {
 		ar := gardencorev1beta1.AccessRestrictionWithOptions{AccessRestriction: gardencorev1beta1.AccessRestriction{Name: r.Name}, Options: r.Options}
-		if i := slices.IndexFunc(out, func(x gardencorev1beta1.AccessRestrictionWithOptions) bool { return x.Name == r.Name }); i >= 0 {
-			out[i] = ar
-		} else {
-			out = append(out, ar)
-		}
+		out = upsert(out, ar, func(x gardencorev1beta1.AccessRestrictionWithOptions) bool { return x.Name == r.Name })
 	}
 	return out
 }
@@ -135,11 +136,7 @@ func mergeTolerations(current []gardencorev1beta1.Toleration, generated []shoot.
 		if t.Value != "" {
 			tol.Value = &t.Value
 		}
-		if i := slices.IndexFunc(out, func(x gardencorev1beta1.Toleration) bool { return x.Key == t.Key }); i >= 0 {
-			out[i] = tol
-		} else {
-			out = append(out, tol)
-		}
+		out = upsert(out, tol, func(x gardencorev1beta1.Toleration) bool { return x.Key == t.Key })
 	}
 	return out
 }

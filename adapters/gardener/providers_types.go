@@ -24,10 +24,7 @@ const (
 type awsInfrastructureConfig struct {
 	typeMeta `json:",inline"`
 	Networks struct {
-		VPC struct {
-			ID   string `json:"id,omitempty"`
-			CIDR string `json:"cidr,omitempty"`
-		} `json:"vpc"`
+		VPC   vpcConfig `json:"vpc"`
 		Zones []awsZone `json:"zones"`
 	} `json:"networks"`
 }
@@ -98,10 +95,7 @@ type openstackControlPlaneConfig struct {
 type alicloudInfrastructureConfig struct {
 	typeMeta `json:",inline"`
 	Networks struct {
-		VPC struct {
-			ID   string `json:"id,omitempty"`
-			CIDR string `json:"cidr,omitempty"`
-		} `json:"vpc"`
+		VPC   vpcConfig      `json:"vpc"`
 		Zones []alicloudZone `json:"zones"`
 	} `json:"networks"`
 }
@@ -110,4 +104,10 @@ type alicloudZone struct {
 	Name    string `json:"name"`
 	Worker  string `json:"worker,omitempty"` // deprecated by the extension, read for old shoots
 	Workers string `json:"workers,omitempty"`
+}
+
+// vpcConfig is the VPC of the aws and alicloud infrastructure configs: an existing one by ID or a new one by CIDR.
+type vpcConfig struct {
+	ID   string `json:"id,omitempty"`
+	CIDR string `json:"cidr,omitempty"`
 }

@@ -195,7 +195,7 @@ func dns(spec shoot.Spec) *gardencorev1beta1.DNS {
 		return nil
 	}
 	provider := gardencorev1beta1.DNSProvider{
-		Primary: ptr.To(true),
+		Primary: ptr.To(true), //nolint:staticcheck // Gardener still requires exactly one primary provider for the shoot's own domain
 		Type:    optional(spec.DNS.ProviderType),
 		CredentialsRef: &autoscalingv1.CrossVersionObjectReference{
 			APIVersion: "v1", Kind: "Secret", Name: spec.DNS.SecretName,
@@ -203,8 +203,9 @@ func dns(spec shoot.Spec) *gardencorev1beta1.DNS {
 	}
 	// Below Kubernetes 1.35 Gardener still requires secretName to mirror credentialsRef; from 1.35 on it is forbidden.
 	if compareMinor(spec.KubernetesVersion, 1, 35) < 0 {
-		provider.SecretName = ptr.To(spec.DNS.SecretName)
+		provider.SecretName = ptr.To(spec.DNS.SecretName) //nolint:staticcheck // required below 1.35, see above
 	}
+	//nolint:staticcheck // one primary provider is still the supported way to give a shoot its own DNS domain
 	return &gardencorev1beta1.DNS{Domain: ptr.To(spec.DNS.Domain), Providers: []gardencorev1beta1.DNSProvider{provider}}
 }
 

@@ -47,7 +47,7 @@ func ApplySpec(current *gardencorev1beta1.Shoot, spec shoot.Spec) (*gardencorev1
 	maps.Copy(s.Annotations, spec.Annotations)
 
 	s.Spec.CloudProfile = &gardencorev1beta1.CloudProfileReference{Kind: "CloudProfile", Name: spec.CloudProfile}
-	s.Spec.CloudProfileName = nil
+	s.Spec.CloudProfileName = nil //nolint:staticcheck // cleared so that only the non-deprecated cloudProfile reference is sent
 	s.Spec.CredentialsBindingName = ptr.To(spec.CredentialsBinding)
 	if spec.Purpose != "" {
 		s.Spec.Purpose = ptr.To(gardencorev1beta1.ShootPurpose(spec.Purpose))

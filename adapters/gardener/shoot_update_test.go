@@ -41,7 +41,7 @@ func existingShoot(t *testing.T) *gardencorev1beta1.Shoot {
 			Annotations: map[string]string{"gardener.cloud/created-by": "someone"}},
 		Spec: gardencorev1beta1.ShootSpec{
 			Kubernetes: gardencorev1beta1.Kubernetes{Version: "1.33.5",
-				KubeAPIServer: &gardencorev1beta1.KubeAPIServerConfig{EnableAnonymousAuthentication: ptr.To(false)}},
+				KubeAPIServer: &gardencorev1beta1.KubeAPIServerConfig{EnableAnonymousAuthentication: ptr.To(false)}}, //nolint:staticcheck // any field we do not own will do; this one is set by operators on old shoots
 			Networking: &gardencorev1beta1.Networking{Type: ptr.To("calico"), Nodes: ptr.To("10.250.0.0/16")},
 			Provider: gardencorev1beta1.Provider{
 				Type:                 "aws",
@@ -103,7 +103,7 @@ func TestApplySpecKeepsWhatWeDoNotOwn(t *testing.T) {
 	if got.Annotations["gardener.cloud/created-by"] != "someone" || got.Annotations[shoot.AnnotationRuntimeID] != "rt-1" {
 		t.Errorf("annotations not merged: %v", got.Annotations)
 	}
-	if got.Spec.Kubernetes.KubeAPIServer.EnableAnonymousAuthentication == nil {
+	if got.Spec.Kubernetes.KubeAPIServer.EnableAnonymousAuthentication == nil { //nolint:staticcheck // see above
 		t.Error("unowned kube-apiserver field lost")
 	}
 	if got.Spec.Kubernetes.Version != "1.33.5" {

@@ -51,13 +51,13 @@ func classify(op string, err error) error {
 	case err == nil:
 		return nil
 	case apierrors.IsNotFound(err):
-		return fmt.Errorf("%s: %w: %v", op, ports.ErrShootNotFound, err)
+		return fmt.Errorf("%s: %w: %w", op, ports.ErrShootNotFound, err)
 	case apierrors.IsInvalid(err), apierrors.IsForbidden(err), apierrors.IsBadRequest(err):
-		return fmt.Errorf("%s: %w: %v", op, ports.ErrShootRejected, err)
+		return fmt.Errorf("%s: %w: %w", op, ports.ErrShootRejected, err)
 	case errors.Is(err, ports.ErrShootNotManaged), errors.Is(err, ports.ErrShootRejected):
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	return fmt.Errorf("%s: %w: %v", op, ports.ErrTransient, err)
+	return fmt.Errorf("%s: %w: %w", op, ports.ErrTransient, err)
 }
 
 func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot, error) {
@@ -110,7 +110,7 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	}
 	desired, err := c.desired(a, current)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %v", name, ports.ErrShootRejected, err)
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", name, ports.ErrShootRejected, err)
 	}
 	u, err := toApplyObject(desired)
 	if err != nil {
@@ -199,7 +199,7 @@ func (c *Shoots) applyAuthConfigMap(ctx context.Context, spec shoot.Spec) error 
 	}
 	data, err := AuthenticationConfigMapData(spec.Authentication)
 	if err != nil {
-		return fmt.Errorf("authentication of shoot %s: %w: %v", spec.Name, ports.ErrShootRejected, err)
+		return fmt.Errorf("authentication of shoot %s: %w: %w", spec.Name, ports.ErrShootRejected, err)
 	}
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",

@@ -31,7 +31,7 @@ type AccessObjects struct {
 var _ ports.AccessObjects = (*AccessObjects)(nil)
 
 func transient(op string, err error) error {
-	return fmt.Errorf("%s: %w: %v", op, ports.ErrTransient, err)
+	return fmt.Errorf("%s: %w: %w", op, ports.ErrTransient, err)
 }
 
 // InSync implements ports.AccessObjects.

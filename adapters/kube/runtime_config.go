@@ -57,7 +57,7 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 	}
 	var have rbacv1.ClusterRoleBindingList
 	if err := c.List(ctx, &have, client.MatchingLabels{LabelAdminBinding: AdminBindingValue}); err != nil {
-		return fmt.Errorf("list admin bindings of runtime %s: %w: %v", cfg.RuntimeID, ports.ErrRuntimeUnreachable, err)
+		return fmt.Errorf("list admin bindings of runtime %s: %w: %w", cfg.RuntimeID, ports.ErrRuntimeUnreachable, err)
 	}
 	for i := range have.Items {
 		b := &have.Items[i]
@@ -65,7 +65,7 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 			continue
 		}
 		if err := c.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete stale admin binding %s of runtime %s: %w: %v", b.Name, cfg.RuntimeID, ports.ErrTransient, err)
+			return fmt.Errorf("delete stale admin binding %s of runtime %s: %w: %w", b.Name, cfg.RuntimeID, ports.ErrTransient, err)
 		}
 	}
 	for name, user := range want {
@@ -80,7 +80,7 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 			continue // same name means same user (the name is derived from it)
 		}
 		if err != nil {
-			return fmt.Errorf("create admin binding for %s in runtime %s: %w: %v", user, cfg.RuntimeID, ports.ErrTransient, err)
+			return fmt.Errorf("create admin binding for %s in runtime %s: %w: %w", user, cfg.RuntimeID, ports.ErrTransient, err)
 		}
 	}
 	return nil
@@ -89,7 +89,7 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 func (r *RuntimeConfigurator) runtimeClient(ctx context.Context, runtimeID string) (client.Client, error) {
 	s := &corev1.Secret{}
 	if err := r.KCP.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: SecretName(runtimeID)}, s); err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %v", runtimeID, ports.ErrRuntimeUnreachable, err)
+		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
 	kc := s.Data[SecretKey]
 	if len(kc) == 0 {
@@ -100,11 +100,11 @@ func (r *RuntimeConfigurator) runtimeClient(ctx context.Context, runtimeID strin
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %v", runtimeID, ports.ErrRuntimeUnreachable, err)
+		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("client for runtime %s: %w: %v", runtimeID, ports.ErrRuntimeUnreachable, err)
+		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
 	return c, nil
 }

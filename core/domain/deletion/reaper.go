@@ -98,7 +98,7 @@ func Reap(s cluster.Shoot, p Policy, now time.Time) ReapDecision {
 var (
 	ErrNotOurs            = errors.New("the shoot was not created by this operator")
 	ErrNotPendingDeletion = errors.New("the shoot is not waiting for deletion")
-	ErrDeletionInProgress = errors.New("Gardener is already deleting the shoot; it cannot be restored")
+	ErrDeletionInProgress = errors.New("the shoot is already being deleted by Gardener; it cannot be restored")
 )
 
 // Restorable tells whether a shoot can still be brought back: it must be ours, marked, and not yet being deleted.

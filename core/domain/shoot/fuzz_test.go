@@ -41,8 +41,13 @@ func FuzzGenerate(f *testing.F) {
 		if update {
 			cur := Current{KubernetesVersion: currentVersion, HasInfrastructureConfig: true,
 				Workers: []CurrentWorker{{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: currentVersion, Zones: splitList(currentZones)}}}
-			for _, z := range splitList(currentZones) {
-				cur.InfrastructureZones = append(cur.InfrastructureZones, CurrentZone{Name: z, CIDRs: []string{"10.250.0.0/19"}})
+			// Existing zones own distinct subnets, as in a real shoot.
+			for i, z := range splitList(currentZones) {
+				if i == MaxZones {
+					break
+				}
+				cidr := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 250, byte(32 * i), 0}), 19).String()
+				cur.InfrastructureZones = append(cur.InfrastructureZones, CurrentZone{Name: z, CIDRs: []string{cidr}})
 			}
 			spec, err = GenerateUpdate(rt, cfg, cur)
 		} else {

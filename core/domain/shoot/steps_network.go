@@ -25,11 +25,7 @@ func stepInfrastructure(in input, s *Spec) error {
 	}
 	switch in.rt.Provider {
 	case AWS:
-		slots, err := awsSlots(nodes)
-		if err != nil {
-			return err
-		}
-		assigned, err := assignSlots(slots, zones, used)
+		assigned, err := zoneLayout(awsSlots, nodes, zones, used)
 		if err != nil {
 			return err
 		}
@@ -45,11 +41,7 @@ func stepInfrastructure(in input, s *Spec) error {
 			infra.Zoned = false
 			s.Provider.KeepInfrastructure = true
 		}
-		slots, err := equalSlots(nodes)
-		if err != nil {
-			return err
-		}
-		assigned, err := assignSlots(slots, zones, used)
+		assigned, err := zoneLayout(equalSlots, nodes, zones, used)
 		if err != nil {
 			return err
 		}
@@ -77,11 +69,7 @@ func stepInfrastructure(in input, s *Spec) error {
 		s.Provider.Infrastructure.OpenStack = &OpenStackInfrastructure{FloatingPoolName: pool, WorkersCIDR: nodes.String()}
 		s.Provider.ControlPlane.OpenStackLoadBalancerProvider = lb
 	case Alicloud:
-		slots, err := equalSlots(nodes)
-		if err != nil {
-			return err
-		}
-		assigned, err := assignSlots(slots, zones, used)
+		assigned, err := zoneLayout(equalSlots, nodes, zones, used)
 		if err != nil {
 			return err
 		}
@@ -94,15 +82,25 @@ func stepInfrastructure(in input, s *Spec) error {
 	return nil
 }
 
+// zoneLayout lays out all slots of the nodes CIDR and assigns them to the zones that need one.
+func zoneLayout(slotsOf func(netip.Prefix) ([][3]netip.Prefix, error), nodes netip.Prefix, zones []string,
+	used map[string][]netip.Prefix) (map[string][3]netip.Prefix, error) {
+	slots, err := slotsOf(nodes)
+	if err != nil {
+		return nil, err
+	}
+	return assignSlots(slots, zones, used)
+}
+
 // infraZones orders the infrastructure zones: on update the current infrastructure zones first
 // (they can be neither reordered nor removed), then zones new to the cluster.
 func infraZones(in input, workerZones []string) []string {
 	if in.current == nil || len(in.current.InfrastructureZones) == 0 {
 		return workerZones
 	}
-	current := make([]string, 0, len(in.current.InfrastructureZones))
+	var current []string
 	for _, z := range in.current.InfrastructureZones {
-		current = append(current, z.Name)
+		current = mergeZones(current, []string{z.Name}) // a zone listed twice counts once
 	}
 	return mergeZones(current, workerZones)
 }

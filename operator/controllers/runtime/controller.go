@@ -35,8 +35,8 @@ import (
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=runtimes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=runtimes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=events,verbs=create;patch
 
 // Controller wires the Runtime reconciler and the reaper into the operator (app.Controller).
 type Controller struct {
@@ -89,7 +89,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Access:       &kube.AccessObjects{Client: mgr.GetClient()},
 		Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
 		Clock:        clock, ShootConfig: cfg, Policy: policy,
-		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m,
+		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m, //nolint:staticcheck // core/v1 events; moving to events.k8s.io needs new RBAC and call sites
 	}
 	shootToRuntime := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
 		namespace, name, ok := gardener.ShootToRuntime(s.Labels, s.Annotations)

@@ -1,0 +1,89 @@
+package gardenlet
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+)
+
+// Annotations on a Shoot that steer the simulated gardenlet for that shoot only.
+const (
+	annotationPrefix = "sandbox.kim.kyma-project.io/"
+	// AnnotationFailWith makes the next matching operation end with these Gardener error codes
+	// (comma-separated, e.g. "ERR_INFRA_QUOTA_EXCEEDED"). Non-retryable codes end in state Failed, others in Error.
+	AnnotationFailWith = annotationPrefix + "fail-with"
+	// AnnotationFailOperation restricts AnnotationFailWith to one operation type (Create, Reconcile, Delete).
+	AnnotationFailOperation = annotationPrefix + "fail-operation"
+	// AnnotationFailMessage is the lastErrors description used with AnnotationFailWith.
+	AnnotationFailMessage = annotationPrefix + "fail-message"
+	// AnnotationDuration overrides how long every operation of this shoot takes (Go duration, e.g. "30s").
+	AnnotationDuration = annotationPrefix + "duration"
+	// AnnotationStuckDeletion ("true") keeps the deletion of this shoot in Processing forever.
+	AnnotationStuckDeletion = annotationPrefix + "stuck-deletion"
+)
+
+// fault is the failure to simulate for one operation (zero value: none).
+type fault struct {
+	codes   []gardencorev1beta1.ErrorCode
+	message string
+}
+
+func (f fault) none() bool { return len(f.codes) == 0 }
+
+// faultFor returns the fault configured (annotation first, then global options) for operation op.
+func (g *Gardenlet) faultFor(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) fault {
+	ann := shoot.Annotations
+	if codes := strings.TrimSpace(ann[AnnotationFailWith]); codes != "" {
+		if only := ann[AnnotationFailOperation]; only != "" && !strings.EqualFold(only, string(op)) {
+			return fault{}
+		}
+		return fault{codes: parseCodes(codes), message: ann[AnnotationFailMessage]}
+	}
+	if g.opts.FailWith != "" && (g.opts.FailOperation == "" || g.opts.FailOperation == op) {
+		return fault{codes: parseCodes(g.opts.FailWith)}
+	}
+	return fault{}
+}
+
+func parseCodes(s string) []gardencorev1beta1.ErrorCode {
+	var out []gardencorev1beta1.ErrorCode
+	for c := range strings.SplitSeq(s, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, gardencorev1beta1.ErrorCode(c))
+		}
+	}
+	return out
+}
+
+func (f fault) description(op gardencorev1beta1.LastOperationType) string {
+	if f.message != "" {
+		return f.message
+	}
+	codes := make([]string, len(f.codes))
+	for i, c := range f.codes {
+		codes[i] = string(c)
+	}
+	return fmt.Sprintf("simulated %s failure: %s", strings.ToLower(string(op)), strings.Join(codes, ", "))
+}
+
+// stuckDeletion reports whether the deletion of shoot must never finish.
+func (g *Gardenlet) stuckDeletion(shoot *gardencorev1beta1.Shoot) bool {
+	return g.opts.StuckDeletion || strings.EqualFold(shoot.Annotations[AnnotationStuckDeletion], "true")
+}
+
+// duration returns how long operation op takes for shoot.
+func (g *Gardenlet) duration(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) time.Duration {
+	if d, err := time.ParseDuration(shoot.Annotations[AnnotationDuration]); err == nil && d >= 0 {
+		return d
+	}
+	switch op {
+	case gardencorev1beta1.LastOperationTypeCreate:
+		return g.opts.CreateDuration
+	case gardencorev1beta1.LastOperationTypeDelete:
+		return g.opts.DeleteDuration
+	default:
+		return g.opts.ReconcileDuration
+	}
+}

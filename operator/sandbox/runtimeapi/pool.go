@@ -1,0 +1,202 @@
+package runtimeapi
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Mode selects how shoots are backed by API servers.
+type Mode string
+
+const (
+	// ModeNone gives every shoot CAs and a placeholder address but no server (cheapest; kubeconfigs are
+	// issued but cannot be used).
+	ModeNone Mode = ""
+	// ModeShared backs all shoots with one API server; all shoots share the same CAs, so a kubeconfig of any
+	// shoot works against it. Objects of different shoots live side by side in that one server.
+	ModeShared Mode = "shared"
+	// ModePerShoot starts an API server per shoot with its own CAs (isolated; ~1-3 s and ~150 MB per shoot).
+	ModePerShoot Mode = "per-shoot"
+)
+
+// ParseMode maps a flag value to a Mode.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(s) {
+	case "", "none":
+		return ModeNone, nil
+	case "shared":
+		return ModeShared, nil
+	case "per-shoot":
+		return ModePerShoot, nil
+	}
+	return ModeNone, fmt.Errorf("unknown runtime API server mode %q (want none, shared or per-shoot)", s)
+}
+
+// ErrNoServer is returned when a client to a shoot's API server is requested but the shoot has none.
+var ErrNoServer = errors.New("no runtime API server for this shoot")
+
+// Endpoint is what a shoot needs to advertise its API server.
+type Endpoint struct {
+	// URL goes into status.advertisedAddresses (name "external").
+	URL string
+	// CAs go into the shoot's InternalSecret `<shoot>.ca-client` and ConfigMap `<shoot>.ca-cluster`.
+	CAs CAs
+}
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	Mode                  Mode
+	BinaryAssetsDirectory string
+	// Out receives the servers' output (discarded when nil).
+	Out io.Writer
+}
+
+// Pool hands out endpoints for shoots and owns the API servers behind them. It is safe for concurrent use.
+type Pool struct {
+	opts    PoolOptions
+	mu      sync.Mutex
+	etcd    *envtest.Etcd
+	shared  *Server
+	sharedC *CAs
+	servers map[string]*Server
+	stopped bool
+}
+
+// NewPool creates a pool; servers start lazily on first use.
+func NewPool(opts PoolOptions) *Pool {
+	return &Pool{opts: opts, servers: map[string]*Server{}}
+}
+
+// Mode returns the pool's mode.
+func (p *Pool) Mode() Mode { return p.opts.Mode }
+
+// Ensure returns the endpoint of the shoot identified by key (namespace/name), starting a server if the
+// mode requires one. Idempotent.
+func (p *Pool) Ensure(key string) (Endpoint, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return Endpoint{}, errors.New("runtime API server pool is stopped")
+	}
+	switch p.opts.Mode {
+	case ModeShared:
+		if p.shared == nil {
+			cas, err := p.sharedCAs()
+			if err != nil {
+				return Endpoint{}, err
+			}
+			srv, err := p.startServer(cas, "/runtimes/shared")
+			if err != nil {
+				return Endpoint{}, err
+			}
+			p.shared = srv
+		}
+		return Endpoint{URL: p.shared.URL(), CAs: p.shared.CAs()}, nil
+	case ModePerShoot:
+		if srv, ok := p.servers[key]; ok {
+			return Endpoint{URL: srv.URL(), CAs: srv.CAs()}, nil
+		}
+		cas, err := NewCAs(strings.ReplaceAll(key, "/", "-"))
+		if err != nil {
+			return Endpoint{}, err
+		}
+		srv, err := p.startServer(cas, "/runtimes/"+key)
+		if err != nil {
+			return Endpoint{}, err
+		}
+		p.servers[key] = srv
+		return Endpoint{URL: srv.URL(), CAs: cas}, nil
+	default:
+		cas, err := p.sharedCAs()
+		if err != nil {
+			return Endpoint{}, err
+		}
+		ns, name, _ := strings.Cut(key, "/")
+		return Endpoint{URL: fmt.Sprintf("https://api.%s.%s.sandbox.invalid", name, strings.TrimPrefix(ns, "garden-")), CAs: cas}, nil
+	}
+}
+
+func (p *Pool) sharedCAs() (CAs, error) {
+	if p.sharedC == nil {
+		cas, err := NewCAs("sandbox-shoots")
+		if err != nil {
+			return CAs{}, err
+		}
+		p.sharedC = &cas
+	}
+	return *p.sharedC, nil
+}
+
+func (p *Pool) startServer(cas CAs, prefix string) (*Server, error) {
+	if p.etcd == nil {
+		etcd := &envtest.Etcd{Out: p.opts.Out, Err: p.opts.Out}
+		if p.opts.BinaryAssetsDirectory != "" {
+			etcd.Path = p.opts.BinaryAssetsDirectory + "/etcd"
+		}
+		if err := etcd.Start(); err != nil {
+			_ = etcd.Stop()
+			return nil, fmt.Errorf("start runtime etcd: %w", err)
+		}
+		p.etcd = etcd
+	}
+	return StartServer(ServerOptions{
+		BinaryAssetsDirectory: p.opts.BinaryAssetsDirectory, EtcdURL: p.etcd.URL, EtcdPrefix: prefix, CAs: cas,
+		Out: p.opts.Out, Err: p.opts.Out,
+	})
+}
+
+// Release stops the per-shoot server of key (no-op in other modes or when none runs).
+func (p *Pool) Release(key string) error {
+	p.mu.Lock()
+	srv, ok := p.servers[key]
+	delete(p.servers, key)
+	p.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return srv.Stop()
+}
+
+// AdminConfig returns a system:masters rest.Config for the API server behind the shoot key
+// (namespace/name). It returns ErrNoServer when the shoot has no server (yet).
+func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
+	p.mu.Lock()
+	srv := p.servers[key]
+	if p.opts.Mode == ModeShared {
+		srv = p.shared
+	}
+	p.mu.Unlock()
+	if srv == nil {
+		return nil, fmt.Errorf("shoot %s: %w", key, ErrNoServer)
+	}
+	return srv.AdminConfig()
+}
+
+// Stop stops every server and the shared etcd. The pool cannot be used afterwards.
+func (p *Pool) Stop() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	var errs []error
+	for key, srv := range p.servers {
+		errs = append(errs, srv.Stop())
+		delete(p.servers, key)
+	}
+	if p.shared != nil {
+		errs = append(errs, p.shared.Stop())
+		p.shared = nil
+	}
+	if p.etcd != nil {
+		if err := p.etcd.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop runtime etcd: %w", err))
+		}
+		p.etcd = nil
+	}
+	return errors.Join(errs...)
+}
