@@ -1,5 +1,3 @@
-//go:build gardenbox
-
 package gardener_test
 
 import (
@@ -16,7 +14,6 @@ import (
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 )
 
 // TestIntegrationAdminKubeconfigIssuerContract runs the issuer contract against the real gardener-apiserver of
@@ -41,27 +38,27 @@ func TestIntegrationAdminKubeconfigIssuerContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The simulated gardenlet keeps this shoot in Create Processing; its client CA is removed below, as before
-	// the real gardenlet has created it.
-	creating.Annotations = map[string]string{gardenlet.AnnotationDuration: "1h"}
+	// Once both shoots are reconciled the simulated gardenlet leaves them alone; then the client CA of "creating"
+	// is removed, which is what the apiserver sees of a shoot whose CA the gardenlet has not created yet.
 	for _, s := range []*gardencorev1beta1.Shoot{ready, creating} {
 		if err := env.GardenClient.Create(ctx, s); err != nil {
 			t.Fatalf("create shoot %s: %v", s.Name, err)
 		}
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var s gardencorev1beta1.Shoot
-		if err := env.GardenClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "ready"}, &s); err == nil &&
-			s.Status.LastOperation != nil && s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded {
-			break
+	for _, name := range []string{"ready", "creating"} {
+		for {
+			var s gardencorev1beta1.Shoot
+			if err := env.GardenClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); err == nil &&
+				s.Status.LastOperation != nil && s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("shoot %s was not reconciled within 2m", name)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("shoot ready was not reconciled within 2m")
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
-
 	caClient := &gardencorev1beta1.InternalSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creating.ca-client"}}
 	for {
 		err := env.GardenClient.Delete(ctx, caClient)

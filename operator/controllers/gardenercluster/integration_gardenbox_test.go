@@ -1,5 +1,3 @@
-//go:build gardenbox
-
 package gardenercluster_test
 
 import (
