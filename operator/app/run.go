@@ -61,6 +61,9 @@ func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, controller
 
 // NewManager builds the manager without starting it, for callers that need to add runnables first.
 func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controller) (manager.Manager, error) {
+	if err := opts.ResolveConfig(); err != nil {
+		return nil, err
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)
 	}

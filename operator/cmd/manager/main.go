@@ -35,6 +35,9 @@ func run() error {
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
+	if opts.ConfigFile == "" {
+		return fmt.Errorf("--config is required: the operator configuration file (see docs/configuration.md)")
+	}
 	if *logFormat != "json" && *logFormat != "console" {
 		return fmt.Errorf("--log-format: %q is neither json nor console", *logFormat)
 	}
