@@ -13,8 +13,8 @@ import (
 
 // Defaults of the optional settings.
 const (
-	DefaultDeletionGracePeriod        = 72 * time.Hour
-	DefaultMaxDeletionGracePeriod     = 30 * 24 * time.Hour
+	DefaultDeletionGracePeriod    = 72 * time.Hour
+	DefaultMaxDeletionGracePeriod = 30 * 24 * time.Hour
 	// DefaultForceDeletionAfter is how long a deletion may be stuck before force-deletion is requested.
 	DefaultForceDeletionAfter = 6 * time.Hour
 )

@@ -16,11 +16,11 @@ const (
 
 // OperatorConfig is the whole configuration file.
 type OperatorConfig struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Gardener   GardenerConfig   `json:"gardener"`
-	Shoot      ShootConfig      `json:"shoot"`
-	Deletion   DeletionConfig   `json:"deletion"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Gardener   GardenerConfig `json:"gardener"`
+	Shoot      ShootConfig    `json:"shoot"`
+	Deletion   DeletionConfig `json:"deletion"`
 }
 
 // GardenerConfig locates the Gardener project.
