@@ -76,7 +76,17 @@ func NewGardenerChecker(garden *rest.Config, reg prometheus.Registerer) (*Garden
 		}, []string{"url", "status"}),
 	}
 	if err := reg.Register(c.gauge); err != nil {
-		return nil, fmt.Errorf("register kim_gardener_health: %w", err)
+		// A second manager in the same process (tests, the sandbox) shares the gauge; each checker owns the
+		// series of its URL.
+		var already prometheus.AlreadyRegisteredError
+		existing, ok := (*prometheus.GaugeVec)(nil), false
+		if errors.As(err, &already) {
+			existing, ok = already.ExistingCollector.(*prometheus.GaugeVec)
+		}
+		if !ok {
+			return nil, fmt.Errorf("register kim_gardener_health: %w", err)
+		}
+		c.gauge = existing
 	}
 	c.set(StatusUnknown)
 	return c, nil

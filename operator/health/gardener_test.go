@@ -142,13 +142,27 @@ func TestStartChecksImmediatelyAndStopsWithContext(t *testing.T) {
 	}
 }
 
-func TestRegisteringTwiceFails(t *testing.T) {
-	_, cfg := newFakeGarden(t)
+func TestSecondCheckerSharesTheGauge(t *testing.T) {
+	g1, cfg1 := newFakeGarden(t)
+	g2, cfg2 := newFakeGarden(t)
 	reg := prometheus.NewRegistry()
-	if _, err := NewGardenerChecker(cfg, reg); err != nil {
+	c1, err := NewGardenerChecker(cfg1, reg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewGardenerChecker(cfg, reg); err == nil {
-		t.Error("a second checker on the same registry must be reported, not silently share the gauge")
+	c2, err := NewGardenerChecker(cfg2, reg)
+	if err != nil {
+		t.Fatalf("a second manager in the same process must be able to register: %v", err)
+	}
+	g2.code.Store(http.StatusInternalServerError)
+	c1.CheckOnce(context.Background())
+	c2.CheckOnce(context.Background())
+	if n := testutil.CollectAndCount(c1.gauge); n != 6 {
+		t.Errorf("%d series, want 3 per URL", n)
+	}
+	for url, want := range map[string]Status{g1.srv.URL: StatusHealthy, g2.srv.URL: StatusError} {
+		if v := testutil.ToFloat64(c1.gauge.WithLabelValues(url, string(want))); v != 1 {
+			t.Errorf("%s: series %s = %g, want 1", url, want, v)
+		}
 	}
 }
