@@ -151,7 +151,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return rt.next.RoundTrip(req)
 }
 
-// WrappedTransport exposes the next transport to client-go's transport utilities (e.g. CancelRequest lookups).
+// WrappedRoundTripper exposes the next transport to client-go's transport utilities (net.RoundTripperWrapper).
 func (rt *roundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }
 
 // Secure checks that cfg verifies the Gardener server's certificate over HTTPS and returns a copy whose transport
