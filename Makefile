@@ -1,0 +1,88 @@
+# Kyma Infrastructure Manager. `make help` lists the targets.
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+BIN        ?= $(CURDIR)/bin
+TOOLS_MOD  := hack/tools/go.mod
+GO         ?= go
+
+CONTROLLER_GEN := $(BIN)/controller-gen
+MOCKGEN        := $(BIN)/mockgen
+GOLANGCI_LINT  := $(BIN)/golangci-lint
+
+# Integration tests need a real kube-apiserver and etcd; hack/envtest.sh builds them once from the Go module proxy
+# and caches them outside the clone (~/.cache/kim/envtest) because setup-envtest cannot download here.
+ENVTEST_ASSETS = $(shell hack/envtest.sh)
+
+DEMO_ARGS ?=
+GOTEST_FLAGS ?=
+
+.PHONY: help
+help: ## Show the targets.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+##@ Build
+
+.PHONY: build
+build: ## Build the manager and the kim CLI into bin/.
+	$(GO) build -o $(BIN)/manager ./operator/cmd/manager
+	@if [ -d operator/cmd/kim ]; then $(GO) build -o $(BIN)/kim ./operator/cmd/kim; fi
+
+.PHONY: demo
+demo: ## Run the whole system on the embedded sandbox (garden-in-a-box). Pass flags with DEMO_ARGS.
+	@echo "demo: preparing the API server binaries (built once from the Go module proxy, then cached)..."
+	@assets="$$(hack/envtest.sh)" && echo "demo: building the kim CLI..." && $(GO) build -o $(BIN)/kim ./operator/cmd/kim && \
+		KUBEBUILDER_ASSETS="$$assets" $(BIN)/kim sandbox $(DEMO_ARGS)
+
+##@ Generated files
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./operator/api/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/.
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./operator/api/... output:crd:artifacts:config=config/crd/bases
+	@if [ -d operator/controllers ]; then $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./operator/controllers/... output:rbac:artifacts:config=config/rbac; fi
+
+.PHONY: verify-generated
+verify-generated: ## Fail when generated files differ from what the generators produce now.
+	hack/verify-generated.sh
+
+##@ Test
+
+.PHONY: test
+test: lint verify-generated test-all ## What CI runs: lint, generated-file check, unit and integration tests.
+
+.PHONY: test-unit
+test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
+	$(GO) test $(GOTEST_FLAGS) -short ./...
+
+.PHONY: test-all
+test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver).
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
+
+.PHONY: test-integration
+test-integration: ## Only the integration tests (test names containing "Integration").
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration ./...
+
+.PHONY: envtest
+envtest: ## Build (once) and print the directory of the envtest binaries.
+	@hack/envtest.sh
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## go vet and golangci-lint.
+	$(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
+
+##@ Tools (pinned in hack/tools/go.mod)
+
+$(CONTROLLER_GEN): $(TOOLS_MOD)
+	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+$(MOCKGEN): $(TOOLS_MOD)
+	$(GO) build -modfile=$(TOOLS_MOD) -o $@ go.uber.org/mock/mockgen
+$(GOLANGCI_LINT): $(TOOLS_MOD)
+	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+
+.PHONY: tools
+tools: $(CONTROLLER_GEN) $(MOCKGEN) $(GOLANGCI_LINT) ## Build the pinned development tools.

@@ -1,0 +1,268 @@
+// Package contract holds the test suites every implementation of a port must pass: the in-memory fakes in the fast
+// unit run and the real adapters in the integration run, so a fake cannot drift from the behaviour it stands for.
+package contract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// SecretStoreFixture is one fresh store under test with the means to look behind it.
+type SecretStoreFixture struct {
+	// Store is the implementation under test.
+	Store ports.KubeconfigSecretStore
+	// Namespace is where the test may create Secrets; nothing else lives there.
+	Namespace string
+	// ReadKey reads the data of ref's key as a consumer would, bypassing Store; found is false when the Secret does
+	// not exist. It must be safe for concurrent use.
+	ReadKey func(ctx context.Context, ref ports.SecretRef) (data []byte, found bool, err error)
+	// PutForeign stores a Secret as another writer would (for example an older operator), bypassing Store.
+	PutForeign func(ctx context.Context, ref ports.SecretRef, data map[string][]byte, labels, annotations map[string]string) error
+	// ConcurrentWrites is how many writes the atomicity check performs (a real API server is slower than memory).
+	ConcurrentWrites int
+}
+
+// RunKubeconfigSecretStoreContract runs the store contract against fixtures made by newFixture (one per subtest).
+func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T) SecretStoreFixture) {
+	t.Run("reading a missing Secret is ErrSecretNotFound", func(t *testing.T) {
+		f := newFixture(t)
+		for _, mode := range []ports.ReadMode{ports.ReadCached, ports.ReadLive} {
+			_, err := f.Store.ReadMetadata(t.Context(), ref(f, "missing"), mode)
+			if !errors.Is(err, ports.ErrSecretNotFound) {
+				t.Errorf("ReadMetadata(mode %d) of a missing Secret: err = %v, want ErrSecretNotFound", mode, err)
+			}
+		}
+	})
+
+	t.Run("Write creates the Secret in the format consumers expect", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-rid")
+		in := secretFor(r, "rid", []byte("kubeconfig-1"), map[string]string{"kyma-project.io/runtime-id": "rid",
+			kubeconfig.LabelManagedBy: "lifecycle-manager"})
+		if err := f.Store.Write(t.Context(), in); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		md := mustRead(t, f, r, ports.ReadLive)
+		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue,
+			kubeconfig.LabelClusterName: "rid"}
+		for k, v := range wantLabels {
+			if md.Labels[k] != v {
+				t.Errorf("label %s = %q, want %q (labels %v)", k, md.Labels[k], v, md.Labels)
+			}
+		}
+		wantAnn := map[string]string{
+			kubeconfig.AnnotationLastSync:  "2026-11-03T10:00:00Z",
+			kubeconfig.AnnotationExpiresAt: "2026-11-04T10:00:00Z",
+			kubeconfig.AnnotationOwner:     f.Namespace + "/rid",
+		}
+		for k, v := range wantAnn {
+			if md.Annotations[k] != v {
+				t.Errorf("annotation %s = %q, want %q", k, md.Annotations[k], v)
+			}
+		}
+		if !md.HasKubeconfig {
+			t.Error("HasKubeconfig = false after Write")
+		}
+		mustKey(t, f, r, []byte("kubeconfig-1"))
+	})
+
+	t.Run("Write replaces the kubeconfig and keeps what others set", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-old")
+		if err := f.PutForeign(t.Context(), r, map[string][]byte{r.Key: []byte("old"), "other": []byte("keep")},
+			map[string]string{"team": "x", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}, map[string]string{"note": "keep"}); err != nil {
+			t.Fatalf("PutForeign: %v", err)
+		}
+		in := secretFor(r, "old", []byte("new"), map[string]string{"a": "1"})
+		if err := f.Store.Write(t.Context(), in); err != nil {
+			t.Fatalf("Write over a foreign Secret: %v", err)
+		}
+		mustKey(t, f, r, []byte("new"))
+		other := r
+		other.Key = "other"
+		mustKey(t, f, other, []byte("keep"))
+		md := mustRead(t, f, r, ports.ReadLive)
+		if md.Labels["team"] != "x" || md.Labels["a"] != "1" || md.Annotations["note"] != "keep" {
+			t.Errorf("labels %v / annotations %v: foreign label/annotation lost or owner label missing", md.Labels, md.Annotations)
+		}
+		if md.Annotations[kubeconfig.AnnotationLastSync] == "" {
+			t.Error("last-sync annotation missing after Write over a foreign Secret")
+		}
+	})
+
+	t.Run("Write refuses an empty kubeconfig and leaves the Secret alone", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-empty")
+		if err := f.Store.Write(t.Context(), secretFor(r, "empty", []byte("good"), nil)); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if err := f.Store.Write(t.Context(), secretFor(r, "empty", nil, nil)); err == nil {
+			t.Error("Write of an empty kubeconfig succeeded, want an error")
+		}
+		mustKey(t, f, r, []byte("good"))
+	})
+
+	t.Run("EnsureLabels adds and overwrites labels without touching the kubeconfig", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-labels")
+		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"a": "1"}); !errors.Is(err, ports.ErrSecretNotFound) {
+			t.Errorf("EnsureLabels on a missing Secret: err = %v, want ErrSecretNotFound", err)
+		}
+		if err := f.Store.Write(t.Context(), secretFor(r, "labels", []byte("kc"), map[string]string{"kyma-project.io/global-account-id": "ga-1"})); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"kyma-project.io/global-account-id": "ga-2", "new": "v"}); err != nil {
+			t.Fatalf("EnsureLabels: %v", err)
+		}
+		md := mustRead(t, f, r, ports.ReadLive)
+		if md.Labels["kyma-project.io/global-account-id"] != "ga-2" || md.Labels["new"] != "v" ||
+			md.Labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue {
+			t.Errorf("labels after EnsureLabels: %v", md.Labels)
+		}
+		mustKey(t, f, r, []byte("kc"))
+	})
+
+	t.Run("Delete removes the Secret and is idempotent", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-del")
+		if err := f.Store.Write(t.Context(), secretFor(r, "del", []byte("kc"), nil)); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		for i := range 2 {
+			if err := f.Store.Delete(t.Context(), r); err != nil {
+				t.Fatalf("Delete #%d: %v", i+1, err)
+			}
+		}
+		if _, found, err := f.ReadKey(t.Context(), r); err != nil || found {
+			t.Errorf("after Delete: found=%v err=%v, want gone", found, err)
+		}
+		if _, err := f.Store.ReadMetadata(t.Context(), r, ports.ReadLive); !errors.Is(err, ports.ErrSecretNotFound) {
+			t.Errorf("ReadMetadata after Delete: err = %v, want ErrSecretNotFound", err)
+		}
+	})
+
+	t.Run("cached reads and ListOwnedBy catch up with writes", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-owned")
+		if err := f.Store.Write(t.Context(), secretFor(r, "owned", []byte("kc"), nil)); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		eventually(t, "cached metadata shows the write", func() error {
+			md, err := f.Store.ReadMetadata(t.Context(), r, ports.ReadCached)
+			if err != nil {
+				return err
+			}
+			if md.Annotations[kubeconfig.AnnotationLastSync] == "" {
+				return errors.New("no last-sync annotation yet")
+			}
+			return nil
+		})
+		eventually(t, "ListOwnedBy finds the Secret", func() error {
+			refs, err := f.Store.ListOwnedBy(t.Context(), f.Namespace, "owned")
+			if err != nil {
+				return err
+			}
+			if len(refs) != 1 || refs[0].Name != r.Name || refs[0].Namespace != r.Namespace {
+				return fmt.Errorf("got %v", refs)
+			}
+			return nil
+		})
+		for _, owner := range [][2]string{{f.Namespace, "someone-else"}, {"other-namespace", "owned"}} {
+			refs, err := f.Store.ListOwnedBy(t.Context(), owner[0], owner[1])
+			if err != nil || len(refs) != 0 {
+				t.Errorf("ListOwnedBy(%s/%s) = %v, %v; want nothing", owner[0], owner[1], refs, err)
+			}
+		}
+	})
+
+	t.Run("a concurrent reader never sees a missing or empty kubeconfig while it is replaced", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-atomic")
+		if err := f.Store.Write(t.Context(), secretFor(r, "atomic", []byte("kc-0"), nil)); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var reads, bad atomic.Int64
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				data, found, err := f.ReadKey(ctx, r)
+				if ctx.Err() != nil {
+					return
+				}
+				reads.Add(1)
+				if err != nil || !found || len(data) == 0 || !bytes.HasPrefix(data, []byte("kc-")) {
+					bad.Add(1)
+				}
+			}
+		})
+		n := max(f.ConcurrentWrites, 1)
+		for i := 1; i <= n; i++ {
+			if err := f.Store.Write(t.Context(), secretFor(r, "atomic", fmt.Appendf(nil, "kc-%d", i), nil)); err != nil {
+				t.Errorf("Write #%d: %v", i, err)
+			}
+		}
+		cancel()
+		wg.Wait()
+		if bad.Load() != 0 {
+			t.Errorf("%d of %d concurrent reads saw a missing, empty or foreign kubeconfig", bad.Load(), reads.Load())
+		}
+		mustKey(t, f, r, fmt.Appendf(nil, "kc-%d", n))
+	})
+}
+
+var (
+	contractIssued  = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	contractExpires = contractIssued.Add(24 * time.Hour)
+)
+
+func ref(f SecretStoreFixture, name string) ports.SecretRef {
+	return ports.SecretRef{Namespace: f.Namespace, Name: name, Key: "config"}
+}
+
+func secretFor(r ports.SecretRef, owner string, kc []byte, labels map[string]string) ports.KubeconfigSecret {
+	return ports.KubeconfigSecret{Ref: r, OwnerNamespace: r.Namespace, OwnerName: owner, OwnerLabels: labels,
+		Kubeconfig: kc, IssuedAt: contractIssued, ExpiresAt: contractExpires}
+}
+
+func mustRead(t *testing.T, f SecretStoreFixture, r ports.SecretRef, mode ports.ReadMode) ports.KubeconfigSecretMetadata {
+	t.Helper()
+	md, err := f.Store.ReadMetadata(t.Context(), r, mode)
+	if err != nil {
+		t.Fatalf("ReadMetadata(%s): %v", r, err)
+	}
+	return md
+}
+
+func mustKey(t *testing.T, f SecretStoreFixture, r ports.SecretRef, want []byte) {
+	t.Helper()
+	got, found, err := f.ReadKey(t.Context(), r)
+	if err != nil || !found || !bytes.Equal(got, want) {
+		t.Errorf("key %s = %q (found %v, err %v), want %q", r, got, found, err, want)
+	}
+}
+
+// eventually polls cond until it succeeds or 10 s pass; real caches need a moment, fakes succeed at once.
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after 10s: %v", what, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

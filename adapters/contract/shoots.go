@@ -1,0 +1,138 @@
+package contract
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// ShootsFixture is one fresh garden project under test.
+type ShootsFixture struct {
+	Shoots ports.Shoots
+	// Spec returns a valid desired spec for a new shoot name (valid for the garden behind Shoots).
+	Spec func(name string) shoot.Spec
+	// PutForeign creates a shoot as someone else would, without the operator's marks.
+	PutForeign func(t *testing.T, name string)
+	// WorkerNames returns the worker pool names the garden holds for the shoot.
+	WorkerNames func(t *testing.T, name string) []string
+	// Eventually retries cond until it holds or the fixture's patience ends (caches lag behind writes).
+	Eventually func(t *testing.T, cond func() bool, what string)
+}
+
+// RunShootsContract runs the Shoots contract against fixtures made by newFixture (one per subtest).
+func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture) {
+	const id = "9f1c0000-0000-4000-8000-000000000001"
+	t.Run("a missing shoot is not an error", func(t *testing.T) {
+		f := newFixture(t)
+		s, err := f.Shoots.Get(t.Context(), "absent")
+		if err != nil || s.Exists {
+			t.Fatalf("Get(absent) = %+v, %v; want Exists=false and no error", s, err)
+		}
+	})
+	t.Run("apply creates the shoot with the operator's marks and is idempotent", func(t *testing.T) {
+		f := newFixture(t)
+		spec := f.Spec("ct-apply")
+		s, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2, SpecHash: "h"})
+		if err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if !s.OwnedBy(id) || s.Marks.AppliedRuntimeGeneration != 2 || s.Marks.AppliedSpecHash != "h" || s.Marks.AppliedShootGeneration != s.Generation {
+			t.Fatalf("marks after apply: %+v (generation %d)", s.Marks, s.Generation)
+		}
+		again, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2, SpecHash: "h"})
+		if err != nil {
+			t.Fatalf("second apply: %v", err)
+		}
+		if again.Generation != s.Generation {
+			t.Errorf("applying the same spec moved the generation from %d to %d", s.Generation, again.Generation)
+		}
+		f.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-apply")
+			return err == nil && got.OwnedBy(id)
+		}, "Get shows the applied shoot")
+	})
+	t.Run("a removed worker pool is gone after apply", func(t *testing.T) {
+		f := newFixture(t)
+		spec := f.Spec("ct-pools")
+		extra := spec.Workers[0]
+		extra.Name = "extra"
+		spec.Workers = append(spec.Workers, extra)
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply with two pools: %v", err)
+		}
+		spec.Workers = spec.Workers[:1]
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
+			t.Fatalf("apply with one pool: %v", err)
+		}
+		if got := f.WorkerNames(t, "ct-pools"); len(got) != 1 || got[0] != spec.Workers[0].Name {
+			t.Errorf("worker pools after removal: %v", got)
+		}
+	})
+	t.Run("a foreign shoot is never changed", func(t *testing.T) {
+		f := newFixture(t)
+		f.PutForeign(t, "ct-foreign")
+		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})
+		if !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("apply over a foreign shoot: %v, want ErrShootNotManaged", err)
+		}
+		if err := f.Shoots.Delete(t.Context(), "ct-foreign"); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("delete of a foreign shoot: %v, want ErrShootNotManaged", err)
+		}
+		_, err = f.Shoots.MarkForDeletion(t.Context(), "ct-foreign", ports.DeletionMark{})
+		if !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("mark of a foreign shoot: %v, want ErrShootNotManaged", err)
+		}
+	})
+	t.Run("deleting a missing shoot succeeds", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.Shoots.Delete(t.Context(), "absent"); err != nil {
+			t.Errorf("delete absent: %v", err)
+		}
+	})
+	t.Run("mark, restore spec, cancel", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-mark"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		markedAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		rec := cluster.PendingDeletion{RuntimeID: id, Plan: "aws", MarkedAt: markedAt, DueAt: markedAt.Add(72 * time.Hour)}
+		s, err := f.Shoots.MarkForDeletion(t.Context(), "ct-mark", ports.DeletionMark{Record: rec, Hibernate: true, RestoreSpec: []byte(`{"kind":"Runtime"}`)})
+		if err != nil {
+			t.Fatalf("mark: %v", err)
+		}
+		if pd := s.Marks.PendingDeletion; pd == nil || !pd.DueAt.Equal(rec.DueAt) || !pd.MarkedAt.Equal(rec.MarkedAt) || pd.Plan != "aws" || !s.HibernationRequested {
+			t.Fatalf("after mark: %+v, hibernation %v", s.Marks.PendingDeletion, s.HibernationRequested)
+		}
+		doc, err := f.Shoots.RestoreSpec(t.Context(), "ct-mark")
+		if err != nil || string(doc) != `{"kind":"Runtime"}` {
+			t.Fatalf("restore spec = %q, %v", doc, err)
+		}
+		if err := f.Shoots.RequestRestore(t.Context(), "ct-mark"); err != nil {
+			t.Fatalf("request restore: %v", err)
+		}
+		f.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-mark")
+			return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
+		}, "the restore request is visible")
+		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", "new-owner")
+		if err != nil {
+			t.Fatalf("cancel: %v", err)
+		}
+		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != "new-owner" {
+			t.Errorf("after cancel: marks %+v, hibernation %v", s.Marks, s.HibernationRequested)
+		}
+	})
+	t.Run("force-deletion is refused without a deletion and an accepted code", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-force"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if err := f.Shoots.ForceDelete(t.Context(), "ct-force"); !errors.Is(err, ports.ErrShootRejected) {
+			t.Errorf("force-delete of a live shoot: %v, want ErrShootRejected", err)
+		}
+	})
+}

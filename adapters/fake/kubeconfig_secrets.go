@@ -1,0 +1,175 @@
+package fake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// secret is one stored Secret: all keys, labels and annotations.
+type secret struct {
+	data        map[string][]byte
+	labels      map[string]string
+	annotations map[string]string
+}
+
+// KubeconfigSecretStore is an in-memory ports.KubeconfigSecretStore that formats Secrets like the real one.
+// Reads are always current (ReadCached behaves like ReadLive). Errors can be injected per operation.
+type KubeconfigSecretStore struct {
+	mu      sync.Mutex
+	secrets map[string]*secret // by namespace/name
+	writes  int
+
+	// WriteErr, when set, is returned by Write (and nothing is written).
+	WriteErr error
+	// DeleteErr, when set, is returned by Delete (and nothing is deleted).
+	DeleteErr error
+}
+
+var _ ports.KubeconfigSecretStore = (*KubeconfigSecretStore)(nil)
+
+// NewKubeconfigSecretStore returns an empty store.
+func NewKubeconfigSecretStore() *KubeconfigSecretStore {
+	return &KubeconfigSecretStore{secrets: map[string]*secret{}}
+}
+
+func key(namespace, name string) string { return namespace + "/" + name }
+
+// ReadMetadata implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) ReadMetadata(_ context.Context, ref ports.SecretRef, _ ports.ReadMode) (ports.KubeconfigSecretMetadata, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sec, ok := s.secrets[key(ref.Namespace, ref.Name)]
+	if !ok {
+		return ports.KubeconfigSecretMetadata{}, fmt.Errorf("read secret %s: %w", ref, ports.ErrSecretNotFound)
+	}
+	return ports.KubeconfigSecretMetadata{
+		Labels:        maps.Clone(sec.labels),
+		Annotations:   maps.Clone(sec.annotations),
+		HasKubeconfig: len(sec.data[ref.Key]) > 0,
+	}, nil
+}
+
+// Write implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) Write(_ context.Context, in ports.KubeconfigSecret) error {
+	if len(in.Kubeconfig) == 0 {
+		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", in.Ref)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.WriteErr != nil {
+		return fmt.Errorf("write secret %s: %w", in.Ref, s.WriteErr)
+	}
+	k := key(in.Ref.Namespace, in.Ref.Name)
+	sec, ok := s.secrets[k]
+	if !ok {
+		sec = &secret{data: map[string][]byte{}, labels: map[string]string{}, annotations: map[string]string{}}
+		s.secrets[k] = sec
+	}
+	maps.Copy(sec.labels, kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName))
+	sec.annotations[kubeconfig.AnnotationLastSync] = kubeconfig.FormatTime(in.IssuedAt)
+	sec.annotations[kubeconfig.AnnotationExpiresAt] = kubeconfig.FormatTime(in.ExpiresAt)
+	sec.annotations[kubeconfig.AnnotationOwner] = in.OwnerNamespace + "/" + in.OwnerName
+	sec.data[in.Ref.Key] = bytes.Clone(in.Kubeconfig)
+	s.writes++
+	return nil
+}
+
+// EnsureLabels implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) EnsureLabels(_ context.Context, ref ports.SecretRef, labels map[string]string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sec, ok := s.secrets[key(ref.Namespace, ref.Name)]
+	if !ok {
+		return fmt.Errorf("label secret %s: %w", ref, ports.ErrSecretNotFound)
+	}
+	maps.Copy(sec.labels, labels)
+	return nil
+}
+
+// ListOwnedBy implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) ListOwnedBy(_ context.Context, ownerNamespace, ownerName string) ([]ports.SecretRef, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ports.SecretRef
+	for k, sec := range s.secrets {
+		ns, name, _ := strings.Cut(k, "/")
+		if sec.labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue || sec.labels[kubeconfig.LabelClusterName] != ownerName {
+			continue
+		}
+		if owner, ok := sec.annotations[kubeconfig.AnnotationOwner]; ok && owner != ownerNamespace+"/"+ownerName {
+			continue
+		} else if !ok && ns != ownerNamespace {
+			continue
+		}
+		out = append(out, ports.SecretRef{Namespace: ns, Name: name})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+// Delete implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) Delete(_ context.Context, ref ports.SecretRef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.DeleteErr != nil {
+		return fmt.Errorf("delete secret %s: %w", ref, s.DeleteErr)
+	}
+	delete(s.secrets, key(ref.Namespace, ref.Name))
+	return nil
+}
+
+// Put stores a Secret as someone else would have written it (for example an older operator), bypassing Write.
+func (s *KubeconfigSecretStore) Put(namespace, name string, data map[string][]byte, labels, annotations map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets[key(namespace, name)] = &secret{data: cloneData(data), labels: nonNil(labels), annotations: nonNil(annotations)}
+}
+
+// Kubeconfig returns the data under ref's key, or an error when the Secret does not exist.
+func (s *KubeconfigSecretStore) Kubeconfig(ref ports.SecretRef) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sec, ok := s.secrets[key(ref.Namespace, ref.Name)]
+	if !ok {
+		return nil, fmt.Errorf("secret %s: %w", ref, ports.ErrSecretNotFound)
+	}
+	return bytes.Clone(sec.data[ref.Key]), nil
+}
+
+// Exists reports whether the Secret exists.
+func (s *KubeconfigSecretStore) Exists(namespace, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.secrets[key(namespace, name)]
+	return ok
+}
+
+// Writes returns how many successful writes happened.
+func (s *KubeconfigSecretStore) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
+func cloneData(in map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(in))
+	for k, v := range in {
+		out[k] = bytes.Clone(v)
+	}
+	return out
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(m)
+}

@@ -1,0 +1,36 @@
+package fake_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+func TestGardenShootsContract(t *testing.T) {
+	contract.RunShootsContract(t, func(t *testing.T) contract.ShootsFixture {
+		g := fake.NewGarden(fake.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+		return contract.ShootsFixture{
+			Shoots: g,
+			Spec: func(name string) shoot.Spec {
+				return shoot.Spec{Name: name, Workers: []shoot.WorkerSpec{{Worker: shoot.Worker{Name: "cpu-worker-0", Minimum: 1, Maximum: 3}}}}
+			},
+			PutForeign: func(_ *testing.T, name string) { g.PutForeign(name) },
+			WorkerNames: func(_ *testing.T, name string) []string {
+				s, _ := g.Spec(name)
+				var names []string
+				for _, w := range s.Workers {
+					names = append(names, w.Name)
+				}
+				return names
+			},
+			Eventually: func(t *testing.T, cond func() bool, what string) {
+				if !cond() {
+					t.Errorf("%s: not so", what)
+				}
+			},
+		}
+	})
+}

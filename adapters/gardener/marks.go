@@ -1,0 +1,104 @@
+package gardener
+
+import (
+	"strconv"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+// Labels and annotations the operator records on shoots. They are the evidence that the operator created a shoot
+// (LabelManagedBy) and carry its lifecycle and deletion state, so a restarted operator needs no other memory.
+const (
+	LabelManagedBy = "operator.kyma-project.io/managed-by"
+	ManagedByValue = "infrastructure-manager"
+
+	AnnotationRuntimeNamespace       = "infrastructuremanager.kyma-project.io/runtime-namespace"
+	AnnotationSpecHash               = "infrastructuremanager.kyma-project.io/spec-hash"
+	AnnotationAppliedShootGeneration = "infrastructuremanager.kyma-project.io/applied-shoot-generation"
+	AnnotationRetryAttempts          = "infrastructuremanager.kyma-project.io/retry-attempts"
+	AnnotationRetryGeneration        = "infrastructuremanager.kyma-project.io/retry-shoot-generation"
+	AnnotationRetryRequestedAt       = "infrastructuremanager.kyma-project.io/retry-requested-at"
+
+	AnnotationDeletionRuntimeID = "infrastructuremanager.kyma-project.io/deletion-runtime-id"
+	AnnotationDeletionPlan      = "infrastructuremanager.kyma-project.io/deletion-plan"
+	AnnotationDeletionMarkedAt  = "infrastructuremanager.kyma-project.io/deletion-marked-at"
+	AnnotationDeletionDueAt     = "infrastructuremanager.kyma-project.io/deletion-due-at"
+	// AnnotationRestoreSpec holds the deleted Runtime as JSON (contains administrators: see docs/deletion.md).
+	AnnotationRestoreSpec = "infrastructuremanager.kyma-project.io/restore-spec"
+	// AnnotationRestore set to "true" by a person asks the operator to bring the Runtime back.
+	AnnotationRestore = "infrastructuremanager.kyma-project.io/restore"
+
+	// FieldManager is the server-side apply field manager of the operator.
+	FieldManager = "kim"
+)
+
+// deletionAnnotations are removed when a deletion is cancelled.
+var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
+	AnnotationDeletionDueAt, AnnotationRestoreSpec, AnnotationRestore}
+
+// Observe maps a Gardener shoot to the domain's observation of it; nil means "no shoot".
+func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
+	if s == nil {
+		return cluster.Shoot{}
+	}
+	a := s.Annotations
+	out := cluster.Shoot{
+		Exists: true, Name: s.Name, Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
+		HibernationRequested:   s.Spec.Hibernation != nil && s.Spec.Hibernation.Enabled != nil && *s.Spec.Hibernation.Enabled,
+		Hibernated:             s.Status.IsHibernated,
+		ForceDeletionRequested: a[v1beta1constants.AnnotationConfirmationForceDeletion] == "true",
+	}
+	if s.DeletionTimestamp != nil {
+		ts := s.DeletionTimestamp.Time
+		out.DeletionTimestamp = &ts
+	}
+	if op := s.Status.LastOperation; op != nil {
+		out.LastOperation = &cluster.Operation{Type: cluster.OperationType(op.Type), State: cluster.OperationState(op.State),
+			Progress: op.Progress, Description: op.Description, LastUpdate: op.LastUpdateTime.Time}
+	}
+	for _, e := range s.Status.LastErrors {
+		le := cluster.LastError{Description: e.Description}
+		for _, c := range e.Codes {
+			le.Codes = append(le.Codes, cluster.ErrorCode(c))
+		}
+		out.LastErrors = append(out.LastErrors, le)
+	}
+	m := &out.Marks
+	m.Managed = s.Labels[LabelManagedBy] == ManagedByValue
+	m.RuntimeID = a[shoot.AnnotationRuntimeID]
+	m.AppliedRuntimeGeneration = atoi(a[shoot.AnnotationRuntimeGeneration])
+	m.AppliedShootGeneration = atoi(a[AnnotationAppliedShootGeneration])
+	m.AppliedSpecHash = a[AnnotationSpecHash]
+	m.RetryAttempts = int(atoi(a[AnnotationRetryAttempts]))
+	m.RetryShootGeneration = atoi(a[AnnotationRetryGeneration])
+	m.RetryRequestedAt = parseTime(a[AnnotationRetryRequestedAt])
+	if id, ok := a[AnnotationDeletionRuntimeID]; ok {
+		m.PendingDeletion = &cluster.PendingDeletion{RuntimeID: id, Plan: a[AnnotationDeletionPlan],
+			MarkedAt: parseTime(a[AnnotationDeletionMarkedAt]), DueAt: parseTime(a[AnnotationDeletionDueAt]),
+			RestoreRequested: a[AnnotationRestore] == "true"}
+	}
+	return out
+}
+
+func atoi(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

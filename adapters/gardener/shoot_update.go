@@ -1,0 +1,123 @@
+package gardener
+
+import (
+	"fmt"
+	"maps"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+// CurrentFromShoot is the domain view of an existing shoot that shoot.GenerateUpdate needs.
+func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
+	cur := shoot.Current{KubernetesVersion: s.Spec.Kubernetes.Version}
+	for _, w := range s.Spec.Provider.Workers {
+		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
+		if w.Machine.Image != nil {
+			cw.ImageName = w.Machine.Image.Name
+			cw.ImageVersion = ptr.Deref(w.Machine.Image.Version, "")
+		}
+		cur.Workers = append(cur.Workers, cw)
+	}
+	infra := s.Spec.Provider.InfrastructureConfig
+	cur.HasInfrastructureConfig = infra != nil && len(infra.Raw) > 0
+	zones, err := infrastructureZones(s.Spec.Provider.Type, infra)
+	if err != nil {
+		return shoot.Current{}, fmt.Errorf("shoot %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	cur.InfrastructureZones = zones
+	return cur, nil
+}
+
+// ApplySpec returns current with the fields the operator owns set from spec; everything else
+// (fields Gardener defaulted, fields operators set, status) is kept. Worker pools missing from spec
+// are removed; immutable fields already set (networking, DNS domain, exposure class, HA type) keep
+// their current values.
+func ApplySpec(current *gardencorev1beta1.Shoot, spec shoot.Spec) (*gardencorev1beta1.Shoot, error) {
+	s := current.DeepCopy()
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	if s.Annotations == nil {
+		s.Annotations = map[string]string{}
+	}
+	maps.Copy(s.Labels, spec.Labels)
+	maps.Copy(s.Annotations, spec.Annotations)
+
+	s.Spec.CloudProfile = &gardencorev1beta1.CloudProfileReference{Kind: "CloudProfile", Name: spec.CloudProfile}
+	s.Spec.CloudProfileName = nil //nolint:staticcheck // cleared so that only the non-deprecated cloudProfile reference is sent
+	s.Spec.CredentialsBindingName = ptr.To(spec.CredentialsBinding)
+	if spec.Purpose != "" {
+		s.Spec.Purpose = ptr.To(gardencorev1beta1.ShootPurpose(spec.Purpose))
+	}
+	s.Spec.Kubernetes.Version = spec.KubernetesVersion
+	setKubeAPIServer(&s.Spec.Kubernetes, spec)
+
+	if s.Spec.Networking == nil {
+		s.Spec.Networking = &gardencorev1beta1.Networking{}
+	}
+	n := s.Spec.Networking
+	n.Type = keepOr(n.Type, spec.Networking.Type)
+	n.Pods = keepOr(n.Pods, spec.Networking.Pods)
+	n.Nodes = keepOr(n.Nodes, spec.Networking.Nodes)
+	n.Services = keepOr(n.Services, spec.Networking.Services)
+
+	if !spec.Provider.KeepInfrastructure || s.Spec.Provider.InfrastructureConfig == nil {
+		infra, err := infrastructureConfig(spec.Provider)
+		if err != nil {
+			return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+		}
+		if s.Spec.Provider.InfrastructureConfig, err = mergeRaw(s.Spec.Provider.InfrastructureConfig, infra); err != nil {
+			return nil, fmt.Errorf("shoot %s infrastructure: %w", spec.Name, err)
+		}
+	}
+	cp, err := controlPlaneConfig(spec.Provider)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+	}
+	if s.Spec.Provider.ControlPlaneConfig, err = mergeRaw(s.Spec.Provider.ControlPlaneConfig, cp); err != nil {
+		return nil, fmt.Errorf("shoot %s control plane: %w", spec.Name, err)
+	}
+	if s.Spec.Provider.Workers, err = workers(spec, s.Spec.Provider.Workers); err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+	}
+	if s.Spec.Provider.WorkersSettings == nil {
+		s.Spec.Provider.WorkersSettings = &gardencorev1beta1.WorkersSettings{}
+	}
+	s.Spec.Provider.WorkersSettings.SSHAccess = &gardencorev1beta1.SSHAccess{Enabled: false}
+
+	exts, err := extensions(spec.Extensions)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+	}
+	s.Spec.Extensions = mergeExtensions(s.Spec.Extensions, exts)
+	s.Spec.Resources = mergeResources(s.Spec.Resources, spec.Resources)
+	if s.Spec.DNS == nil || s.Spec.DNS.Domain == nil {
+		s.Spec.DNS = dns(spec)
+	}
+	s.Spec.Maintenance = maintenance(spec.Maintenance, s.Spec.Maintenance)
+	s.Spec.AccessRestrictions = mergeAccessRestrictions(s.Spec.AccessRestrictions, spec.AccessRestrictions)
+	s.Spec.SeedSelector = seedSelector(s.Spec.SeedSelector, spec.SeedRegion)
+	s.Spec.Tolerations = mergeTolerations(s.Spec.Tolerations, spec.Tolerations)
+	if s.Spec.ExposureClassName == nil && spec.ExposureClass != "" {
+		s.Spec.ExposureClassName = ptr.To(spec.ExposureClass)
+	}
+	if spec.HAFailureTolerance != "" && (s.Spec.ControlPlane == nil || s.Spec.ControlPlane.HighAvailability == nil) {
+		if s.Spec.ControlPlane == nil {
+			s.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{}
+		}
+		s.Spec.ControlPlane.HighAvailability = &gardencorev1beta1.HighAvailability{
+			FailureTolerance: gardencorev1beta1.FailureTolerance{Type: gardencorev1beta1.FailureToleranceType(spec.HAFailureTolerance)},
+		}
+	}
+	return s, nil
+}
+
+func keepOr(current *string, desired string) *string {
+	if current != nil && *current != "" {
+		return current
+	}
+	return optional(desired)
+}

@@ -1,0 +1,269 @@
+package lifecycle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+)
+
+// Intent is what KEB asked for, reduced to what the state machine decides on.
+type Intent struct {
+	RuntimeID  string
+	Generation int64
+	ShootName  string
+	Region     string
+	// EnforceSeedLocation requires a seed in Region before the shoot is created.
+	EnforceSeedLocation bool
+	// SuspendPatch (annotation suspend-patch-reconciliation) stops applying spec changes to an existing shoot.
+	SuspendPatch bool
+	// ForcePatch (annotation force-patch-reconciliation) re-applies the spec once even if nothing changed.
+	ForcePatch bool
+	// RestoreRequested lets this Runtime take over a shoot that waits for deletion instead of replacing it.
+	RestoreRequested bool
+	// Invalid is set when validating the Runtime or generating its shoot spec failed.
+	Invalid *Problem
+	// DesiredSpecHash identifies the generated shoot spec; a different hash on the shoot means re-apply.
+	DesiredSpecHash string
+}
+
+// Problem is a validation failure in words a person can act on.
+type Problem struct {
+	Field   string
+	Message string
+}
+
+// Access is what the operator observed of access to the runtime.
+type Access struct {
+	// GardenerClusterInSync is true when the GardenerCluster named by the runtime ID exists with the expected spec.
+	GardenerClusterInSync bool
+	// SecretExists is true when the kubeconfig Secret exists and is filled.
+	SecretExists bool
+	// ConfiguredGeneration is the Runtime generation whose administrators and OIDC were last configured inside
+	// the runtime (0: never).
+	ConfiguredGeneration int64
+}
+
+// Input is everything Decide looks at.
+type Input struct {
+	Intent Intent
+	Shoot  cluster.Shoot
+	Access Access
+	// SeedAvailable is nil until checked (only needed with EnforceSeedLocation).
+	SeedAvailable *bool
+	// DeletionsFrozen is the emergency brake: no shoot is deleted, also not an old one blocking the name.
+	DeletionsFrozen bool
+	// Backoff spaces retries of failed shoots; zero means cluster.DefaultBackoff.
+	Backoff cluster.Backoff
+	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
+	MaxUnknownRetries int
+}
+
+// Decision is the next step, the one action to take now, and the status to report meanwhile.
+type Decision struct {
+	Step    Step
+	Action  Action
+	State   State
+	Reason  Reason
+	Message string
+	// RequeueAfter asks to look again after this long even without a watch event (0: wait for an event).
+	RequeueAfter time.Duration
+	// Transient marks a decision made after a failed action that deserves a rate-limited retry.
+	Transient bool
+}
+
+// Defaults of the state machine.
+const (
+	DefaultMaxUnknownRetries = 3
+	// SlowRecheck is how often problems outside the operator's reach (a taken name, no seed, a rejected spec) are
+	// looked at again, in case someone fixed them without changing the Runtime.
+	SlowRecheck = 10 * time.Minute
+	// FrozenRecheck is how often a Runtime blocked by the deletion brake looks again.
+	FrozenRecheck = 5 * time.Minute
+)
+
+// Decide returns the next step for a Runtime that is not being deleted. It is total: every input yields a decision.
+func Decide(in Input, now time.Time) Decision {
+	it := in.Intent
+	if it.Invalid != nil {
+		return failed(StepValidate, ReasonSpecInvalid, SlowRecheck,
+			"The Runtime is invalid: %s: %s. Fix the Runtime spec.", it.Invalid.Field, it.Invalid.Message)
+	}
+	if d, done := resolveShootName(in); done {
+		return d
+	}
+	s := in.Shoot
+	if !s.Exists {
+		return create(in)
+	}
+	if d, done := update(in); done {
+		return d
+	}
+	if d, done := gardener(in, now); done {
+		return d
+	}
+	return access(in)
+}
+
+// resolveShootName makes sure the shoot name is ours to use.
+func resolveShootName(in Input) (Decision, bool) {
+	s, it := in.Shoot, in.Intent
+	if !s.Exists {
+		return Decision{}, false
+	}
+	if pd := s.Marks.PendingDeletion; s.Marks.Managed && pd != nil {
+		switch {
+		case it.RestoreRequested && !s.Deleting():
+			return pending(StepResolveShootName, ActionRestoreCluster, ReasonRestoringCluster, 0,
+				"Restoring shoot %s of deleted runtime %s: cancelling its deletion and waking it up.", s.Name, pd.RuntimeID), true
+		case s.Deleting():
+			return pending(StepResolveShootName, ActionNone, ReasonOldClusterDeleting, 0,
+				"Shoot name %s belongs to the cluster of deleted runtime %s, which Gardener is deleting; a new cluster is created when it is gone.",
+				s.Name, pd.RuntimeID), true
+		case in.DeletionsFrozen:
+			return pending(StepResolveShootName, ActionNone, ReasonDeletionsFrozen, FrozenRecheck,
+				"Shoot name %s belongs to the cluster of deleted runtime %s, which must be deleted before a new cluster is created, but deletions are frozen (emergency brake). Lift the brake, or set the restore annotation on this Runtime to take over the old cluster.",
+				s.Name, pd.RuntimeID), true
+		default:
+			return pending(StepResolveShootName, ActionDeleteOldCluster, ReasonOldClusterPendingDeletion, 0,
+				"Shoot name %s belongs to the cluster of deleted runtime %s that waits for deletion; it is deleted first so this runtime gets a fresh cluster.",
+				s.Name, pd.RuntimeID), true
+		}
+	}
+	if !s.OwnedBy(it.RuntimeID) {
+		owner := "no runtime of this operator"
+		if s.Marks.Managed {
+			owner = "runtime " + s.Marks.RuntimeID
+		}
+		return failed(StepResolveShootName, ReasonShootNameTaken, SlowRecheck,
+			"Shoot %s already exists and belongs to %s. Choose another shoot name or remove the other shoot.", s.Name, owner), true
+	}
+	if s.Deleting() {
+		return pending(StepResolveShootName, ActionNone, ReasonShootBeingDeleted, 0,
+			"Shoot %s is being deleted outside the operator; it is created again when Gardener has removed it.", s.Name), true
+	}
+	return Decision{}, false
+}
+
+func create(in Input) Decision {
+	it := in.Intent
+	if it.EnforceSeedLocation {
+		if in.SeedAvailable == nil {
+			return pending(StepCheckSeed, ActionCheckSeed, ReasonCheckingSeed, 0,
+				"Checking for a seed in region %s (enforceSeedLocation).", it.Region)
+		}
+		if !*in.SeedAvailable {
+			return failed(StepCheckSeed, ReasonSeedNotAvailable, SlowRecheck,
+				"No usable Gardener seed in region %s, and enforceSeedLocation requires one. Unset enforceSeedLocation or ask the Gardener operators for a seed in the region.", it.Region)
+		}
+	}
+	return pending(StepApplyShoot, ActionApplyShoot, ReasonCreatingShoot, 0, "Creating shoot %s.", it.ShootName)
+}
+
+// update re-applies the spec when the Runtime changed, the operator's generated spec changed, someone else changed
+// the shoot spec (drift), or a person forced it.
+func update(in Input) (Decision, bool) {
+	s, it := in.Shoot, in.Intent
+	var why string
+	switch {
+	case s.Marks.AppliedRuntimeGeneration != it.Generation:
+		why = fmt.Sprintf("Runtime generation %d", it.Generation)
+	case it.ForcePatch:
+		why = "forced by annotation"
+	case s.Generation != s.Marks.AppliedShootGeneration:
+		why = "the shoot spec was changed outside the operator"
+	case it.DesiredSpecHash != "" && s.Marks.AppliedSpecHash != it.DesiredSpecHash:
+		why = "the generated shoot spec changed"
+	default:
+		return Decision{}, false
+	}
+	if it.SuspendPatch {
+		if s.Marks.AppliedRuntimeGeneration != it.Generation {
+			return pending(StepApplyShoot, ActionNone, ReasonPatchSuspended, 0,
+				"Runtime generation %d is not applied to shoot %s because patching is suspended (annotation suspend-patch-reconciliation). Remove the annotation to apply it.",
+				it.Generation, s.Name), true
+		}
+		return Decision{}, false // only drift or configuration: keep the shoot as it is while suspended
+	}
+	return pending(StepApplyShoot, ActionApplyShoot, ReasonUpdatingShoot, 0, "Updating shoot %s: %s.", s.Name, why), true
+}
+
+// gardener follows Gardener's progress and retries failures that may clear.
+func gardener(in Input, now time.Time) (Decision, bool) {
+	s := in.Shoot
+	if s.ObservedGeneration < s.Generation || s.LastOperation == nil {
+		return pending(StepWaitForGardener, ActionNone, ReasonWaitingForGardener, 0,
+			"Waiting for Gardener to pick up shoot %s generation %d.", s.Name, s.Generation), true
+	}
+	if s.Failed() {
+		return failure(in, now), true
+	}
+	if !s.Reconciled() {
+		return pending(StepWaitForGardener, ActionNone, ReasonWaitingForGardener, 0, "%s.", s.GardenerMessage()), true
+	}
+	return Decision{}, false
+}
+
+func failure(in Input, now time.Time) Decision {
+	s := in.Shoot
+	class := cluster.Classify(s.Codes())
+	if class == cluster.NotRetryable {
+		return failed(StepWaitForGardener, ReasonGardenerFailed, 0,
+			"%s. Gardener cannot use the cloud account: check the credentials of the credentials binding; the runtime recovers when Gardener reconciles successfully.",
+			s.GardenerMessage())
+	}
+	attempts := 0
+	if s.Marks.RetryShootGeneration == s.Generation {
+		attempts = s.Marks.RetryAttempts
+	}
+	maxUnknown := in.MaxUnknownRetries
+	if maxUnknown == 0 {
+		maxUnknown = DefaultMaxUnknownRetries
+	}
+	if class == cluster.RetryUnknown && attempts >= maxUnknown {
+		return failed(StepWaitForGardener, ReasonGardenerFailed, 0,
+			"%s. Gave up after %d retries because Gardener reported no error code; ask the Gardener operators.", s.GardenerMessage(), attempts)
+	}
+	failedAt := s.LastOperation.LastUpdate
+	if attempts > 0 && !s.Marks.RetryRequestedAt.Before(failedAt) {
+		return pending(StepWaitForGardener, ActionNone, ReasonGardenerRetryScheduled, 0,
+			"%s. Retry %d requested; waiting for Gardener to start it.", s.GardenerMessage(), attempts)
+	}
+	backoff := in.Backoff
+	if backoff == (cluster.Backoff{}) {
+		backoff = cluster.DefaultBackoff
+	}
+	due := failedAt.Add(backoff.Delay(attempts))
+	if now.Before(due) {
+		return pending(StepWaitForGardener, ActionNone, ReasonGardenerRetryScheduled, due.Sub(now),
+			"%s. The error may clear on its own; retry %d at %s.", s.GardenerMessage(), attempts+1, due.UTC().Format(time.RFC3339))
+	}
+	return pending(StepWaitForGardener, ActionRetryShoot, ReasonGardenerRetryScheduled, 0,
+		"%s. Asking Gardener to retry (attempt %d).", s.GardenerMessage(), attempts+1)
+}
+
+func access(in Input) Decision {
+	it, a := in.Intent, in.Access
+	switch {
+	case !a.GardenerClusterInSync:
+		return pending(StepEnsureGardenerCluster, ActionEnsureGardenerCluster, ReasonCreatingGardenerCluster, 0,
+			"Shoot %s is reconciled; creating GardenerCluster %s.", it.ShootName, it.RuntimeID)
+	case !a.SecretExists:
+		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
+			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
+	case a.ConfiguredGeneration != it.Generation:
+		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
+			"Configuring administrators and OIDC in the runtime.")
+	}
+	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady,
+		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}
+}
+
+func pending(step Step, action Action, reason Reason, requeue time.Duration, format string, args ...any) Decision {
+	return Decision{Step: step, Action: action, State: StatePending, Reason: reason, RequeueAfter: requeue,
+		Message: fmt.Sprintf(format, args...)}
+}
+
+func failed(step Step, reason Reason, requeue time.Duration, format string, args ...any) Decision {
+	return Decision{Step: step, State: StateFailed, Reason: reason, RequeueAfter: requeue, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,496 @@
+package lifecycle_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	lc "github.com/kyma-project/kim/core/domain/lifecycle"
+)
+
+var now = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+
+const rtID = "c8a3f1e2-0000-4000-8000-000000000001"
+
+func intent() lc.Intent {
+	return lc.Intent{RuntimeID: rtID, Generation: 3, ShootName: "c-1a2b3c", Region: "eu-central-1", DesiredSpecHash: "h3"}
+}
+
+// reconciled is our shoot, with generation 3 of the Runtime applied and reconciled by Gardener.
+func reconciled() cluster.Shoot {
+	return cluster.Shoot{
+		Exists: true, Name: "c-1a2b3c", Generation: 5, ObservedGeneration: 5,
+		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: now.Add(-time.Hour)},
+		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedShootGeneration: 5, AppliedSpecHash: "h3"},
+	}
+}
+
+func ready() lc.Input {
+	return lc.Input{Intent: intent(), Shoot: reconciled(),
+		Access: lc.Access{GardenerClusterInSync: true, SecretExists: true, ConfiguredGeneration: 3}}
+}
+
+func failedShoot(codes ...cluster.ErrorCode) cluster.Shoot {
+	s := reconciled()
+	s.LastOperation = &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateFailed, Progress: 40,
+		Description: "infrastructure failed", LastUpdate: now.Add(-10 * time.Second)}
+	s.LastErrors = []cluster.LastError{{Description: "cloud says no", Codes: codes}}
+	return s
+}
+
+// brief is the part of a decision the table asserts; the message is checked for content separately.
+type brief struct {
+	Step    lc.Step
+	Action  lc.Action
+	State   lc.State
+	Reason  lc.Reason
+	Requeue time.Duration
+}
+
+func briefOf(d lc.Decision) brief {
+	return brief{Step: d.Step, Action: d.Action, State: d.State, Reason: d.Reason, Requeue: d.RequeueAfter}
+}
+
+func TestDecide(t *testing.T) {
+	yes, no := true, false
+	cases := []struct {
+		reason      string
+		in          func() lc.Input
+		want        brief
+		msgContains []string
+	}{
+		{
+			reason: "an invalid spec fails at once with the field in the message",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.Invalid = &lc.Problem{Field: "spec.shoot.networking.nodes", Message: "not a CIDR"}
+				return in
+			},
+			want:        brief{lc.StepValidate, lc.ActionNone, lc.StateFailed, lc.ReasonSpecInvalid, lc.SlowRecheck},
+			msgContains: []string{"spec.shoot.networking.nodes", "not a CIDR"},
+		},
+		{
+			reason: "no shoot yet: create it",
+			in:     func() lc.Input { return lc.Input{Intent: intent()} },
+			want:   brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonCreatingShoot, 0},
+		},
+		{
+			reason: "enforceSeedLocation without a seed check asks for one before creating",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent()}
+				in.Intent.EnforceSeedLocation = true
+				return in
+			},
+			want: brief{lc.StepCheckSeed, lc.ActionCheckSeed, lc.StatePending, lc.ReasonCheckingSeed, 0},
+		},
+		{
+			reason: "enforceSeedLocation with no seed in the region fails with a clear condition",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), SeedAvailable: &no}
+				in.Intent.EnforceSeedLocation = true
+				return in
+			},
+			want:        brief{lc.StepCheckSeed, lc.ActionNone, lc.StateFailed, lc.ReasonSeedNotAvailable, lc.SlowRecheck},
+			msgContains: []string{"eu-central-1", "enforceSeedLocation"},
+		},
+		{
+			reason: "enforceSeedLocation with a seed creates the shoot",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), SeedAvailable: &yes}
+				in.Intent.EnforceSeedLocation = true
+				return in
+			},
+			want: brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonCreatingShoot, 0},
+		},
+		{
+			reason: "the seed check is not repeated for an existing shoot",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.EnforceSeedLocation = true
+				return in
+			},
+			want: brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
+		},
+		{
+			reason: "everything observed: Ready",
+			in:     ready,
+			want:   brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
+		},
+		{
+			reason: "a spec change leaves Ready at once: apply the new generation",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.Generation = 4
+				return in
+			},
+			want:        brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
+			msgContains: []string{"generation 4"},
+		},
+		{
+			reason: "a shoot spec changed by someone else is re-applied (drift)",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Generation, in.Shoot.ObservedGeneration = 6, 6
+				return in
+			},
+			want:        brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
+			msgContains: []string{"outside the operator"},
+		},
+		{
+			reason: "a changed operator configuration re-applies the shoot",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.DesiredSpecHash = "h4"
+				return in
+			},
+			want: brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
+		},
+		{
+			reason: "the force annotation re-applies an unchanged spec",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.ForcePatch = true
+				return in
+			},
+			want:        brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
+			msgContains: []string{"forced"},
+		},
+		{
+			reason: "suspended patching keeps a new generation unapplied and says so (not Ready)",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.Generation, in.Intent.SuspendPatch = 4, true
+				return in
+			},
+			want:        brief{lc.StepApplyShoot, lc.ActionNone, lc.StatePending, lc.ReasonPatchSuspended, 0},
+			msgContains: []string{"suspend-patch-reconciliation"},
+		},
+		{
+			reason: "suspended patching ignores drift and stays Ready",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.SuspendPatch = true
+				in.Shoot.Generation, in.Shoot.ObservedGeneration = 6, 6
+				return in
+			},
+			want: brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
+		},
+		{
+			reason: "after an apply Gardener has not seen the new generation: wait for the watch",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Generation, in.Shoot.Marks.AppliedShootGeneration = 6, 6
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "Gardener processing: Pending with Gardener's progress in the message",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 42, Description: "waiting for nodes"}
+				return in
+			},
+			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+			msgContains: []string{"Create Processing (42%)", "waiting for nodes"},
+		},
+		{
+			reason: "Gardener in Error state retries by itself: keep waiting",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.LastOperation.State = cluster.StateError
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "unauthenticated is not retryable: Failed with Gardener's message",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraUnauthenticated)
+				return in
+			},
+			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StateFailed, lc.ReasonGardenerFailed, 0},
+			msgContains: []string{"ERR_INFRA_UNAUTHENTICATED", "cloud says no", "credentials"},
+		},
+		{
+			reason: "unauthorized next to a retryable code is still not retryable",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraQuotaExceeded, cluster.ErrInfraUnauthorized)
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StateFailed, lc.ReasonGardenerFailed, 0},
+		},
+		{
+			reason: "quota exceeded just happened: Pending, retry scheduled after the first backoff",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraQuotaExceeded)
+				return in
+			},
+			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonGardenerRetryScheduled, 20 * time.Second},
+			msgContains: []string{"ERR_INFRA_QUOTA_EXCEEDED"},
+		},
+		{
+			reason: "rate limits after the backoff passed: ask Gardener to retry",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraRateLimitsExceeded)
+				in.Shoot.LastOperation.LastUpdate = now.Add(-time.Minute)
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionRetryShoot, lc.StatePending, lc.ReasonGardenerRetryScheduled, 0},
+		},
+		{
+			reason: "the second failure of the same generation waits twice as long",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraDependencies)
+				in.Shoot.LastOperation.LastUpdate = now.Add(-40 * time.Second)
+				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 1, 5
+				in.Shoot.Marks.RetryRequestedAt = now.Add(-2 * time.Minute)
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonGardenerRetryScheduled, 20 * time.Second},
+		},
+		{
+			reason: "a retry was requested and Gardener has not started it: do not ask again",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrRetryableConfigurationProblem)
+				in.Shoot.LastOperation.LastUpdate = now.Add(-time.Hour)
+				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 1, 5
+				in.Shoot.Marks.RetryRequestedAt = now.Add(-time.Second)
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonGardenerRetryScheduled, 0},
+		},
+		{
+			reason: "retry counts of an older shoot generation do not count",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrConfigurationProblem)
+				in.Shoot.LastOperation.LastUpdate = now.Add(-31 * time.Second)
+				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 7, 4
+				in.Shoot.Marks.RetryRequestedAt = now.Add(-time.Hour)
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionRetryShoot, lc.StatePending, lc.ReasonGardenerRetryScheduled, 0},
+		},
+		{
+			reason: "a failure without codes is retried a few times, then Failed",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot()
+				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 3, 5
+				return in
+			},
+			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StateFailed, lc.ReasonGardenerFailed, 0},
+			msgContains: []string{"3 retries"},
+		},
+		{
+			reason: "a stale failure of an older generation is not acted on: wait for Gardener",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot = failedShoot(cluster.ErrInfraUnauthorized)
+				in.Shoot.Generation, in.Shoot.Marks.AppliedShootGeneration = 6, 6
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "reconciled without GardenerCluster: create it",
+			in: func() lc.Input {
+				in := ready()
+				in.Access = lc.Access{}
+				return in
+			},
+			want: brief{lc.StepEnsureGardenerCluster, lc.ActionEnsureGardenerCluster, lc.StatePending, lc.ReasonCreatingGardenerCluster, 0},
+		},
+		{
+			reason: "Ready needs the kubeconfig Secret",
+			in: func() lc.Input {
+				in := ready()
+				in.Access.SecretExists = false
+				return in
+			},
+			want: brief{lc.StepWaitForKubeconfig, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForKubeconfig, 0},
+		},
+		{
+			reason: "Ready needs the runtime configured for this generation",
+			in: func() lc.Input {
+				in := ready()
+				in.Access.ConfiguredGeneration = 2
+				return in
+			},
+			want: brief{lc.StepConfigureRuntime, lc.ActionConfigureRuntime, lc.StatePending, lc.ReasonConfiguringRuntime, 0},
+		},
+		{
+			reason: "a shoot of another runtime of ours blocks the name: Failed, never touched",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Marks.RuntimeID = "other"
+				return in
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
+			msgContains: []string{"runtime other"},
+		},
+		{
+			reason: "a shoot without our marks is foreign: Failed, never touched",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Marks = cluster.Marks{}
+				return in
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
+			msgContains: []string{"no runtime of this operator"},
+		},
+		{
+			reason: "a new Runtime reusing the name of a cluster pending deletion deletes the old cluster first",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime")}
+				return in
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionDeleteOldCluster, lc.StatePending, lc.ReasonOldClusterPendingDeletion, 0},
+			msgContains: []string{"old-runtime", "fresh cluster"},
+		},
+		{
+			reason: "the old cluster is being deleted: wait and say so",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime")}
+				in.Shoot.DeletionTimestamp = &now
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterDeleting, 0},
+		},
+		{
+			reason: "with the brake on the old cluster is not deleted",
+			in: func() lc.Input {
+				return lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionsFrozen: true}
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonDeletionsFrozen, lc.FrozenRecheck},
+		},
+		{
+			reason: "a Runtime asking to restore takes over the cluster pending deletion",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionsFrozen: true}
+				in.Intent.RestoreRequested = true
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionRestoreCluster, lc.StatePending, lc.ReasonRestoringCluster, 0},
+		},
+		{
+			reason: "our own shoot deleted by someone else: wait until gone, then it is created again",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.DeletionTimestamp = &now
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonShootBeingDeleted, 0},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			got := lc.Decide(tc.in(), now)
+			if diff := cmp.Diff(tc.want, briefOf(got)); diff != "" {
+				t.Errorf("%s: decision (-want +got):\n%s\nmessage: %s", tc.reason, diff, got.Message)
+			}
+			if got.Message == "" {
+				t.Errorf("%s: every decision needs a message", tc.reason)
+			}
+			for _, s := range tc.msgContains {
+				if !strings.Contains(got.Message, s) {
+					t.Errorf("%s: message %q lacks %q", tc.reason, got.Message, s)
+				}
+			}
+		})
+	}
+}
+
+func pendingDeletion(owner string) cluster.Shoot {
+	s := reconciled()
+	s.Marks.RuntimeID = owner
+	s.HibernationRequested = true
+	s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: owner, Plan: "azure", MarkedAt: now.Add(-time.Hour), DueAt: now.Add(time.Hour)}
+	return s
+}
+
+// TestProvisioningWalk folds every action's result back into the input, as a controller does, and checks the
+// walk from nothing to Ready visits the named steps in order.
+func TestProvisioningWalk(t *testing.T) {
+	in := lc.Input{Intent: intent()}
+	in.Intent.EnforceSeedLocation = true
+	var steps []lc.Step
+	for i := 0; i < 20; i++ {
+		d := lc.Decide(in, now)
+		steps = append(steps, d.Step)
+		switch d.Action {
+		case lc.ActionCheckSeed:
+			in = in.WithSeed(true)
+		case lc.ActionApplyShoot:
+			s := cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
+				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedShootGeneration: 1, AppliedSpecHash: "h3"}}
+			in = in.WithAppliedShoot(s)
+		case lc.ActionEnsureGardenerCluster:
+			in = in.WithGardenerCluster()
+		case lc.ActionConfigureRuntime:
+			in = in.WithRuntimeConfigured()
+		case lc.ActionNone:
+			switch d.Reason {
+			case lc.ReasonWaitingForGardener: // the watch delivers Gardener's success
+				in.Shoot.ObservedGeneration = 1
+				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateSucceeded, Progress: 100}
+			case lc.ReasonWaitingForKubeconfig: // the kubeconfig controller writes the Secret
+				in.Access.SecretExists = true
+			}
+		}
+		if d.State == lc.StateReady {
+			break
+		}
+	}
+	want := []lc.Step{lc.StepCheckSeed, lc.StepApplyShoot, lc.StepWaitForGardener, lc.StepEnsureGardenerCluster,
+		lc.StepWaitForKubeconfig, lc.StepConfigureRuntime, lc.StepReady}
+	if diff := cmp.Diff(want, steps); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+func TestActionFailed(t *testing.T) {
+	apply := lc.Decision{Step: lc.StepApplyShoot, Action: lc.ActionApplyShoot, State: lc.StatePending, Reason: lc.ReasonUpdatingShoot}
+	configure := lc.Decision{Step: lc.StepConfigureRuntime, Action: lc.ActionConfigureRuntime, State: lc.StatePending}
+	gc := lc.Decision{Step: lc.StepEnsureGardenerCluster, Action: lc.ActionEnsureGardenerCluster, Reason: lc.ReasonCreatingGardenerCluster}
+	cases := []struct {
+		reason string
+		d      lc.Decision
+		err    lc.ActionError
+		want   brief
+		trans  bool
+	}{
+		{"a shoot the garden rejects as invalid fails the Runtime", apply, lc.ActionError{Permanent: true, Message: "machine type x not in cloud profile"},
+			brief{lc.StepApplyShoot, lc.ActionNone, lc.StateFailed, lc.ReasonShootRejected, lc.SlowRecheck}, false},
+		{"an unreachable garden keeps Pending and retries", apply, lc.ActionError{Message: "timeout"},
+			brief{lc.StepApplyShoot, lc.ActionNone, lc.StatePending, lc.ReasonGardenerUnavailable, 0}, true},
+		{"a runtime API server that does not answer keeps Pending", configure, lc.ActionError{Message: "connection refused"},
+			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StatePending, lc.ReasonRuntimeConfigFailed, 0}, true},
+		{"a GardenerCluster write conflict keeps the step's reason", gc, lc.ActionError{Message: "conflict"},
+			brief{lc.StepEnsureGardenerCluster, lc.ActionNone, lc.StatePending, lc.ReasonCreatingGardenerCluster, 0}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			got := lc.ActionFailed(tc.d, tc.err)
+			if diff := cmp.Diff(tc.want, briefOf(got)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+			if got.Transient != tc.trans {
+				t.Errorf("%s: transient = %v, want %v", tc.reason, got.Transient, tc.trans)
+			}
+			if !strings.Contains(got.Message, tc.err.Message) {
+				t.Errorf("%s: message %q lacks the cause %q", tc.reason, got.Message, tc.err.Message)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package lifecycle
+
+import "github.com/kyma-project/kim/core/domain/cluster"
+
+// ActionError is how a failed action is reported back to the state machine.
+type ActionError struct {
+	// Permanent is true when repeating the same action with the same input cannot succeed (the garden rejected
+	// the shoot as invalid or forbidden); otherwise the failure is transient (network, conflict, throttling).
+	Permanent bool
+	// Message says what went wrong, in the words of the system that refused.
+	Message string
+}
+
+// ActionFailed turns the decision whose action failed into the status to report: Failed for permanent problems
+// of the spec, Pending with a rate-limited retry for everything else.
+func ActionFailed(d Decision, e ActionError) Decision {
+	out := Decision{Step: d.Step, State: StatePending, Transient: true}
+	switch d.Action {
+	case ActionApplyShoot:
+		if e.Permanent {
+			return Decision{Step: d.Step, State: StateFailed, Reason: ReasonShootRejected, RequeueAfter: SlowRecheck,
+				Message: "Gardener rejected the shoot: " + e.Message + ". Fix the Runtime spec or the operator configuration."}
+		}
+		out.Reason, out.Message = ReasonGardenerUnavailable, "Applying the shoot failed, retrying: "+e.Message
+	case ActionConfigureRuntime:
+		out.Reason, out.Message = ReasonRuntimeConfigFailed, "Configuring the runtime failed, retrying: "+e.Message
+		if e.Permanent {
+			out.State, out.Transient, out.RequeueAfter = StateFailed, false, SlowRecheck
+			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix the administrators or OIDC settings."
+		}
+	default:
+		out.Reason, out.Message = d.Reason, string(d.Action)+" failed, retrying: "+e.Message
+		if out.Reason == "" {
+			out.Reason = ReasonGardenerUnavailable
+		}
+	}
+	return out
+}
+
+// WithShoot returns in with the shoot as an action (retry, restore, delete) left it.
+func (in Input) WithShoot(s cluster.Shoot) Input {
+	in.Shoot = s
+	return in
+}
+
+// WithAppliedShoot returns in with the shoot as ApplyShoot left it; a forced patch is done.
+func (in Input) WithAppliedShoot(s cluster.Shoot) Input {
+	in.Shoot = s
+	in.Intent.ForcePatch = false
+	return in
+}
+
+// WithSeed returns in with the result of the seed check.
+func (in Input) WithSeed(available bool) Input {
+	in.SeedAvailable = &available
+	return in
+}
+
+// WithGardenerCluster returns in after the GardenerCluster was created or updated.
+func (in Input) WithGardenerCluster() Input {
+	in.Access.GardenerClusterInSync = true
+	return in
+}
+
+// WithRuntimeConfigured returns in after the runtime was configured for the current generation.
+func (in Input) WithRuntimeConfigured() Input {
+	in.Access.ConfiguredGeneration = in.Intent.Generation
+	return in
+}

@@ -1,0 +1,86 @@
+package lifecycle
+
+// State is the coarse state KEB follows (status.state).
+type State string
+
+// States KEB understands.
+const (
+	StatePending     State = "Pending"
+	StateReady       State = "Ready"
+	StateFailed      State = "Failed"
+	StateTerminating State = "Terminating"
+)
+
+// Reason is the stable reason of the Ready condition. Values never change meaning: people and alerts match on them.
+type Reason string
+
+// Ready condition reasons, one per situation a person may need to tell apart.
+const (
+	ReasonSpecInvalid               Reason = "SpecInvalid"
+	ReasonSeedNotAvailable          Reason = "SeedNotAvailable"
+	ReasonCheckingSeed              Reason = "CheckingSeed"
+	ReasonShootNameTaken            Reason = "ShootNameTaken"
+	ReasonOldClusterPendingDeletion Reason = "OldClusterPendingDeletion"
+	ReasonOldClusterDeleting        Reason = "OldClusterDeleting"
+	ReasonDeletionsFrozen           Reason = "DeletionsFrozen"
+	ReasonRestoringCluster          Reason = "RestoringCluster"
+	ReasonShootBeingDeleted         Reason = "ShootBeingDeleted"
+	ReasonCreatingShoot             Reason = "CreatingShoot"
+	ReasonUpdatingShoot             Reason = "UpdatingShoot"
+	ReasonPatchSuspended            Reason = "PatchReconciliationSuspended"
+	ReasonShootRejected             Reason = "ShootRejected"
+	ReasonGardenerUnavailable       Reason = "GardenerUnavailable"
+	ReasonWaitingForGardener        Reason = "WaitingForGardener"
+	ReasonGardenerRetryScheduled    Reason = "GardenerRetryScheduled"
+	ReasonGardenerFailed            Reason = "GardenerFailed"
+	ReasonCreatingGardenerCluster   Reason = "CreatingGardenerCluster"
+	ReasonWaitingForKubeconfig      Reason = "WaitingForKubeconfig"
+	ReasonConfiguringRuntime        Reason = "ConfiguringRuntime"
+	ReasonRuntimeConfigFailed       Reason = "RuntimeConfigurationFailed"
+	ReasonReady                     Reason = "Ready"
+)
+
+// Step names where in the provisioning flow a Runtime is. Steps run in this order; a step is skipped when its
+// outcome is already observed.
+type Step string
+
+// The named steps of provisioning.
+const (
+	StepValidate              Step = "Validate"
+	StepResolveShootName      Step = "ResolveShootName"
+	StepCheckSeed             Step = "CheckSeed"
+	StepApplyShoot            Step = "ApplyShoot"
+	StepWaitForGardener       Step = "WaitForGardener"
+	StepEnsureGardenerCluster Step = "EnsureGardenerCluster"
+	StepWaitForKubeconfig     Step = "WaitForKubeconfig"
+	StepConfigureRuntime      Step = "ConfigureRuntime"
+	StepReady                 Step = "Ready"
+)
+
+// Steps lists the provisioning steps in order.
+func Steps() []Step {
+	return []Step{StepValidate, StepResolveShootName, StepCheckSeed, StepApplyShoot, StepWaitForGardener,
+		StepEnsureGardenerCluster, StepWaitForKubeconfig, StepConfigureRuntime, StepReady}
+}
+
+// Action is the one side effect a decision asks for.
+type Action string
+
+// Actions a controller performs; ActionNone means wait (for a watch event or RequeueAfter).
+const (
+	ActionNone Action = ""
+	// ActionCheckSeed asks whether a usable seed exists in the runtime's region (read only).
+	ActionCheckSeed Action = "CheckSeed"
+	// ActionApplyShoot creates or updates the shoot with the desired spec and records the applied generation.
+	ActionApplyShoot Action = "ApplyShoot"
+	// ActionRetryShoot asks Gardener to retry the failed operation (gardener.cloud/operation=retry).
+	ActionRetryShoot Action = "RetryShoot"
+	// ActionDeleteOldCluster deletes a shoot of a deleted Runtime that blocks the shoot name.
+	ActionDeleteOldCluster Action = "DeleteOldCluster"
+	// ActionRestoreCluster cancels a pending deletion, wakes the shoot and hands it to this Runtime.
+	ActionRestoreCluster Action = "RestoreCluster"
+	// ActionEnsureGardenerCluster creates or updates the GardenerCluster named by the runtime ID.
+	ActionEnsureGardenerCluster Action = "EnsureGardenerCluster"
+	// ActionConfigureRuntime makes administrators and OIDC inside the runtime match the spec.
+	ActionConfigureRuntime Action = "ConfigureRuntime"
+)

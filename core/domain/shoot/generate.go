@@ -1,0 +1,102 @@
+package shoot
+
+import "fmt"
+
+// Current is the domain view of an existing shoot, as far as update generation needs it.
+type Current struct {
+	KubernetesVersion string
+	Workers           []CurrentWorker
+	// HasInfrastructureConfig is false when the shoot has no provider infrastructure config.
+	HasInfrastructureConfig bool
+	// InfrastructureZones are the zones of the infrastructure config in their order. CIDRs are the
+	// zone's subnets: aws [workers, public, internal]; azure [cidr]; alicloud [workers].
+	InfrastructureZones []CurrentZone
+}
+
+// CurrentWorker is an existing worker pool.
+type CurrentWorker struct {
+	Name         string
+	ImageName    string
+	ImageVersion string
+	Zones        []string
+}
+
+// CurrentZone is a zone of the existing infrastructure config.
+type CurrentZone struct {
+	Name  string
+	CIDRs []string
+}
+
+// input is what every step reads.
+type input struct {
+	rt      Runtime
+	cfg     Config
+	current *Current // nil on create
+}
+
+// step is one named concern of generation.
+type step struct {
+	name  string
+	apply func(in input, s *Spec) error
+}
+
+// steps are applied in order; later steps may read what earlier ones wrote (the provider
+// infrastructure reads the zones the workers step settled on).
+var steps = []step{
+	{"identity", stepIdentity},
+	{"provider", stepProvider},
+	{"cloud-profile", stepCloudProfile},
+	{"credentials-binding", stepCredentialsBinding},
+	{"kubernetes-version", stepKubernetesVersion},
+	{"oidc", stepOIDC},
+	{"acl", stepACL},
+	{"workers", stepWorkers},
+	{"infrastructure", stepInfrastructure},
+	{"networking", stepNetworking},
+	{"networking-filter", stepNetworkingFilter},
+	{"registry-cache", stepRegistryCache},
+	{"audit-log", stepAuditLog},
+	{"dns-and-certificates", stepDNS},
+	{"maintenance", stepMaintenance},
+	{"eu-access", stepEUAccess},
+	{"seed-selector", stepSeedSelector},
+	{"tolerations", stepTolerations},
+	{"exposure-class", stepExposureClass},
+	{"high-availability", stepHighAvailability},
+}
+
+// StepNames lists the generation steps in the order they run.
+func StepNames() []string {
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.name
+	}
+	return names
+}
+
+// Generate returns the Spec of a new cluster for rt. Invalid input yields a *ValidationError.
+func Generate(rt Runtime, cfg Config) (Spec, error) {
+	return generate(input{rt: rt, cfg: cfg})
+}
+
+// GenerateUpdate returns the Spec for an existing cluster whose current state is current: zone
+// order is preserved and new zones appended, Kubernetes and machine image versions never go down,
+// removed pools are gone, and infrastructure config is regenerated only when zones were added.
+func GenerateUpdate(rt Runtime, cfg Config, current Current) (Spec, error) {
+	return generate(input{rt: rt, cfg: cfg, current: &current})
+}
+
+func generate(in input) (spec Spec, err error) {
+	// Generation must never take the controller down; a panic here is a bug, reported as an error.
+	defer func() {
+		if r := recover(); r != nil {
+			spec, err = Spec{}, fmt.Errorf("generate shoot spec: internal error: %v", r)
+		}
+	}()
+	for _, st := range steps {
+		if err := st.apply(in, &spec); err != nil {
+			return Spec{}, fmt.Errorf("step %s: %w", st.name, err)
+		}
+	}
+	return spec, nil
+}

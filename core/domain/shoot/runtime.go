@@ -1,0 +1,108 @@
+package shoot
+
+// Provider is a cloud provider type as KEB names it in spec.shoot.provider.type.
+type Provider string
+
+// Providers KEB can send.
+const (
+	AWS       Provider = "aws"
+	Azure     Provider = "azure"
+	GCP       Provider = "gcp"
+	OpenStack Provider = "openstack"
+	Alicloud  Provider = "alicloud"
+	GDCH      Provider = "gdch"
+)
+
+// Runtime is the domain input: what KEB asked for in a Runtime CR, independent of the CR's Go types.
+type Runtime struct {
+	ID              string // runtime ID (CR name)
+	Generation      int64  // metadata.generation of the Runtime that this spec is generated from
+	GlobalAccountID string
+	SubaccountID    string
+
+	Name                string // shoot name
+	Purpose             string
+	PlatformRegion      string
+	Region              string
+	CredentialsBinding  string // spec.shoot.secretBindingName (a CredentialsBinding name)
+	LicenceType         string
+	EnforceSeedLocation bool
+
+	KubernetesVersion string // may be major.minor only
+	OIDC              []OIDC
+	// ACL holds the CIDRs allowed to reach the API server; nil or empty means no restriction.
+	ACL []string
+
+	Provider Provider
+	// Workers are the pools in order: workers[0] (cpu-worker-0) first, then additionalWorkers.
+	Workers    []Worker
+	Networking Networking
+	// HAFailureTolerance is "", "zone" or "node".
+	HAFailureTolerance string
+
+	Administrators []string
+	EgressFilter   bool
+	IngressFilter  bool
+	RegistryCaches []RegistryCache
+}
+
+// OIDC is one OIDC issuer the API server must trust, in the old Gardener OIDCConfig terms KEB sends.
+type OIDC struct {
+	IssuerURL      string
+	ClientID       string
+	UsernameClaim  string
+	UsernamePrefix *string // nil: Kubernetes default; "-": no prefix
+	GroupsClaim    string
+	GroupsPrefix   *string // nil or "-": no prefix
+	SigningAlgs    []string
+	RequiredClaims map[string]string
+	JWKS           []byte // inline key set; cannot be expressed in AuthenticationConfiguration (see Authenticator)
+}
+
+// Worker is one worker pool as requested. Empty image name/version mean "use the configured default".
+type Worker struct {
+	Name           string
+	MachineType    string
+	ImageName      string
+	ImageVersion   string
+	Minimum        int32
+	Maximum        int32
+	MaxSurge       string // int or percentage ("1", "10%"); empty: Gardener default
+	MaxUnavailable string
+	VolumeType     string
+	VolumeSize     string // e.g. "80Gi"; empty: no volume section
+	Zones          []string
+	Labels         map[string]string
+	Annotations    map[string]string
+	Taints         []Taint
+	CRI            string
+	MaxPods        *int32
+}
+
+// Taint is a node taint of a worker pool.
+type Taint struct {
+	Key    string
+	Value  string
+	Effect string
+}
+
+// Networking holds the cluster CIDRs; Nodes drives the whole provider infrastructure layout.
+type Networking struct {
+	Type      string
+	Pods      string
+	Nodes     string
+	Services  string
+	DualStack bool
+}
+
+// RegistryCache is one pull-through cache for an upstream registry.
+type RegistryCache struct {
+	Upstream             string
+	RemoteURL            string
+	VolumeSize           string
+	VolumeStorageClass   string
+	GarbageCollectionTTL string // Go duration, e.g. "168h"
+	SecretReferenceName  string // name of a shoot resources entry holding upstream credentials
+	CredentialsSecret    string // Secret in the project namespace referenced by SecretReferenceName
+	HighAvailability     bool
+}

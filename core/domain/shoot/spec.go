@@ -1,0 +1,239 @@
+package shoot
+
+// Spec is the desired state of a runtime's Gardener cluster, in domain terms. The Gardener adapter
+// maps it to a core.gardener.cloud/v1beta1 Shoot.
+type Spec struct {
+	Name        string
+	Namespace   string
+	Labels      map[string]string
+	Annotations map[string]string
+
+	CloudProfile       string
+	CredentialsBinding string
+	Region             string
+	Purpose            string
+
+	KubernetesVersion string
+	// Authentication is the structured authentication the API server must use; nil: none.
+	Authentication *Authentication
+	// AuditPolicyConfigMap names the audit policy ConfigMap; empty: none.
+	AuditPolicyConfigMap string
+
+	Provider   ProviderSpec
+	Workers    []WorkerSpec
+	Networking NetworkingSpec
+
+	Extensions []Extension
+	Resources  []ResourceRef
+	DNS        *DNS
+
+	Maintenance        Maintenance
+	AccessRestrictions []AccessRestriction
+	// SeedRegion, when set, restricts scheduling to seeds of that region.
+	SeedRegion         string
+	Tolerations        []Toleration
+	ExposureClass      string
+	HAFailureTolerance string
+}
+
+// Authentication is the content of a structured authentication configuration
+// (apiserver.config.k8s.io AuthenticationConfiguration) plus the ConfigMap that will hold it.
+type Authentication struct {
+	ConfigMapName string
+	JWT           []Authenticator
+}
+
+// Authenticator is one JWT authenticator.
+type Authenticator struct {
+	Issuer         string
+	Audiences      []string
+	UsernameClaim  string
+	UsernamePrefix string
+	GroupsClaim    string // empty: no groups mapping
+	GroupsPrefix   string
+	RequiredClaims map[string]string
+	SigningAlgs    []string // informational: AuthenticationConfiguration has no field for it
+	JWKS           []byte   // informational: AuthenticationConfiguration cannot carry an inline key set
+}
+
+// ProviderSpec is the provider part of the cluster: type, infrastructure and control plane intent.
+type ProviderSpec struct {
+	Type           Provider
+	Infrastructure Infrastructure
+	ControlPlane   ControlPlane
+	// KeepInfrastructure tells the adapter to leave the current infrastructure config untouched
+	// (update without new zones, or a legacy zone-less Azure cluster).
+	KeepInfrastructure bool
+}
+
+// Infrastructure holds exactly one provider's infrastructure intent.
+type Infrastructure struct {
+	AWS       *AWSInfrastructure
+	Azure     *AzureInfrastructure
+	GCP       *GCPInfrastructure
+	OpenStack *OpenStackInfrastructure
+	Alicloud  *AlicloudInfrastructure
+}
+
+// AWSInfrastructure is a VPC with three subnets per zone.
+type AWSInfrastructure struct {
+	VPCCIDR string
+	Zones   []AWSZone
+}
+
+// AWSZone holds the subnets of one zone.
+type AWSZone struct {
+	Name     string
+	Workers  string
+	Public   string
+	Internal string
+}
+
+// AzureInfrastructure is a VNet with one subnet and NAT gateway per zone.
+type AzureInfrastructure struct {
+	VNetCIDR string
+	Zoned    bool
+	Zones    []AzureZone
+}
+
+// AzureZone is one Azure availability zone ("1".."8") with its subnet.
+type AzureZone struct {
+	Name                  int32
+	CIDR                  string
+	NATGatewayEnabled     bool
+	NATIdleTimeoutMinutes int32
+}
+
+// GCPInfrastructure is the workers network.
+type GCPInfrastructure struct {
+	WorkersCIDR string
+}
+
+// OpenStackInfrastructure is the workers network and floating IP pool.
+type OpenStackInfrastructure struct {
+	FloatingPoolName string
+	WorkersCIDR      string
+}
+
+// AlicloudInfrastructure is a VPC with one vswitch per zone.
+type AlicloudInfrastructure struct {
+	VPCCIDR string
+	Zones   []AlicloudZone
+}
+
+// AlicloudZone is one zone and its workers CIDR.
+type AlicloudZone struct {
+	Name    string
+	Workers string
+}
+
+// ControlPlane holds provider control plane settings; only the field of Spec.Provider.Type is used.
+type ControlPlane struct {
+	GCPZone                       string
+	OpenStackLoadBalancerProvider string
+}
+
+// WorkerSpec is a worker pool after defaults and update rules.
+type WorkerSpec struct {
+	Worker
+	// IMDSv2 requires instance metadata v2 (AWS only).
+	IMDSv2 bool
+}
+
+// NetworkingSpec is the shoot networking section.
+type NetworkingSpec struct {
+	Type       string
+	Pods       string
+	Nodes      string
+	Services   string
+	IPFamilies []string
+}
+
+// Extension is one Gardener extension with its typed configuration (one of the *ExtensionConfig types or nil).
+type Extension struct {
+	Type     string
+	Disabled bool
+	Config   any
+}
+
+// Extension types the operator owns: on update, these are replaced; all others are kept.
+const (
+	ExtensionNetworkingFilter = "shoot-networking-filter"
+	ExtensionRegistryCache    = "registry-cache"
+	ExtensionAuditLog         = "shoot-auditlog-service"
+	ExtensionDNS              = "shoot-dns-service"
+	ExtensionCert             = "shoot-cert-service"
+	ExtensionACL              = "acl"
+)
+
+// OwnedExtensionTypes lists the extension types generation decides about.
+var OwnedExtensionTypes = []string{
+	ExtensionNetworkingFilter, ExtensionRegistryCache, ExtensionAuditLog, ExtensionDNS, ExtensionCert, ExtensionACL,
+}
+
+// NetworkingFilterConfig configures shoot-networking-filter.
+type NetworkingFilterConfig struct {
+	// Blackholing also blocks ingress from filtered networks.
+	Blackholing bool
+}
+
+// ACLConfig allows API server access only from CIDRs.
+type ACLConfig struct {
+	AllowedCIDRs []string
+}
+
+// AuditLogExtensionConfig configures shoot-auditlog-service.
+type AuditLogExtensionConfig struct {
+	TenantID            string
+	ServiceURL          string
+	SecretReferenceName string
+}
+
+// RegistryCacheConfig configures registry-cache.
+type RegistryCacheConfig struct {
+	Caches []RegistryCache
+}
+
+// DNSServiceConfig configures shoot-dns-service.
+type DNSServiceConfig struct {
+	SyncProvidersFromShootSpecDNS bool
+}
+
+// CertServiceConfig configures shoot-cert-service.
+type CertServiceConfig struct {
+	ShootIssuers bool
+}
+
+// ResourceRef is a shoot spec.resources entry: a named reference to an object in the project namespace.
+type ResourceRef struct {
+	Name       string
+	APIVersion string
+	Kind       string
+	TargetName string
+}
+
+// DNS is the shoot domain with one primary provider.
+type DNS struct {
+	Domain       string
+	ProviderType string
+	SecretName   string
+}
+
+// Maintenance holds auto-update switches and an optional time window.
+type Maintenance struct {
+	AutoUpdateKubernetesVersion   bool
+	AutoUpdateMachineImageVersion bool
+	Window                        *TimeWindow
+}
+
+// AccessRestriction is a Gardener access restriction with options.
+type AccessRestriction struct {
+	Name    string
+	Options map[string]string
+}
+
+// Toleration tolerates a seed taint.
+type Toleration struct {
+	Key   string
+	Value string
+}

@@ -1,0 +1,126 @@
+package shoot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Names of shoot spec.resources entries the operator adds.
+const (
+	AuditLogResourceName = "auditlog-credentials"
+)
+
+// stepNetworkingFilter always states the filter explicitly: a landscape may enable the extension
+// globally, so leaving it out would not switch it off. Ingress filtering is blackholing.
+func stepNetworkingFilter(in input, s *Spec) error {
+	s.Extensions = append(s.Extensions, Extension{
+		Type:     ExtensionNetworkingFilter,
+		Disabled: !in.rt.EgressFilter,
+		Config:   NetworkingFilterConfig{Blackholing: in.rt.IngressFilter},
+	})
+	return nil
+}
+
+// stepRegistryCache configures pull-through caches; with none, the extension is left out, which on
+// update removes it.
+func stepRegistryCache(in input, s *Spec) error {
+	if len(in.rt.RegistryCaches) == 0 {
+		return nil
+	}
+	caches := make([]RegistryCache, 0, len(in.rt.RegistryCaches))
+	seen := map[string]bool{}
+	for i, c := range in.rt.RegistryCaches {
+		field := fmt.Sprintf("spec.imageRegistryCache[%d]", i)
+		switch {
+		case !registryHost(c.Upstream):
+			return invalid(ReasonInvalidRegistryCache, field+".upstream", "%q must be a registry host name", c.Upstream)
+		case seen[c.Upstream]:
+			return invalid(ReasonInvalidRegistryCache, field+".upstream", "upstream %q is cached twice", c.Upstream)
+		case c.VolumeSize != "" && !volumeSize.MatchString(c.VolumeSize):
+			return invalid(ReasonInvalidRegistryCache, field+".volume.size", "%q must be a whole number of Gi", c.VolumeSize)
+		case (c.SecretReferenceName == "") != (c.CredentialsSecret == ""):
+			return invalid(ReasonInvalidRegistryCache, field+".secretReferenceName", "secret reference and credentials secret must be set together")
+		}
+		if c.GarbageCollectionTTL != "" {
+			if d, err := time.ParseDuration(c.GarbageCollectionTTL); err != nil || d < 0 {
+				return invalid(ReasonInvalidRegistryCache, field+".garbageCollection.ttl", "%q is not a duration like 168h", c.GarbageCollectionTTL)
+			}
+		}
+		seen[c.Upstream] = true
+		caches = append(caches, c)
+		if c.SecretReferenceName != "" {
+			s.Resources = append(s.Resources, ResourceRef{Name: c.SecretReferenceName, APIVersion: "v1", Kind: "Secret", TargetName: c.CredentialsSecret})
+		}
+	}
+	s.Extensions = append(s.Extensions, Extension{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: caches}})
+	return nil
+}
+
+// registryHost accepts "host" or "host:port" with a DNS subdomain host.
+func registryHost(v string) bool {
+	host, port, hasPort := strings.Cut(v, ":")
+	if hasPort {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	return isDNSSubdomain(host)
+}
+
+func isDNSSubdomain(name string) bool {
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(name, ".") {
+		if len(label) > 63 || !dnsLabel.MatchString(label) {
+			return false
+		}
+	}
+	return true
+}
+
+// stepAuditLog wires the audit log service for the provider and region, when enabled.
+func stepAuditLog(in input, s *Spec) error {
+	cfg := in.cfg.AuditLog
+	if !cfg.Enabled {
+		return nil
+	}
+	if cfg.SecretName == "" {
+		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName", "the audit log credentials secret must be configured")
+	}
+	tenant, ok := cfg.Tenants[in.rt.Provider][in.rt.Region]
+	if !ok || tenant.TenantID == "" || tenant.ServiceURL == "" {
+		if cfg.MissingTenantIsError {
+			return invalid(ReasonAuditLogTenantMissing, "shoot.auditLog.tenants",
+				"no audit log tenant configured for provider %s in region %s", in.rt.Provider, in.rt.Region)
+		}
+		return nil
+	}
+	s.Extensions = append(s.Extensions, Extension{Type: ExtensionAuditLog, Config: AuditLogExtensionConfig{
+		TenantID: tenant.TenantID, ServiceURL: tenant.ServiceURL, SecretReferenceName: AuditLogResourceName,
+	}})
+	s.Resources = append(s.Resources, ResourceRef{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: cfg.SecretName})
+	s.AuditPolicyConfigMap = cfg.PolicyConfigMapName
+	return nil
+}
+
+// stepDNS gives the shoot its domain with one primary provider and enables the DNS and certificate
+// services inside the cluster, when a domain is configured.
+func stepDNS(in input, s *Spec) error {
+	dns := in.cfg.DNS
+	if dns.DomainPrefix == "" {
+		return nil
+	}
+	domain := in.rt.Name + "." + dns.DomainPrefix
+	if !isDNSSubdomain(domain) {
+		return invalid(ReasonInvalidConfig, "shoot.dns.domainPrefix", "%q does not form a valid domain", domain)
+	}
+	s.DNS = &DNS{Domain: domain, ProviderType: dns.ProviderType, SecretName: dns.SecretName}
+	s.Extensions = append(s.Extensions,
+		Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true}},
+		Extension{Type: ExtensionCert, Config: CertServiceConfig{ShootIssuers: true}},
+	)
+	return nil
+}

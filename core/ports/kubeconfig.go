@@ -1,0 +1,105 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors of KubeconfigIssuer. Implementations wrap one of them (errors.Is works) together with the underlying error's
+// text, so callers can both branch on the class and show what Gardener said.
+var (
+	// ErrShootNotFound: the shoot does not exist in the project. Retrying only helps once someone creates it.
+	ErrShootNotFound = errors.New("shoot not found")
+	// ErrShootNotReady: the shoot exists but cannot have a kubeconfig yet (no advertised address or CA yet, while it
+	// is being created). Retrying later helps.
+	ErrShootNotReady = errors.New("shoot not ready")
+	// ErrForbidden: the operator's Gardener credentials may not request admin kubeconfigs for the shoot. Retrying only
+	// helps after the permissions are fixed.
+	ErrForbidden = errors.New("forbidden")
+	// ErrTransient: the request failed on the way (timeouts, throttling, server errors). Retrying helps.
+	ErrTransient = errors.New("transient error")
+)
+
+// IssuedKubeconfig is a kubeconfig handed out by Gardener.
+type IssuedKubeconfig struct {
+	// Kubeconfig is the kubeconfig file (YAML), never empty.
+	Kubeconfig []byte
+	// ExpiresAt is the expiry Gardener reports, which may differ from the requested validity (Gardener caps it).
+	ExpiresAt time.Time
+}
+
+// KubeconfigIssuer hands out admin kubeconfigs for shoots of the operator's Gardener project.
+type KubeconfigIssuer interface {
+	// IssueAdminKubeconfig requests a new admin kubeconfig for the shoot valid for about validity. Every call issues a
+	// new credential (not idempotent, but harmless to repeat: earlier credentials stay valid until they expire). It
+	// blocks for one request to Gardener. Errors wrap ErrShootNotFound, ErrShootNotReady, ErrForbidden or ErrTransient.
+	IssueAdminKubeconfig(ctx context.Context, shootName string, validity time.Duration) (IssuedKubeconfig, error)
+}
+
+// ErrSecretNotFound: the kubeconfig Secret does not exist.
+var ErrSecretNotFound = errors.New("kubeconfig secret not found")
+
+// SecretRef locates the key of a kubeconfig Secret.
+type SecretRef struct {
+	Namespace, Name, Key string
+}
+
+// String renders the reference as namespace/name:key, for logs and messages.
+func (r SecretRef) String() string { return r.Namespace + "/" + r.Name + ":" + r.Key }
+
+// KubeconfigSecretMetadata is what the store reveals about an existing kubeconfig Secret: enough to decide about
+// rotation without looking at (or logging) the credential.
+type KubeconfigSecretMetadata struct {
+	// Labels are the Secret's labels.
+	Labels map[string]string
+	// Annotations are the Secret's annotations (issue time and expiry, see core/domain/kubeconfig).
+	Annotations map[string]string
+	// HasKubeconfig is true when the key holds non-empty data.
+	HasKubeconfig bool
+}
+
+// KubeconfigSecret is the complete content the store writes.
+type KubeconfigSecret struct {
+	Ref SecretRef
+	// Owner is the GardenerCluster (namespace and name) the Secret belongs to; its name is the runtime ID.
+	OwnerNamespace, OwnerName string
+	// OwnerLabels are the GardenerCluster's labels; the store adds the managed-by and cluster-name labels
+	// (kubeconfig.SecretLabels).
+	OwnerLabels map[string]string
+	// Kubeconfig is the kubeconfig to store; must not be empty.
+	Kubeconfig []byte
+	// IssuedAt and ExpiresAt are recorded as annotations (RFC3339, UTC).
+	IssuedAt, ExpiresAt time.Time
+}
+
+// ReadMode says how fresh a read must be.
+type ReadMode int
+
+const (
+	// ReadCached may answer from a cache that lags behind recent writes by a moment; it costs no API call.
+	ReadCached ReadMode = iota
+	// ReadLive asks the API server; use it to confirm a decision that costs a Gardener call.
+	ReadLive
+)
+
+// KubeconfigSecretStore keeps kubeconfig Secrets.
+type KubeconfigSecretStore interface {
+	// ReadMetadata returns the metadata of the Secret, or an error wrapping ErrSecretNotFound when it does not exist.
+	// It never returns the kubeconfig itself. Non-blocking with ReadCached except for cache start-up.
+	ReadMetadata(ctx context.Context, ref SecretRef, mode ReadMode) (KubeconfigSecretMetadata, error)
+	// Write creates the Secret or replaces its kubeconfig, labels and annotations in a single request, so a reader
+	// sees either the old or the new kubeconfig, never a missing or empty key. It does not need the current version
+	// of the Secret and so never fails with a conflict. Idempotent. Labels and data keys set by others are kept.
+	Write(ctx context.Context, s KubeconfigSecret) error
+	// EnsureLabels sets the given labels on the Secret (adding or overwriting, never removing) without touching the
+	// kubeconfig. ErrSecretNotFound when the Secret does not exist.
+	EnsureLabels(ctx context.Context, ref SecretRef, labels map[string]string) error
+	// ListOwnedBy returns the Secrets written for the GardenerCluster ownerNamespace/ownerName (their Key is empty).
+	// It is how Secrets left behind by a GardenerCluster deleted without the operator's finalizer are found. Reads
+	// the cache; an empty list is not an error.
+	ListOwnedBy(ctx context.Context, ownerNamespace, ownerName string) ([]SecretRef, error)
+	// Delete removes the Secret. Deleting a Secret that does not exist succeeds: after Delete returns nil the
+	// Secret is gone (or being removed by the API server).
+	Delete(ctx context.Context, ref SecretRef) error
+}

@@ -1,0 +1,392 @@
+package v1_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+)
+
+// warningRecorder keeps every API warning so a test can assert there were none.
+type warningRecorder struct {
+	mu       sync.Mutex
+	warnings []string
+}
+
+func (w *warningRecorder) HandleWarningHeader(_ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.warnings = append(w.warnings, text)
+}
+
+func (w *warningRecorder) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.warnings
+	w.warnings = nil
+	return out
+}
+
+type apiServer struct {
+	client   client.Client
+	warnings *warningRecorder
+}
+
+// startAPIServer starts a real kube-apiserver and etcd with our generated CRDs installed.
+func startAPIServer(t *testing.T) *apiServer {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs a kube-apiserver (run without -short)")
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-integration` (it builds the envtest binaries)")
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("start envtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stop envtest: %v", err)
+		}
+	})
+	rec := &warningRecorder{}
+	cfg = rest.CopyConfig(cfg)
+	cfg.WarningHandler = rec
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName("kcp-system")
+	if err := c.Create(context.Background(), ns); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	return &apiServer{client: c, warnings: rec}
+}
+
+// runtimeFixtures returns the KEB-shaped Runtime documents: ours in testdata and, when the shared design folder is
+// beside the clone (as in CI), every Runtime fixture there too.
+func runtimeFixtures(t *testing.T) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, pattern := range []string{"testdata/*.yaml", "../../../../shared/fixtures/*.yaml"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatalf("read %s: %v", f, err)
+			}
+			if !strings.Contains(string(data), "kind: Runtime") {
+				continue
+			}
+			out[f] = data
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no Runtime fixtures found")
+	}
+	return out
+}
+
+func toUnstructured(t *testing.T, doc []byte) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+		t.Fatalf("parse fixture: %v", err)
+	}
+	return u
+}
+
+// canonical renders a value as JSON with sorted keys and float numbers, so documents that went through
+// different decoders compare equal when they carry the same data.
+func canonical(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.MarshalIndent(generic, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	for name, doc := range runtimeFixtures(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			in := toUnstructured(t, doc)
+			in.SetNamespace("kcp-system")
+			want := in.DeepCopy()
+			// client.Client.Apply has no field-validation option; the contract is about Strict, so use the patch form.
+			err := api.client.Patch(ctx, in, client.Apply, client.FieldOwner("keb"), client.ForceOwnership, //nolint:staticcheck // see above
+				client.FieldValidation(metav1.FieldValidationStrict))
+			if err != nil {
+				t.Fatalf("server-side apply of %s was rejected: %v", name, err)
+			}
+			if w := api.warnings.take(); len(w) > 0 {
+				t.Errorf("the API server warned about %s: %q", name, w)
+			}
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(in.GroupVersionKind())
+			if err := api.client.Get(ctx, client.ObjectKeyFromObject(in), got); err != nil {
+				t.Fatalf("read back: %v", err)
+			}
+			if w, g := canonical(t, want.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
+				t.Errorf("spec changed on the way through the API server (pruned or defaulted):\nsent %s\nread %s", w, g)
+			}
+			if w, g := canonical(t, want.GetLabels()), canonical(t, got.GetLabels()); w != g {
+				t.Errorf("labels changed:\nsent %s\nread %s", w, g)
+			}
+		})
+	}
+}
+
+// mutation changes a valid document into an invalid one.
+type mutation func(obj map[string]any)
+
+func set(path string, value any) mutation {
+	return func(obj map[string]any) {
+		keys := strings.Split(path, ".")
+		cur := obj
+		for _, k := range keys[:len(keys)-1] {
+			cur = descend(cur, k)
+		}
+		cur[keys[len(keys)-1]] = value
+	}
+}
+
+func remove(path string) mutation {
+	return func(obj map[string]any) {
+		keys := strings.Split(path, ".")
+		cur := obj
+		for _, k := range keys[:len(keys)-1] {
+			cur = descend(cur, k)
+		}
+		delete(cur, keys[len(keys)-1])
+	}
+}
+
+// descend follows a key; "workers[0]" style keys index into lists.
+func descend(cur map[string]any, key string) map[string]any {
+	if i := strings.Index(key, "["); i > 0 {
+		list := cur[key[:i]].([]any)
+		return list[int(key[i+1]-'0')].(map[string]any)
+	}
+	next, ok := cur[key].(map[string]any)
+	if !ok {
+		next = map[string]any{}
+		cur[key] = next
+	}
+	return next
+}
+
+func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit func(w map[string]any)) map[string]any {
+	t.Helper()
+	workers, _, _ := unstructured.NestedSlice(base.Object, "spec", "shoot", "provider", "workers")
+	w := workers[0].(map[string]any)
+	copied := (&unstructured.Unstructured{Object: w}).DeepCopy().Object
+	copied["name"] = name
+	if edit != nil {
+		edit(copied)
+	}
+	return copied
+}
+
+func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	base := toUnstructured(t, runtimeFixtures(t)["testdata/keb-runtime-trial.yaml"])
+	base.SetNamespace("kcp-system")
+	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
+
+	cases := []struct {
+		reason string
+		mutate mutation
+		// wantField is the field path the API server's message must name.
+		wantField string
+		// wantText is a part of our human message (empty where the schema's built-in message is clear enough).
+		wantText string
+	}{
+		{"unknown provider type", set("spec.shoot.provider.type", "ibm"), "spec.shoot.provider.type", "supported values"},
+		{"pods CIDR prefix too long", set("spec.shoot.networking.pods", "10.96.0.0/33"), "spec.shoot.networking.pods", "pods must be a CIDR"},
+		{"nodes is not a CIDR", set("spec.shoot.networking.nodes", "not-a-cidr"), "spec.shoot.networking.nodes", "nodes must be a CIDR"},
+		{"services is an address, not a CIDR", set("spec.shoot.networking.services", "10.104.0.1"), "spec.shoot.networking.services", "services must be a CIDR"},
+		{"ACL entry is not a CIDR", set("spec.shoot.kubernetes.kubeAPIServer.acl", map[string]any{"allowedCIDRs": []any{"10.0.0.0/8", "1.2.3.4"}}),
+			"spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs[1]", "allowedCIDRs entry must be a CIDR"},
+		{"worker minimum above maximum", set("spec.shoot.provider.workers[0].minimum", int64(3)), "spec.shoot.provider.workers", "minimum <= maximum"},
+		{"worker without zones", set("spec.shoot.provider.workers[0].zones", []any{}), "spec.shoot.provider.workers", "at least one zone"},
+		{"maxSurge and maxUnavailable both zero", set("spec.shoot.provider.workers[0].maxSurge", int64(0)), "spec.shoot.provider.workers", "must not both be zero"},
+		{"maxSurge and maxUnavailable both zero percent", func(o map[string]any) {
+			set("spec.shoot.provider.workers[0].maxSurge", "0%")(o)
+			set("spec.shoot.provider.workers[0].maxUnavailable", "0%")(o)
+		}, "spec.shoot.provider.workers", "must not both be zero"},
+		{"no worker pool", set("spec.shoot.provider.workers", []any{}), "spec.shoot.provider.workers", ""},
+		{"two pools in workers", set("spec.shoot.provider.workers", []any{pool("cpu-worker-0", nil), pool("cpu-worker-1", nil)}), "spec.shoot.provider.workers", ""},
+		{"additional pool reuses the main pool's name", set("spec.shoot.provider.additionalWorkers", []any{pool("cpu-worker-0", nil)}),
+			"spec.shoot.provider.additionalWorkers", "must differ from the name of the pool in workers"},
+		{"additional pools share a name", set("spec.shoot.provider.additionalWorkers", []any{pool("gpu", nil), pool("gpu", nil)}),
+			"spec.shoot.provider.additionalWorkers[1]", "Duplicate value"},
+		{"additional pool minimum above maximum", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { w["minimum"] = int64(5) })}),
+			"spec.shoot.provider.additionalWorkers", "minimum <= maximum"},
+		{"additional pool without zones", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { delete(w, "zones") })}),
+			"spec.shoot.provider.additionalWorkers", "at least one zone"},
+		{"shoot name with upper case", set("spec.shoot.name", "C-91F0E7A"), "spec.shoot.name", ""},
+		{"shoot name longer than Gardener allows", set("spec.shoot.name", "a-very-long-shoot-name-x"), "spec.shoot.name", ""},
+		{"shoot name with a double dash", set("spec.shoot.name", "c--91f0e7"), "spec.shoot.name", "must not contain '--'"},
+		{"missing credentials binding", remove("spec.shoot.secretBindingName"), "spec.shoot.secretBindingName", ""},
+		{"unknown purpose", set("spec.shoot.purpose", "fun"), "spec.shoot.purpose", "supported values"},
+		{"kubernetes version is not a version", set("spec.shoot.kubernetes.version", "latest"), "spec.shoot.kubernetes.version", ""},
+		{"OIDC issuer over plain http", set("spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig", []any{map[string]any{"clientID": "x", "issuerURL": "http://issuer.example.com"}}),
+			"spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].issuerURL", "issuerURL must be an https:// URL"},
+		{"unknown HA failure tolerance", set("spec.shoot.controlPlane", map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": "region"}}}),
+			"spec.shoot.controlPlane", "failureTolerance.type must be 'zone' or 'node'"},
+		{"unknown network type", set("spec.shoot.networking.type", "flannel"), "spec.shoot.networking.type", "supported values"},
+		{"missing region", remove("spec.shoot.region"), "spec.shoot.region", ""},
+		{"missing security", remove("spec.security"), "spec.security", ""},
+		{"registry cache without upstream", set("spec.imageRegistryCache", []any{map[string]any{"name": "docker", "config": map[string]any{"upstream": ""}}}),
+			"spec.imageRegistryCache[0].config.upstream", ""},
+	}
+	for i, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			obj := base.DeepCopy()
+			obj.SetName(strings.Replace(base.GetName(), "91b7c0de", "0000"+string(rune('a'+i%26))+"abc", 1))
+			tc.mutate(obj.Object)
+			err := api.client.Create(ctx, obj)
+			assertRejected(t, err, tc.wantField, tc.wantText)
+		})
+	}
+}
+
+func assertRejected(t *testing.T, err error, wantField, wantText string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("the API server accepted the document; want a rejection naming %s", wantField)
+	}
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("want an Invalid error naming %s, got %v", wantField, err)
+	}
+	if !strings.Contains(err.Error(), wantField) {
+		t.Errorf("the message does not name the field %s: %v", wantField, err)
+	}
+	if wantText != "" && !strings.Contains(err.Error(), wantText) {
+		t.Errorf("the message does not say %q: %v", wantText, err)
+	}
+}
+
+func TestIntegrationImmutableFieldsCannotChange(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	base := toUnstructured(t, runtimeFixtures(t)["testdata/keb-runtime-trial.yaml"])
+	base.SetNamespace("kcp-system")
+	if err := api.client.Create(ctx, base.DeepCopy()); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	cases := []struct {
+		reason    string
+		mutate    mutation
+		wantField string
+		wantText  string
+	}{
+		{"shoot name", set("spec.shoot.name", "c-1234567"), "spec.shoot.name", "shoot name is immutable"},
+		{"provider type", set("spec.shoot.provider.type", "gcp"), "spec.shoot.provider.type", "provider type is immutable"},
+		{"region", set("spec.shoot.region", "eu-central-1"), "spec.shoot.region", "region is immutable"},
+		{"nodes CIDR", set("spec.shoot.networking.nodes", "10.180.0.0/16"), "spec.shoot.networking.nodes", "nodes CIDR is immutable"},
+		{"pods CIDR", set("spec.shoot.networking.pods", "10.64.0.0/13"), "spec.shoot.networking.pods", "pods CIDR is immutable"},
+		{"services CIDR", set("spec.shoot.networking.services", "10.112.0.0/13"), "spec.shoot.networking.services", "services CIDR is immutable"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			current := &unstructured.Unstructured{}
+			current.SetGroupVersionKind(base.GroupVersionKind())
+			if err := api.client.Get(ctx, client.ObjectKeyFromObject(base), current); err != nil {
+				t.Fatalf("get: %v", err)
+			}
+			tc.mutate(current.Object)
+			assertRejected(t, api.client.Update(ctx, current), tc.wantField, tc.wantText)
+		})
+	}
+	t.Run("a mutable field can change", func(t *testing.T) {
+		current := &unstructured.Unstructured{}
+		current.SetGroupVersionKind(base.GroupVersionKind())
+		if err := api.client.Get(ctx, client.ObjectKeyFromObject(base), current); err != nil {
+			t.Fatalf("get: %v", err)
+		}
+		set("spec.shoot.provider.workers[0].maximum", int64(3))(current.Object)
+		if err := api.client.Update(ctx, current); err != nil {
+			t.Fatalf("raising the worker maximum was rejected: %v", err)
+		}
+	})
+}
+
+func gardenerCluster() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "infrastructuremanager.kyma-project.io/v1",
+		"kind":       "GardenerCluster",
+		"metadata":   map[string]any{"name": "91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": "kcp-system"},
+		"spec": map[string]any{
+			"kubeconfig": map[string]any{"secret": map[string]any{
+				"name": "kubeconfig-91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": "kcp-system", "key": "config"}},
+			"shoot": map[string]any{"name": "c-91f0e7a"},
+		},
+	}}
+	return u
+}
+
+func TestIntegrationGardenerClusterValidation(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	valid := gardenerCluster()
+	if err := api.client.Patch(ctx, valid.DeepCopy(), client.Apply, client.FieldOwner("keb"), //nolint:staticcheck // Strict validation needs the patch form
+
+		client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		t.Fatalf("a KEB-shaped GardenerCluster was rejected: %v", err)
+	}
+	if w := api.warnings.take(); len(w) > 0 {
+		t.Errorf("warnings for a valid GardenerCluster: %q", w)
+	}
+	cases := []struct {
+		reason    string
+		mutate    mutation
+		wantField string
+	}{
+		{"missing shoot name", remove("spec.shoot.name"), "spec.shoot.name"},
+		{"empty shoot name", set("spec.shoot.name", ""), "spec.shoot.name"},
+		{"missing secret key", remove("spec.kubeconfig.secret.key"), "spec.kubeconfig.secret.key"},
+		{"missing secret name", remove("spec.kubeconfig.secret.name"), "spec.kubeconfig.secret.name"},
+		{"secret namespace is not a namespace name", set("spec.kubeconfig.secret.namespace", "KCP_System"), "spec.kubeconfig.secret.namespace"},
+		{"missing spec", remove("spec"), "spec"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			obj := gardenerCluster()
+			obj.SetName("gc-invalid-" + string(rune('a'+i)))
+			tc.mutate(obj.Object)
+			assertRejected(t, api.client.Create(ctx, obj), tc.wantField, "")
+		})
+	}
+}

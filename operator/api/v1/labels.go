@@ -1,0 +1,40 @@
+package v1
+
+// Labels KEB sets on every Runtime (KEB-CONTRACT.md); the operator copies them to the GardenerCluster and Secret.
+const (
+	LabelInstanceID      = "kyma-project.io/instance-id"
+	LabelRuntimeID       = "kyma-project.io/runtime-id"
+	LabelBrokerPlanID    = "kyma-project.io/broker-plan-id"
+	LabelBrokerPlanName  = "kyma-project.io/broker-plan-name"
+	LabelGlobalAccountID = "kyma-project.io/global-account-id"
+	LabelSubaccountID    = "kyma-project.io/subaccount-id"
+	LabelShootName       = "kyma-project.io/shoot-name"
+	LabelRegion          = "kyma-project.io/region"
+	LabelProvider        = "kyma-project.io/provider"
+	LabelPlatformRegion  = "kyma-project.io/platform-region"
+	LabelKymaName        = "operator.kyma-project.io/kyma-name"
+	// LabelManagedBy names the component managing an object; KEB-created GardenerClusters carry lifecycle-manager.
+	LabelManagedBy = "operator.kyma-project.io/managed-by"
+	// LabelUsedForProduction is set by KEB on production runtimes.
+	LabelUsedForProduction = "operator.kyma-project.io/used-for-production"
+)
+
+// Annotations understood by the operator.
+const (
+	// AnnotationForceKubeconfigRotation set to "true" on a GardenerCluster issues a new kubeconfig once.
+	AnnotationForceKubeconfigRotation = "operator.kyma-project.io/force-kubeconfig-rotation"
+	// AnnotationSKRDomain records the runtime's domain on the GardenerCluster.
+	AnnotationSKRDomain = "skr-domain"
+	// AnnotationSuspendPatchReconciliation set to "true" pauses applying the Runtime's spec to the shoot.
+	AnnotationSuspendPatchReconciliation = "operator.kyma-project.io/suspend-patch-reconciliation"
+	// AnnotationForcePatchReconciliation set to "true" re-applies the shoot spec once.
+	AnnotationForcePatchReconciliation = "operator.kyma-project.io/force-patch-reconciliation"
+)
+
+// Condition types and the Ready condition shared by both kinds.
+const (
+	// ConditionReady summarises whether the object reached its desired state.
+	ConditionReady = "Ready"
+	// ConditionKubeconfigManagement reports issuing and rotating the kubeconfig of a GardenerCluster.
+	ConditionKubeconfigManagement = "KubeconfigManagement"
+)

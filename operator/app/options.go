@@ -1,0 +1,138 @@
+// Package app wires the operator: it builds the controller-runtime manager for the KCP cluster, a second cluster
+// object for the Gardener project, and registers the controllers. The production binary (operator/cmd/manager) and
+// the sandbox (kim sandbox) both start the operator through Run.
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Options are the operator's settings that are not part of the versioned configuration file.
+type Options struct {
+	// WatchNamespaces are the KCP namespaces whose Runtimes and GardenerClusters are reconciled.
+	WatchNamespaces []string
+	// GardenerProject is the Gardener project name; shoots live in namespace garden-<project>.
+	GardenerProject string
+	// GardenerQPS and GardenerBurst limit the client of the garden cluster.
+	GardenerQPS   float32
+	GardenerBurst int
+	// ConfigFile is the path of the operator configuration file (empty: built-in defaults).
+	ConfigFile string
+
+	// KubeconfigValidity is how long an issued admin kubeconfig is valid.
+	KubeconfigValidity time.Duration
+	// KubeconfigRotationFraction is the fraction of the validity after which the kubeconfig is rotated.
+	KubeconfigRotationFraction float64
+	// GardenerClusterWorkers is the number of concurrent GardenerCluster reconciles.
+	GardenerClusterWorkers int
+	// RuntimeWorkers is the number of concurrent Runtime reconciles.
+	RuntimeWorkers int
+	// DeletionGracePeriod is how long a deleted runtime's cluster stays hibernated before it is deleted.
+	DeletionGracePeriod time.Duration
+
+	// MetricsAddr is the address of the metrics endpoint ("0" disables it).
+	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS with authentication and authorization.
+	MetricsSecure bool
+	// ProbeAddr is the address of the health and readiness probes ("0" disables them).
+	ProbeAddr string
+	// LeaderElection makes only one replica active.
+	LeaderElection bool
+	// LeaderElectionNamespace is where the leader lease lives (default: the first watched namespace).
+	LeaderElectionNamespace string
+}
+
+// DefaultOptions returns the production defaults.
+func DefaultOptions() Options {
+	return Options{
+		WatchNamespaces:            []string{"kcp-system"},
+		GardenerProject:            "kyma",
+		GardenerQPS:                50,
+		GardenerBurst:              100,
+		KubeconfigValidity:         24 * time.Hour,
+		KubeconfigRotationFraction: 0.6,
+		GardenerClusterWorkers:     25,
+		RuntimeWorkers:             25,
+		DeletionGracePeriod:        72 * time.Hour,
+		MetricsAddr:                ":8443",
+		MetricsSecure:              true,
+		ProbeAddr:                  ":8081",
+		LeaderElection:             true,
+	}
+}
+
+// BindFlags registers the options as command-line flags with the current values as defaults.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.Func("watch-namespaces", "comma-separated KCP namespaces to reconcile (default "+strings.Join(o.WatchNamespaces, ",")+")",
+		func(v string) error {
+			o.WatchNamespaces = splitList(v)
+			return nil
+		})
+	fs.StringVar(&o.GardenerProject, "gardener-project", o.GardenerProject, "Gardener project name; shoots live in garden-<project>")
+	fs.Func("gardener-qps", fmt.Sprintf("queries per second to the garden cluster (default %g)", o.GardenerQPS), func(v string) error {
+		var q float64
+		if _, err := fmt.Sscanf(v, "%g", &q); err != nil {
+			return fmt.Errorf("gardener-qps: %w", err)
+		}
+		o.GardenerQPS = float32(q)
+		return nil
+	})
+	fs.IntVar(&o.GardenerBurst, "gardener-burst", o.GardenerBurst, "burst of queries to the garden cluster")
+	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "path of the operator configuration file")
+	fs.DurationVar(&o.KubeconfigValidity, "kubeconfig-validity", o.KubeconfigValidity, "validity of issued admin kubeconfigs")
+	fs.Float64Var(&o.KubeconfigRotationFraction, "kubeconfig-rotation-fraction", o.KubeconfigRotationFraction,
+		"fraction of the validity after which a kubeconfig is rotated (0 < f < 1)")
+	fs.IntVar(&o.GardenerClusterWorkers, "gardener-cluster-workers", o.GardenerClusterWorkers, "concurrent GardenerCluster reconciles")
+	fs.IntVar(&o.RuntimeWorkers, "runtime-workers", o.RuntimeWorkers, "concurrent Runtime reconciles")
+	fs.DurationVar(&o.DeletionGracePeriod, "deletion-grace-period", o.DeletionGracePeriod,
+		"how long a deleted runtime's cluster stays hibernated before it is deleted")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
+	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
+	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "enable leader election")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader lease")
+}
+
+// Validate reports every invalid option at once, naming the flag to fix.
+func (o Options) Validate() error {
+	var errs []error
+	if len(o.WatchNamespaces) == 0 {
+		errs = append(errs, errors.New("--watch-namespaces: at least one namespace is required"))
+	}
+	if o.GardenerProject == "" {
+		errs = append(errs, errors.New("--gardener-project: must not be empty"))
+	}
+	if o.GardenerQPS <= 0 || o.GardenerBurst <= 0 {
+		errs = append(errs, errors.New("--gardener-qps and --gardener-burst must be positive"))
+	}
+	if o.KubeconfigValidity < 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--kubeconfig-validity: %s is shorter than Gardener's minimum of 10m", o.KubeconfigValidity))
+	}
+	if o.KubeconfigRotationFraction <= 0 || o.KubeconfigRotationFraction >= 1 {
+		errs = append(errs, fmt.Errorf("--kubeconfig-rotation-fraction: %g must be between 0 and 1 (exclusive)", o.KubeconfigRotationFraction))
+	}
+	if o.GardenerClusterWorkers < 1 || o.RuntimeWorkers < 1 {
+		errs = append(errs, errors.New("--gardener-cluster-workers and --runtime-workers must be at least 1"))
+	}
+	if o.DeletionGracePeriod < 0 {
+		errs = append(errs, errors.New("--deletion-grace-period must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// GardenNamespace is the garden namespace of the configured project.
+func (o Options) GardenNamespace() string { return "garden-" + o.GardenerProject }
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Defaults of the optional settings.
+const (
+	DefaultKubeconfigValidity         = 24 * time.Hour
+	DefaultKubeconfigRotationFraction = 0.6
+	DefaultDeletionGracePeriod        = 72 * time.Hour
+	DefaultMaxDeletionGracePeriod     = 30 * 24 * time.Hour
+)
+
+// Load reads, defaults and validates the configuration file at path.
+func Load(path string) (*OperatorConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read operator config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("operator config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes YAML or JSON strictly (unknown keys are errors), applies defaults and validates.
+func Parse(data []byte) (*OperatorConfig, error) {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	var cfg OperatorConfig
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, decodeError(err)
+	}
+	cfg.Default()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// decodeError names the key of a type mismatch; unknown keys already carry their name.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%s: must be a %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return err
+}
+
+// Default fills the optional settings.
+func (c *OperatorConfig) Default() {
+	if c.Kubeconfig.Validity.Duration == 0 {
+		c.Kubeconfig.Validity.Duration = DefaultKubeconfigValidity
+	}
+	if c.Kubeconfig.RotationFraction == 0 {
+		c.Kubeconfig.RotationFraction = DefaultKubeconfigRotationFraction
+	}
+	if c.Deletion.DefaultGracePeriod.Duration == 0 {
+		c.Deletion.DefaultGracePeriod.Duration = DefaultDeletionGracePeriod
+	}
+	if c.Deletion.MaxGracePeriod.Duration == 0 {
+		c.Deletion.MaxGracePeriod.Duration = DefaultMaxDeletionGracePeriod
+	}
+	if c.Shoot.AuditLog.MissingTenantIsError == nil {
+		v := true
+		c.Shoot.AuditLog.MissingTenantIsError = &v
+	}
+	m := &c.Shoot.Maintenance
+	if m.AutoUpdateKubernetesVersion == nil {
+		v := true
+		m.AutoUpdateKubernetesVersion = &v
+	}
+	if m.AutoUpdateMachineImageVersion == nil {
+		v := true
+		m.AutoUpdateMachineImageVersion = &v
+	}
+}

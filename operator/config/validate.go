@@ -1,0 +1,183 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+var (
+	dnsLabel          = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	kubernetesVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`)
+	windowTime        = regexp.MustCompile(`^([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9][+-][0-9]{4}$`)
+	providers         = map[string]bool{"aws": true, "azure": true, "gcp": true, "openstack": true, "alicloud": true, "gdch": true}
+)
+
+// Validate reports every invalid key as "<key path>: <problem>", joined.
+func (c *OperatorConfig) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if c.APIVersion != APIVersion {
+		bad("apiVersion", "must be %s, got %q", APIVersion, c.APIVersion)
+	}
+	if c.Kind != Kind {
+		bad("kind", "must be %s, got %q", Kind, c.Kind)
+	}
+	switch {
+	case c.Gardener.Project == "":
+		bad("gardener.project", "must not be empty")
+	case len(c.Gardener.Project) > 63 || !dnsLabel.MatchString(c.Gardener.Project):
+		bad("gardener.project", "%q is not a valid project name", c.Gardener.Project)
+	}
+	s := c.Shoot
+	if !kubernetesVersion.MatchString(s.DefaultKubernetesVersion) {
+		bad("shoot.defaultKubernetesVersion", "must be a version like 1.33 or 1.33.2, got %q", s.DefaultKubernetesVersion)
+	}
+	if s.DefaultMachineImage.Name == "" {
+		bad("shoot.defaultMachineImage.name", "must not be empty")
+	}
+	for _, p := range sortedKeys(s.CloudProfiles) {
+		if !providers[p] {
+			bad("shoot.cloudProfiles."+p, "unknown provider; use aws, azure, gcp, openstack, alicloud or gdch")
+		} else if s.CloudProfiles[p] == "" {
+			bad("shoot.cloudProfiles."+p, "must not be empty")
+		}
+	}
+	if s.DNS.DomainPrefix != "" {
+		if s.DNS.SecretName == "" {
+			bad("shoot.dns.secretName", "must be set when shoot.dns.domainPrefix is set")
+		}
+		if s.DNS.ProviderType == "" {
+			bad("shoot.dns.providerType", "must be set when shoot.dns.domainPrefix is set")
+		}
+	}
+	validateAuditLog(s.AuditLog, bad)
+	for _, region := range sortedKeys(s.Maintenance.Windows) {
+		w := s.Maintenance.Windows[region]
+		if !windowTime.MatchString(w.Begin) {
+			bad("shoot.maintenance.windows."+region+".begin", "must look like 220000+0000, got %q", w.Begin)
+		}
+		if !windowTime.MatchString(w.End) {
+			bad("shoot.maintenance.windows."+region+".end", "must look like 230000+0000, got %q", w.End)
+		}
+	}
+	if o := s.OIDC; o != nil {
+		if !httpsURL(o.IssuerURL) {
+			bad("shoot.oidc.issuerURL", "must be an https URL, got %q", o.IssuerURL)
+		}
+		if o.ClientID == "" {
+			bad("shoot.oidc.clientID", "must not be empty")
+		}
+	}
+	k := c.Kubeconfig
+	if k.Validity.Duration < 0 {
+		bad("kubeconfig.validity", "must be positive")
+	}
+	if k.RotationFraction <= 0 || k.RotationFraction >= 1 {
+		bad("kubeconfig.rotationFraction", "must be between 0 and 1 (exclusive), got %v", k.RotationFraction)
+	}
+	d := c.Deletion
+	if d.MaxGracePeriod.Duration < 0 {
+		bad("deletion.maxGracePeriod", "must be positive")
+	}
+	if d.DefaultGracePeriod.Duration < 0 || d.DefaultGracePeriod.Duration > d.MaxGracePeriod.Duration {
+		bad("deletion.defaultGracePeriod", "must be between 0 and deletion.maxGracePeriod (%s)", d.MaxGracePeriod.Duration)
+	}
+	for _, plan := range sortedKeys(d.PlanGracePeriods) {
+		if v := d.PlanGracePeriods[plan].Duration; v < 0 || v > d.MaxGracePeriod.Duration {
+			bad("deletion.planGracePeriods."+plan, "must be between 0 and deletion.maxGracePeriod (%s)", d.MaxGracePeriod.Duration)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any)) {
+	if !a.Enabled {
+		return
+	}
+	if a.PolicyConfigMapName == "" {
+		bad("shoot.auditLog.policyConfigMapName", "must be set when the audit log is enabled")
+	}
+	if a.SecretName == "" {
+		bad("shoot.auditLog.secretName", "must be set when the audit log is enabled")
+	}
+	for _, p := range sortedKeys(a.Tenants) {
+		if !providers[p] {
+			bad("shoot.auditLog.tenants."+p, "unknown provider")
+			continue
+		}
+		for _, region := range sortedKeys(a.Tenants[p]) {
+			t := a.Tenants[p][region]
+			key := "shoot.auditLog.tenants." + p + "." + region
+			if t.TenantID == "" {
+				bad(key+".tenantID", "must not be empty")
+			}
+			if !httpsURL(t.ServiceURL) {
+				bad(key+".serviceURL", "must be an https URL, got %q", t.ServiceURL)
+			}
+		}
+	}
+}
+
+func httpsURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ShootConfig converts the file's shoot section into the domain configuration of shoot generation.
+func (c *OperatorConfig) ShootConfig() shoot.Config {
+	s := c.Shoot
+	out := shoot.Config{
+		Project:                  c.Gardener.Project,
+		DefaultKubernetesVersion: s.DefaultKubernetesVersion,
+		DefaultMachineImage:      shoot.MachineImage{Name: s.DefaultMachineImage.Name, Version: s.DefaultMachineImage.Version},
+		CloudProfiles:            map[shoot.Provider]string{},
+		DNS:                      shoot.DNSConfig{DomainPrefix: s.DNS.DomainPrefix, SecretName: s.DNS.SecretName, ProviderType: s.DNS.ProviderType},
+		AuditLog: shoot.AuditLogConfig{
+			Enabled: s.AuditLog.Enabled, PolicyConfigMapName: s.AuditLog.PolicyConfigMapName, SecretName: s.AuditLog.SecretName,
+			MissingTenantIsError: s.AuditLog.MissingTenantIsError == nil || *s.AuditLog.MissingTenantIsError,
+			Tenants:              map[shoot.Provider]map[string]shoot.AuditLogTenant{},
+		},
+		Maintenance: shoot.MaintenanceConfig{
+			AutoUpdateKubernetesVersion:   s.Maintenance.AutoUpdateKubernetesVersion == nil || *s.Maintenance.AutoUpdateKubernetesVersion,
+			AutoUpdateMachineImageVersion: s.Maintenance.AutoUpdateMachineImageVersion == nil || *s.Maintenance.AutoUpdateMachineImageVersion,
+			Windows:                       map[string]shoot.TimeWindow{},
+		},
+		OpenStack: shoot.OpenStackConfig{FloatingPoolName: s.OpenStack.FloatingPoolName, LoadBalancerProvider: s.OpenStack.LoadBalancerProvider},
+		Features:  shoot.Features{AWSIMDSv2: s.Features.AWSIMDSv2, DisableEUAccess: s.Features.DisableEUAccess},
+	}
+	for p, name := range s.CloudProfiles {
+		out.CloudProfiles[shoot.Provider(p)] = name
+	}
+	for p, regions := range s.AuditLog.Tenants {
+		out.AuditLog.Tenants[shoot.Provider(p)] = map[string]shoot.AuditLogTenant{}
+		for r, t := range regions {
+			out.AuditLog.Tenants[shoot.Provider(p)][r] = shoot.AuditLogTenant{TenantID: t.TenantID, ServiceURL: t.ServiceURL}
+		}
+	}
+	for r, w := range s.Maintenance.Windows {
+		out.Maintenance.Windows[r] = shoot.TimeWindow{Begin: w.Begin, End: w.End}
+	}
+	if o := s.OIDC; o != nil {
+		out.DefaultOIDC = &shoot.OIDC{
+			IssuerURL: o.IssuerURL, ClientID: o.ClientID, UsernameClaim: o.UsernameClaim, UsernamePrefix: o.UsernamePrefix,
+			GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix, SigningAlgs: o.SigningAlgs,
+		}
+	}
+	return out
+}

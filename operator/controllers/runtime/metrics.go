@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Metrics of the Runtime lifecycle and of safe deletion. Labels stay low-cardinality (provider, state, verb).
+type Metrics struct {
+	runtimes             *prometheus.GaugeVec
+	provisioningDuration prometheus.Histogram
+	updateDuration       prometheus.Histogram
+	gardenerRequests     *prometheus.CounterVec
+	pendingDeletion      prometheus.Gauge
+	deletionsExecuted    prometheus.Counter
+	deletionsStuck       prometheus.Gauge
+	recoveries           prometheus.Counter
+
+	mu    sync.Mutex
+	known map[string][2]string // runtime -> provider, state
+}
+
+// NewMetrics creates the collectors and registers them with reg (nil: controller-runtime's registry).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	if reg == nil {
+		reg = metrics.Registry
+	}
+	buckets := []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600}
+	m := &Metrics{
+		runtimes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kim_runtimes", Help: "Runtimes by provider and state."},
+			[]string{"provider", "state"}),
+		provisioningDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kim_runtime_provisioning_duration_seconds",
+			Help: "Time from Runtime creation to its first Ready.", Buckets: buckets}),
+		updateDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kim_runtime_update_duration_seconds",
+			Help: "Time from leaving Ready (spec change, drift) to Ready again.", Buckets: buckets}),
+		gardenerRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_gardener_requests_total",
+			Help: "Requests to the Gardener API by verb and outcome."}, []string{"verb", "outcome"}),
+		pendingDeletion:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "kim_shoots_pending_deletion", Help: "Shoots hibernated and waiting for their deletion window."}),
+		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
+		deletionsStuck:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "kim_deletions_stuck", Help: "Shoot deletions Gardener reports errors for."}),
+		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
+		known:             map[string][2]string{},
+	}
+	for _, c := range []prometheus.Collector{m.runtimes, m.provisioningDuration, m.updateDuration, m.gardenerRequests,
+		m.pendingDeletion, m.deletionsExecuted, m.deletionsStuck, m.recoveries} {
+		// A second operator in one process (tests) reuses the first one's collectors' names; ignore that.
+		_ = reg.Register(c)
+	}
+	return m
+}
+
+// GardenerRequest counts one request to Gardener.
+func (m *Metrics) GardenerRequest(verb string, err error) {
+	outcome := "success"
+	if err != nil {
+		outcome = "error"
+	}
+	m.gardenerRequests.WithLabelValues(verb, outcome).Inc()
+}
+
+// SetRuntime records the state of one runtime; an empty state forgets it.
+func (m *Metrics) SetRuntime(key, provider, state string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.known[key]; ok {
+		m.runtimes.WithLabelValues(old[0], old[1]).Dec()
+		delete(m.known, key)
+	}
+	if state != "" {
+		m.known[key] = [2]string{provider, state}
+		m.runtimes.WithLabelValues(provider, state).Inc()
+	}
+}

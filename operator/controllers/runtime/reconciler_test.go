@@ -1,0 +1,212 @@
+package runtime
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/config"
+)
+
+type world struct {
+	r      *Reconciler
+	garden *fake.Garden
+	access *fake.AccessObjects
+	cfg    *fake.RuntimeConfigurator
+	clock  *fake.Clock
+	kcp    client.Client
+	req    ctrl.Request
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	raw, err := os.ReadFile("../../api/v1/testdata/keb-runtime-trial.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &imv1.Runtime{}
+	if err := yaml.Unmarshal(raw, rt); err != nil {
+		t.Fatal(err)
+	}
+	rt.Labels[imv1.LabelBrokerPlanName] = "azure" // a plan with a window
+	rt.Generation = 1
+	opCfg, err := config.Load("../../config/testdata/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := app.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcp := fakeclient.NewClientBuilder().WithScheme(scheme).WithObjects(rt).WithStatusSubresource(&imv1.Runtime{}).Build()
+	clock := fake.NewClock(time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC))
+	w := &world{garden: fake.NewGarden(clock), access: fake.NewAccessObjects(), cfg: fake.NewRuntimeConfigurator(), clock: clock, kcp: kcp,
+		req: ctrl.Request{NamespacedName: client.ObjectKeyFromObject(rt)}}
+	w.r = &Reconciler{Client: kcp, Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Clock: clock,
+		ShootConfig: opCfg.ShootConfig(), Policy: deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 30 * 24 * time.Hour},
+		Recorder: record.NewFakeRecorder(100), Metrics: NewMetrics(prometheus.NewRegistry())}
+	return w
+}
+
+func (w *world) reconcile(t *testing.T) *imv1.Runtime {
+	t.Helper()
+	if _, err := w.r.Reconcile(t.Context(), w.req); err != nil {
+		t.Logf("reconcile returned %v", err)
+	}
+	rt := &imv1.Runtime{}
+	if err := w.kcp.Get(t.Context(), w.req.NamespacedName, rt); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		t.Fatal(err)
+	}
+	return rt
+}
+
+func readyReason(rt *imv1.Runtime) string {
+	for _, c := range rt.Status.Conditions {
+		if c.Type == imv1.ConditionReady {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+func TestReconcilerProvisionUpdateDelete(t *testing.T) {
+	w := newWorld(t)
+	shootName := "c-91f0e7a"
+
+	rt := w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStatePending || readyReason(rt) != string(lifecycle.ReasonWaitingForGardener) {
+		t.Fatalf("after create: %s/%s, want Pending/WaitingForGardener", rt.Status.State, readyReason(rt))
+	}
+	if _, ok := w.garden.Spec(shootName); !ok {
+		t.Fatal("the shoot was not applied")
+	}
+
+	w.garden.Succeed(shootName)
+	rt = w.reconcile(t)
+	if readyReason(rt) != string(lifecycle.ReasonWaitingForKubeconfig) {
+		t.Fatalf("after Gardener succeeded: %s, want WaitingForKubeconfig", readyReason(rt))
+	}
+	if _, ok := w.access.GardenerCluster(rt.Namespace, rt.Name); !ok {
+		t.Fatal("no GardenerCluster")
+	}
+
+	w.access.SetKubeconfig(rt.Namespace, rt.Name)
+	rt = w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStateReady || !rt.Status.ProvisioningCompleted {
+		t.Fatalf("after kubeconfig: %s (%s), want Ready", rt.Status.State, readyReason(rt))
+	}
+	if got := w.cfg.Admins(rt.Name); len(got) != len(rt.Spec.Security.Administrators) {
+		t.Errorf("admins in runtime %v, want %v", got, rt.Spec.Security.Administrators)
+	}
+	applies := w.garden.Calls()["Apply"]
+	rt = w.reconcile(t)
+	if w.garden.Calls()["Apply"] != applies {
+		t.Error("a Ready runtime without changes was applied again")
+	}
+
+	// Spec change: leaves Ready in the same reconcile, back after Gardener.
+	rt.Spec.Shoot.Provider.Workers[0].Maximum++
+	rt.Generation = 2
+	if err := w.kcp.Update(t.Context(), rt); err != nil {
+		t.Fatal(err)
+	}
+	rt = w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStatePending {
+		t.Fatalf("after spec change: %s, want Pending", rt.Status.State)
+	}
+	w.garden.Succeed(shootName)
+	rt = w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStateReady {
+		t.Fatalf("after update reconciled: %s (%s), want Ready", rt.Status.State, readyReason(rt))
+	}
+
+	// Deletion: access gone, shoot hibernated and marked, Runtime NotFound.
+	if err := w.kcp.Delete(t.Context(), rt); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.reconcile(t); got != nil {
+		t.Fatalf("runtime still there after deletion reconcile: finalizers %v", got.Finalizers)
+	}
+	s, _ := w.garden.Get(t.Context(), shootName)
+	if !s.HibernationRequested || s.Marks.PendingDeletion == nil || s.Deleting() {
+		t.Fatalf("shoot after runtime deletion: hibernation %v, record %+v, deleting %v", s.HibernationRequested, s.Marks.PendingDeletion, s.Deleting())
+	}
+	if want := w.clock.Now().Add(72 * time.Hour); !s.Marks.PendingDeletion.DueAt.Equal(want) {
+		t.Errorf("due %s, want %s", s.Marks.PendingDeletion.DueAt, want)
+	}
+	if _, ok := w.access.GardenerCluster(rt.Namespace, rt.Name); ok {
+		t.Error("GardenerCluster survived the runtime")
+	}
+	doc, _ := w.garden.RestoreSpec(t.Context(), shootName)
+	if len(doc) == 0 {
+		t.Fatal("no restore document recorded")
+	}
+
+	// Restore: the Runtime comes back and takes the shoot over.
+	if err := Restore(t.Context(), w.garden, w.kcp, shootName); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	w.reconcile(t) // cancels the deletion
+	rt = w.reconcile(t)
+	s, _ = w.garden.Get(t.Context(), shootName)
+	if s.Marks.PendingDeletion != nil || s.HibernationRequested {
+		t.Fatalf("after restore the shoot is still pending deletion: %+v", s.Marks)
+	}
+	w.garden.Succeed(shootName)
+	w.access.SetKubeconfig(rt.Namespace, rt.Name)
+	rt = w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStateReady {
+		t.Fatalf("restored runtime: %s (%s), want Ready", rt.Status.State, readyReason(rt))
+	}
+}
+
+func TestReconcilerNonRetryableGardenerFailure(t *testing.T) {
+	w := newWorld(t)
+	w.reconcile(t)
+	w.garden.Fail("c-91f0e7a", "credentials rejected by AWS", cluster.ErrInfraUnauthenticated)
+	rt := w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStateFailed || readyReason(rt) != string(lifecycle.ReasonGardenerFailed) {
+		t.Fatalf("state %s/%s, want Failed/GardenerFailed", rt.Status.State, readyReason(rt))
+	}
+	if len(rt.Status.ShootLastErrors) != 1 || rt.Status.ShootLastErrors[0].Codes[0] != "ERR_INFRA_UNAUTHENTICATED" {
+		t.Errorf("last errors not mirrored: %+v", rt.Status.ShootLastErrors)
+	}
+}
+
+func TestReconcilerRetryableGardenerFailureRecovers(t *testing.T) {
+	w := newWorld(t)
+	w.reconcile(t)
+	w.garden.Fail("c-91f0e7a", "quota", cluster.ErrInfraQuotaExceeded)
+	rt := w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStatePending || readyReason(rt) != string(lifecycle.ReasonGardenerRetryScheduled) {
+		t.Fatalf("state %s/%s, want Pending/GardenerRetryScheduled", rt.Status.State, readyReason(rt))
+	}
+	w.clock.Step(time.Minute)
+	w.reconcile(t)
+	if w.garden.Calls()["RequestRetry"] != 1 {
+		t.Fatalf("retry requests: %d, want 1", w.garden.Calls()["RequestRetry"])
+	}
+	w.garden.Succeed("c-91f0e7a")
+	w.access.SetKubeconfig(rt.Namespace, rt.Name)
+	rt = w.reconcile(t)
+	if rt.Status.State != imv1.RuntimeStateReady {
+		t.Fatalf("state %s (%s), want Ready", rt.Status.State, readyReason(rt))
+	}
+}

@@ -1,0 +1,78 @@
+package runtime
+
+import (
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// setStatus writes the decision into the Runtime's status (patched once by the caller).
+func (r *Reconciler) setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now time.Time) {
+	st := &rt.Status
+	st.State = imv1.RuntimeState(d.State)
+	st.ObservedGeneration = rt.Generation
+	status := metav1.ConditionFalse
+	if d.State == lifecycle.StateReady {
+		status = metav1.ConditionTrue
+		st.ProvisioningCompleted = true
+	}
+	setCondition(st, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: string(d.Reason),
+		Message: d.Message, ObservedGeneration: rt.Generation}, now)
+	if in.Access.ConfiguredGeneration == rt.Generation {
+		setCondition(st, metav1.Condition{Type: ConditionRuntimeConfigured, Status: metav1.ConditionTrue, Reason: "Configured",
+			Message: "Administrators are bound to cluster-admin in the runtime.", ObservedGeneration: rt.Generation}, now)
+	}
+	mirrorShoot(st, in.Shoot)
+}
+
+func setCondition(st *imv1.RuntimeStatus, c metav1.Condition, now time.Time) {
+	c.LastTransitionTime = metav1.NewTime(now)
+	meta.SetStatusCondition(&st.Conditions, c)
+}
+
+// mirrorShoot copies Gardener's last operation and errors into the status, for people and KEB's logs.
+func mirrorShoot(st *imv1.RuntimeStatus, s cluster.Shoot) {
+	if !s.Exists || s.LastOperation == nil {
+		return
+	}
+	op := s.LastOperation
+	st.ShootLastOperation = &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationType(op.Type),
+		State: gardencorev1beta1.LastOperationState(op.State), Progress: op.Progress, Description: op.Description,
+		LastUpdateTime: metav1.NewTime(op.LastUpdate)}
+	st.ShootLastErrors = nil
+	for _, e := range s.LastErrors {
+		le := gardencorev1beta1.LastError{Description: e.Description}
+		for _, c := range e.Codes {
+			le.Codes = append(le.Codes, gardencorev1beta1.ErrorCode(c))
+		}
+		st.ShootLastErrors = append(st.ShootLastErrors, le)
+	}
+}
+
+// report emits an event on every state or reason change and updates the metrics.
+func (r *Reconciler) report(rt, before *imv1.Runtime, d lifecycle.Decision, now time.Time) {
+	r.Metrics.SetRuntime(rt.Namespace+"/"+rt.Name, rt.Spec.Shoot.Provider.Type, string(d.State))
+	old := meta.FindStatusCondition(before.Status.Conditions, imv1.ConditionReady)
+	if before.Status.State == rt.Status.State && old != nil && old.Reason == string(d.Reason) {
+		return
+	}
+	kind := "Normal"
+	if d.State == lifecycle.StateFailed {
+		kind = "Warning"
+	}
+	r.Recorder.Eventf(rt, kind, string(d.Reason), "%s -> %s: %s", before.Status.State, d.State, d.Message)
+	if d.State != lifecycle.StateReady || before.Status.State == imv1.RuntimeStateReady {
+		return
+	}
+	if !before.Status.ProvisioningCompleted {
+		r.Metrics.provisioningDuration.Observe(now.Sub(rt.CreationTimestamp.Time).Seconds())
+	} else if old != nil {
+		r.Metrics.updateDuration.Observe(now.Sub(old.LastTransitionTime.Time).Seconds())
+	}
+}
