@@ -30,11 +30,9 @@ func (c Catalogue) Objects() ([]client.Object, error) {
 			ObjectMeta: metav1.ObjectMeta{Name: seedDNSSecretRef().Name, Namespace: seedDNSSecretRef().Namespace},
 			StringData: map[string]string{"sandbox": "no real DNS credentials"},
 		},
-		&gardencorev1beta1.Project{
-			ObjectMeta: metav1.ObjectMeta{Name: c.Project},
-			Spec:       gardencorev1beta1.ProjectSpec{Namespace: &ns},
-		},
+		c.project(),
 	}
+	objs = append(objs, c.referencedObjects()...)
 	// Registrations first: the admission rejects seeds and shoots of types nobody registered.
 	objs = append(objs, c.controllerRegistrations()...)
 	for _, p := range c.Providers {
@@ -60,6 +58,51 @@ func (c Catalogue) Objects() ([]client.Object, error) {
 		}
 	}
 	return objs, nil
+}
+
+func (c Catalogue) project() *gardencorev1beta1.Project {
+	p := &gardencorev1beta1.Project{
+		ObjectMeta: metav1.ObjectMeta{Name: c.Project},
+		Spec:       gardencorev1beta1.ProjectSpec{Namespace: ptr.To(c.ProjectNamespace())},
+	}
+	if len(c.ProjectTolerations) > 0 {
+		p.Spec.Tolerations = &gardencorev1beta1.ProjectTolerations{}
+		for _, key := range c.ProjectTolerations {
+			p.Spec.Tolerations.Whitelist = append(p.Spec.Tolerations.Whitelist, gardencorev1beta1.Toleration{Key: key})
+		}
+	}
+	return p
+}
+
+// minimalAuditPolicy logs request metadata only: enough for the gardener-apiserver, which checks that the
+// referenced ConfigMap holds a decodable audit policy.
+const minimalAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+`
+
+// referencedObjects are the objects shoots reference by name besides cloud profile and credentials:
+// exposure classes, and Secrets and ConfigMaps in the project namespace.
+func (c Catalogue) referencedObjects() []client.Object {
+	ns := c.ProjectNamespace()
+	var out []client.Object
+	for _, name := range c.ExposureClasses {
+		out = append(out, &gardencorev1beta1.ExposureClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Handler: name})
+	}
+	for _, name := range c.Secrets {
+		out = append(out, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			StringData: map[string]string{"sandbox": "placeholder: nothing in the sandbox calls the real service"},
+		})
+	}
+	for _, name := range c.AuditPolicyConfigMaps {
+		out = append(out, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Data:       map[string]string{"policy": minimalAuditPolicy},
+		})
+	}
+	return out
 }
 
 func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, error) {
@@ -91,6 +134,9 @@ func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, er
 	}
 	for _, r := range p.Regions {
 		region := gardencorev1beta1.Region{Name: r.Name}
+		for _, a := range r.AccessRestrictions {
+			region.AccessRestrictions = append(region.AccessRestrictions, gardencorev1beta1.AccessRestriction{Name: a})
+		}
 		for _, z := range r.Zones {
 			region.Zones = append(region.Zones, gardencorev1beta1.AvailabilityZone{Name: z})
 		}
