@@ -35,8 +35,8 @@ import (
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=runtimes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=runtimes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=events,verbs=create;patch
 
 // Controller wires the Runtime reconciler and the reaper into the operator (app.Controller).
 type Controller struct {
@@ -58,12 +58,8 @@ func (wallClock) Now() time.Time { return time.Now() }
 
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	if c.ShootConfig.Project == "" && opts.ConfigFile != "" {
-		loaded, err := FromConfigFile(opts.ConfigFile)
-		if err != nil {
-			return err
-		}
-		c.ShootConfig, c.DeletionPolicy = loaded.ShootConfig, loaded.DeletionPolicy
+	if c.ShootConfig.Project == "" && opts.Config != nil {
+		c.ShootConfig, c.DeletionPolicy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
 	}
 	if err := c.DeletionPolicy.Validate(); err != nil {
 		return fmt.Errorf("runtime controller: deletion policy: %w", err)
@@ -77,9 +73,6 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
 		RuntimeNamespace: ns, Observe: m.GardenerRequest}
 	policy := c.DeletionPolicy
-	if policy.DefaultWindow == 0 && len(policy.PlanWindows) == 0 {
-		policy.DefaultWindow = opts.DeletionGracePeriod
-	}
 	cfg := c.ShootConfig
 	if cfg.Project == "" {
 		cfg.Project = opts.GardenerProject
