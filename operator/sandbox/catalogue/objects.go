@@ -109,12 +109,14 @@ func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, er
 	spec := gardencorev1beta1.CloudProfileSpec{Type: p.Type}
 	for _, v := range c.KubernetesVersions {
 		spec.Kubernetes.Versions = append(spec.Kubernetes.Versions, gardencorev1beta1.ExpirableVersion{
-			Version: v, Classification: ptr.To(classification(v, c.KubernetesVersions))})
+			// Lifecycle, Classification's successor, needs the alpha gate VersionClassificationLifecycle (off in v1.149).
+			Version: v, Classification: ptr.To(classification(v, c.KubernetesVersions))}) //nolint:staticcheck // see above
 	}
 	for _, img := range c.MachineImages {
 		mi := gardencorev1beta1.MachineImage{Name: img.Name, UpdateStrategy: ptr.To(gardencorev1beta1.UpdateStrategyMajor)}
 		for _, v := range img.Versions {
 			mi.Versions = append(mi.Versions, gardencorev1beta1.MachineImageVersion{
+				//nolint:staticcheck // Classification: Lifecycle needs the alpha gate VersionClassificationLifecycle (off in v1.149)
 				ExpirableVersion: gardencorev1beta1.ExpirableVersion{Version: v, Classification: ptr.To(gardencorev1beta1.ClassificationSupported)},
 				CRI:              []gardencorev1beta1.CRI{{Name: gardencorev1beta1.CRINameContainerD}},
 				Architectures:    []string{"amd64", "arm64"},
