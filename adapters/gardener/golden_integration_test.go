@@ -15,8 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 )
 
 // TestGoldenShootsIntegration creates every golden Shoot (testdata/shoots) together with the structured
@@ -24,17 +22,14 @@ import (
 // garden-in-a-box, seeded with the default sandbox catalogue and nothing else. Acceptance is admission:
 // every shoot must pass Gardener's defaulting, validation and admission plugins (cloud profile, regions,
 // zones, machine and volume types, credentials binding, registered extension types, referenced Secrets
-// and ConfigMaps, exposure class, access restrictions, tolerations, DNS). No gardenlet runs: nothing
-// waits for reconciliation. Beyond acceptance, the stored shoot must keep every field the generator set:
+// and ConfigMaps, exposure class, access restrictions, tolerations, DNS). Nothing waits for the
+// (simulated) gardenlet. Beyond acceptance, the stored shoot must keep every field the generator set:
 // Gardener may only add defaults and complete a "major.minor" Kubernetes version to the newest patch of
 // the cloud profile (a silently dropped or rewritten field would make every update fight Gardener).
 //
 // The test uses catalogue.Default() unmodified on purpose: it is what `kim sandbox` offers, so a shoot
 // that needs something the catalogue lacks is a gap the sandbox's real Runtimes would hit as well.
 func TestGoldenShootsIntegration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts garden-in-a-box")
-	}
 	shoots, err := LoadShoots("testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
@@ -42,19 +37,9 @@ func TestGoldenShootsIntegration(t *testing.T) {
 	if len(shoots) == 0 {
 		t.Fatal("no golden shoots in testdata/shoots")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	env := GardenBox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-
-	env, err := gardenbox.Start(ctx, gardenbox.Options{DisableGardenlet: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stop garden-in-a-box: %v", err)
-		}
-	})
-	t.Logf("garden-in-a-box started in %v", env.StartupTimes.Total.Round(time.Millisecond))
 
 	names := make([]string, 0, len(shoots))
 	for name := range shoots {
