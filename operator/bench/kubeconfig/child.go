@@ -181,3 +181,26 @@ func (samples) matches(line, name string, labels []string) bool {
 	}
 	return true
 }
+
+// cpuTime is the CPU time (user+system) the child used so far.
+func (m *manager) cpuTime() (time.Duration, error) { return procCPU(m.cmd.Process.Pid) }
+
+// procCPU reads utime and stime of a process from /proc/<pid>/stat (in clock ticks of 1/100 s on Linux).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read stat of pid %d: %w", pid, err)
+	}
+	// The command name (field 2) may contain spaces; the fields after it start behind the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("parse /proc/%d/stat: %v %v", pid, err1, err2)
+	}
+	const clockTick = 10 * time.Millisecond
+	return time.Duration(utime+stime) * clockTick, nil
+}

@@ -18,6 +18,8 @@ type phaseResult struct {
 	// usable counts Secrets whose kubeconfig was read back in full and is complete (phase 1 only).
 	ready, written, usable int
 	peakRSS                int64
+	// cpu is the manager process's CPU time (user+system) over its whole life until the end of the phase.
+	cpu time.Duration
 }
 
 type report struct {
@@ -27,6 +29,8 @@ type report struct {
 	shootsReady        time.Duration
 	created, converged time.Duration
 	first, restart     phaseResult
+	// gardenCPU is the CPU time of the harness process during phase 1: mostly the in-process gardener-apiserver.
+	gardenCPU time.Duration
 }
 
 func (r report) print(out io.Writer) {
@@ -51,12 +55,15 @@ func (r report) print(out io.Writer) {
 	p("  Secrets read back, complete          %d/%d", r.first.usable, c.n)
 	r.first.printCounters(p, c.n)
 	p("  manager peak RSS (VmHWM)             %s", mib(r.first.peakRSS))
+	p("  CPU time                             manager %s; harness process (in-process gardener-apiserver, gardenlet) %s",
+		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
 	p("phase 2: manager restarted on the converged clusters (nothing due)")
 	p("  idle after                           %s   (from process start: cache sync + one reconcile of each cluster)", r.restart.busy.Round(time.Millisecond))
 	p("  GardenerClusters Ready / Secrets     %d / %d", r.restart.ready, r.restart.written)
 	r.restart.printCounters(p, c.n)
 	p("  manager peak RSS (VmHWM)             %s", mib(r.restart.peakRSS))
+	p("  manager CPU time                     %s", r.restart.cpu.Round(10*time.Millisecond))
 	p("")
 	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
 }
