@@ -160,6 +160,25 @@ func (s samples) sum(name string, labels ...string) float64 {
 	return total
 }
 
+// byLabel is sum split by the value of one label.
+func (s samples) byLabel(name, label string, labels ...string) map[string]float64 {
+	out := map[string]float64{}
+	for _, line := range s {
+		if !s.matches(line, name, labels) {
+			continue
+		}
+		_, rest, ok := strings.Cut(line, label+`="`)
+		if !ok {
+			continue
+		}
+		value, _, _ := strings.Cut(rest, `"`)
+		if v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64); err == nil {
+			out[value] += v
+		}
+	}
+	return out
+}
+
 func (s samples) has(name string, labels ...string) bool {
 	for _, line := range s {
 		if s.matches(line, name, labels) {

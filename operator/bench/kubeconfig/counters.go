@@ -13,6 +13,8 @@ type counters struct {
 	// gardenPosts counts POSTs the manager's HTTP clients sent to the garden (client-go's rest_client_requests_total):
 	// an independent count of the adminkubeconfig requests, which are the only POSTs the controller sends there.
 	gardenPosts, gardenRequests, kcpRequests float64
+	// kcpByMethod splits kcpRequests by HTTP method.
+	kcpByMethod map[string]float64
 	reconciles, reconcileErrors              float64
 	depth, active                            float64
 }
@@ -33,6 +35,7 @@ func (m *manager) counters(ctx context.Context, gardenHost, kcpHost string) (cou
 		reconcileErrors:  s.sum("controller_runtime_reconcile_errors_total", ctl),
 		depth:            s.sum("workqueue_depth", `name="gardenercluster"`),
 		active:           s.sum("controller_runtime_active_workers", ctl),
+		kcpByMethod:      s.byLabel("rest_client_requests_total", "method", `host="`+kcpHost+`"`),
 	}, nil
 }
 

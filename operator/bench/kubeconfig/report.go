@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -77,7 +78,13 @@ func (f phaseResult) printCounters(p func(string, ...any), n int) {
 	}
 	p("  reconciles                           %.0f (%.2f per cluster, %.1f/s over %s), errors %.0f",
 		f.reconciles, f.reconciles/float64(n), rate, f.busy.Round(time.Millisecond), f.reconcileErrors)
-	p("  API requests                         KCP %.0f (%.2f per cluster), garden %.0f", f.kcpRequests, f.kcpRequests/float64(n), f.gardenRequests)
+	methods := make([]string, 0, len(f.kcpByMethod))
+	for m, v := range f.kcpByMethod {
+		methods = append(methods, fmt.Sprintf("%s %.0f", m, v))
+	}
+	slices.Sort(methods)
+	p("  API requests                         KCP %.0f (%.2f per cluster: %s), garden %.0f",
+		f.kcpRequests, f.kcpRequests/float64(n), strings.Join(methods, ", "), f.gardenRequests)
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
