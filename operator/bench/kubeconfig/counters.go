@@ -14,9 +14,9 @@ type counters struct {
 	// an independent count of the adminkubeconfig requests, which are the only POSTs the controller sends there.
 	gardenPosts, gardenRequests, kcpRequests float64
 	// kcpByMethod splits kcpRequests by HTTP method.
-	kcpByMethod map[string]float64
-	reconciles, reconcileErrors              float64
-	depth, active                            float64
+	kcpByMethod                 map[string]float64
+	reconciles, reconcileErrors float64
+	depth, active               float64
 }
 
 func (m *manager) counters(ctx context.Context, gardenHost, kcpHost string) (counters, error) {
