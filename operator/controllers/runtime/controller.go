@@ -58,12 +58,8 @@ func (wallClock) Now() time.Time { return time.Now() }
 
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	if c.ShootConfig.Project == "" && opts.ConfigFile != "" {
-		loaded, err := FromConfigFile(opts.ConfigFile)
-		if err != nil {
-			return err
-		}
-		c.ShootConfig, c.DeletionPolicy = loaded.ShootConfig, loaded.DeletionPolicy
+	if c.ShootConfig.Project == "" && opts.Config != nil {
+		c.ShootConfig, c.DeletionPolicy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
 	}
 	if err := c.DeletionPolicy.Validate(); err != nil {
 		return fmt.Errorf("runtime controller: deletion policy: %w", err)
@@ -77,9 +73,6 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
 		RuntimeNamespace: ns, Observe: m.GardenerRequest}
 	policy := c.DeletionPolicy
-	if policy.DefaultWindow == 0 && len(policy.PlanWindows) == 0 {
-		policy.DefaultWindow = opts.DeletionGracePeriod
-	}
 	cfg := c.ShootConfig
 	if cfg.Project == "" {
 		cfg.Project = opts.GardenerProject
