@@ -112,8 +112,9 @@ func run() error {
 	return nil
 }
 
-func managerArgs(c config) []string {
+func managerArgs(c config, project string) []string {
 	return []string{
+		"--gardener-project=" + project,
 		fmt.Sprintf("--gardener-cluster-workers=%d", c.workers),
 		fmt.Sprintf("--gardener-qps=%g", c.gardenerQPS), fmt.Sprintf("--gardener-burst=%d", c.gardenerBurst),
 		"--zap-time-encoding=rfc3339nano",
@@ -123,7 +124,7 @@ func managerArgs(c config) []string {
 // phaseConverge starts the manager, creates the GardenerClusters and waits until all converged and the manager is
 // idle.
 func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
-	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), managerArgs(c))
+	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), managerArgs(c, w.env.Catalogue.Project))
 	if err != nil {
 		return err
 	}
@@ -150,7 +151,11 @@ func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
 	if err != nil {
 		return err
 	}
-	r.first = phaseResult{counters: counters, busy: idleAt.Sub(start), ready: p.ready, written: p.written}
+	// Read again once idle: the condition reasons after the manager's last word.
+	if p, err = w.converged(ctx); err != nil {
+		return err
+	}
+	r.first = phaseResult{counters: counters, busy: idleAt.Sub(start), ready: p.ready, written: p.written, reasons: p.reasons}
 	if r.first.usable, err = w.verifySecrets(ctx); err != nil {
 		return err
 	}
@@ -165,7 +170,7 @@ func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
 // phaseRestart starts a new manager on the converged world and waits until it is idle again.
 func phaseRestart(ctx context.Context, c config, w *world, r *report) error {
 	logf("restarting the manager")
-	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-2.log"), managerArgs(c))
+	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-2.log"), managerArgs(c, w.env.Catalogue.Project))
 	if err != nil {
 		return err
 	}
@@ -179,7 +184,7 @@ func phaseRestart(ctx context.Context, c config, w *world, r *report) error {
 	if err != nil {
 		return err
 	}
-	r.restart.ready, r.restart.written = p.ready, p.written
+	r.restart.ready, r.restart.written, r.restart.reasons = p.ready, p.written, p.reasons
 	if r.restart.peakRSS, err = m.peakRSS(); err != nil {
 		return err
 	}

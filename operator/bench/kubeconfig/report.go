@@ -18,6 +18,7 @@ type phaseResult struct {
 	// ready and written count Ready GardenerClusters and Secrets with an issued kubeconfig at the end of the phase;
 	// usable counts Secrets whose kubeconfig was read back in full and is complete (phase 1 only).
 	ready, written, usable int
+	reasons                map[string]int
 	peakRSS                int64
 	// cpu is the manager process's CPU time (user+system) over its whole life until the end of the phase.
 	cpu time.Duration
@@ -70,6 +71,12 @@ func (r report) print(out io.Writer) {
 }
 
 func (f phaseResult) printCounters(p func(string, ...any), n int) {
+	reasons := make([]string, 0, len(f.reasons))
+	for r, k := range f.reasons {
+		reasons = append(reasons, fmt.Sprintf("%s %d", r, k))
+	}
+	slices.Sort(reasons)
+	p("  condition reasons when idle          %s", strings.Join(reasons, ", "))
 	p("  Gardener adminkubeconfig requests    %.0f (success %.0f) [kim_gardener_kubeconfig_requests_total]; garden POSTs %.0f [rest_client_requests_total]",
 		f.gardenerRequests, f.gardenerSuccess, f.gardenPosts)
 	rate := 0.0

@@ -14,6 +14,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	gardensecrets "github.com/gardener/gardener/pkg/utils/secrets"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -182,12 +183,16 @@ func (w *world) createGardenerClusters(ctx context.Context) error {
 }
 
 // progress is what convergence polling sees.
-type progress struct{ ready, written int }
+type progress struct {
+	ready, written int
+	// reasons counts the GardenerClusters by the reason of their KubeconfigManagement condition.
+	reasons map[string]int
+}
 
 // converged counts Ready GardenerClusters and Secrets with an issued kubeconfig (metadata only, cheap to poll: the
 // operator writes data and annotations in one apply, so the annotation implies the data).
 func (w *world) converged(ctx context.Context) (progress, error) {
-	var p progress
+	p := progress{reasons: map[string]int{}}
 	var gcs imv1.GardenerClusterList
 	if err := w.env.KCPClient.List(ctx, &gcs, client.InNamespace(kcpNamespace)); err != nil {
 		return p, fmt.Errorf("list gardener clusters: %w", err)
@@ -195,6 +200,9 @@ func (w *world) converged(ctx context.Context) (progress, error) {
 	for _, gc := range gcs.Items {
 		if gc.Status.State == imv1.GardenerClusterStateReady {
 			p.ready++
+		}
+		if c := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement); c != nil {
+			p.reasons[c.Reason]++
 		}
 	}
 	secrets := &metav1.PartialObjectMetadataList{}
