@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -69,7 +70,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	// Ctrl-C ends the run through the deferred clean-up, so no API server or manager is left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	if c.workDir == "" {
 		if c.workDir, err = os.MkdirTemp("", "kim-bench-kubeconfig-"); err != nil {
 			return fmt.Errorf("create work dir: %w", err)
