@@ -88,6 +88,16 @@ lint: $(GOLANGCI_LINT) ## go vet and golangci-lint.
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
 
+##@ Benchmarks (not part of `make test`)
+
+BENCH_N ?= 1000
+BENCH_ARGS ?=
+
+.PHONY: bench-kubeconfig
+bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-in-a-box; prints time, Gardener calls, peak RSS, restart cost.
+	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/bench-kubeconfig-manager ./operator/bench/kubeconfig/manager && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/bench-kubeconfig-manager $(BENCH_ARGS)
+
 ##@ Tools (pinned in hack/tools/go.mod)
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)

@@ -71,7 +71,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	before := gc.DeepCopy()
-	res, err := r.reconcileSecret(ctx, &gc)
+	res, err := r.reconcileSecret(ctx, &gc, before)
 	if statusChanged(before, &gc) {
 		// A merge patch of the status carries no resourceVersion: it cannot conflict with writers of other fields.
 		if perr := r.Client.Status().Patch(ctx, &gc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
@@ -106,13 +106,14 @@ func (r *Reconciler) decide(ctx context.Context, gc *imv1.GardenerCluster, mode 
 }
 
 // reconcileSecret decides from the Secret's metadata and issues a kubeconfig only when the policy says so. It
-// updates gc's status in memory; the caller patches it.
-func (r *Reconciler) reconcileSecret(ctx context.Context, gc *imv1.GardenerCluster) (ctrl.Result, error) {
+// updates gc's status in memory; the caller patches the difference to before.
+func (r *Reconciler) reconcileSecret(ctx context.Context, gc, before *imv1.GardenerCluster) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	d, md, err := r.decide(ctx, gc, ports.ReadCached)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	fresh := false
 	if d.Issue {
 		// The cache may lag behind our own last write or the removal of the force annotation; confirm with the API
 		// server before spending a Gardener call, so one rotation never becomes two.
@@ -123,7 +124,19 @@ func (r *Reconciler) reconcileSecret(ctx context.Context, gc *imv1.GardenerClust
 		if d, md, err = r.decide(ctx, live, ports.ReadLive); err != nil {
 			return ctrl.Result{}, err
 		}
-		gc.Annotations = live.Annotations
+		useLive(gc, before, live)
+		fresh = true
+	}
+	if !d.Issue && !fresh && !succeeded(gc) {
+		// The cache may not show the status written a moment ago (the reconcile right after the first kubeconfig,
+		// triggered by our own Secret write, often runs before the status patch reached the cache). Without this
+		// read, markValid would replace KubeconfigSecretCreated with KubeconfigSecretValid. Only clusters without a
+		// recorded success pay for it, once.
+		live, err := r.confirm(ctx, gc)
+		if err != nil || live == nil {
+			return ctrl.Result{}, err
+		}
+		useLive(gc, before, live)
 	}
 	if !d.Issue {
 		if missing := kubeconfig.LabelsMissing(md.Labels, kubeconfig.SecretLabels(gc.Labels, gc.Name)); missing != nil {
@@ -137,6 +150,13 @@ func (r *Reconciler) reconcileSecret(ctx context.Context, gc *imv1.GardenerClust
 	}
 	log.Info("issuing kubeconfig", "trigger", d.Trigger, "why", d.Detail)
 	return r.issue(ctx, gc, d)
+}
+
+// useLive makes the live GardenerCluster the one this reconcile works on and the baseline of the status patch, so
+// the patch carries only what this reconcile changes, not the difference between a stale cache and the server.
+func useLive(gc, before, live *imv1.GardenerCluster) {
+	live.DeepCopyInto(before)
+	live.DeepCopyInto(gc)
 }
 
 // confirm re-reads the GardenerCluster from the API server; nil when it is gone or being deleted.

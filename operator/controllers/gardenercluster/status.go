@@ -45,14 +45,20 @@ func setCondition(gc *imv1.GardenerCluster, state imv1.GardenerClusterState, sta
 // markValid records that the Secret is fine without a write: an existing successful condition is kept as it is
 // (its reason tells what last happened), only the state and observedGeneration follow.
 func markValid(gc *imv1.GardenerCluster, msg string) {
-	cond := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
-	if cond == nil || cond.Status != metav1.ConditionTrue {
+	if !succeeded(gc) {
 		setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, ReasonSecretValid, msg)
 		return
 	}
+	cond := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
 	cond.ObservedGeneration = gc.Generation
 	gc.Status.State = imv1.GardenerClusterStateReady
 	gc.Status.ObservedGeneration = gc.Generation
+}
+
+// succeeded reports whether the status records a successful kubeconfig write or check (condition True).
+func succeeded(gc *imv1.GardenerCluster) bool {
+	cond := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
+	return cond != nil && cond.Status == metav1.ConditionTrue
 }
 
 func statusChanged(before, after *imv1.GardenerCluster) bool {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// counters are the manager's own metrics that the harness reports.
+type counters struct {
+	// gardenerRequests counts admin kubeconfig requests (kim_gardener_kubeconfig_requests_total, all outcomes).
+	gardenerRequests, gardenerSuccess float64
+	// gardenPosts counts POSTs the manager's HTTP clients sent to the garden (client-go's rest_client_requests_total):
+	// an independent count of the adminkubeconfig requests, which are the only POSTs the controller sends there.
+	gardenPosts, gardenRequests, kcpRequests float64
+	// kcpByMethod splits kcpRequests by HTTP method.
+	kcpByMethod                 map[string]float64
+	reconciles, reconcileErrors float64
+	depth, active               float64
+}
+
+func (m *manager) counters(ctx context.Context, gardenHost, kcpHost string) (counters, error) {
+	s, err := m.scrape(ctx)
+	if err != nil {
+		return counters{}, err
+	}
+	const ctl = `controller="gardenercluster"`
+	return counters{
+		gardenerRequests: s.sum("kim_gardener_kubeconfig_requests_total"),
+		gardenerSuccess:  s.sum("kim_gardener_kubeconfig_requests_total", `outcome="success"`),
+		gardenPosts:      s.sum("rest_client_requests_total", `host="`+gardenHost+`"`, `method="POST"`),
+		gardenRequests:   s.sum("rest_client_requests_total", `host="`+gardenHost+`"`),
+		kcpRequests:      s.sum("rest_client_requests_total", `host="`+kcpHost+`"`),
+		reconciles:       s.sum("controller_runtime_reconcile_total", ctl),
+		reconcileErrors:  s.sum("controller_runtime_reconcile_errors_total", ctl),
+		depth:            s.sum("workqueue_depth", `name="gardenercluster"`),
+		active:           s.sum("controller_runtime_active_workers", ctl),
+		kcpByMethod:      s.byLabel("rest_client_requests_total", "method", `host="`+kcpHost+`"`),
+	}, nil
+}
+
+// waitIdle polls the manager until it has done at least minReconciles reconciles, its queue is empty, no worker is
+// busy and nothing has changed for quiet. It returns the counters and when the last change was seen.
+func (m *manager) waitIdle(ctx context.Context, gardenHost, kcpHost string, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	var last counters
+	lastChange := time.Now()
+	for {
+		c, err := m.counters(ctx, gardenHost, kcpHost)
+		if err != nil {
+			return last, lastChange, err
+		}
+		now := time.Now()
+		if c.reconciles != last.reconciles || c.gardenerRequests != last.gardenerRequests || c.depth != 0 || c.active != 0 {
+			lastChange = now
+		}
+		last = c
+		if c.reconciles >= float64(minReconciles) && c.depth == 0 && c.active == 0 && now.Sub(lastChange) >= quiet {
+			return c, lastChange, nil
+		}
+		if now.After(deadline) {
+			return c, lastChange, fmt.Errorf("manager not idle after %s (reconciles %.0f, queue %.0f, busy workers %.0f)",
+				timeout, c.reconciles, c.depth, c.active)
+		}
+		select {
+		case <-ctx.Done():
+			return c, lastChange, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
