@@ -12,7 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
-	_ "github.com/kyma-project/kim/operator/controllers/runtime" // registers the Runtime controller
+	_ "github.com/kyma-project/kim/operator/controllers/gardenercluster" // registers the kubeconfig controller
+	_ "github.com/kyma-project/kim/operator/controllers/runtime"         // registers the Runtime controller
 )
 
 func main() {

@@ -1,0 +1,135 @@
+// Package kube implements the Kubernetes-side ports on a KCP cluster with controller-runtime clients.
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// FieldOwner is the server-side-apply field manager of kubeconfig Secret writes.
+const FieldOwner = "kim-kubeconfig"
+
+// KubeconfigSecretStore keeps kubeconfig Secrets in KCP. Writes are server-side applies: one request replaces the
+// kubeconfig, labels and annotations together without needing the current resourceVersion, so a rotation can
+// neither leave the key empty nor fail with a conflict.
+type KubeconfigSecretStore struct {
+	cached client.Reader
+	live   client.Reader
+	writer client.Client
+}
+
+var _ ports.KubeconfigSecretStore = (*KubeconfigSecretStore)(nil)
+
+// NewKubeconfigSecretStore returns a store that reads from cached (a cache holding the Secrets labelled
+// managed-by=infrastructure-manager), confirms with live (an uncached reader, such as the manager's API reader) and
+// writes with writer.
+func NewKubeconfigSecretStore(cached, live client.Reader, writer client.Client) *KubeconfigSecretStore {
+	return &KubeconfigSecretStore{cached: cached, live: live, writer: writer}
+}
+
+// ReadMetadata implements ports.KubeconfigSecretStore. A cached miss is confirmed live: the cache only holds Secrets
+// carrying our managed-by label, and Secrets of older GardenerClusters may lack it; they are adopted on the next write.
+func (s *KubeconfigSecretStore) ReadMetadata(ctx context.Context, ref ports.SecretRef, mode ports.ReadMode) (ports.KubeconfigSecretMetadata, error) {
+	var sec corev1.Secret
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	var err error = errSecretNotFound
+	if mode == ports.ReadCached {
+		err = s.cached.Get(ctx, key, &sec)
+	}
+	if apierrors.IsNotFound(err) {
+		err = s.live.Get(ctx, key, &sec)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return ports.KubeconfigSecretMetadata{}, fmt.Errorf("read secret %s: %w", ref, ports.ErrSecretNotFound)
+	case err != nil:
+		return ports.KubeconfigSecretMetadata{}, fmt.Errorf("read secret %s: %w", ref, err)
+	}
+	return ports.KubeconfigSecretMetadata{
+		Labels:        sec.Labels,
+		Annotations:   sec.Annotations,
+		HasKubeconfig: len(sec.Data[ref.Key]) > 0,
+	}, nil
+}
+
+// errSecretNotFound starts a live read without a cached attempt.
+var errSecretNotFound = apierrors.NewNotFound(corev1.Resource("secrets"), "")
+
+// Write implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) Write(ctx context.Context, in ports.KubeconfigSecret) error {
+	if len(in.Kubeconfig) == 0 {
+		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", in.Ref)
+	}
+	ac := corev1ac.Secret(in.Ref.Name, in.Ref.Namespace).
+		WithLabels(kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName)).
+		WithAnnotations(map[string]string{
+			kubeconfig.AnnotationLastSync:  kubeconfig.FormatTime(in.IssuedAt),
+			kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(in.ExpiresAt),
+			kubeconfig.AnnotationOwner:     in.OwnerNamespace + "/" + in.OwnerName,
+		}).
+		WithData(map[string][]byte{in.Ref.Key: in.Kubeconfig})
+	// ForceOwnership takes the fields over from whoever wrote the Secret before (an older operator, a person).
+	if err := s.writer.Apply(ctx, ac, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("write secret %s: %w", in.Ref, err)
+	}
+	return nil
+}
+
+// EnsureLabels implements ports.KubeconfigSecretStore with a merge patch of the labels only.
+func (s *KubeconfigSecretStore) EnsureLabels(ctx context.Context, ref ports.SecretRef, labels map[string]string) error {
+	sec := &corev1.Secret{}
+	sec.Name, sec.Namespace = ref.Name, ref.Namespace
+	patch := map[string]any{"metadata": map[string]any{"labels": labels}}
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		return fmt.Errorf("label secret %s: %w", ref, err)
+	}
+	err = s.writer.Patch(ctx, sec, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(FieldOwner+"-labels"))
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("label secret %s: %w", ref, ports.ErrSecretNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("label secret %s: %w", ref, err)
+	}
+	return nil
+}
+
+// ListOwnedBy implements ports.KubeconfigSecretStore. A Secret belongs to the owner named in its owner annotation;
+// a Secret without it (written by an older operator) belongs to the GardenerCluster named by its cluster-name label in
+// its own namespace, which is how KEB lays them out.
+func (s *KubeconfigSecretStore) ListOwnedBy(ctx context.Context, ownerNamespace, ownerName string) ([]ports.SecretRef, error) {
+	var list corev1.SecretList
+	if err := s.cached.List(ctx, &list, client.MatchingLabels{
+		kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: ownerName,
+	}); err != nil {
+		return nil, fmt.Errorf("list secrets of %s/%s: %w", ownerNamespace, ownerName, err)
+	}
+	var out []ports.SecretRef
+	for _, sec := range list.Items {
+		owner, ok := sec.Annotations[kubeconfig.AnnotationOwner]
+		if (ok && owner == ownerNamespace+"/"+ownerName) || (!ok && sec.Namespace == ownerNamespace) {
+			out = append(out, ports.SecretRef{Namespace: sec.Namespace, Name: sec.Name})
+		}
+	}
+	return out, nil
+}
+
+// Delete implements ports.KubeconfigSecretStore.
+func (s *KubeconfigSecretStore) Delete(ctx context.Context, ref ports.SecretRef) error {
+	sec := &corev1.Secret{}
+	sec.Name, sec.Namespace = ref.Name, ref.Namespace
+	if err := s.writer.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete secret %s: %w", ref, err)
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package gardenercluster_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+)
+
+func secretKey(runtimeID string) types.NamespacedName {
+	return types.NamespacedName{Namespace: "kcp-system", Name: "kubeconfig-" + runtimeID}
+}
+
+func readKubeconfig(ctx context.Context, c client.Client, runtimeID string) ([]byte, error) {
+	var s corev1.Secret
+	if err := c.Get(ctx, secretKey(runtimeID), &s); err != nil {
+		return nil, err
+	}
+	return s.Data["config"], nil
+}
+
+func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.GardenerCluster, *metav1.Condition, error) {
+	var gc imv1.GardenerCluster
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "kcp-system", Name: runtimeID}, &gc); err != nil {
+		return nil, nil, err
+	}
+	return &gc, meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement), nil
+}
+
+// TestIntegrationKubeconfigForKEBCluster: a GardenerCluster as KEB creates it gets a Secret in the format consumers
+// read, holding a kubeconfig issued for its shoot (on garden-in-a-box: one that authenticates at the shoot).
+func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
+	k, g := newWorld(t)
+	const runtimeID, shoot = "4b7e0c52-8a43-4d0e-9d7b-2c0c3f7a1e01", "c-4b7e0c"
+	g.addShoot(t, shoot)
+	startOperator(t, k, g)
+	ctx := t.Context()
+	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "Ready with KubeconfigSecretCreated", func() (bool, error) {
+		gc, c, err := condition(ctx, k.client, runtimeID)
+		return err == nil && c != nil && c.Reason == gardenercluster.ReasonSecretCreated && gc.Status.State == imv1.GardenerClusterStateReady, err
+	})
+
+	var s corev1.Secret
+	if err := k.client.Get(ctx, secretKey(runtimeID), &s); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{imv1.LabelRuntimeID: runtimeID, imv1.LabelShootName: shoot, imv1.LabelGlobalAccountID: "ga-1",
+		kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: runtimeID} {
+		if s.Labels[k] != v {
+			t.Errorf("Secret label %s = %q, want %q", k, s.Labels[k], v)
+		}
+	}
+	for _, a := range []string{kubeconfig.AnnotationLastSync, kubeconfig.AnnotationExpiresAt} {
+		if ts, err := time.Parse(time.RFC3339, s.Annotations[a]); err != nil || ts.Location() != time.UTC {
+			t.Errorf("annotation %s = %q: want RFC3339 UTC", a, s.Annotations[a])
+		}
+	}
+	cfg, err := clientcmd.Load(s.Data["config"])
+	if err != nil {
+		t.Fatalf("Secret key config does not hold a kubeconfig: %v", err)
+	}
+	cur := cfg.Contexts[cfg.CurrentContext]
+	if cfg.CurrentContext == "" || cur == nil || cfg.Clusters[cur.Cluster] == nil ||
+		cfg.Clusters[cur.Cluster].Server == "" || len(cfg.Clusters[cur.Cluster].CertificateAuthorityData) == 0 {
+		t.Fatalf("kubeconfig lacks current-context, server or CA data")
+	}
+	if g.verify != nil {
+		g.verify(t, shoot, s.Data["config"])
+	}
+	gc, _, _ := condition(ctx, k.client, runtimeID)
+	if !containsString(gc.Finalizers, gardenercluster.Finalizer) {
+		t.Errorf("finalizer missing: %v", gc.Finalizers)
+	}
+}
+
+// TestIntegrationForcedRotation: 100 forced rotations while a reader reads the Secret continuously. The reader never
+// sees a missing or empty kubeconfig, the operator logs no conflict, the reason is KubeconfigSecretRotated after
+// each rotation, and each rotation costs exactly one Gardener call.
+func TestIntegrationForcedRotation(t *testing.T) {
+	k, g := newWorld(t)
+	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
+	g.addShoot(t, shoot)
+	startOperator(t, k, g)
+	ctx := t.Context()
+	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "first kubeconfig", func() (bool, error) {
+		kc, err := readKubeconfig(ctx, k.client, runtimeID)
+		return len(kc) > 0, err
+	})
+	conflictsBefore := logs.count("the object has been modified", "Conflict")
+	callsBefore := gardenerCalls()
+
+	readerCtx, stopReader := context.WithCancel(ctx)
+	var reads, bad atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for readerCtx.Err() == nil {
+			kc, err := readKubeconfig(readerCtx, k.client, runtimeID)
+			if readerCtx.Err() != nil {
+				return
+			}
+			reads.Add(1)
+			if err != nil || len(kc) == 0 {
+				bad.Add(1)
+			}
+		}
+	})
+
+	for i := 1; i <= rotations; i++ {
+		old, err := readKubeconfig(ctx, k.client, runtimeID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, imv1.AnnotationForceKubeconfigRotation)
+		target := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: runtimeID}}
+		if err := k.client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatalf("rotation %d: set annotation: %v", i, err)
+		}
+		waitFor(t, 30*time.Second, fmt.Sprintf("rotation %d", i), func() (bool, error) {
+			gc, c, err := condition(ctx, k.client, runtimeID)
+			if err != nil || c == nil {
+				return false, err
+			}
+			_, pending := gc.Annotations[imv1.AnnotationForceKubeconfigRotation]
+			kc, err := readKubeconfig(ctx, k.client, runtimeID)
+			return !pending && c.Reason == gardenercluster.ReasonSecretRotated && !bytes.Equal(kc, old), err
+		})
+	}
+	// Give late events (the Secret and annotation updates of the last rotation) the chance to cause a double rotation.
+	time.Sleep(500 * time.Millisecond)
+	stopReader()
+	wg.Wait()
+
+	if bad.Load() != 0 || reads.Load() < rotations {
+		t.Errorf("%d of %d reads saw a missing or empty kubeconfig (want 0 of at least %d)", bad.Load(), reads.Load(), rotations)
+	}
+	if n := logs.count("the object has been modified", "Conflict") - conflictsBefore; n != 0 {
+		t.Errorf("%d conflict lines in the operator log, want 0", n)
+	}
+	if n := gardenerCalls() - callsBefore; n != rotations {
+		t.Errorf("%d Gardener calls for %d forced rotations, want exactly one each", n, rotations)
+	}
+	_, c, err := condition(ctx, k.client, runtimeID)
+	if err != nil || c.Reason != gardenercluster.ReasonSecretRotated {
+		t.Errorf("final reason %v (%v), want %s", c, err, gardenercluster.ReasonSecretRotated)
+	}
+	t.Logf("%d rotations, %d concurrent reads, 0 missing/empty", rotations, reads.Load())
+}
+
+// TestIntegrationDeletionWhileOperatorDown: a GardenerCluster deleted while the operator is stopped loses its Secret
+// when the operator comes back; so does a KEB-created one the operator never saw (no finalizer).
+func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
+	k, g := newWorld(t)
+	const runtimeID, shoot = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a03", "c-1e2f3a"
+	const legacyID = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c04"
+	g.addShoot(t, shoot)
+	ctx := t.Context()
+
+	op := startOperator(t, k, g)
+	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "Secret created", func() (bool, error) {
+		kc, err := readKubeconfig(ctx, k.client, runtimeID)
+		return len(kc) > 0, client.IgnoreNotFound(err)
+	})
+	op.stop()
+
+	// A Secret an older operator wrote for a KEB GardenerCluster that never got our finalizer.
+	legacy := kebGardenerCluster(legacyID, "c-5a6b7c")
+	if err := k.client.Create(ctx, legacy); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: "kubeconfig-" + legacyID,
+			Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: legacyID}},
+		Data: map[string][]byte{"config": []byte("old kubeconfig")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{runtimeID, legacyID} {
+		if err := k.client.Delete(ctx, &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := readKubeconfig(ctx, k.client, runtimeID); err != nil {
+		t.Fatalf("Secret gone before the operator restarted (%v): the test proves nothing", err)
+	}
+
+	startOperator(t, k, g)
+	for _, id := range []string{runtimeID, legacyID} {
+		waitFor(t, 30*time.Second, "Secret of "+id+" deleted", func() (bool, error) {
+			_, err := readKubeconfig(ctx, k.client, id)
+			return apierrors.IsNotFound(err), err
+		})
+	}
+	waitFor(t, 30*time.Second, "GardenerCluster gone", func() (bool, error) {
+		_, _, err := condition(ctx, k.client, runtimeID)
+		return apierrors.IsNotFound(err), err
+	})
+}
+
+// TestIntegrationRestartMakesNoGardenerCalls: after a restart, clusters whose kubeconfig is not due cost no
+// Gardener call and no status write.
+func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
+	k, g := newWorld(t)
+	const n = 20
+	ctx := t.Context()
+	op := startOperator(t, k, g)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		shoot := fmt.Sprintf("c-%06d", i)
+		g.addShoot(t, shoot)
+		if err := k.client.Create(ctx, kebGardenerCluster(ids[i], shoot)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rvs := map[string]string{}
+	waitFor(t, 60*time.Second, "all clusters Ready", func() (bool, error) {
+		for _, id := range ids {
+			gc, c, err := condition(ctx, k.client, id)
+			if err != nil || c == nil || gc.Status.State != imv1.GardenerClusterStateReady {
+				return false, err
+			}
+			rvs[id] = gc.ResourceVersion
+		}
+		return true, nil
+	})
+	op.stop()
+	before := gardenerCalls()
+	startOperator(t, k, g)
+	// The restarted operator reconciles every cluster once at start; wait long enough for all of them.
+	time.Sleep(3 * time.Second)
+	if calls := gardenerCalls() - before; calls != 0 {
+		t.Errorf("%d Gardener calls after a restart with no kubeconfig due, want 0", calls)
+	}
+	for _, id := range ids {
+		gc, _, err := condition(ctx, k.client, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gc.ResourceVersion != rvs[id] {
+			t.Errorf("GardenerCluster %s written after the restart (resourceVersion %s -> %s)", id, rvs[id], gc.ResourceVersion)
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

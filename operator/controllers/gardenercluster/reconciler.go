@@ -1,0 +1,223 @@
+// Package gardenercluster keeps the kubeconfig Secret of every GardenerCluster filled with a valid admin kubeconfig:
+// it issues one through Gardener when the rotation policy says so (and only then), rotates on demand, and removes
+// the Secret with the GardenerCluster.
+package gardenercluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// Finalizer keeps a GardenerCluster until its kubeconfig Secret is gone.
+const Finalizer = "infrastructuremanager.kyma-project.io/kubeconfig-secret"
+
+// Retry intervals after Gardener refused a kubeconfig for a reason a quick retry does not fix. Transient errors
+// are returned instead and retried with the controller's exponential backoff.
+const (
+	retryShootNotReady = 30 * time.Second
+	retryShootNotFound = time.Minute
+	retryForbidden     = 5 * time.Minute
+)
+
+// RBAC in KCP, least privilege: GardenerClusters are only patched (finalizer, force annotation) never updated;
+// Secrets are written by server-side apply (patch; create for the first apply) and deleted; events use the
+// events.k8s.io API. Requesting admin kubeconfigs needs shoots/adminkubeconfig create in the Gardener project,
+// which is granted there, not by this role.
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconciler reconciles GardenerClusters. Its dependencies are ports, so tests run it on fakes.
+type Reconciler struct {
+	// Client reads GardenerClusters (cached) and patches them.
+	Client client.Client
+	// LiveReader reads GardenerClusters from the API server, to confirm a decision before calling Gardener.
+	LiveReader client.Reader
+	Issuer     ports.KubeconfigIssuer
+	Store      ports.KubeconfigSecretStore
+	Clock      ports.Clock
+	Policy     kubeconfig.Policy
+	Recorder   events.EventRecorder
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var gc imv1.GardenerCluster
+	if err := r.Client.Get(ctx, req.NamespacedName, &gc); apierrors.IsNotFound(err) {
+		return ctrl.Result{}, r.deleteOrphans(ctx, req.NamespacedName)
+	} else if err != nil {
+		return ctrl.Result{}, fmt.Errorf("get gardener cluster %s: %w", req.NamespacedName, err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("runtimeID", gc.Name, "shoot", gc.Spec.Shoot.Name)
+	ctx = ctrl.LoggerInto(ctx, log)
+	if !gc.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, &gc)
+	}
+	if err := r.ensureFinalizer(ctx, &gc); err != nil {
+		return ctrl.Result{}, err
+	}
+	before := gc.DeepCopy()
+	res, err := r.reconcileSecret(ctx, &gc)
+	if statusChanged(before, &gc) {
+		// A merge patch of the status carries no resourceVersion: it cannot conflict with writers of other fields.
+		if perr := r.Client.Status().Patch(ctx, &gc, client.MergeFrom(before)); perr != nil && !apierrors.IsNotFound(perr) {
+			err = errors.Join(err, fmt.Errorf("patch status of gardener cluster %s: %w", req.NamespacedName, perr))
+		}
+	}
+	return res, err
+}
+
+func secretRef(gc *imv1.GardenerCluster) ports.SecretRef {
+	s := gc.Spec.Kubeconfig.Secret
+	return ports.SecretRef{Namespace: s.Namespace, Name: s.Name, Key: s.Key}
+}
+
+func forced(gc *imv1.GardenerCluster) bool {
+	return gc.Annotations[imv1.AnnotationForceKubeconfigRotation] == "true"
+}
+
+// decide reads the Secret's metadata in the given mode and applies the policy.
+func (r *Reconciler) decide(ctx context.Context, gc *imv1.GardenerCluster, mode ports.ReadMode) (kubeconfig.Decision, ports.KubeconfigSecretMetadata, error) {
+	md, err := r.Store.ReadMetadata(ctx, secretRef(gc), mode)
+	rec := kubeconfig.Recorded{}
+	switch {
+	case errors.Is(err, ports.ErrSecretNotFound):
+	case err != nil:
+		return kubeconfig.Decision{}, md, err
+	default:
+		rec = kubeconfig.Recorded{SecretExists: true, HasKubeconfig: md.HasKubeconfig,
+			IssuedAt: md.Annotations[kubeconfig.AnnotationLastSync], ExpiresAt: md.Annotations[kubeconfig.AnnotationExpiresAt]}
+	}
+	return r.Policy.Decide(r.Clock.Now(), gc.Name, rec, forced(gc)), md, nil
+}
+
+// reconcileSecret decides from the Secret's metadata and issues a kubeconfig only when the policy says so. It
+// updates gc's status in memory; the caller patches it.
+func (r *Reconciler) reconcileSecret(ctx context.Context, gc *imv1.GardenerCluster) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	d, md, err := r.decide(ctx, gc, ports.ReadCached)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if d.Issue {
+		// The cache may lag behind our own last write or the removal of the force annotation; confirm with the API
+		// server before spending a Gardener call, so one rotation never becomes two.
+		live, err := r.confirm(ctx, gc)
+		if err != nil || live == nil {
+			return ctrl.Result{}, err
+		}
+		if d, md, err = r.decide(ctx, live, ports.ReadLive); err != nil {
+			return ctrl.Result{}, err
+		}
+		gc.Annotations = live.Annotations
+	}
+	if !d.Issue {
+		if missing := kubeconfig.LabelsMissing(md.Labels, kubeconfig.SecretLabels(gc.Labels, gc.Name)); missing != nil {
+			if err := r.Store.EnsureLabels(ctx, secretRef(gc), missing); err != nil {
+				return ctrl.Result{}, fmt.Errorf("sync labels of the kubeconfig secret: %w", err)
+			}
+		}
+		ExpirationTimestamp.WithLabelValues(gc.Name, gc.Spec.Shoot.Name).Set(float64(d.ExpiresAt.Unix()))
+		markValid(gc, d.Detail)
+		return ctrl.Result{RequeueAfter: requeueAt(d.RotateAt, r.Clock.Now())}, nil
+	}
+	log.Info("issuing kubeconfig", "trigger", d.Trigger, "why", d.Detail)
+	return r.issue(ctx, gc, d)
+}
+
+// confirm re-reads the GardenerCluster from the API server; nil when it is gone or being deleted.
+func (r *Reconciler) confirm(ctx context.Context, gc *imv1.GardenerCluster) (*imv1.GardenerCluster, error) {
+	var live imv1.GardenerCluster
+	err := r.LiveReader.Get(ctx, types.NamespacedName{Namespace: gc.Namespace, Name: gc.Name}, &live)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("confirm gardener cluster %s/%s: %w", gc.Namespace, gc.Name, err)
+	}
+	if !live.DeletionTimestamp.IsZero() {
+		return nil, nil
+	}
+	return &live, nil
+}
+
+func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, d kubeconfig.Decision) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	issued, err := r.Issuer.IssueAdminKubeconfig(ctx, gc.Spec.Shoot.Name, r.Policy.Validity)
+	GardenerRequests.WithLabelValues(outcome(err)).Inc()
+	if err != nil {
+		msg := fmt.Sprintf("Gardener did not issue a kubeconfig for shoot %s: %v", gc.Spec.Shoot.Name, err)
+		setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToGetKubeconfig, msg)
+		r.Recorder.Eventf(gc, nil, "Warning", ReasonFailedToGetKubeconfig, "IssueKubeconfig", msg)
+		switch {
+		case errors.Is(err, ports.ErrShootNotReady):
+			return ctrl.Result{RequeueAfter: retryShootNotReady}, nil
+		case errors.Is(err, ports.ErrShootNotFound):
+			return ctrl.Result{RequeueAfter: retryShootNotFound}, nil
+		case errors.Is(err, ports.ErrForbidden):
+			log.Error(err, "Gardener refused the admin kubeconfig; check the operator's Gardener credentials")
+			return ctrl.Result{RequeueAfter: retryForbidden}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("issue kubeconfig: %w", err)
+	}
+	now := r.Clock.Now()
+	ref := secretRef(gc)
+	if err := r.Store.Write(ctx, ports.KubeconfigSecret{
+		Ref: ref, OwnerNamespace: gc.Namespace, OwnerName: gc.Name, OwnerLabels: gc.Labels,
+		Kubeconfig: issued.Kubeconfig, IssuedAt: now, ExpiresAt: issued.ExpiresAt,
+	}); err != nil {
+		msg := fmt.Sprintf("writing the kubeconfig to Secret %s failed: %v", ref, err)
+		setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToWriteSecret, msg)
+		r.Recorder.Eventf(gc, nil, "Warning", ReasonFailedToWriteSecret, "WriteSecret", msg)
+		return ctrl.Result{}, fmt.Errorf("write kubeconfig secret: %w", err)
+	}
+	ExpirationTimestamp.WithLabelValues(gc.Name, gc.Spec.Shoot.Name).Set(float64(issued.ExpiresAt.Unix()))
+	reason, verb := ReasonSecretCreated, "created"
+	if d.Trigger.Rotation() {
+		reason, verb = ReasonSecretRotated, "rotated"
+		Rotations.WithLabelValues(triggerLabel(d.Trigger)).Inc()
+	}
+	msg := fmt.Sprintf("kubeconfig Secret %s %s (%s), valid until %s", ref, verb, d.Trigger, kubeconfig.FormatTime(issued.ExpiresAt))
+	setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, reason, msg)
+	r.Recorder.Eventf(gc, nil, "Normal", reason, "WriteSecret", msg)
+	log.Info("kubeconfig written", "trigger", d.Trigger, "expiresAt", kubeconfig.FormatTime(issued.ExpiresAt))
+
+	if forced(gc) {
+		if err := r.clearForceAnnotation(ctx, gc); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	rotateAt := r.Policy.RotateAt(gc.Name, now, issued.ExpiresAt)
+	return ctrl.Result{RequeueAfter: requeueAt(rotateAt, now)}, nil
+}
+
+// clearForceAnnotation removes the force-rotation annotation with a merge patch that names only that key: it needs
+// no resourceVersion and leaves every other field alone.
+func (r *Reconciler) clearForceAnnotation(ctx context.Context, gc *imv1.GardenerCluster) error {
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, imv1.AnnotationForceKubeconfigRotation)
+	target := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Name: gc.Name, Namespace: gc.Namespace}}
+	if err := r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("remove force-rotation annotation: %w", err)
+	}
+	delete(gc.Annotations, imv1.AnnotationForceKubeconfigRotation)
+	return nil
+}
+
+// requeueAt is the delay until t, at least a second so a rotation point that just passed does not spin.
+func requeueAt(t, now time.Time) time.Duration {
+	return max(t.Sub(now), time.Second)
+}

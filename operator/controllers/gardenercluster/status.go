@@ -1,0 +1,60 @@
+package gardenercluster
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// Reasons of the KubeconfigManagement condition and of events. They are part of the API: people and alerts match
+// on them, so they never change.
+const (
+	// ReasonSecretCreated: the first kubeconfig was written to a new Secret.
+	ReasonSecretCreated = "KubeconfigSecretCreated"
+	// ReasonSecretRotated: a new kubeconfig replaced the one in the Secret. It stays until the next write or failure.
+	ReasonSecretRotated = "KubeconfigSecretRotated"
+	// ReasonSecretValid: a valid Secret written before (by an earlier operator) was found; nothing had to be issued.
+	ReasonSecretValid = "KubeconfigSecretValid"
+	// ReasonFailedToGetKubeconfig: Gardener did not issue a kubeconfig; the message carries Gardener's error.
+	ReasonFailedToGetKubeconfig = "FailedToGetKubeconfig"
+	// ReasonFailedToWriteSecret: the kubeconfig could not be written to the Secret.
+	ReasonFailedToWriteSecret = "FailedToWriteSecret"
+	// ReasonFailedToDeleteSecret: the Secret of a deleted GardenerCluster could not be removed.
+	ReasonFailedToDeleteSecret = "FailedToDeleteSecret"
+	// ReasonSecretDeleted: the Secret of a deleted GardenerCluster was removed (event only).
+	ReasonSecretDeleted = "KubeconfigSecretDeleted"
+)
+
+// setCondition sets the KubeconfigManagement condition and the state derived from it.
+func setCondition(gc *imv1.GardenerCluster, state imv1.GardenerClusterState, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&gc.Status.Conditions, metav1.Condition{
+		Type:               imv1.ConditionKubeconfigManagement,
+		Status:             status,
+		Reason:             reason,
+		Message:            msg,
+		ObservedGeneration: gc.Generation,
+	})
+	gc.Status.State = state
+	if state == imv1.GardenerClusterStateReady {
+		gc.Status.ObservedGeneration = gc.Generation
+	}
+}
+
+// markValid records that the Secret is fine without a write: an existing successful condition is kept as it is
+// (its reason tells what last happened), only the state and observedGeneration follow.
+func markValid(gc *imv1.GardenerCluster, msg string) {
+	cond := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
+	if cond == nil || cond.Status != metav1.ConditionTrue {
+		setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, ReasonSecretValid, msg)
+		return
+	}
+	cond.ObservedGeneration = gc.Generation
+	gc.Status.State = imv1.GardenerClusterStateReady
+	gc.Status.ObservedGeneration = gc.Generation
+}
+
+func statusChanged(before, after *imv1.GardenerCluster) bool {
+	return !equality.Semantic.DeepEqual(before.Status, after.Status)
+}
