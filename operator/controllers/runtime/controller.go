@@ -45,6 +45,9 @@ type Controller struct {
 	DeletionPolicy deletion.Policy
 	// Clock is the time source (nil: wall clock).
 	Clock interface{ Now() time.Time }
+	// SkipNameValidation allows a second manager with this controller in the same process (tests restart the
+	// operator in-process; controller-runtime refuses duplicate controller names otherwise).
+	SkipNameValidation bool
 }
 
 var _ app.Controller = (*Controller)(nil)
@@ -58,14 +61,17 @@ func (wallClock) Now() time.Time { return time.Now() }
 
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	if c.ShootConfig.Project == "" && opts.ConfigFile != "" {
+	// Locals, not fields: the registered Controller is shared by every manager built in this process (tests and the
+	// sandbox restart the operator), and each must read its own configuration file.
+	cfg, policy := c.ShootConfig, c.DeletionPolicy
+	if cfg.Project == "" && opts.ConfigFile != "" {
 		loaded, err := FromConfigFile(opts.ConfigFile)
 		if err != nil {
 			return err
 		}
-		c.ShootConfig, c.DeletionPolicy = loaded.ShootConfig, loaded.DeletionPolicy
+		cfg, policy = loaded.ShootConfig, loaded.DeletionPolicy
 	}
-	if err := c.DeletionPolicy.Validate(); err != nil {
+	if err := policy.Validate(); err != nil {
 		return fmt.Errorf("runtime controller: deletion policy: %w", err)
 	}
 	clock := c.Clock
@@ -76,11 +82,9 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	ns := opts.WatchNamespaces[0]
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
 		RuntimeNamespace: ns, Observe: m.GardenerRequest}
-	policy := c.DeletionPolicy
 	if policy.DefaultWindow == 0 && len(policy.PlanWindows) == 0 {
 		policy.DefaultWindow = opts.DeletionGracePeriod
 	}
-	cfg := c.ShootConfig
 	if cfg.Project == "" {
 		cfg.Project = opts.GardenerProject
 	}
@@ -110,7 +114,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntime)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
@@ -122,7 +126,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 			predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
 				return s.Labels[gardener.LabelManagedBy] == gardener.ManagedByValue
 			}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(reaper)
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
