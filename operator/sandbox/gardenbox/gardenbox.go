@@ -156,7 +156,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	if opts.DisableGardenlet {
 		close(env.done)
 	} else {
-		gl, err := gardenlet.New(env.Garden, env.Runtimes, opts.Gardenlet, log.WithName("gardenlet"))
+		gl, err := gardenlet.New(fast(env.Garden), env.Runtimes, opts.Gardenlet, log.WithName("gardenlet"))
 		if err != nil {
 			close(env.done)
 			return nil, fmt.Errorf("gardenbox: %w", err)

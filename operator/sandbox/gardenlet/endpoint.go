@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +24,7 @@ func caClusterName(shoot string) string { return shoot + ".ca-cluster" }
 // runtime API server when the pool is configured to).
 func (g *Gardenlet) ensureEndpoint(ctx context.Context, shoot *gardencorev1beta1.Shoot) error {
 	key := shoot.Namespace + "/" + shoot.Name
-	ep, err := g.runtime.Ensure(key)
+	ep, err := g.runtime.Ensure(key, !strings.EqualFold(shoot.Annotations[AnnotationNoRuntimeAPIServer], "true"))
 	if err != nil {
 		return fmt.Errorf("runtime endpoint for shoot %s: %w", key, err)
 	}
@@ -60,7 +61,6 @@ func caLabels(in map[string]string, shoot string) map[string]string {
 		in = map[string]string{}
 	}
 	in["shoot.gardener.cloud/name"] = shoot
-	in["gardener.cloud/update-restriction"] = "true"
 	return in
 }
 

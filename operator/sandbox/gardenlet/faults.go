@@ -22,6 +22,10 @@ const (
 	AnnotationDuration = annotationPrefix + "duration"
 	// AnnotationStuckDeletion ("true") keeps the deletion of this shoot in Processing forever.
 	AnnotationStuckDeletion = annotationPrefix + "stuck-deletion"
+	// AnnotationNoRuntimeAPIServer ("true") gives this shoot a placeholder address instead of a runtime API
+	// server even when the environment starts them (saves seconds and memory in tests that do not need one).
+	// Set it at creation: the endpoint is chosen once.
+	AnnotationNoRuntimeAPIServer = annotationPrefix + "no-runtime-api-server"
 )
 
 // fault is the failure to simulate for one operation (zero value: none).

@@ -185,7 +185,8 @@ func (g *Gardenlet) forget(shoot *gardencorev1beta1.Shoot) {
 
 func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType,
 	state gardencorev1beta1.LastOperationState, progress int32, desc string, lastErrors []gardencorev1beta1.LastError) error {
-	if l := shoot.Status.LastOperation; l != nil && l.Type == op && l.State == state && l.Progress == progress && l.Description == desc {
+	if l := shoot.Status.LastOperation; l != nil && l.Type == op && l.State == state && l.Progress == progress && l.Description == desc &&
+		shoot.Status.ObservedGeneration == shoot.Generation {
 		return nil
 	}
 	patch := client.MergeFrom(shoot.DeepCopy())
@@ -193,6 +194,8 @@ func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1bet
 		Type: op, State: state, Progress: progress, Description: desc, LastUpdateTime: metav1.Now(),
 	}
 	shoot.Status.LastErrors = lastErrors
+	// Like the gardenlet, record at the start of an operation which generation it works on.
+	shoot.Status.ObservedGeneration = shoot.Generation
 	if err := g.client.Status().Patch(ctx, shoot, patch); err != nil {
 		return fmt.Errorf("patch status of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
 	}
@@ -248,6 +251,11 @@ func (g *Gardenlet) finishDeletion(ctx context.Context, shoot *gardencorev1beta1
 		g.log.Info("stopping runtime API server failed", "shoot", key, "error", err.Error())
 	}
 	if err := g.deleteCAObjects(ctx, shoot); err != nil {
+		return err
+	}
+	// The gardener-apiserver lets the finalizer go only after a successful Delete operation.
+	if err := g.setLastOperation(ctx, shoot, gardencorev1beta1.LastOperationTypeDelete, gardencorev1beta1.LastOperationStateSucceeded,
+		100, "Shoot cluster has been successfully deleted.", nil); err != nil {
 		return err
 	}
 	patch := client.MergeFrom(shoot.DeepCopy())

@@ -60,7 +60,9 @@ type PoolOptions struct {
 // Pool hands out endpoints for shoots and owns the API servers behind them. It is safe for concurrent use.
 type Pool struct {
 	opts    PoolOptions
-	mu      sync.Mutex
+	startMu sync.Mutex // serialises server starts; guards etcd
+	caMu    sync.Mutex // guards sharedC
+	mu      sync.Mutex // guards shared, servers, stopped
 	etcd    *envtest.Etcd
 	shared  *Server
 	sharedC *CAs
@@ -77,42 +79,14 @@ func NewPool(opts PoolOptions) *Pool {
 func (p *Pool) Mode() Mode { return p.opts.Mode }
 
 // Ensure returns the endpoint of the shoot identified by key (namespace/name), starting a server if the
-// mode requires one. Idempotent.
-func (p *Pool) Ensure(key string) (Endpoint, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		return Endpoint{}, errors.New("runtime API server pool is stopped")
+// mode requires one and serve is true (serve=false gives a placeholder endpoint in every mode). Idempotent.
+// Server starts are serialised (they are CPU-heavy); placeholder endpoints never wait for them.
+func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
+	mode := p.opts.Mode
+	if !serve {
+		mode = ModeNone
 	}
-	switch p.opts.Mode {
-	case ModeShared:
-		if p.shared == nil {
-			cas, err := p.sharedCAs()
-			if err != nil {
-				return Endpoint{}, err
-			}
-			srv, err := p.startServer(cas, "/runtimes/shared")
-			if err != nil {
-				return Endpoint{}, err
-			}
-			p.shared = srv
-		}
-		return Endpoint{URL: p.shared.URL(), CAs: p.shared.CAs()}, nil
-	case ModePerShoot:
-		if srv, ok := p.servers[key]; ok {
-			return Endpoint{URL: srv.URL(), CAs: srv.CAs()}, nil
-		}
-		cas, err := NewCAs(strings.ReplaceAll(key, "/", "-"))
-		if err != nil {
-			return Endpoint{}, err
-		}
-		srv, err := p.startServer(cas, "/runtimes/"+key)
-		if err != nil {
-			return Endpoint{}, err
-		}
-		p.servers[key] = srv
-		return Endpoint{URL: srv.URL(), CAs: cas}, nil
-	default:
+	if mode == ModeNone {
 		cas, err := p.sharedCAs()
 		if err != nil {
 			return Endpoint{}, err
@@ -120,9 +94,61 @@ func (p *Pool) Ensure(key string) (Endpoint, error) {
 		ns, name, _ := strings.Cut(key, "/")
 		return Endpoint{URL: fmt.Sprintf("https://api.%s.%s.sandbox.invalid", name, strings.TrimPrefix(ns, "garden-")), CAs: cas}, nil
 	}
+	p.startMu.Lock()
+	defer p.startMu.Unlock()
+	if srv, err := p.lookup(mode, key); srv != nil || err != nil {
+		if err != nil {
+			return Endpoint{}, err
+		}
+		return Endpoint{URL: srv.URL(), CAs: srv.CAs()}, nil
+	}
+	var cas CAs
+	var err error
+	if mode == ModeShared {
+		cas, err = p.sharedCAs()
+	} else {
+		cas, err = NewCAs(strings.ReplaceAll(key, "/", "-"))
+	}
+	if err != nil {
+		return Endpoint{}, err
+	}
+	prefix := "/runtimes/shared"
+	if mode == ModePerShoot {
+		prefix = "/runtimes/" + key
+	}
+	srv, err := p.startServer(cas, prefix)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return Endpoint{}, errors.Join(errors.New("runtime API server pool is stopped"), srv.Stop())
+	}
+	if mode == ModeShared {
+		p.shared = srv
+	} else {
+		p.servers[key] = srv
+	}
+	return Endpoint{URL: srv.URL(), CAs: cas}, nil
+}
+
+// lookup returns the running server for key, if any.
+func (p *Pool) lookup(mode Mode, key string) (*Server, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil, errors.New("runtime API server pool is stopped")
+	}
+	if mode == ModeShared {
+		return p.shared, nil
+	}
+	return p.servers[key], nil
 }
 
 func (p *Pool) sharedCAs() (CAs, error) {
+	p.caMu.Lock()
+	defer p.caMu.Unlock()
 	if p.sharedC == nil {
 		cas, err := NewCAs("sandbox-shoots")
 		if err != nil {
@@ -181,8 +207,12 @@ func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
 // Stop stops every server and the shared etcd. The pool cannot be used afterwards.
 func (p *Pool) Stop() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.stopped = true
+	p.mu.Unlock()
+	p.startMu.Lock() // wait for a start in flight; it sees stopped and stops its server
+	defer p.startMu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var errs []error
 	for key, srv := range p.servers {
 		errs = append(errs, srv.Stop())

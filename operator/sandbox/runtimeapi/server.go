@@ -1,6 +1,8 @@
 package runtimeapi
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -8,6 +10,10 @@ import (
 	"path/filepath"
 
 	"github.com/gardener/gardener/pkg/utils/secrets"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -73,7 +79,35 @@ func StartServer(opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("start runtime kube-apiserver: %w", err)
 	}
 	s.api = api
+	if err := s.bootstrap(); err != nil {
+		return nil, errors.Join(err, s.Stop())
+	}
 	return s, nil
+}
+
+// bootstrap creates what Gardener puts into every shoot so that its kubeconfigs are authorised: the admin
+// kubeconfig's certificate carries group gardener.cloud:system:admins (bound to cluster-admin), the viewer
+// kubeconfig's gardener.cloud:system:viewers (bound to view).
+func (s *Server) bootstrap() error {
+	cfg, err := s.AdminConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("runtime API server client: %w", err)
+	}
+	for group, role := range map[string]string{"gardener.cloud:system:admins": "cluster-admin", "gardener.cloud:system:viewers": "view"} {
+		crb := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: group},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: group}},
+		}
+		if _, err := cs.RbacV1().ClusterRoleBindings().Create(context.Background(), crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("runtime API server: bind %s: %w", group, err)
+		}
+	}
+	return nil
 }
 
 // writeServingFiles pre-populates the cert dir so that envtest does not generate its own serving CA.

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kyma-project/kim/operator/app"
+	_ "github.com/kyma-project/kim/operator/controllers/gardenercluster" // registers the kubeconfig controller
+	_ "github.com/kyma-project/kim/operator/controllers/runtime"         // registers the Runtime controller
+	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
+	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+)
+
+// ReadyFile is created in --dir once the environment and the operator run (and the samples are applied).
+const ReadyFile = "ready"
+
+func runSandbox(args []string) (retErr error) {
+	f, err := parseSandboxFlags(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	out := newPrinter(os.Stdout)
+
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return fmt.Errorf("--dir: %w", err)
+	}
+	_ = os.Remove(filepath.Join(f.dir, ReadyFile)) // a leftover from an earlier run must not fool scripts
+	logFile, err := os.Create(filepath.Join(f.dir, "operator.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cpLog, err := os.Create(filepath.Join(f.dir, "control-plane.log"))
+	if err != nil {
+		return err
+	}
+	defer cpLog.Close()
+	var logOut io.Writer = logFile
+	if f.verbose {
+		logOut = io.MultiWriter(logFile, os.Stderr)
+	}
+	// Set before the garden starts: the in-process gardener-apiserver would otherwise claim the global logger.
+	log := zap.New(zap.WriteTo(logOut), zap.UseDevMode(true))
+	ctrl.SetLogger(log)
+
+	mode, _ := runtimeapi.ParseMode(f.runtimeMode)
+	crdDirs := []string{f.crdDir}
+	if _, err := os.Stat(f.crdDir); err != nil {
+		return fmt.Errorf("--crds %s: %w (run from the repository root or pass --crds)", f.crdDir, err)
+	}
+	scheme, err := app.NewScheme()
+	if err != nil {
+		return err
+	}
+	f.operator.GardenerProject = defaultProject(f.operator.GardenerProject)
+
+	out.say("starting KCP (kube-apiserver + etcd) and the garden (kube-apiserver + etcd + gardener-apiserver)...")
+	env, err := gardenbox.Start(ctx, gardenbox.Options{
+		CRDDirectoryPaths: crdDirs, KCPScheme: scheme, Gardenlet: f.gardenlet, RuntimeAPIServers: mode,
+		Logger: log.WithName("sandbox"), ControlPlaneOutput: cpLog, Catalogue: catalogueFor(f.operator.GardenerProject),
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		out.say("stopping the operator, the gardenlet and all API servers...")
+		for _, name := range []string{ReadyFile, gardenbox.KCPKubeconfigFile, gardenbox.GardenKubeconfigFile} {
+			_ = os.Remove(filepath.Join(f.dir, name))
+		}
+		if err := env.Stop(); err != nil {
+			retErr = errors.Join(retErr, fmt.Errorf("stop: %w", err))
+			return
+		}
+		out.say("stopped; no processes or temporary directories are left")
+	}()
+	st := env.StartupTimes
+	out.say("KCP up in %s, garden up in %s, catalogue seeded in %s (%s)", round(st.KCP), round(st.Garden), round(st.Catalogue), describeCatalogue(env))
+	if err := env.WriteKubeconfigs(f.dir); err != nil {
+		return err
+	}
+
+	// The operator gets its own context: it must stop (closing its watches) before the API servers do.
+	opCtx, stopOperator := context.WithCancel(ctx)
+	mgrErr, err := startOperator(opCtx, env, f, log)
+	if err != nil {
+		stopOperator()
+		return err
+	}
+	defer func() {
+		stopOperator()
+		select {
+		case <-mgrErr:
+		case <-time.After(30 * time.Second):
+			retErr = errors.Join(retErr, errors.New("operator did not stop within 30s"))
+		}
+	}()
+	out.say("operator running (kubeconfig validity %s, rotation at %.0f%%, deletion grace period %s)",
+		f.operator.KubeconfigValidity, 100*f.operator.KubeconfigRotationFraction, f.operator.DeletionGracePeriod)
+
+	var samples []sampleRef
+	if !f.noSamples {
+		if samples, err = applySamples(ctx, env, f.samplesDir, out); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, ReadyFile), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
+		return err
+	}
+	printConnect(out, f.dir)
+
+	watchCtx := ctx
+	if f.exitWhenReady {
+		var cancel context.CancelFunc
+		watchCtx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	result := make(chan error, 1)
+	go func() { result <- watchProgress(watchCtx, env, samples, f.exitWhenReady, out) }()
+	select {
+	case err := <-mgrErr:
+		mgrErr <- err // for the deferred shutdown, which waits for it
+		return fmt.Errorf("operator stopped: %w", err)
+	case err := <-result:
+		if f.exitWhenReady {
+			if err != nil && errors.Is(watchCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+				return fmt.Errorf("timeout after %s: %w", f.timeout, err)
+			}
+			return err
+		}
+		if ctx.Err() == nil && err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	out.say("interrupted")
+	return nil
+}
+
+// startOperator starts the manager in the background and returns once its caches are synced.
+func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log logr.Logger) (chan error, error) {
+	for _, ns := range f.operator.WatchNamespaces {
+		if err := env.KCPClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+	}
+	mgr, err := app.NewManager(env.KCP, env.Garden, f.operator, app.Controllers()...)
+	if err != nil {
+		return nil, err
+	}
+	errCh := make(chan error, 1)
+	go func() { errCh <- mgr.Start(ctx) }()
+	syncCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		select {
+		case err := <-errCh:
+			return nil, fmt.Errorf("operator: %w", err)
+		default:
+			return nil, errors.New("operator caches did not sync (see DIR/operator.log)")
+		}
+	}
+	log.Info("operator started")
+	return errCh, nil
+}
+
+func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+
+func printConnect(out *printer, dir string) {
+	out.say("ready: %s", filepath.Join(dir, ReadyFile))
+	out.say("connect:  kubectl --kubeconfig %s get runtimes,gardenerclusters -A", filepath.Join(dir, gardenbox.KCPKubeconfigFile))
+	out.say("          kubectl --kubeconfig %s get shoots -A", filepath.Join(dir, gardenbox.GardenKubeconfigFile))
+	out.say("logs:     %s, %s", filepath.Join(dir, "operator.log"), filepath.Join(dir, "control-plane.log"))
+}
