@@ -1,5 +1,3 @@
-//go:build gardenbox
-
 package gardener_test
 
 import (
@@ -8,13 +6,14 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 )
 
 // TestIntegrationAdminKubeconfigIssuerContract runs the issuer contract against the real gardener-apiserver of
@@ -39,22 +38,35 @@ func TestIntegrationAdminKubeconfigIssuerContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The simulated gardenlet keeps this shoot in Create Processing: no address, no CA yet.
-	creating.Annotations = map[string]string{gardenlet.AnnotationDuration: "1h"}
+	// Once both shoots are reconciled the simulated gardenlet leaves them alone; then the client CA of "creating"
+	// is removed, which is what the apiserver sees of a shoot whose CA the gardenlet has not created yet.
 	for _, s := range []*gardencorev1beta1.Shoot{ready, creating} {
 		if err := env.GardenClient.Create(ctx, s); err != nil {
 			t.Fatalf("create shoot %s: %v", s.Name, err)
 		}
 	}
 	deadline := time.Now().Add(2 * time.Minute)
+	for _, name := range []string{"ready", "creating"} {
+		for {
+			var s gardencorev1beta1.Shoot
+			if err := env.GardenClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); err == nil &&
+				s.Status.LastOperation != nil && s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("shoot %s was not reconciled within 2m", name)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	caClient := &gardencorev1beta1.InternalSecret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creating.ca-client"}}
 	for {
-		var s gardencorev1beta1.Shoot
-		if err := env.GardenClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "ready"}, &s); err == nil &&
-			s.Status.LastOperation != nil && s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded {
+		err := env.GardenClient.Delete(ctx, caClient)
+		if err == nil {
 			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("shoot ready was not reconciled within 2m")
+		if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
+			t.Fatalf("remove client CA of shoot creating: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -3,61 +3,28 @@ package gardenercluster_test
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 )
 
-// kcp is a real kube-apiserver + etcd with our CRDs and the kcp-system namespace.
+// kcp is the KCP of a test: its config and an uncached client for assertions.
 type kcp struct {
 	cfg    *rest.Config
 	client client.Client // uncached: assertions see the API server, not a cache
-}
-
-func startKCP(t *testing.T) *kcp {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs kube-apiserver and etcd (KUBEBUILDER_ASSETS)")
-	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start KCP envtest (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	scheme, err := app.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kcp-system"}}); err != nil {
-		t.Fatal(err)
-	}
-	return &kcp{cfg: cfg, client: c}
 }
 
 // garden is the Gardener side of a test: where the operator asks for kubeconfigs.
@@ -72,12 +39,6 @@ type garden struct {
 	verify func(t *testing.T, shoot string, kubeconfig []byte)
 	// project is the Gardener project (shoots live in garden-<project>); empty: the operator's default.
 	project string
-}
-
-// fakeGarden stands in for Gardener with the in-memory issuer (wall clock), for tests about KCP-side behaviour.
-func fakeGarden(k *kcp) *garden {
-	issuer := fake.NewKubeconfigIssuer(clock.RealClock{})
-	return &garden{cfg: k.cfg, issuer: issuer, addShoot: func(_ *testing.T, name string) { issuer.AddShoot(name) }}
 }
 
 // logSink keeps the operator's log lines so tests can assert on them (for example: no conflicts).

@@ -1,10 +1,10 @@
-//go:build gardenbox
-
 package gardenercluster_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,17 +22,27 @@ import (
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
 
-// newWorld starts garden-in-a-box: KCP with our CRDs, a garden with the real gardener-apiserver, the simulated
-// gardenlet and one runtime API server shared by all shoots, so issued kubeconfigs can be tried.
-func newWorld(t *testing.T) (*kcp, *garden) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs garden-in-a-box (KUBEBUILDER_ASSETS)")
+// One garden-in-a-box per test binary (the in-process gardener-apiserver cannot be started twice); the tests use
+// distinct runtime IDs and shoots.
+var (
+	sharedEnv     *gardenbox.Env
+	sharedEnvErr  error
+	sharedEnvOnce sync.Once
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedEnv != nil {
+		_ = sharedEnv.Stop()
 	}
+	os.Exit(code)
+}
+
+func startGardenbox() (*gardenbox.Env, error) {
 	captureLogs()
 	scheme, err := app.NewScheme()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	env, err := gardenbox.Start(context.Background(), gardenbox.Options{
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
@@ -40,12 +50,28 @@ func newWorld(t *testing.T) (*kcp, *garden) {
 		RuntimeAPIServers: runtimeapi.ModeShared,
 	})
 	if err != nil {
-		t.Fatalf("start garden-in-a-box: %v", err)
+		return nil, err
 	}
-	t.Cleanup(func() { _ = env.Stop() })
-	if err := env.KCPClient.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kcp-system"}}); err != nil {
-		t.Fatal(err)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kcp-system"}}
+	if err := env.KCPClient.Create(context.Background(), ns); err != nil {
+		_ = env.Stop()
+		return nil, err
 	}
+	return env, nil
+}
+
+// newWorld returns the shared garden-in-a-box: KCP with our CRDs, a garden with the real gardener-apiserver, the
+// simulated gardenlet and one runtime API server shared by all shoots, so issued kubeconfigs can be tried.
+func newWorld(t *testing.T) (*kcp, *garden) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs garden-in-a-box (KUBEBUILDER_ASSETS)")
+	}
+	sharedEnvOnce.Do(func() { sharedEnv, sharedEnvErr = startGardenbox() })
+	if sharedEnvErr != nil {
+		t.Fatalf("start garden-in-a-box: %v", sharedEnvErr)
+	}
+	env := sharedEnv
 	k := &kcp{cfg: env.KCP, client: env.KCPClient}
 	g := &garden{
 		cfg:     env.Garden,
