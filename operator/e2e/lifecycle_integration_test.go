@@ -206,7 +206,7 @@ func (w *world) updates(t *testing.T, rt *imv1.Runtime) {
 	}
 	s = w.checkUpdate(t, rt.Name, func(r *imv1.Runtime) {
 		pool := *r.Spec.Shoot.Provider.Workers[0].DeepCopy()
-		pool.Name, pool.Minimum, pool.Maximum = extra, 1, 2
+		pool.Name, pool.Minimum, pool.Maximum, pool.Zones = extra, 1, 2, pool.Zones[:1]
 		r.Spec.Shoot.Provider.AdditionalWorkers = &[]gardencorev1beta1.Worker{pool}
 	})
 	if got := worker(s, extra); got == nil || got.Minimum != 1 || got.Maximum != 2 {

@@ -508,8 +508,8 @@ func (w *world) checkShootMatchesGenerated(t testing.TB, rt *imv1.Runtime) {
 	if got == nil {
 		t.Fatalf("shoot %s does not exist", rt.Spec.Shoot.Name)
 	}
-	wantDoc := map[string]any{"metadata": map[string]any{"name": want.Name, "namespace": want.Namespace,
-		"labels": want.Labels, "annotations": want.Annotations}, "spec": toMap(t, want.Spec)}
+	wantMeta := metav1.ObjectMeta{Name: want.Name, Namespace: want.Namespace, Labels: want.Labels, Annotations: want.Annotations}
+	wantDoc := map[string]any{"metadata": toMap(t, wantMeta), "spec": toMap(t, want.Spec)}
 	gotDoc := map[string]any{"metadata": toMap(t, got.ObjectMeta), "spec": toMap(t, got.Spec)}
 	for _, d := range subsetDiff("", wantDoc, gotDoc) {
 		t.Errorf("shoot %s differs from the generated spec: %s", got.Name, d)
