@@ -45,6 +45,15 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./operator/api/... output:crd:artifacts:config=config/crd/bases
 	@if [ -d operator/controllers ]; then $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./operator/controllers/... output:rbac:artifacts:config=config/rbac; fi
 
+# Bundle version and manager image; empty means the defaults of operator/cmd/bundlegen. A release sets both:
+# `make bundle VERSION=0.2.0 IMG=europe-docker.pkg.dev/kyma-project/prod/infrastructure-manager:0.2.0`.
+VERSION ?=
+IMG ?=
+
+.PHONY: bundle
+bundle: manifests ## Regenerate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests, incl. the generated RBAC.
+	$(GO) run ./operator/cmd/bundlegen $(if $(VERSION),-version $(VERSION)) $(if $(IMG),-image $(IMG))
+
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files differ from what the generators produce now.
 	hack/verify-generated.sh
@@ -52,7 +61,7 @@ verify-generated: ## Fail when generated files differ from what the generators p
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated test-all ## What CI runs: lint, generated-file check, unit and integration tests.
+test: lint verify-generated test-alerts test-all ## What CI runs: lint, generated-file check, alert rules, unit and integration tests.
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
@@ -61,6 +70,10 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 .PHONY: test-all
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
+
+.PHONY: test-alerts
+test-alerts: ## Unit-test the Prometheus alert rules with promtool (installs or builds promtool when missing).
+	BIN=$(BIN) hack/test-alerts.sh
 
 .PHONY: test-integration
 test-integration: ## Only the integration tests (test names containing "Integration").

@@ -9,19 +9,26 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kyma-project/kim/operator/config"
 )
 
 // Options are the operator's settings that are not part of the versioned configuration file.
 type Options struct {
 	// WatchNamespaces are the KCP namespaces whose Runtimes and GardenerClusters are reconciled.
 	WatchNamespaces []string
-	// GardenerProject is the Gardener project name; shoots live in namespace garden-<project>.
+	// GardenerProject overrides gardener.project of the configuration file when not empty; shoots live in namespace
+	// garden-<project>. After ResolveConfig it holds the effective project.
 	GardenerProject string
 	// GardenerQPS and GardenerBurst limit the client of the garden cluster.
 	GardenerQPS   float32
 	GardenerBurst int
-	// ConfigFile is the path of the operator configuration file (empty: built-in defaults).
+	// ConfigFile is the path of the operator configuration file (shoot generation, deletion windows, project).
+	// Empty: built-in defaults, which only suffice for managing kubeconfigs (no shoot generation).
 	ConfigFile string
+	// Config is the effective configuration: set it directly, or let ResolveConfig load ConfigFile. Controllers
+	// read it; it is the one source of the settings it holds.
+	Config *config.OperatorConfig
 
 	// KubeconfigValidity is how long an issued admin kubeconfig is valid.
 	KubeconfigValidity time.Duration
@@ -31,7 +38,8 @@ type Options struct {
 	GardenerClusterWorkers int
 	// RuntimeWorkers is the number of concurrent Runtime reconciles.
 	RuntimeWorkers int
-	// DeletionGracePeriod is how long a deleted runtime's cluster stays hibernated before it is deleted.
+	// DeletionGracePeriod overrides deletion.defaultGracePeriod of the configuration file when >= 0 (negative: keep
+	// the file's value).
 	DeletionGracePeriod time.Duration
 
 	// MetricsAddr is the address of the metrics endpoint ("0" disables it).
@@ -50,14 +58,13 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		WatchNamespaces:            []string{"kcp-system"},
-		GardenerProject:            "kyma",
 		GardenerQPS:                50,
 		GardenerBurst:              100,
 		KubeconfigValidity:         24 * time.Hour,
 		KubeconfigRotationFraction: 0.6,
 		GardenerClusterWorkers:     25,
 		RuntimeWorkers:             25,
-		DeletionGracePeriod:        72 * time.Hour,
+		DeletionGracePeriod:        -1,
 		MetricsAddr:                ":8443",
 		MetricsSecure:              true,
 		ProbeAddr:                  ":8081",
@@ -72,7 +79,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 			o.WatchNamespaces = splitList(v)
 			return nil
 		})
-	fs.StringVar(&o.GardenerProject, "gardener-project", o.GardenerProject, "Gardener project name; shoots live in garden-<project>")
+	fs.StringVar(&o.GardenerProject, "gardener-project", o.GardenerProject,
+		"Gardener project (overrides gardener.project of --config); shoots live in garden-<project>")
 	fs.Func("gardener-qps", fmt.Sprintf("queries per second to the garden cluster (default %g)", o.GardenerQPS), func(v string) error {
 		var q float64
 		if _, err := fmt.Sscanf(v, "%g", &q); err != nil {
@@ -89,7 +97,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.GardenerClusterWorkers, "gardener-cluster-workers", o.GardenerClusterWorkers, "concurrent GardenerCluster reconciles")
 	fs.IntVar(&o.RuntimeWorkers, "runtime-workers", o.RuntimeWorkers, "concurrent Runtime reconciles")
 	fs.DurationVar(&o.DeletionGracePeriod, "deletion-grace-period", o.DeletionGracePeriod,
-		"how long a deleted runtime's cluster stays hibernated before it is deleted")
+		"how long a deleted runtime's cluster stays hibernated before it is deleted (overrides deletion.defaultGracePeriod of --config; negative: keep the file's value)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
@@ -103,8 +111,8 @@ func (o Options) Validate() error {
 	if len(o.WatchNamespaces) == 0 {
 		errs = append(errs, errors.New("--watch-namespaces: at least one namespace is required"))
 	}
-	if o.GardenerProject == "" {
-		errs = append(errs, errors.New("--gardener-project: must not be empty"))
+	if o.GardenerProject == "" && (o.Config == nil || o.Config.Gardener.Project == "") {
+		errs = append(errs, errors.New("no Gardener project: set gardener.project in the configuration file or --gardener-project"))
 	}
 	if o.GardenerQPS <= 0 || o.GardenerBurst <= 0 {
 		errs = append(errs, errors.New("--gardener-qps and --gardener-burst must be positive"))
@@ -118,14 +126,39 @@ func (o Options) Validate() error {
 	if o.GardenerClusterWorkers < 1 || o.RuntimeWorkers < 1 {
 		errs = append(errs, errors.New("--gardener-cluster-workers and --runtime-workers must be at least 1"))
 	}
-	if o.DeletionGracePeriod < 0 {
-		errs = append(errs, errors.New("--deletion-grace-period must not be negative"))
-	}
 	return errors.Join(errs...)
 }
 
 // GardenNamespace is the garden namespace of the configured project.
 func (o Options) GardenNamespace() string { return "garden-" + o.GardenerProject }
+
+// ResolveConfig loads the configuration file (unless Config is already set), applies the flag overrides and makes
+// GardenerProject the effective project. A bad file is an error that names the key to fix.
+func (o *Options) ResolveConfig() error {
+	if o.Config == nil {
+		if o.ConfigFile == "" {
+			o.Config = &config.OperatorConfig{APIVersion: config.APIVersion, Kind: config.Kind}
+			o.Config.Default()
+		} else {
+			cfg, err := config.Load(o.ConfigFile)
+			if err != nil {
+				return err
+			}
+			o.Config = cfg
+		}
+	}
+	if o.GardenerProject != "" {
+		o.Config.Gardener.Project = o.GardenerProject
+	}
+	o.GardenerProject = o.Config.Gardener.Project
+	if o.DeletionGracePeriod >= 0 {
+		o.Config.Deletion.DefaultGracePeriod.Duration = o.DeletionGracePeriod
+		if o.Config.Deletion.MaxGracePeriod.Duration < o.DeletionGracePeriod {
+			o.Config.Deletion.MaxGracePeriod.Duration = o.DeletionGracePeriod
+		}
+	}
+	return nil
+}
 
 func splitList(v string) []string {
 	var out []string

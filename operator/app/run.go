@@ -18,7 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kyma-project/kim/adapters/gardener/guard"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/health"
 )
 
 // LabelManagedBy marks the Secrets this operator writes; the manager caches only Secrets with it, so it does not
@@ -61,6 +63,9 @@ func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, controller
 
 // NewManager builds the manager without starting it, for callers that need to add runnables first.
 func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controller) (manager.Manager, error) {
+	if err := opts.ResolveConfig(); err != nil {
+		return nil, err
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)
 	}
@@ -99,6 +104,12 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 	}
 	gardenCfg := rest.CopyConfig(garden)
 	gardenCfg.QPS, gardenCfg.Burst = opts.GardenerQPS, opts.GardenerBurst
+	// Every Gardener request passes the client-side allow list (wrapping twice is harmless), so a bug cannot
+	// reach beyond the project's shoots, and unverified TLS is refused.
+	gardenCfg, err = guard.Secure(gardenCfg, guard.ProjectPolicy(opts.GardenNamespace()))
+	if err != nil {
+		return nil, fmt.Errorf("gardener client: %w", err)
+	}
 	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
@@ -108,6 +119,10 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 	}
 	if err := mgr.Add(gardenCluster); err != nil {
 		return nil, fmt.Errorf("add garden cluster: %w", err)
+	}
+	// kim_gardener_health on every replica (standbys too), so an unhealthy Gardener is visible before a failover.
+	if _, err := health.Add(mgr, gardenCfg, 0); err != nil {
+		return nil, fmt.Errorf("gardener health check: %w", err)
 	}
 	for _, c := range controllers {
 		if err := c.SetupWithManager(mgr, gardenCluster, opts); err != nil {

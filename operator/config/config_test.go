@@ -14,8 +14,8 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Deletion.PlanGracePeriods["free"].Duration != 24*time.Hour || cfg.Kubeconfig.Validity.Duration != 24*time.Hour {
-		t.Errorf("durations not decoded: %+v %+v", cfg.Deletion, cfg.Kubeconfig)
+	if cfg.Deletion.PlanGracePeriods["free"].Duration != 24*time.Hour || cfg.Deletion.ForceDeletionAfter.Duration != 4*time.Hour {
+		t.Errorf("durations not decoded: %+v", cfg.Deletion)
 	}
 	sc := cfg.ShootConfig()
 	if sc.Project != "kyma-dev" || sc.CloudProfiles[shoot.Azure] != "az" || sc.AuditLog.MissingTenantIsError ||
@@ -29,7 +29,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Kubeconfig.Validity.Duration != 24*time.Hour || cfg.Kubeconfig.RotationFraction != 0.6 ||
+	if cfg.Deletion.ForceDeletionAfter.Duration != DefaultForceDeletionAfter ||
 		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
@@ -53,9 +53,10 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"unknown key", func(s string) string { return s + "bogus: 1\n" }, `unknown field "bogus"`},
 		{"wrong version", func(s string) string { return strings.Replace(s, "v1alpha1", "v9", 1) }, "apiVersion: must be"},
 		{"bad kubernetes version", func(s string) string { return strings.Replace(s, `"1.33"`, "latest", 1) }, "shoot.defaultKubernetesVersion"},
-		{"wrong type", func(s string) string { return s + "kubeconfig: {rotationFraction: high}\n" }, "kubeconfig.rotationFraction: must be a float64"},
-		{"bad duration", func(s string) string { return s + "kubeconfig: {validity: forever}\n" }, "invalid duration"},
-		{"rotation fraction out of range", func(s string) string { return s + "kubeconfig: {rotationFraction: 1.5}\n" }, "kubeconfig.rotationFraction: must be between"},
+		{"wrong type", func(s string) string { return s + "deletion: {freeze: maybe}\n" }, "deletion.freeze: must be a bool"},
+		{"bad duration", func(s string) string { return s + "deletion: {defaultGracePeriod: forever}\n" }, "invalid duration"},
+		{"negative force-deletion delay", func(s string) string { return s + "deletion: {forceDeletionAfter: -1h}\n" }, "deletion.forceDeletionAfter: must be positive"},
+		{"kubeconfig settings are flags, not file keys", func(s string) string { return s + "kubeconfig: {validity: 1h}\n" }, `unknown field "kubeconfig"`},
 		{"unknown cloud profile provider", func(s string) string { return s + "  cloudProfiles: {vsphere: x}\n" }, "shoot.cloudProfiles.vsphere"},
 		{"dns without secret", func(s string) string { return s + "  dns: {domainPrefix: a.b, providerType: aws-route53}\n" }, "shoot.dns.secretName"},
 		{"bad window", func(s string) string {

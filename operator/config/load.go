@@ -13,10 +13,10 @@ import (
 
 // Defaults of the optional settings.
 const (
-	DefaultKubeconfigValidity         = 24 * time.Hour
-	DefaultKubeconfigRotationFraction = 0.6
-	DefaultDeletionGracePeriod        = 72 * time.Hour
-	DefaultMaxDeletionGracePeriod     = 30 * 24 * time.Hour
+	DefaultDeletionGracePeriod    = 72 * time.Hour
+	DefaultMaxDeletionGracePeriod = 30 * 24 * time.Hour
+	// DefaultForceDeletionAfter is how long a deletion may be stuck before force-deletion is requested.
+	DefaultForceDeletionAfter = 6 * time.Hour
 )
 
 // Load reads, defaults and validates the configuration file at path.
@@ -62,14 +62,11 @@ func decodeError(err error) error {
 
 // Default fills the optional settings.
 func (c *OperatorConfig) Default() {
-	if c.Kubeconfig.Validity.Duration == 0 {
-		c.Kubeconfig.Validity.Duration = DefaultKubeconfigValidity
-	}
-	if c.Kubeconfig.RotationFraction == 0 {
-		c.Kubeconfig.RotationFraction = DefaultKubeconfigRotationFraction
-	}
 	if c.Deletion.DefaultGracePeriod.Duration == 0 {
 		c.Deletion.DefaultGracePeriod.Duration = DefaultDeletionGracePeriod
+	}
+	if c.Deletion.ForceDeletionAfter.Duration == 0 {
+		c.Deletion.ForceDeletionAfter.Duration = DefaultForceDeletionAfter
 	}
 	if c.Deletion.MaxGracePeriod.Duration == 0 {
 		c.Deletion.MaxGracePeriod.Duration = DefaultMaxDeletionGracePeriod

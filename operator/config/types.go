@@ -16,12 +16,11 @@ const (
 
 // OperatorConfig is the whole configuration file.
 type OperatorConfig struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Gardener   GardenerConfig   `json:"gardener"`
-	Shoot      ShootConfig      `json:"shoot"`
-	Kubeconfig KubeconfigConfig `json:"kubeconfig"`
-	Deletion   DeletionConfig   `json:"deletion"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Gardener   GardenerConfig `json:"gardener"`
+	Shoot      ShootConfig    `json:"shoot"`
+	Deletion   DeletionConfig `json:"deletion"`
 }
 
 // GardenerConfig locates the Gardener project.
@@ -112,13 +111,6 @@ type Features struct {
 	DisableEUAccess bool `json:"disableEUAccess,omitempty"`
 }
 
-// KubeconfigConfig controls admin kubeconfigs issued for GardenerClusters.
-type KubeconfigConfig struct {
-	Validity Duration `json:"validity,omitempty"`
-	// RotationFraction of the validity after which a kubeconfig is rotated, in (0,1).
-	RotationFraction float64 `json:"rotationFraction,omitempty"`
-}
-
 // DeletionConfig controls the grace window between deleting a Runtime and deleting its shoot.
 type DeletionConfig struct {
 	DefaultGracePeriod Duration `json:"defaultGracePeriod,omitempty"`
@@ -127,6 +119,9 @@ type DeletionConfig struct {
 	MaxGracePeriod   Duration            `json:"maxGracePeriod,omitempty"`
 	// Freeze stops all shoot deletions (incident switch).
 	Freeze bool `json:"freeze,omitempty"`
+	// ForceDeletionAfter is how long a deletion may be stuck with an error code Gardener accepts force-deletion
+	// for before the operator sets confirmation.gardener.cloud/force-deletion.
+	ForceDeletionAfter Duration `json:"forceDeletionAfter,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("24h", "90m").

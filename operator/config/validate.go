@@ -75,14 +75,10 @@ func (c *OperatorConfig) Validate() error {
 			bad("shoot.oidc.clientID", "must not be empty")
 		}
 	}
-	k := c.Kubeconfig
-	if k.Validity.Duration < 0 {
-		bad("kubeconfig.validity", "must be positive")
-	}
-	if k.RotationFraction <= 0 || k.RotationFraction >= 1 {
-		bad("kubeconfig.rotationFraction", "must be between 0 and 1 (exclusive), got %v", k.RotationFraction)
-	}
 	d := c.Deletion
+	if d.ForceDeletionAfter.Duration < 0 {
+		bad("deletion.forceDeletionAfter", "must be positive")
+	}
 	if d.MaxGracePeriod.Duration < 0 {
 		bad("deletion.maxGracePeriod", "must be positive")
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/sandbox/catalogue"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -32,6 +33,8 @@ func sandboxOperatorDefaults() app.Options {
 	o.KubeconfigValidity = 10 * time.Minute
 	o.KubeconfigRotationFraction = 0.6
 	o.DeletionGracePeriod = 2 * time.Minute
+	// The seeded catalogue's project; sandboxConfig uses the same.
+	o.GardenerProject = catalogue.Default().Project
 	o.LeaderElection = false
 	o.MetricsAddr = "0"
 	o.ProbeAddr = "0"

@@ -159,7 +159,11 @@ func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log 
 			return nil, fmt.Errorf("create namespace %s: %w", ns, err)
 		}
 	}
-	mgr, err := app.NewManager(env.KCP, env.Garden, f.operator, app.Controllers()...)
+	opts := f.operator
+	if opts.Config == nil && opts.ConfigFile == "" {
+		opts.Config = sandboxConfig(env.Catalogue)
+	}
+	mgr, err := app.NewManager(env.KCP, env.Garden, opts, app.Controllers()...)
 	if err != nil {
 		return nil, err
 	}

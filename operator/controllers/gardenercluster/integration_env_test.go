@@ -3,6 +3,7 @@ package gardenercluster_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -110,7 +111,10 @@ func (o *operator) stop() {
 		return
 	}
 	o.cancel()
-	<-o.done
+	if err := <-o.done; err != nil {
+		// A manager that failed (not just stopped) would make the test's later assertions meaningless.
+		panic(fmt.Sprintf("manager stopped with an error: %v", err))
+	}
 	o.cancel = nil
 }
 

@@ -62,14 +62,10 @@ func (wallClock) Now() time.Time { return time.Now() }
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
 	// Locals, not fields: the registered Controller is shared by every manager built in this process (tests and the
-	// sandbox restart the operator), and each must read its own configuration file.
+	// sandbox restart the operator), and each must use its own configuration.
 	cfg, policy := c.ShootConfig, c.DeletionPolicy
-	if cfg.Project == "" && opts.ConfigFile != "" {
-		loaded, err := FromConfigFile(opts.ConfigFile)
-		if err != nil {
-			return err
-		}
-		cfg, policy = loaded.ShootConfig, loaded.DeletionPolicy
+	if cfg.Project == "" && opts.Config != nil {
+		cfg, policy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
 	}
 	if err := policy.Validate(); err != nil {
 		return fmt.Errorf("runtime controller: deletion policy: %w", err)
@@ -82,9 +78,6 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	ns := opts.WatchNamespaces[0]
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
 		RuntimeNamespace: ns, Observe: m.GardenerRequest}
-	if policy.DefaultWindow == 0 && len(policy.PlanWindows) == 0 {
-		policy.DefaultWindow = opts.DeletionGracePeriod
-	}
 	if cfg.Project == "" {
 		cfg.Project = opts.GardenerProject
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -29,6 +30,12 @@ import (
 
 // EnvAssets is the environment variable naming the directory with the kube-apiserver and etcd binaries.
 const EnvAssets = "KUBEBUILDER_ASSETS"
+
+// ErrOncePerProcess is returned by a second Start in the same process: the in-process gardener-apiserver
+// cannot be started twice. Share one Env per test binary (TestMain) and isolate tests by object names.
+var ErrOncePerProcess = errors.New("gardenbox: the garden (in-process gardener-apiserver) can be started only once per process; start one Env in TestMain and share it")
+
+var gardenStarted atomic.Bool
 
 // Options configure the environment. The zero value is usable (no KCP CRDs, default catalogue,
 // gardenlet with default timing, no runtime API servers).
@@ -92,6 +99,11 @@ type StartupTimes struct {
 // must be stopped with Stop; on error everything started so far is stopped already.
 func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 	begin := time.Now()
+	// Gardener's in-process gardener-apiserver registers global feature gates and panics when started a second
+	// time in the same process; fail cleanly instead of leaving the other control plane's processes orphaned.
+	if !gardenStarted.CompareAndSwap(false, true) {
+		return nil, ErrOncePerProcess
+	}
 	if opts.BinaryAssetsDirectory == "" {
 		opts.BinaryAssetsDirectory = os.Getenv(EnvAssets)
 	}

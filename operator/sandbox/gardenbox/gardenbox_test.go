@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
+	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -273,5 +274,12 @@ func TestRuntimeConfigWithoutServer(t *testing.T) {
 	_, err := env.RuntimeConfig("garden-kyma", "does-not-exist")
 	if !errors.Is(err, runtimeapi.ErrNoServer) {
 		t.Errorf("err = %v, want ErrNoServer", err)
+	}
+}
+
+func TestSecondStartInOneProcessFailsCleanly(t *testing.T) {
+	_, err := gardenbox.Start(context.Background(), gardenbox.Options{})
+	if !errors.Is(err, gardenbox.ErrOncePerProcess) {
+		t.Errorf("second Start = %v, want ErrOncePerProcess", err)
 	}
 }

@@ -2,6 +2,7 @@ package gardenbox_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -21,6 +22,11 @@ import (
 var env *gardenbox.Env
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("SKIP: garden-in-a-box integration tests do not run with -short")
+		os.Exit(0)
+	}
 	if os.Getenv(gardenbox.EnvAssets) == "" {
 		fmt.Println("SKIP: garden-in-a-box tests need KUBEBUILDER_ASSETS; run `export KUBEBUILDER_ASSETS=$(hack/envtest.sh)`")
 		os.Exit(0)

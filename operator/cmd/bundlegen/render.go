@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// render builds the kustomization in dir in-process (the same engine as `kubectl kustomize`, pinned in go.mod so the
+// output does not depend on the kubectl installed on a machine) and returns the objects in kustomize's order.
+func render(dir string) ([]*unstructured.Unstructured, error) {
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	resMap, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+	}
+	objs := make([]*unstructured.Unstructured, 0, resMap.Size())
+	for _, res := range resMap.Resources() {
+		// Through JSON, so numbers become the int64/float64 that unstructured objects require.
+		data, err := res.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("kustomize build %s: object %s: %w", dir, res.CurId(), err)
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, fmt.Errorf("kustomize build %s: object %s: %w", dir, res.CurId(), err)
+		}
+		objs = append(objs, u)
+	}
+	return objs, nil
+}

@@ -1,0 +1,60 @@
+package gardenlet
+
+import (
+	"testing"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestFaultFor(t *testing.T) {
+	create, reconcile := gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationTypeReconcile
+	for _, tc := range []struct {
+		reason      string
+		opts        Options
+		annotations map[string]string
+		op          gardencorev1beta1.LastOperationType
+		want        []gardencorev1beta1.ErrorCode
+	}{
+		{reason: "no fault configured", op: create},
+		{reason: "annotation with several codes", op: create,
+			annotations: map[string]string{AnnotationFailWith: "ERR_INFRA_QUOTA_EXCEEDED, ERR_INFRA_UNAUTHORIZED"},
+			want:        []gardencorev1beta1.ErrorCode{"ERR_INFRA_QUOTA_EXCEEDED", "ERR_INFRA_UNAUTHORIZED"}},
+		{reason: "annotation restricted to another operation", op: create,
+			annotations: map[string]string{AnnotationFailWith: "ERR_INFRA_QUOTA_EXCEEDED", AnnotationFailOperation: "Reconcile"}},
+		{reason: "operation restriction is case-insensitive", op: reconcile,
+			annotations: map[string]string{AnnotationFailWith: "ERR_INFRA_QUOTA_EXCEEDED", AnnotationFailOperation: "reconcile"},
+			want:        []gardencorev1beta1.ErrorCode{"ERR_INFRA_QUOTA_EXCEEDED"}},
+		{reason: "global fault", op: create, opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM"},
+			want: []gardencorev1beta1.ErrorCode{"ERR_CONFIGURATION_PROBLEM"}},
+		{reason: "global fault for another operation", op: create, opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM", FailOperation: reconcile}},
+	} {
+		g := &Gardenlet{opts: tc.opts.withDefaults()}
+		shoot := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}
+		if diff := cmp.Diff(tc.want, g.faultFor(shoot, tc.op).codes); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	g := &Gardenlet{opts: Options{CreateDuration: 3 * time.Second}.withDefaults()}
+	for _, tc := range []struct {
+		reason      string
+		annotations map[string]string
+		op          gardencorev1beta1.LastOperationType
+		want        time.Duration
+	}{
+		{"option per operation type", nil, gardencorev1beta1.LastOperationTypeCreate, 3 * time.Second},
+		{"default for the others", nil, gardencorev1beta1.LastOperationTypeDelete, Defaults().DeleteDuration},
+		{"annotation wins", map[string]string{AnnotationDuration: "0s"}, gardencorev1beta1.LastOperationTypeCreate, 0},
+		{"unparsable annotation is ignored", map[string]string{AnnotationDuration: "soon"}, gardencorev1beta1.LastOperationTypeCreate, 3 * time.Second},
+	} {
+		shoot := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}
+		if got := g.duration(shoot, tc.op); got != tc.want {
+			t.Errorf("%s: duration = %v, want %v", tc.reason, got, tc.want)
+		}
+	}
+}
