@@ -47,7 +47,7 @@ const (
 	// kcpNamespace is where KEB creates Runtimes.
 	kcpNamespace = "kcp-system"
 	// project is the Gardener project of the golden runtimes (adapters/gardener/testdata/config.yaml).
-	project = "kyma-dev"
+	project = "kyma"
 	// repoRoot is the repository root relative to this package.
 	repoRoot = "../.."
 	// goldenConfig is the operator configuration the golden shoots are generated with.
@@ -113,11 +113,6 @@ func startWorld(t testing.TB, o worldOptions) *world {
 	if err := w.kcp.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, obj := range goldenGardenObjects(cat.ProjectNamespace()) {
-		if err := w.garden.Create(ctx, obj); err != nil {
-			t.Fatalf("create %s: %v", obj.GetName(), err)
-		}
-	}
 	cfg, err := config.Load(goldenConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -149,35 +144,9 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// goldenCatalogue is the default catalogue in project kyma-dev plus what the golden runtimes reference:
-// their CredentialsBindings and the machine image version of the golden configuration.
-func goldenCatalogue() catalogue.Catalogue {
-	cat := catalogue.Default()
-	cat.Project = project
-	for i := range cat.MachineImages {
-		if cat.MachineImages[i].Name == "gardenlinux" {
-			cat.MachineImages[i].Versions = append(cat.MachineImages[i].Versions, "1592.1.0")
-		}
-	}
-	extra := map[string][]string{"aws": {"aws-kyma-1"}, "azure": {"azure-kyma-1"}, "gcp": {"gcp-kyma-1"}}
-	for i := range cat.Providers {
-		cat.Providers[i].CredentialsBindings = append(cat.Providers[i].CredentialsBindings, extra[cat.Providers[i].Type]...)
-	}
-	return cat
-}
-
-// goldenGardenObjects are the project objects the generated shoots reference (DNS and audit log credentials, the
-// audit policy).
-func goldenGardenObjects(ns string) []client.Object {
-	return []client.Object{
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aws-route53-secret", Namespace: ns},
-			StringData: map[string]string{"sandbox": "no real DNS credentials"}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "auditlog-credentials", Namespace: ns},
-			StringData: map[string]string{"sandbox": "no real audit log credentials"}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "audit-policy", Namespace: ns},
-			Data: map[string]string{"policy": "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"}},
-	}
-}
+// goldenCatalogue is the sandbox's default catalogue: it carries what KEB's runtimes and the golden shoots
+// reference (project kyma, credentials bindings, DNS and audit-log objects).
+func goldenCatalogue() catalogue.Catalogue { return catalogue.Default() }
 
 // writeConfig writes an operator configuration: the golden one with the given deletion section.
 func (w *world) writeConfig(t testing.TB, name string, deletion map[string]any) string {
