@@ -27,7 +27,7 @@ type sandboxFlags struct {
 
 // sandboxOperatorDefaults are the operator settings that make the sandbox watchable in minutes: kubeconfigs
 // valid for Gardener's minimum of 10 minutes (rotated after 6), deleted runtimes kept hibernated for 2 minutes,
-// no leader election, metrics and probes off (nothing scrapes them on a laptop).
+// no leader election and no probes; metrics served as in production (HTTPS, token required) on localhost only.
 func sandboxOperatorDefaults() app.Options {
 	o := app.DefaultOptions()
 	o.KubeconfigValidity = 10 * time.Minute
@@ -36,7 +36,7 @@ func sandboxOperatorDefaults() app.Options {
 	// The seeded catalogue's project; sandboxConfig uses the same.
 	o.GardenerProject = catalogue.Default().Project
 	o.LeaderElection = false
-	o.MetricsAddr = "0"
+	o.MetricsAddr = "127.0.0.1:8443"
 	o.ProbeAddr = "0"
 	o.RuntimeWorkers, o.GardenerClusterWorkers = 5, 5
 	return o

@@ -123,7 +123,7 @@ func runSandbox(args []string) (retErr error) {
 	if err := os.WriteFile(filepath.Join(f.dir, ReadyFile), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
 		return err
 	}
-	printConnect(out, f.dir)
+	printConnect(out, f.dir, f.operator.MetricsAddr)
 
 	watchCtx := ctx
 	if f.exitWhenReady {
@@ -186,9 +186,12 @@ func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log 
 
 func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
 
-func printConnect(out *printer, dir string) {
+func printConnect(out *printer, dir, metricsAddr string) {
 	out.say("ready: %s", filepath.Join(dir, ReadyFile))
 	out.say("connect:  kubectl --kubeconfig %s get runtimes,gardenerclusters -A", filepath.Join(dir, gardenbox.KCPKubeconfigFile))
 	out.say("          kubectl --kubeconfig %s get shoots -A", filepath.Join(dir, gardenbox.GardenKubeconfigFile))
 	out.say("logs:     %s, %s", filepath.Join(dir, "operator.log"), filepath.Join(dir, "control-plane.log"))
+	if metricsAddr != "0" && metricsAddr != "" {
+		out.say("metrics:  curl -k -H \"Authorization: Bearer <token>\" https://%s/metrics  (a KCP token allowed to get /metrics)", metricsAddr)
+	}
 }

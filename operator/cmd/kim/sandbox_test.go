@@ -45,7 +45,7 @@ func TestSandboxCommand(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	cmd := exec.Command(bin, "sandbox", "--no-samples", "--dir", dir, "--crds", filepath.Join(root, "config", "crd", "bases"),
-		"--shoot-create-duration", "1s")
+		"--shoot-create-duration", "1s", "--metrics-bind-address", "0")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = cwd, &stdout, &stdout
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	if err := cmd.Start(); err != nil {
