@@ -79,6 +79,11 @@ test-alerts: ## Unit-test the Prometheus alert rules with promtool (installs or 
 test-integration: ## Only the integration tests (test names containing "Integration").
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration ./...
 
+.PHONY: bench-runtime
+bench-runtime: ## Runtime latency benchmark on garden-in-a-box: shoot Succeeded -> Runtime Ready, Gardener requests per runtime (BENCH_RUNTIMES, BENCH_INTERVAL).
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 30m -run '^$$' \
+		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/e2e/
+
 .PHONY: envtest
 envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh

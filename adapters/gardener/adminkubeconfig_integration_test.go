@@ -13,21 +13,13 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 )
 
 // TestIntegrationAdminKubeconfigIssuerContract runs the issuer contract against the real gardener-apiserver of
 // garden-in-a-box.
 func TestIntegrationAdminKubeconfigIssuerContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs garden-in-a-box (KUBEBUILDER_ASSETS)")
-	}
 	ctx := context.Background()
-	env, err := gardenbox.Start(ctx, gardenbox.Options{})
-	if err != nil {
-		t.Fatalf("start garden-in-a-box: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	env := gardener.GardenBox(t) // shared with the other integration tests of this binary
 	ns := env.Catalogue.ProjectNamespace()
 
 	ready, err := env.NewShoot("ready", "aws")

@@ -7,6 +7,7 @@ import (
 	"github.com/gardener/gardener/pkg/apis/core"
 	"github.com/gardener/gardener/pkg/apis/core/install"
 	apiserverfeatures "github.com/gardener/gardener/pkg/apiserver/features"
+	"github.com/gardener/gardener/pkg/features"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -15,7 +16,11 @@ import (
 // need other objects (cloud profile, credentials binding, referenced ConfigMaps and Secrets) are
 // left to the integration test against the real gardener-apiserver.
 func TestGoldenShootsPassGardenerValidation(t *testing.T) {
-	apiserverfeatures.RegisterFeatureGates() // the gardener-apiserver's feature gates, at their defaults
+	// The gardener-apiserver's feature gates, at their defaults. The in-process gardener-apiserver of the
+	// integration test registers them in the same global gate (a second Add panics), so only when missing.
+	if _, known := features.DefaultFeatureGate.GetAll()[features.InPlaceNodeUpdates]; !known {
+		apiserverfeatures.RegisterFeatureGates()
+	}
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
 	shoots, err := LoadShoots("testdata/shoots")

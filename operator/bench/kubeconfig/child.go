@@ -95,6 +95,10 @@ func (m *manager) stop() {
 			}
 			<-m.done
 		}
+		if m.exitErr != nil {
+			// The manager exits 0 on SIGTERM; anything else is worth seeing next to the numbers.
+			logf("manager exited with %v (log: %s)", m.exitErr, m.log.Name())
+		}
 		_ = m.log.Close()
 	})
 }

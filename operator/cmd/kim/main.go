@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ const usage = `kim — Kyma Infrastructure Manager developer CLI
 
 Usage:
   kim sandbox [flags]   run garden-in-a-box with the operator (see: kim sandbox -h)
+  kim restore SHOOT     bring back the Runtime of a shoot waiting for deletion (see: kim restore -h)
   kim help              show this text
 `
 
@@ -31,6 +33,15 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "sandbox:", err)
+			os.Exit(1)
+		}
+	case "restore":
+		err := runRestore(context.Background(), os.Args[2:])
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "restore:", err)
 			os.Exit(1)
 		}
 	case "help", "-h", "--help":

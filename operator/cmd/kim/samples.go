@@ -51,7 +51,7 @@ func applySamples(ctx context.Context, env *gardenbox.Env, dir string, out *prin
 			return nil, err
 		}
 		for _, o := range objs {
-			if err := env.KCPClient.Patch(ctx, o, client.Apply, client.FieldOwner("kim-sandbox"), client.ForceOwnership); err != nil {
+			if err := env.KCPClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("kim-sandbox"), client.ForceOwnership); err != nil {
 				return nil, fmt.Errorf("apply %s %s from %s: %w", o.GetKind(), o.GetName(), file, err)
 			}
 			ref := sampleRef{apiVersion: o.GetAPIVersion(), kind: o.GetKind(), namespace: o.GetNamespace(), name: o.GetName()}

@@ -105,7 +105,8 @@ func runSandbox(args []string) (retErr error) {
 	defer func() {
 		stopOperator()
 		select {
-		case <-mgrErr:
+		case err := <-mgrErr:
+			retErr = errors.Join(retErr, err)
 		case <-time.After(30 * time.Second):
 			retErr = errors.Join(retErr, errors.New("operator did not stop within 30s"))
 		}

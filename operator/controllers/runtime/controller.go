@@ -45,6 +45,9 @@ type Controller struct {
 	DeletionPolicy deletion.Policy
 	// Clock is the time source (nil: wall clock).
 	Clock interface{ Now() time.Time }
+	// SkipNameValidation allows a second manager with this controller in the same process (tests restart the
+	// operator in-process; controller-runtime refuses duplicate controller names otherwise).
+	SkipNameValidation bool
 }
 
 var _ app.Controller = (*Controller)(nil)
@@ -58,10 +61,13 @@ func (wallClock) Now() time.Time { return time.Now() }
 
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	if c.ShootConfig.Project == "" && opts.Config != nil {
-		c.ShootConfig, c.DeletionPolicy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
+	// Locals, not fields: the registered Controller is shared by every manager built in this process (tests and the
+	// sandbox restart the operator), and each must use its own configuration.
+	cfg, policy := c.ShootConfig, c.DeletionPolicy
+	if cfg.Project == "" && opts.Config != nil {
+		cfg, policy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
 	}
-	if err := c.DeletionPolicy.Validate(); err != nil {
+	if err := policy.Validate(); err != nil {
 		return fmt.Errorf("runtime controller: deletion policy: %w", err)
 	}
 	clock := c.Clock
@@ -72,8 +78,6 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	ns := opts.WatchNamespaces[0]
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
 		RuntimeNamespace: ns, Observe: m.GardenerRequest}
-	policy := c.DeletionPolicy
-	cfg := c.ShootConfig
 	if cfg.Project == "" {
 		cfg.Project = opts.GardenerProject
 	}
@@ -84,13 +88,9 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Clock:        clock, ShootConfig: cfg, Policy: policy,
 		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m, //nolint:staticcheck // core/v1 events; moving to events.k8s.io needs new RBAC and call sites
 	}
-	shootToRuntime := handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
-		namespace, name, ok := gardener.ShootToRuntime(s.Labels, s.Annotations)
-		if !ok {
-			return nil
-		}
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}}
-	})
+	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
+		return fmt.Errorf("runtime controller: %w", err)
+	}
 	secretToRuntime := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		id := o.GetLabels()[imv1.LabelRuntimeID]
 		if id == "" {
@@ -102,8 +102,8 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
-		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntime)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers}).
+		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
@@ -115,7 +115,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 			predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
 				return s.Labels[gardener.LabelManagedBy] == gardener.ManagedByValue
 			}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(reaper)
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)

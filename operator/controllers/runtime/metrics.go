@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,12 +44,29 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
 		known:             map[string][2]string{},
 	}
-	for _, c := range []prometheus.Collector{m.runtimes, m.provisioningDuration, m.updateDuration, m.gardenerRequests,
-		m.pendingDeletion, m.deletionsExecuted, m.deletionsStuck, m.recoveries} {
-		// A second operator in one process (tests) reuses the first one's collectors' names; ignore that.
-		_ = reg.Register(c)
-	}
+	// A second operator in one process (tests restart it) shares the first one's collectors, so the metrics stay
+	// visible in the registry instead of going to unregistered twins.
+	m.runtimes = register(reg, m.runtimes)
+	m.provisioningDuration = register(reg, m.provisioningDuration)
+	m.updateDuration = register(reg, m.updateDuration)
+	m.gardenerRequests = register(reg, m.gardenerRequests)
+	m.pendingDeletion = register(reg, m.pendingDeletion)
+	m.deletionsExecuted = register(reg, m.deletionsExecuted)
+	m.deletionsStuck = register(reg, m.deletionsStuck)
+	m.recoveries = register(reg, m.recoveries)
 	return m
+}
+
+// register registers c, or returns the collector already registered under its name.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	return c
 }
 
 // GardenerRequest counts one request to Gardener.

@@ -24,6 +24,17 @@ type Catalogue struct {
 	DNSProviderTypes []string
 	// ContainerRuntimeTypes are additional container runtimes a worker pool may request.
 	ContainerRuntimeTypes []string
+	// ProjectTolerations are the toleration keys the project allows its shoots (spec.tolerations.whitelist);
+	// the admission rejects a shoot tolerating anything else.
+	ProjectTolerations []string
+	// ExposureClasses are created cluster-wide (handler = name) for shoots that set spec.exposureClassName.
+	ExposureClasses []string
+	// Secrets are placeholder Secrets in the project namespace that the operator configuration names
+	// (DNS provider credentials, audit log credentials): shoots referencing missing ones are rejected.
+	Secrets []string
+	// AuditPolicyConfigMaps are ConfigMaps in the project namespace holding a minimal audit policy (key
+	// "policy"), referenced by kubeAPIServer.auditConfig.auditPolicy.configMapRef.
+	AuditPolicyConfigMaps []string
 }
 
 // Provider is one infrastructure provider with its CloudProfile content.
@@ -46,6 +57,8 @@ type Provider struct {
 type Region struct {
 	Name  string
 	Zones []string
+	// AccessRestrictions the region offers (e.g. "eu-access-only"); shoots may only request offered ones.
+	AccessRestrictions []string
 }
 
 // MachineType is a machine type with its size.
@@ -88,6 +101,13 @@ func zones(region string, suffixes ...string) Region {
 
 func plain(region string, names ...string) Region { return Region{Name: region, Zones: names} }
 
+// euAccessOnly is the access restriction of the EU access platform regions (cf-eu11 -> aws eu-central-1,
+// cf-ch20 -> azure switzerlandnorth).
+func euAccessOnly(r Region) Region {
+	r.AccessRestrictions = append(r.AccessRestrictions, "eu-access-only")
+	return r
+}
+
 func sizes(prefix string, cpuMem map[string][2]string) []MachineType {
 	out := make([]MachineType, 0, len(cpuMem))
 	for suffix, cm := range cpuMem {
@@ -101,11 +121,18 @@ var standardSizes = map[string][2]string{
 	"8xlarge": {"32", "128Gi"}, "12xlarge": {"48", "192Gi"}, "16xlarge": {"64", "256Gi"},
 }
 
+// memorySizes are the memory-optimised (8 GiB per CPU) sizes KEB offers for additional worker pools.
+var memorySizes = map[string][2]string{
+	"large": {"2", "16Gi"}, "xlarge": {"4", "32Gi"}, "2xlarge": {"8", "64Gi"}, "4xlarge": {"16", "128Gi"},
+}
+
 // Default returns the catalogue that mirrors what KEB's plans use. Callers may modify the result
 // (it is a fresh copy) before seeding, e.g. to add a region or a CredentialsBinding.
 func Default() Catalogue {
 	aws := append(sizes("m6i.", standardSizes), sizes("m5.", standardSizes)...)
-	aws = append(aws, MachineType{Name: "g6.xlarge", CPU: "4", Memory: "16Gi", GPU: "1"})
+	aws = append(aws, sizes("r6i.", memorySizes)...)
+	aws = append(aws, MachineType{Name: "g6.xlarge", CPU: "4", Memory: "16Gi", GPU: "1"},
+		MachineType{Name: "g4dn.xlarge", CPU: "4", Memory: "16Gi", GPU: "1"})
 	azure := []MachineType{
 		{Name: "Standard_D2s_v5", CPU: "2", Memory: "8Gi"}, {Name: "Standard_D4s_v5", CPU: "4", Memory: "16Gi"},
 		{Name: "Standard_D8s_v5", CPU: "8", Memory: "32Gi"}, {Name: "Standard_D16s_v5", CPU: "16", Memory: "64Gi"},
@@ -127,6 +154,9 @@ func Default() Catalogue {
 		{Name: "ecs.g8i.large", CPU: "2", Memory: "8Gi"}, {Name: "ecs.g8i.xlarge", CPU: "4", Memory: "16Gi"},
 		{Name: "ecs.g8i.2xlarge", CPU: "8", Memory: "32Gi"}, {Name: "ecs.g8i.4xlarge", CPU: "16", Memory: "64Gi"},
 	}
+	alicloud = append(alicloud, sizes("ecs.g7.", map[string][2]string{
+		"large": {"2", "8Gi"}, "xlarge": {"4", "16Gi"}, "2xlarge": {"8", "32Gi"}, "4xlarge": {"16", "64Gi"},
+	})...)
 	gdch := []MachineType{
 		{Name: "n2-standard-2-gdc", CPU: "2", Memory: "8Gi"}, {Name: "n2-standard-4-gdc", CPU: "4", Memory: "16Gi"},
 		{Name: "n2-standard-8-gdc", CPU: "8", Memory: "32Gi"},
@@ -140,27 +170,37 @@ func Default() Catalogue {
 		NetworkingTypes:       []string{"calico", "cilium"},
 		DNSProviderTypes:      []string{"aws-route53", "azure-dns", "google-clouddns", "openstack-designate", "alicloud-dns"},
 		ContainerRuntimeTypes: []string{"gvisor"},
+		// Shoots in KSA regions (gcp me-central2) tolerate the assured-workload seeds.
+		ProjectTolerations: []string{"ksa-assured-workload"},
+		// The openstack (SAP converged cloud) shoots' load balancers face the internet through this class.
+		ExposureClasses: []string{"converged-cloud-internet"},
+		// Named by the operator configuration (shoot.dns.secretName, shoot.auditLog.secretName and
+		// shoot.auditLog.policyConfigMapName): a KIM configured for the sandbox uses these names.
+		Secrets:               []string{"aws-route53-secret", "auditlog-credentials"},
+		AuditPolicyConfigMaps: []string{"audit-policy"},
 		ExtensionTypes: []string{
 			"shoot-networking-filter", "shoot-cert-service", "shoot-dns-service", "shoot-oidc-service",
 			"shoot-auditlog-service", "registry-cache", "acl", "shoot-networking-problemdetector", "shoot-lakom-service",
 		},
+		// CredentialsBindings: the first of each provider is what gardenbox.NewShoot uses; the "*-kyma-*" ones are
+		// those the golden Runtimes of adapters/gardener/testdata name (their integration test seeds this catalogue).
 		Providers: []Provider{
 			{
 				Type: "aws", CloudProfile: "aws", MachineTypes: aws, VolumeTypes: []string{"gp2", "gp3", "io1"},
 				Regions: []Region{
-					zones("eu-central-1", "a", "b", "c"), zones("eu-west-1", "a", "b", "c"),
+					euAccessOnly(zones("eu-central-1", "a", "b", "c")), zones("eu-west-1", "a", "b", "c"),
 					zones("us-east-1", "a", "b", "c"), zones("ap-southeast-1", "a", "b", "c"),
 					zones("eu-west-2", "a", "b", "c"), zones("us-west-2", "a", "b", "c"),
 				},
-				CredentialsBindings: []string{"aws-trial-shared-01", "aws-sandbox"},
+				CredentialsBindings: []string{"aws-trial-shared-01", "aws-sandbox", "aws-kyma-1", "aws-kyma-eu", "aws-kyma-free"},
 			},
 			{
 				Type: "azure", CloudProfile: "az", MachineTypes: azure, VolumeTypes: []string{"StandardSSD_LRS", "Premium_LRS"},
 				Regions: []Region{
 					plain("eastus", "1", "2", "3"), plain("westeurope", "1", "2", "3"),
-					plain("switzerlandnorth", "1", "2", "3"), plain("northeurope", "1", "2", "3"),
+					euAccessOnly(plain("switzerlandnorth", "1", "2", "3")), plain("northeurope", "1", "2", "3"),
 				},
-				CredentialsBindings: []string{"azure-trial-shared-01", "azure-sandbox"},
+				CredentialsBindings: []string{"azure-trial-shared-01", "azure-sandbox", "azure-kyma-1"},
 			},
 			{
 				Type: "gcp", CloudProfile: "gcp", MachineTypes: gcp, VolumeTypes: []string{"pd-balanced", "pd-ssd", "pd-standard"},
@@ -168,17 +208,17 @@ func Default() Catalogue {
 					zones("europe-west3", "-a", "-b", "-c"), zones("us-central1", "-a", "-b", "-c"),
 					zones("asia-south1", "-a", "-b", "-c"), zones("me-central2", "-a", "-b", "-c"),
 				},
-				CredentialsBindings: []string{"gcp-trial-shared-01", "gcp-sandbox"},
+				CredentialsBindings: []string{"gcp-trial-shared-01", "gcp-sandbox", "gcp-kyma-1", "gcp-kyma-ksa"},
 			},
 			{
 				Type: "openstack", CloudProfile: "converged-cloud-kyma", MachineTypes: openstack, VolumeTypes: []string{"standard_hdd"},
 				Regions:             []Region{zones("eu-de-1", "a", "b", "d"), zones("eu-de-2", "a", "b"), zones("ap-jp-1", "a")},
-				CredentialsBindings: []string{"openstack-sandbox"},
+				CredentialsBindings: []string{"openstack-sandbox", "openstack-kyma-1"},
 			},
 			{
 				Type: "alicloud", CloudProfile: "alicloud", MachineTypes: alicloud, VolumeTypes: []string{"cloud_essd"},
 				Regions:             []Region{zones("eu-central-1", "a", "b", "c"), zones("cn-beijing", "-h", "-i", "-j")},
-				CredentialsBindings: []string{"alicloud-sandbox"},
+				CredentialsBindings: []string{"alicloud-sandbox", "alicloud-kyma-1"},
 			},
 			{
 				Type: "gdch", CloudProfile: "gdch", MachineTypes: gdch, VolumeTypes: []string{"standard-rwo"},

@@ -30,11 +30,9 @@ func (c Catalogue) Objects() ([]client.Object, error) {
 			ObjectMeta: metav1.ObjectMeta{Name: seedDNSSecretRef().Name, Namespace: seedDNSSecretRef().Namespace},
 			StringData: map[string]string{"sandbox": "no real DNS credentials"},
 		},
-		&gardencorev1beta1.Project{
-			ObjectMeta: metav1.ObjectMeta{Name: c.Project},
-			Spec:       gardencorev1beta1.ProjectSpec{Namespace: &ns},
-		},
+		c.project(),
 	}
+	objs = append(objs, c.referencedObjects()...)
 	// Registrations first: the admission rejects seeds and shoots of types nobody registered.
 	objs = append(objs, c.controllerRegistrations()...)
 	for _, p := range c.Providers {
@@ -62,16 +60,63 @@ func (c Catalogue) Objects() ([]client.Object, error) {
 	return objs, nil
 }
 
+func (c Catalogue) project() *gardencorev1beta1.Project {
+	p := &gardencorev1beta1.Project{
+		ObjectMeta: metav1.ObjectMeta{Name: c.Project},
+		Spec:       gardencorev1beta1.ProjectSpec{Namespace: ptr.To(c.ProjectNamespace())},
+	}
+	if len(c.ProjectTolerations) > 0 {
+		p.Spec.Tolerations = &gardencorev1beta1.ProjectTolerations{}
+		for _, key := range c.ProjectTolerations {
+			p.Spec.Tolerations.Whitelist = append(p.Spec.Tolerations.Whitelist, gardencorev1beta1.Toleration{Key: key})
+		}
+	}
+	return p
+}
+
+// minimalAuditPolicy logs request metadata only: enough for the gardener-apiserver, which checks that the
+// referenced ConfigMap holds a decodable audit policy.
+const minimalAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+rules:
+- level: Metadata
+`
+
+// referencedObjects are the objects shoots reference by name besides cloud profile and credentials:
+// exposure classes, and Secrets and ConfigMaps in the project namespace.
+func (c Catalogue) referencedObjects() []client.Object {
+	ns := c.ProjectNamespace()
+	var out []client.Object
+	for _, name := range c.ExposureClasses {
+		out = append(out, &gardencorev1beta1.ExposureClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Handler: name})
+	}
+	for _, name := range c.Secrets {
+		out = append(out, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			StringData: map[string]string{"sandbox": "placeholder: nothing in the sandbox calls the real service"},
+		})
+	}
+	for _, name := range c.AuditPolicyConfigMaps {
+		out = append(out, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Data:       map[string]string{"policy": minimalAuditPolicy},
+		})
+	}
+	return out
+}
+
 func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, error) {
 	spec := gardencorev1beta1.CloudProfileSpec{Type: p.Type}
 	for _, v := range c.KubernetesVersions {
 		spec.Kubernetes.Versions = append(spec.Kubernetes.Versions, gardencorev1beta1.ExpirableVersion{
-			Version: v, Classification: ptr.To(classification(v, c.KubernetesVersions))})
+			// Lifecycle, Classification's successor, needs the alpha gate VersionClassificationLifecycle (off in v1.149).
+			Version: v, Classification: ptr.To(classification(v, c.KubernetesVersions))}) //nolint:staticcheck // see above
 	}
 	for _, img := range c.MachineImages {
 		mi := gardencorev1beta1.MachineImage{Name: img.Name, UpdateStrategy: ptr.To(gardencorev1beta1.UpdateStrategyMajor)}
 		for _, v := range img.Versions {
 			mi.Versions = append(mi.Versions, gardencorev1beta1.MachineImageVersion{
+				//nolint:staticcheck // Classification: Lifecycle needs the alpha gate VersionClassificationLifecycle (off in v1.149)
 				ExpirableVersion: gardencorev1beta1.ExpirableVersion{Version: v, Classification: ptr.To(gardencorev1beta1.ClassificationSupported)},
 				CRI:              []gardencorev1beta1.CRI{{Name: gardencorev1beta1.CRINameContainerD}},
 				Architectures:    []string{"amd64", "arm64"},
@@ -91,6 +136,9 @@ func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, er
 	}
 	for _, r := range p.Regions {
 		region := gardencorev1beta1.Region{Name: r.Name}
+		for _, a := range r.AccessRestrictions {
+			region.AccessRestrictions = append(region.AccessRestrictions, gardencorev1beta1.AccessRestriction{Name: a})
+		}
 		for _, z := range r.Zones {
 			region.Zones = append(region.Zones, gardencorev1beta1.AvailabilityZone{Name: z})
 		}

@@ -83,7 +83,6 @@ func (g *Gardenlet) pendingOperation(ctx context.Context, shoot *gardencorev1bet
 // step moves operation op forward: Processing with rising progress until its duration has passed, then
 // Succeeded (or Failed/Error when a fault is configured).
 func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any) }, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) (ctrl.Result, error) {
-	now := time.Now()
 	last := shoot.Status.LastOperation
 	flt := g.faultFor(shoot, op)
 	if last != nil && last.Type == op && isFinalFailure(last.State) && shoot.Status.ObservedGeneration == shoot.Generation && !flt.none() {
@@ -104,7 +103,7 @@ func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any
 	}
 	// The clock starts once the endpoint is there: a runtime API server may take seconds to start.
 	rec := g.track(shoot, op, time.Now())
-	now = time.Now()
+	now := time.Now()
 	elapsed := now.Sub(rec.started)
 	duration := g.duration(shoot, op)
 	stuck := op == gardencorev1beta1.LastOperationTypeDelete && g.stuckDeletion(shoot)

@@ -64,7 +64,7 @@ func StartServer(opts ServerOptions) (*Server, error) {
 		Err:           opts.Err,
 		SecureServing: envtest.SecureServing{ListenAddr: envtest.ListenAddr{Address: "127.0.0.1"}, CA: opts.CAs.Cluster.CertificatePEM},
 	}
-	api.SecureServing.Authn = &shootAuthn{ca: opts.CAs.Client}
+	api.Authn = &shootAuthn{ca: opts.CAs.Client}
 	if opts.BinaryAssetsDirectory != "" {
 		api.Path = filepath.Join(opts.BinaryAssetsDirectory, "kube-apiserver")
 	}
@@ -140,7 +140,7 @@ func (s *Server) CAs() CAs { return s.cas }
 
 // AdminConfig returns a rest.Config for a system:masters user with a client certificate of the shoot's client CA.
 func (s *Server) AdminConfig() (*rest.Config, error) {
-	return s.api.SecureServing.AddUser(envtest.User{Name: "sandbox-admin", Groups: []string{"system:masters"}},
+	return s.api.AddUser(envtest.User{Name: "sandbox-admin", Groups: []string{"system:masters"}},
 		&rest.Config{Host: s.URL(), TLSClientConfig: rest.TLSClientConfig{CAData: s.cas.Cluster.CertificatePEM}})
 }
 

@@ -1,0 +1,64 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/kim/adapters/gardener"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// indexShootName indexes Runtimes by spec.shoot.name in the manager's cache.
+const indexShootName = "spec.shoot.name"
+
+func indexRuntimesByShootName(ctx context.Context, mgr manager.Manager) error {
+	err := mgr.GetFieldIndexer().IndexField(ctx, &imv1.Runtime{}, indexShootName, func(o client.Object) []string {
+		rt, ok := o.(*imv1.Runtime)
+		if !ok || rt.Spec.Shoot.Name == "" {
+			return nil
+		}
+		return []string{rt.Spec.Shoot.Name}
+	})
+	if err != nil {
+		return fmt.Errorf("index runtimes by shoot name: %w", err)
+	}
+	return nil
+}
+
+// shootToRuntimes maps a shoot event to the Runtime recorded on the shoot and to every Runtime that wants a shoot of
+// that name. The second matters when the recorded owner is gone: a new Runtime reusing the name of a cluster that
+// is deleted first (KEB unsuspension) waits for the old shoot to disappear, and only this event tells it.
+func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
+		seen := map[types.NamespacedName]bool{}
+		var out []reconcile.Request
+		add := func(key types.NamespacedName) {
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, reconcile.Request{NamespacedName: key})
+			}
+		}
+		if namespace, name, ok := gardener.ShootToRuntime(s.Labels, s.Annotations); ok {
+			add(types.NamespacedName{Namespace: namespace, Name: name})
+		}
+		for _, ns := range namespaces {
+			var list imv1.RuntimeList
+			if err := kcp.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{indexShootName: s.Name}); err != nil {
+				ctrl.LoggerFrom(ctx).Info("cannot map shoot to runtimes", "shoot", s.Name, "error", err.Error())
+				continue
+			}
+			for i := range list.Items {
+				add(client.ObjectKeyFromObject(&list.Items[i]))
+			}
+		}
+		return out
+	})
+}

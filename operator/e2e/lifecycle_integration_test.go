@@ -1,0 +1,496 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
+	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+)
+
+// Deletion windows of the test configuration, by broker plan (see writeConfig). The aws window is short so the
+// reaper's deletion is observed; the default (azure, gcp) is long so recovery and name reuse happen inside it.
+const (
+	awsWindow     = 30 * time.Second
+	defaultWindow = time.Hour
+	// provisionTimeout bounds waits for a whole provisioning (runtime API servers start on busy machines).
+	provisionTimeout = 4 * time.Minute
+	// stepTimeout bounds waits for a single Gardener operation and the operator's reaction.
+	stepTimeout = 2 * time.Minute
+)
+
+func deletionConfig(freeze bool) map[string]any {
+	return map[string]any{
+		"defaultGracePeriod": defaultWindow.String(),
+		"planGracePeriods":   map[string]any{"trial": "0s", "free": "0s", "aws": awsWindow.String()},
+		"maxGracePeriod":     "720h",
+		"freeze":             freeze,
+	}
+}
+
+// TestRuntimeLifecycleIntegration runs the operator on garden-in-a-box with KEB-shaped Runtimes of several plans
+// through provisioning, updates, Gardener failures (issue 6) and safe deletion, recovery, shoot-name reuse and the
+// emergency brake (issue 7). One environment is shared; independent scenarios run in parallel.
+func TestRuntimeLifecycleIntegration(t *testing.T) {
+	w := startWorld(t, worldOptions{
+		runtimeAPIServers: runtimeapi.ModePerShoot,
+		// Reconciles take long enough that "left Ready before Gardener finished" is observable, short enough
+		// for a quick test.
+		gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 3 * time.Second,
+			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
+	})
+	stop := w.startOperator(t, w.writeConfig(t, "operator", deletionConfig(false)))
+
+	trial := loadRuntime(t, repoRoot+"/operator/api/v1/testdata/keb-runtime-trial.yaml")
+	aws, azure, gcp := goldenRuntime(t, "aws"), goldenRuntime(t, "azure"), goldenRuntime(t, "gcp")
+
+	t.Run("ProvisionPlans", func(t *testing.T) {
+		w.provisionPlans(t, trial, aws, azure, gcp)
+	})
+	if t.Failed() {
+		return
+	}
+	t.Run("AfterReady", func(t *testing.T) {
+		t.Run("UpdatesThenDeletionAfterWindow", func(t *testing.T) {
+			t.Parallel()
+			w.updates(t, aws)
+			if !t.Failed() {
+				w.deletionAfterWindow(t, aws)
+			}
+		})
+		t.Run("NonRetryableFailureThenRecoveryInWindow", func(t *testing.T) {
+			t.Parallel()
+			w.nonRetryableFailure(t, azure)
+			if !t.Failed() {
+				w.recoveryInWindow(t, azure)
+			}
+		})
+		t.Run("RetryableFailureThenShootNameReuse", func(t *testing.T) {
+			t.Parallel()
+			w.retryableFailure(t, gcp)
+			if !t.Failed() {
+				w.shootNameReuse(t, gcp)
+			}
+		})
+	})
+	stop()
+	t.Run("EmergencyBrake", func(t *testing.T) {
+		w.startOperator(t, w.writeConfig(t, "operator-frozen", deletionConfig(true)))
+		w.emergencyBrake(t, trial)
+	})
+}
+
+// provisionPlans creates the Runtimes as KEB does and checks them at Ready (issue 6, acceptance 1).
+func (w *world) provisionPlans(t *testing.T, runtimes ...*imv1.Runtime) {
+	ctx := context.Background()
+	for _, rt := range runtimes {
+		if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
+			t.Fatalf("create runtime %s: %v", rt.Name, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, rt := range runtimes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(rt.Labels[imv1.LabelBrokerPlanName], func(t *testing.T) {
+				w.checkProvisioned(t, rt)
+			})
+		}()
+	}
+	wg.Wait()
+}
+
+func (w *world) checkProvisioned(t *testing.T, want *imv1.Runtime) {
+	sawPending := false
+	var rt *imv1.Runtime
+	eventually(t, provisionTimeout, "runtime "+want.Name+" Ready", func() (bool, string) {
+		rt = w.runtime(t, want.Name)
+		if rt != nil && rt.Status.State == imv1.RuntimeStatePending {
+			sawPending = true
+		}
+		return rt != nil && rt.Status.State == imv1.RuntimeStateReady, describe(rt)
+	})
+	if !sawPending {
+		t.Errorf("runtime %s was never seen Pending before Ready", rt.Name)
+	}
+	if !rt.Status.ProvisioningCompleted {
+		t.Error("status.provisioningCompleted is false at Ready")
+	}
+	s := w.shoot(t, rt.Spec.Shoot.Name)
+	if s == nil || s.Status.LastOperation == nil || s.Status.LastOperation.State != gardencorev1beta1.LastOperationStateSucceeded {
+		t.Fatalf("runtime Ready but shoot %s is not reconciled: %+v", rt.Spec.Shoot.Name, s)
+	}
+	if rt.Status.ShootLastOperation == nil || rt.Status.ShootLastOperation.State != gardencorev1beta1.LastOperationStateSucceeded {
+		t.Errorf("status.shootLastOperation not mirrored: %+v", rt.Status.ShootLastOperation)
+	}
+	w.checkShootMatchesGenerated(t, rt)
+	gc := &imv1.GardenerCluster{}
+	if err := w.kcp.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: rt.Name}, gc); err != nil {
+		t.Fatalf("GardenerCluster of Ready runtime: %v", err)
+	}
+	for _, k := range []string{imv1.LabelRuntimeID, imv1.LabelBrokerPlanName, "kyma-project.io/global-account-id", "kyma-project.io/shoot-name"} {
+		if gc.Labels[k] != rt.Labels[k] {
+			t.Errorf("GardenerCluster label %s = %q, want %q", k, gc.Labels[k], rt.Labels[k])
+		}
+	}
+	if gc.Annotations[imv1.AnnotationSKRDomain] != ptr.Deref(s.Spec.DNS.Domain, "") {
+		t.Errorf("GardenerCluster skr-domain %q, want the shoot's domain %q", gc.Annotations[imv1.AnnotationSKRDomain], ptr.Deref(s.Spec.DNS.Domain, ""))
+	}
+	kc := w.kubeconfig(t, rt.Name)
+	if len(kc) == 0 {
+		t.Fatal("kubeconfig Secret missing or empty at Ready")
+	}
+	checkKubeconfigWorks(t, kc)
+	w.checkAdminBindings(t, rt.Spec.Shoot.Name, rt.Spec.Security.Administrators)
+}
+
+// checkUpdate changes a Ready Runtime and asserts that its state left Ready before the simulated Gardener finished
+// reconciling the change, and that it is Ready again afterwards (issue 6, acceptance 2).
+func (w *world) checkUpdate(t *testing.T, name string, change func(*imv1.Runtime)) *gardencorev1beta1.Shoot {
+	t.Helper()
+	shootName := w.runtime(t, name).Spec.Shoot.Name
+	before := w.shoot(t, shootName)
+	begin := time.Now()
+	gen := w.updateRuntime(t, name, change)
+	eventually(t, stepTimeout, "runtime "+name+" to report generation "+itoa(gen), func() (bool, string) {
+		rt := w.runtime(t, name)
+		if rt.Status.ObservedGeneration < gen {
+			return false, describe(rt)
+		}
+		if rt.Status.State == imv1.RuntimeStateReady {
+			t.Fatalf("runtime reported Ready for generation %d without leaving Ready first: %s", gen, describe(rt))
+		}
+		// The Runtime was read before the shoot: if Gardener has not finished now, it had not when the Runtime
+		// left Ready.
+		s := w.shoot(t, shootName)
+		if s.Generation > before.Generation && s.Status.ObservedGeneration >= s.Generation &&
+			s.Status.LastOperation != nil && s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded {
+			t.Fatalf("the simulated Gardener finished (shoot generation %d) before the runtime left Ready: %s", s.Generation, describe(rt))
+		}
+		t.Logf("runtime left Ready %s after the update (%s), Gardener still working on shoot generation %d",
+			time.Since(begin).Round(time.Millisecond), describe(rt), s.Generation)
+		return true, ""
+	})
+	w.waitReady(t, name, stepTimeout)
+	s := w.shoot(t, shootName)
+	if s.Generation <= before.Generation {
+		t.Errorf("the shoot was not changed (generation %d)", s.Generation)
+	}
+	return s
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+func (w *world) updates(t *testing.T, rt *imv1.Runtime) {
+	const extra = "extra-pool"
+	s := w.checkUpdate(t, rt.Name, func(r *imv1.Runtime) { r.Spec.Shoot.Provider.Workers[0].Maximum = 5 })
+	if got := worker(s, "cpu-worker-0"); got == nil || got.Maximum != 5 {
+		t.Fatalf("shoot worker maximum after update: %+v, want 5", got)
+	}
+	s = w.checkUpdate(t, rt.Name, func(r *imv1.Runtime) {
+		pool := *r.Spec.Shoot.Provider.Workers[0].DeepCopy()
+		pool.Name, pool.Minimum, pool.Maximum, pool.Zones = extra, 1, 2, pool.Zones[:1]
+		r.Spec.Shoot.Provider.AdditionalWorkers = &[]gardencorev1beta1.Worker{pool}
+	})
+	if got := worker(s, extra); got == nil || got.Minimum != 1 || got.Maximum != 2 {
+		t.Fatalf("additional pool in the shoot: %+v (pools %v)", got, workerPools(s))
+	}
+	s = w.checkUpdate(t, rt.Name, func(r *imv1.Runtime) { r.Spec.Shoot.Provider.AdditionalWorkers = &[]gardencorev1beta1.Worker{} })
+	if worker(s, extra) != nil {
+		t.Fatalf("removed pool %s is still in the shoot: pools %v", extra, workerPools(s))
+	}
+	if got := worker(s, "cpu-worker-0"); got == nil || got.Maximum != 5 {
+		t.Fatalf("cpu-worker-0 after removing the additional pool: %+v", got)
+	}
+}
+
+// injectFault makes the next Reconcile of the shoot fail with the given Gardener error code and message.
+func (w *world) injectFault(t *testing.T, shootName, code, message string) {
+	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationFailWith, code)
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationFailOperation, "Reconcile")
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationFailMessage, message)
+	})
+}
+
+func (w *world) clearFault(t *testing.T, shootName string) {
+	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
+		for _, k := range []string{gardenlet.AnnotationFailWith, gardenlet.AnnotationFailOperation, gardenlet.AnnotationFailMessage} {
+			delete(s.Annotations, k)
+		}
+	})
+}
+
+// nonRetryableFailure: a Gardener error the operator cannot retry ends in Failed with Gardener's message (issue 6,
+// acceptance 3); when Gardener later reconciles successfully the runtime is Ready again.
+func (w *world) nonRetryableFailure(t *testing.T, rt *imv1.Runtime) {
+	const msg = "simulated: the cloud provider rejected the credentials of binding azure-kyma-1"
+	shootName := rt.Spec.Shoot.Name
+	w.injectFault(t, shootName, string(gardencorev1beta1.ErrorInfraUnauthenticated), msg)
+	gen := w.updateRuntime(t, rt.Name, func(r *imv1.Runtime) { r.Spec.Shoot.Provider.Workers[0].Maximum++ })
+	var got *imv1.Runtime
+	eventually(t, stepTimeout, "runtime Failed", func() (bool, string) {
+		got = w.runtime(t, rt.Name)
+		return got.Status.ObservedGeneration == gen && got.Status.State == imv1.RuntimeStateFailed, describe(got)
+	})
+	c := readyCondition(got)
+	if c.Reason != string(lifecycle.ReasonGardenerFailed) || !strings.Contains(c.Message, msg) {
+		t.Errorf("Ready condition %s: %q, want reason %s with Gardener's message %q", c.Reason, c.Message, lifecycle.ReasonGardenerFailed, msg)
+	}
+	if len(got.Status.ShootLastErrors) == 0 || len(got.Status.ShootLastErrors[0].Codes) == 0 ||
+		got.Status.ShootLastErrors[0].Codes[0] != gardencorev1beta1.ErrorInfraUnauthenticated {
+		t.Errorf("status.shootLastErrors not mirrored: %+v", got.Status.ShootLastErrors)
+	}
+	w.clearFault(t, shootName)
+	w.waitReady(t, rt.Name, stepTimeout)
+}
+
+// retryableFailure: a Gardener error that may clear (quota) keeps the runtime Pending, the operator asks Gardener to
+// retry after its backoff, and the runtime becomes Ready on its own once the cause is gone (issue 6, acceptance 3).
+func (w *world) retryableFailure(t *testing.T, rt *imv1.Runtime) {
+	shootName := rt.Spec.Shoot.Name
+	w.injectFault(t, shootName, string(gardencorev1beta1.ErrorInfraQuotaExceeded), "simulated: quota of CPUs in europe-west3 exceeded")
+	gen := w.updateRuntime(t, rt.Name, func(r *imv1.Runtime) { r.Spec.Shoot.Provider.Workers[0].Maximum++ })
+	sawRetryScheduled := false
+	// The operator's first retry comes after its backoff (30 s): wait for the request on the shoot, and make sure the
+	// runtime never reports Failed meanwhile.
+	eventually(t, stepTimeout, "the operator to request a Gardener retry", func() (bool, string) {
+		got := w.runtime(t, rt.Name)
+		if got.Status.ObservedGeneration == gen && got.Status.State == imv1.RuntimeStateFailed {
+			t.Fatalf("a retryable Gardener error made the runtime Failed: %s", describe(got))
+		}
+		if readyCondition(got).Reason == string(lifecycle.ReasonGardenerRetryScheduled) {
+			sawRetryScheduled = true
+		}
+		s := w.shoot(t, shootName)
+		return s.Annotations[gardener.AnnotationRetryAttempts] != "", describe(got)
+	})
+	if !sawRetryScheduled {
+		t.Errorf("runtime never reported reason %s", lifecycle.ReasonGardenerRetryScheduled)
+	}
+	w.clearFault(t, shootName)
+	w.waitReady(t, rt.Name, stepTimeout)
+}
+
+// deleteRuntime deletes a Runtime as KEB does and waits until it is NotFound (issue 7: within 2 minutes), then checks
+// that access is gone.
+func (w *world) deleteRuntime(t *testing.T, rt *imv1.Runtime) {
+	t.Helper()
+	if err := w.kcp.Delete(context.Background(), &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: rt.Name}}); err != nil {
+		t.Fatalf("delete runtime %s: %v", rt.Name, err)
+	}
+	eventually(t, 2*time.Minute, "runtime "+rt.Name+" NotFound", func() (bool, string) {
+		got := w.runtime(t, rt.Name)
+		return got == nil, describe(got)
+	})
+	if w.kubeconfig(t, rt.Name) != nil {
+		t.Error("the kubeconfig Secret survived the runtime")
+	}
+	if w.gardenerClusterExists(t, rt.Name) {
+		t.Error("the GardenerCluster survived the runtime")
+	}
+}
+
+// waitHibernatedAndMarked waits until the shoot of a deleted runtime is hibernated and carries the deletion record.
+func (w *world) waitHibernatedAndMarked(t *testing.T, rt *imv1.Runtime) *gardencorev1beta1.Shoot {
+	t.Helper()
+	var s *gardencorev1beta1.Shoot
+	eventually(t, stepTimeout, "shoot "+rt.Spec.Shoot.Name+" hibernated", func() (bool, string) {
+		s = w.shoot(t, rt.Spec.Shoot.Name)
+		if s == nil {
+			t.Fatalf("shoot %s of runtime %s was deleted instead of hibernated", rt.Spec.Shoot.Name, rt.Name)
+		}
+		if s.DeletionTimestamp != nil {
+			t.Fatalf("shoot %s is being deleted inside its window", s.Name)
+		}
+		return s.Status.IsHibernated && s.Annotations[gardener.AnnotationDeletionRuntimeID] == rt.Name,
+			"hibernated=" + boolStr(s.Status.IsHibernated) + " record=" + s.Annotations[gardener.AnnotationDeletionDueAt]
+	})
+	if s.Spec.Hibernation == nil || !ptr.Deref(s.Spec.Hibernation.Enabled, false) {
+		t.Errorf("shoot %s: hibernation not requested in the spec", s.Name)
+	}
+	return s
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// deletionAfterWindow: delete -> NotFound, access gone, shoot hibernated and kept; after the window the shoot is
+// deleted with Gardener's confirmation annotation (issue 7, acceptance 1).
+func (w *world) deletionAfterWindow(t *testing.T, rt *imv1.Runtime) {
+	shootName := rt.Spec.Shoot.Name
+	w.deleteRuntime(t, rt)
+	s := w.waitHibernatedAndMarked(t, rt)
+	due, err := time.Parse(time.RFC3339, s.Annotations[gardener.AnnotationDeletionDueAt])
+	if err != nil {
+		t.Fatalf("deletion due time on shoot: %v", err)
+	}
+	if marked, _ := time.Parse(time.RFC3339, s.Annotations[gardener.AnnotationDeletionMarkedAt]); due.Sub(marked) != awsWindow {
+		t.Errorf("window recorded on the shoot: %s, want %s (plan aws)", due.Sub(marked), awsWindow)
+	}
+	uid := s.UID
+	// Slow down the simulated deletion so the deleting shoot can be inspected.
+	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationDuration, "3s")
+	})
+	var deleting *gardencorev1beta1.Shoot
+	eventually(t, awsWindow+stepTimeout, "shoot "+shootName+" deleted after its window", func() (bool, string) {
+		cur := w.shoot(t, shootName)
+		if cur != nil && cur.DeletionTimestamp != nil && deleting == nil {
+			deleting = cur
+		}
+		return cur == nil || cur.UID != uid, "shoot still there"
+	})
+	if deleting == nil {
+		t.Fatal("the shoot disappeared without being seen in deletion")
+	}
+	if deleting.Annotations[v1beta1constants.ConfirmationDeletion] != "true" {
+		t.Errorf("shoot deleted without %s=true", v1beta1constants.ConfirmationDeletion)
+	}
+	if deleting.DeletionTimestamp.Time.Before(due.Add(-time.Second)) {
+		t.Errorf("shoot deleted at %s, before its due time %s", deleting.DeletionTimestamp.Time, due)
+	}
+}
+
+// recoveryInWindow: a person restores the deleted runtime with the restore annotation on the shoot; the Runtime
+// comes back Ready on the same shoot with a working kubeconfig (issue 7, acceptance 2).
+func (w *world) recoveryInWindow(t *testing.T, rt *imv1.Runtime) {
+	shootName := rt.Spec.Shoot.Name
+	w.deleteRuntime(t, rt)
+	s := w.waitHibernatedAndMarked(t, rt)
+	uid := s.UID
+	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardener.AnnotationRestore, "true")
+	})
+	got := w.waitReady(t, rt.Name, provisionTimeout)
+	if got.Annotations[runtimectrl.AnnotationRestore] != "true" {
+		t.Errorf("restored Runtime lacks the restore annotation: %v", got.Annotations)
+	}
+	s = w.shoot(t, shootName)
+	if s.UID != uid {
+		t.Fatalf("restore gave a new shoot (uid %s, was %s)", s.UID, uid)
+	}
+	if s.Status.IsHibernated || (s.Spec.Hibernation != nil && ptr.Deref(s.Spec.Hibernation.Enabled, false)) {
+		t.Errorf("restored shoot is still hibernated (spec %v, status %v)", s.Spec.Hibernation, s.Status.IsHibernated)
+	}
+	if _, ok := s.Annotations[gardener.AnnotationDeletionDueAt]; ok {
+		t.Errorf("restored shoot still carries the deletion record: %v", s.Annotations)
+	}
+	if s.Annotations[v1beta1constants.ConfirmationDeletion] == "true" {
+		t.Error("restored shoot carries the deletion confirmation")
+	}
+	kc := w.kubeconfig(t, rt.Name)
+	if len(kc) == 0 {
+		t.Fatal("restored runtime has no kubeconfig")
+	}
+	checkKubeconfigWorks(t, kc)
+	w.checkAdminBindings(t, shootName, rt.Spec.Security.Administrators)
+}
+
+// shootNameReuse: KEB's unsuspension creates a new Runtime with the shoot name of a deleted one whose cluster waits
+// for deletion. The new Runtime says what it waits for and gets a fresh cluster (issue 7, acceptance 3).
+func (w *world) shootNameReuse(t *testing.T, old *imv1.Runtime) {
+	shootName := old.Spec.Shoot.Name
+	oldCA := checkKubeconfigWorks(t, w.kubeconfig(t, old.Name))
+	w.deleteRuntime(t, old)
+	oldShoot := w.waitHibernatedAndMarked(t, old)
+
+	fresh := withIdentity(old, "7e1c5a2b-3d4f-4e6a-8b9c-0d1e2f3a4b5c", "")
+	fresh.Labels["kyma-project.io/instance-id"] = old.Labels["kyma-project.io/instance-id"]
+	if err := w.kcp.Create(context.Background(), fresh); err != nil {
+		t.Fatal(err)
+	}
+	sawWaitReason := false
+	eventually(t, provisionTimeout, "new runtime Ready on a fresh cluster", func() (bool, string) {
+		rt := w.runtime(t, fresh.Name)
+		if rt == nil {
+			return false, "NotFound"
+		}
+		c := readyCondition(rt)
+		if c.Reason == string(lifecycle.ReasonOldClusterPendingDeletion) || c.Reason == string(lifecycle.ReasonOldClusterDeleting) {
+			sawWaitReason = true
+			if rt.Status.State != imv1.RuntimeStatePending || !strings.Contains(c.Message, shootName) || !strings.Contains(c.Message, old.Name) {
+				t.Errorf("while the old cluster goes: %s, want Pending naming shoot %s and runtime %s", describe(rt), shootName, old.Name)
+			}
+		}
+		if s := w.shoot(t, shootName); s != nil && s.UID == oldShoot.UID && s.Annotations[gardener.AnnotationDeletionRuntimeID] == "" {
+			t.Fatalf("the new runtime took over the old cluster: %v", s.Annotations)
+		}
+		return rt.Status.State == imv1.RuntimeStateReady, describe(rt)
+	})
+	if !sawWaitReason {
+		t.Errorf("the new runtime never said it waits for the old cluster (reasons %s/%s)", lifecycle.ReasonOldClusterPendingDeletion, lifecycle.ReasonOldClusterDeleting)
+	}
+	s := w.shoot(t, shootName)
+	if s.UID == oldShoot.UID {
+		t.Fatal("the new runtime is Ready on the old shoot")
+	}
+	if s.Annotations["infrastructuremanager.kyma-project.io/runtime-id"] != fresh.Name {
+		t.Errorf("new shoot belongs to %q, want %s", s.Annotations["infrastructuremanager.kyma-project.io/runtime-id"], fresh.Name)
+	}
+	newCA := checkKubeconfigWorks(t, w.kubeconfig(t, fresh.Name))
+	if bytes.Equal(oldCA, newCA) {
+		t.Error("the new runtime's kubeconfig trusts the old cluster's CA")
+	}
+	w.checkAdminBindings(t, shootName, fresh.Spec.Security.Administrators)
+}
+
+// emergencyBrake: with deletions frozen, neither the deleted trial runtime's shoot (window 0: normally deleted at
+// once) nor an old cluster blocking a new Runtime's shoot name is deleted (issue 7, acceptance 4).
+func (w *world) emergencyBrake(t *testing.T, rt *imv1.Runtime) {
+	shootName := rt.Spec.Shoot.Name
+	uid := w.shoot(t, shootName).UID
+	w.deleteRuntime(t, rt)
+	eventually(t, stepTimeout, "shoot "+shootName+" marked", func() (bool, string) {
+		s := w.shoot(t, shootName)
+		return s != nil && s.Annotations[gardener.AnnotationDeletionRuntimeID] == rt.Name, "not marked"
+	})
+	successor := withIdentity(rt, "0b9d8c7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e", "")
+	if err := w.kcp.Create(context.Background(), successor); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, stepTimeout, "new runtime to report the brake", func() (bool, string) {
+		got := w.runtime(t, successor.Name)
+		return got != nil && readyCondition(got).Reason == string(lifecycle.ReasonDeletionsFrozen) &&
+			got.Status.State == imv1.RuntimeStatePending, describe(got)
+	})
+	// Give the reaper time to act on the due shoot, had it been allowed to.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s := w.shoot(t, shootName)
+		if s == nil || s.UID != uid || s.DeletionTimestamp != nil || s.Annotations[v1beta1constants.ConfirmationDeletion] == "true" {
+			t.Fatalf("a shoot was deleted with the brake on: %+v", s)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	var list corev1.EventList
+	if err := w.kcp.List(context.Background(), &list, client.InNamespace(kcpNamespace)); err == nil {
+		for _, e := range list.Items {
+			if e.InvolvedObject.Name == successor.Name && e.Reason == string(lifecycle.ReasonDeletionsFrozen) {
+				return
+			}
+		}
+		t.Errorf("no %s event for runtime %s", lifecycle.ReasonDeletionsFrozen, successor.Name)
+	}
+}
