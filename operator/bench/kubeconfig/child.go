@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,7 +20,9 @@ import (
 // manager is the operator running in a child process, with its metrics endpoint on a local port.
 type manager struct {
 	cmd     *exec.Cmd
-	done    chan error
+	done    chan struct{} // closed when the process has ended; then exitErr is set
+	exitErr error
+	stopped sync.Once
 	metrics string // URL of the metrics endpoint
 	log     *os.File
 	started time.Time
@@ -43,13 +47,16 @@ func startManager(ctx context.Context, bin, dir, logPath string, extraArgs []str
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+dir+"/kcp.kubeconfig")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	m := &manager{cmd: cmd, done: make(chan error, 1), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: logFile}
+	m := &manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: logFile}
 	m.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start manager %s: %w", bin, err)
 	}
-	go func() { m.done <- cmd.Wait() }()
+	go func() {
+		m.exitErr = cmd.Wait()
+		close(m.done)
+	}()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		s, err := m.scrape(ctx)
@@ -57,13 +64,14 @@ func startManager(ctx context.Context, bin, dir, logPath string, extraArgs []str
 			return m, nil
 		}
 		select {
-		case err := <-m.done:
-			return nil, fmt.Errorf("manager exited during start (log: %s): %w", logPath, err)
+		case <-m.done:
+			m.stop()
+			return nil, fmt.Errorf("manager exited during start (log: %s): %w", logPath, m.exitErr)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			m.stop()
-			return nil, fmt.Errorf("manager did not start its controller within 2m (log: %s, last error: %w)", logPath, err)
+			return nil, fmt.Errorf("manager did not start its controller within 2m (log: %s): %w", logPath, err)
 		}
 	}
 }
@@ -75,22 +83,24 @@ func (m *manager) peakRSS() (int64, error) {
 
 // stop sends SIGTERM (the manager shuts down gracefully) and waits for the process to end.
 func (m *manager) stop() {
-	if m.cmd.ProcessState != nil {
-		return
-	}
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	var exitErr error
-	select {
-	case exitErr = <-m.done:
-	case <-time.After(time.Minute):
-		_ = m.cmd.Process.Kill()
-		exitErr = <-m.done
-	}
-	if exitErr != nil {
-		// The manager exits 0 on SIGTERM; anything else is worth seeing next to the numbers.
-		fmt.Fprintf(os.Stderr, "bench: manager exited with %v (log: %s)\n", exitErr, m.log.Name())
-	}
-	_ = m.log.Close()
+	m.stopped.Do(func() {
+		if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			logf("stop manager: %v", err)
+		}
+		select {
+		case <-m.done:
+		case <-time.After(time.Minute):
+			if err := m.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				logf("kill manager: %v", err)
+			}
+			<-m.done
+		}
+		if m.exitErr != nil {
+			// The manager exits 0 on SIGTERM; anything else is worth seeing next to the numbers.
+			logf("manager exited with %v (log: %s)", m.exitErr, m.log.Name())
+		}
+		_ = m.log.Close()
+	})
 }
 
 func procStatusBytes(pid int, field string) (int64, error) {
@@ -223,7 +233,7 @@ func procCPU(pid int) (time.Duration, error) {
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("parse /proc/%d/stat: %w %w", pid, err1, err2)
+		return 0, fmt.Errorf("parse /proc/%d/stat: %w", pid, errors.Join(err1, err2))
 	}
 	const clockTick = 10 * time.Millisecond
 	return time.Duration(utime+stime) * clockTick, nil

@@ -258,7 +258,10 @@ func poll(ctx context.Context, timeout, interval time.Duration, what string, cou
 			lastReport = time.Now()
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %d/%d after %s (last error: %w)", what, n, want, timeout, err)
+			if err != nil {
+				return fmt.Errorf("%s: %d/%d after %s: %w", what, n, want, timeout, err)
+			}
+			return fmt.Errorf("%s: %d/%d after %s", what, n, want, timeout)
 		}
 		select {
 		case <-ctx.Done():
