@@ -53,7 +53,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	defer cancel()
 
 	rec := newMoments()
-	if err := watchShootsSucceeded(ctx, w.env.Garden, "garden-"+project, rec); err != nil {
+	if err := watchShootsSucceeded(ctx, w.env.Garden, "garden-"+w.project, rec); err != nil {
 		b.Fatal(err)
 	}
 	if err := watchRuntimesReady(ctx, w.env.KCP, rec); err != nil {
