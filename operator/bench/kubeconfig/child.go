@@ -58,12 +58,12 @@ func startManager(ctx context.Context, bin, dir, logPath string, extraArgs []str
 		}
 		select {
 		case err := <-m.done:
-			return nil, fmt.Errorf("manager exited during start (log: %s): %v", logPath, err)
+			return nil, fmt.Errorf("manager exited during start (log: %s): %w", logPath, err)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			m.stop()
-			return nil, fmt.Errorf("manager did not start its controller within 2m (log: %s, last error: %v)", logPath, err)
+			return nil, fmt.Errorf("manager did not start its controller within 2m (log: %s, last error: %w)", logPath, err)
 		}
 	}
 }
@@ -79,11 +79,16 @@ func (m *manager) stop() {
 		return
 	}
 	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	var exitErr error
 	select {
-	case <-m.done:
+	case exitErr = <-m.done:
 	case <-time.After(time.Minute):
 		_ = m.cmd.Process.Kill()
-		<-m.done
+		exitErr = <-m.done
+	}
+	if exitErr != nil {
+		// The manager exits 0 on SIGTERM; anything else is worth seeing next to the numbers.
+		fmt.Fprintf(os.Stderr, "bench: manager exited with %v (log: %s)\n", exitErr, m.log.Name())
 	}
 	_ = m.log.Close()
 }
@@ -218,7 +223,7 @@ func procCPU(pid int) (time.Duration, error) {
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("parse /proc/%d/stat: %v %v", pid, err1, err2)
+		return 0, fmt.Errorf("parse /proc/%d/stat: %w %w", pid, err1, err2)
 	}
 	const clockTick = 10 * time.Millisecond
 	return time.Duration(utime+stime) * clockTick, nil

@@ -258,7 +258,7 @@ func poll(ctx context.Context, timeout, interval time.Duration, what string, cou
 			lastReport = time.Now()
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %d/%d after %s (last error: %v)", what, n, want, timeout, err)
+			return fmt.Errorf("%s: %d/%d after %s (last error: %w)", what, n, want, timeout, err)
 		}
 		select {
 		case <-ctx.Done():
