@@ -53,7 +53,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	defer cancel()
 
 	rec := newMoments()
-	if err := watchShootsSucceeded(ctx, w.env.Garden, "garden-"+project, rec); err != nil {
+	if err := watchShootsSucceeded(ctx, w.env.Garden, "garden-"+w.project, rec); err != nil {
 		b.Fatal(err)
 	}
 	if err := watchRuntimesReady(ctx, w.env.KCP, rec); err != nil {
@@ -63,7 +63,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("client rate limits: KCP QPS %g burst %d; garden QPS %g burst %d", w.env.KCP.QPS, w.env.KCP.Burst, w.env.Garden.QPS, w.env.Garden.Burst)
-	requestsBefore := gardenerRequests(b)
+	requestsBefore, byVerbBefore := gardenerRequests(b)
 
 	plans := []*imv1.Runtime{loadRuntime(b, repoRoot+"/operator/api/v1/testdata/keb-runtime-trial.yaml"),
 		goldenRuntime(b, "aws"), goldenRuntime(b, "azure"), goldenRuntime(b, "gcp")}
@@ -86,7 +86,15 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	b.StopTimer()
 	// Let in-flight reconciles of the last Ready runtimes finish before counting requests.
 	time.Sleep(2 * time.Second)
-	requests := gardenerRequests(b) - requestsBefore
+	requestsAfter, byVerb := gardenerRequests(b)
+	requests := requestsAfter - requestsBefore
+	for k := range byVerb {
+		byVerb[k] -= byVerbBefore[k]
+		if byVerb[k] == 0 {
+			delete(byVerb, k)
+		}
+	}
+	b.Logf("Gardener requests by verb and outcome: %v", byVerb)
 
 	var latencies, toCluster, toSecret, toReady []time.Duration
 	for id, shootName := range shootOf {
@@ -260,22 +268,34 @@ func watchAll(ctx context.Context, cfg *rest.Config, list client.ObjectList, nam
 
 // gardenerRequests sums the operator's requests to the Gardener API: shoot and seed requests of the Runtime
 // controller and admin kubeconfig requests of the GardenerCluster controller.
-func gardenerRequests(b *testing.B) float64 {
+func gardenerRequests(b *testing.B) (float64, map[string]float64) {
 	b.Helper()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
-	total := 0.0
+	total, byVerb := 0.0, map[string]float64{}
 	for _, f := range families {
 		if f.GetName() != "kim_gardener_requests_total" && f.GetName() != "kim_gardener_kubeconfig_requests_total" {
 			continue
 		}
 		for _, m := range f.GetMetric() {
+			key := "adminkubeconfig"
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "verb" {
+					key = l.GetValue()
+				}
+			}
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					key += "/" + l.GetValue()
+				}
+			}
 			total += counterValue(m)
+			byVerb[key] += counterValue(m)
 		}
 	}
-	return total
+	return total, byVerb
 }
 
 func counterValue(m *dto.Metric) float64 {

@@ -37,7 +37,6 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/mapping"
-	"github.com/kyma-project/kim/operator/sandbox/catalogue"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -46,8 +45,6 @@ import (
 const (
 	// kcpNamespace is where KEB creates Runtimes.
 	kcpNamespace = "kcp-system"
-	// project is the Gardener project of the golden runtimes (adapters/gardener/testdata/config.yaml).
-	project = "kyma"
 	// repoRoot is the repository root relative to this package.
 	repoRoot = "../.."
 	// goldenConfig is the operator configuration the golden shoots are generated with.
@@ -61,6 +58,8 @@ type world struct {
 	garden client.Client
 	// shootConfig is what the operator generates shoots with (the golden configuration).
 	shootConfig shoot.Config
+	// project is the Gardener project of the golden configuration and of the sandbox catalogue.
+	project string
 	// configDir holds the operator configuration files written for the test.
 	configDir string
 }
@@ -85,11 +84,14 @@ func startWorld(t testing.TB, o worldOptions) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := goldenCatalogue()
+	cfg, err := config.Load(goldenConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// catalogue.Default() offers what the golden runtimes reference (bindings, images, Secrets, audit policy).
 	env, err := gardenbox.Start(context.Background(), gardenbox.Options{
 		CRDDirectoryPaths: []string{filepath.Join(repoRoot, "config", "crd", "bases")},
 		KCPScheme:         scheme,
-		Catalogue:         &cat,
 		Gardenlet:         o.gardenlet,
 		RuntimeAPIServers: o.runtimeAPIServers,
 		StartTimeout:      3 * time.Minute,
@@ -108,16 +110,14 @@ func startWorld(t testing.TB, o worldOptions) *world {
 		}
 	})
 	t.Logf("garden-in-a-box started: %+v", env.StartupTimes)
-	w := &world{env: env, kcp: env.KCPClient, garden: env.GardenClient, configDir: t.TempDir()}
-	ctx := context.Background()
-	if err := w.kcp.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
+	if env.Catalogue.Project != cfg.Gardener.Project {
+		t.Fatalf("the golden configuration names project %q, the sandbox catalogue %q", cfg.Gardener.Project, env.Catalogue.Project)
+	}
+	w := &world{env: env, kcp: env.KCPClient, garden: env.GardenClient, configDir: t.TempDir(),
+		shootConfig: cfg.ShootConfig(), project: cfg.Gardener.Project}
+	if err := w.kcp.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(goldenConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.shootConfig = cfg.ShootConfig()
 	return w
 }
 
@@ -143,10 +143,6 @@ func setupLogging() {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// goldenCatalogue is the sandbox's default catalogue: it carries what KEB's runtimes and the golden shoots
-// reference (project kyma, credentials bindings, DNS and audit-log objects).
-func goldenCatalogue() catalogue.Catalogue { return catalogue.Default() }
 
 // writeConfig writes an operator configuration: the golden one with the given deletion section.
 func (w *world) writeConfig(t testing.TB, name string, deletion map[string]any) string {
@@ -177,7 +173,7 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 	t.Helper()
 	opts := app.DefaultOptions()
 	opts.MetricsAddr, opts.ProbeAddr, opts.LeaderElection = "0", "0", false
-	opts.GardenerProject = project
+	opts.GardenerProject = w.project
 	opts.ConfigFile = configFile
 	opts.GardenerQPS, opts.GardenerBurst = 500, 1000
 	var controllers []app.Controller
@@ -273,7 +269,7 @@ func (w *world) runtime(t testing.TB, name string) *imv1.Runtime {
 func (w *world) shoot(t testing.TB, name string) *gardencorev1beta1.Shoot {
 	t.Helper()
 	s := &gardencorev1beta1.Shoot{}
-	err := w.garden.Get(context.Background(), client.ObjectKey{Namespace: "garden-" + project, Name: name}, s)
+	err := w.garden.Get(context.Background(), client.ObjectKey{Namespace: "garden-" + w.project, Name: name}, s)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -419,7 +415,7 @@ func checkKubeconfigWorks(t testing.TB, kubeconfig []byte) []byte {
 // runtimeAdmin is an admin client of the runtime API server behind a shoot (from the sandbox, not the operator).
 func (w *world) runtimeAdmin(t testing.TB, shootName string) client.Client {
 	t.Helper()
-	cfg, err := w.env.Runtimes.AdminConfig("garden-" + project + "/" + shootName)
+	cfg, err := w.env.Runtimes.AdminConfig("garden-" + w.project + "/" + shootName)
 	if err != nil {
 		t.Fatal(err)
 	}
