@@ -40,13 +40,15 @@ func deletionConfig(freeze bool) map[string]any {
 		"defaultGracePeriod": defaultWindow.String(),
 		"planGracePeriods":   map[string]any{"trial": "0s", "free": "0s", "aws": awsWindow.String()},
 		"maxGracePeriod":     "720h",
+		"forceDeletionAfter": forceDeletionAfter.String(),
 		"freeze":             freeze,
 	}
 }
 
 // TestRuntimeLifecycleIntegration runs the operator on garden-in-a-box with KEB-shaped Runtimes of several plans
-// through provisioning, updates, Gardener failures (issue 6) and safe deletion, recovery, shoot-name reuse and the
-// emergency brake (issue 7). One environment is shared; independent scenarios run in parallel.
+// through provisioning, updates, Gardener failures, drift correction, the patch annotations, enforceSeedLocation
+// (issue 6) and safe deletion, recovery, shoot-name reuse, force-deletion and the emergency brake (issue 7). One
+// environment is shared; independent scenarios run in parallel.
 func TestRuntimeLifecycleIntegration(t *testing.T) {
 	w := startWorld(t, worldOptions{
 		runtimeAPIServers: runtimeapi.ModePerShoot,
@@ -67,27 +69,26 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 		return
 	}
 	t.Run("AfterReady", func(t *testing.T) {
-		t.Run("UpdatesThenDeletionAfterWindow", func(t *testing.T) {
-			t.Parallel()
-			w.updates(t, aws)
-			if !t.Failed() {
-				w.deletionAfterWindow(t, aws)
-			}
-		})
-		t.Run("NonRetryableFailureThenRecoveryInWindow", func(t *testing.T) {
-			t.Parallel()
-			w.nonRetryableFailure(t, azure)
-			if !t.Failed() {
-				w.recoveryInWindow(t, azure)
-			}
-		})
-		t.Run("RetryableFailureThenShootNameReuse", func(t *testing.T) {
-			t.Parallel()
-			w.retryableFailure(t, gcp)
-			if !t.Failed() {
-				w.shootNameReuse(t, gcp)
-			}
-		})
+		concurrently(t, append([]scenario{
+			{"UpdatesThenDeletionAfterWindow", func(t *testing.T) {
+				w.updates(t, aws)
+				if !t.Failed() {
+					w.deletionAfterWindow(t, aws)
+				}
+			}},
+			{"NonRetryableFailureThenRecoveryInWindow", func(t *testing.T) {
+				w.nonRetryableFailure(t, azure)
+				if !t.Failed() {
+					w.recoveryInWindow(t, azure)
+				}
+			}},
+			{"RetryableFailureThenShootNameReuse", func(t *testing.T) {
+				w.retryableFailure(t, gcp)
+				if !t.Failed() {
+					w.shootNameReuse(t, gcp)
+				}
+			}},
+		}, w.patchingScenarios(trial)...)...)
 	})
 	stop()
 	t.Run("EmergencyBrake", func(t *testing.T) {

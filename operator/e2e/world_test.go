@@ -62,6 +62,8 @@ type world struct {
 	project string
 	// configDir holds the operator configuration files written for the test.
 	configDir string
+	// operatorView reads through the cache of the running operator: what its reconcilers see.
+	operatorView client.Reader
 }
 
 // worldOptions tune the environment for a test.
@@ -197,6 +199,7 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}
+	w.operatorView = mgr.GetClient()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -279,8 +282,9 @@ func (w *world) shoot(t testing.TB, name string) *gardencorev1beta1.Shoot {
 	return s
 }
 
-// patchShoot applies change to the shoot as another field manager would (a person or the test).
-func (w *world) patchShoot(t testing.TB, name string, change func(*gardencorev1beta1.Shoot)) {
+// patchShoot applies change to the shoot as another field manager would (a person or the test) and returns the
+// shoot as the API server stored it.
+func (w *world) patchShoot(t testing.TB, name string, change func(*gardencorev1beta1.Shoot)) *gardencorev1beta1.Shoot {
 	t.Helper()
 	s := w.shoot(t, name)
 	if s == nil {
@@ -291,6 +295,7 @@ func (w *world) patchShoot(t testing.TB, name string, change func(*gardencorev1b
 	if err := w.garden.Patch(context.Background(), s, patch); err != nil {
 		t.Fatalf("patch shoot %s: %v", name, err)
 	}
+	return s
 }
 
 // updateRuntime changes the spec of a Runtime the way KEB does (whole object, retried on conflicts) and returns
@@ -348,6 +353,27 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// scenario is a named subtest.
+type scenario struct {
+	name string
+	run  func(t *testing.T)
+}
+
+// concurrently runs the scenarios as subtests of t at the same time. Unlike t.Parallel it is not bounded by
+// -parallel (GOMAXPROCS by default, two on the CI machines), which matters because the scenarios mostly wait for
+// the simulated Gardener and the operator's backoffs and windows.
+func concurrently(t *testing.T, scenarios ...scenario) {
+	var wg sync.WaitGroup
+	for _, s := range scenarios {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(s.name, s.run)
+		}()
+	}
+	wg.Wait()
 }
 
 // waitReady waits until the Runtime is Ready for its current generation.
