@@ -139,6 +139,11 @@ func (r *Reconciler) observe(ctx context.Context, rt *imv1.Runtime) (lifecycle.I
 		}
 	} else {
 		it.DesiredSpecHash = specHash(spec)
+		if observed.OwnedBy(rt.Name) && observed.Marks.PendingDeletion == nil {
+			if it.ShootInSync, err = r.Shoots.InSync(ctx, desiredShoot(rt, spec, it.DesiredSpecHash)); err != nil {
+				return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", name, err)
+			}
+		}
 	}
 	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionsFrozen: r.Policy.Frozen}
 	if genErr == nil && observed.Exists {
@@ -163,7 +168,7 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		ok, err := r.Seeds.SeedAvailable(ctx, rt.Spec.Shoot.Provider.Type, rt.Spec.Shoot.Region)
 		return in.WithSeed(ok), false, err
 	case lifecycle.ActionApplyShoot:
-		s, err := r.Shoots.Apply(ctx, ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: rt.Generation, SpecHash: in.Intent.DesiredSpecHash})
+		s, err := r.Shoots.Apply(ctx, desiredShoot(rt, spec, in.Intent.DesiredSpecHash))
 		if err != nil {
 			return in, false, err
 		}
@@ -205,6 +210,11 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		return in.WithRuntimeConfigured(), false, err
 	}
 	return in, true, fmt.Errorf("unknown action %q", d.Action)
+}
+
+// shootApply is the desired state of the Runtime's shoot; InSync and Apply must see the same one.
+func desiredShoot(rt *imv1.Runtime, spec shoot.Spec, hash string) ports.ShootApply {
+	return ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: rt.Generation, SpecHash: hash}
 }
 
 func (r *Reconciler) gardenerCluster(rt *imv1.Runtime, spec shoot.Spec) ports.GardenerClusterSpec {
