@@ -267,6 +267,14 @@ func TestReconcilerDriftCorrection(t *testing.T) {
 		t.Fatalf("a generation bump without a changed value was re-applied (%d applies, want %d)", applies(), base)
 	}
 
+	// Gardener's maintenance raises the Kubernetes version: kept by the update rules, nothing to apply.
+	w.garden.Drift(shootName, func(s *shoot.Spec) { s.KubernetesVersion = "9.99.9" })
+	w.garden.Succeed(shootName)
+	w.reconcile(t)
+	if applies() != base {
+		t.Fatalf("a version Gardener raised was re-applied (%d applies, want %d)", applies(), base)
+	}
+
 	w.garden.Drift(shootName, func(s *shoot.Spec) { s.Workers[0].Maximum += 5 })
 	rt := w.reconcile(t)
 	if applies() != base+1 {
