@@ -42,7 +42,7 @@ type Access struct {
 	GardenerClusterInSync bool
 	// SecretExists is true when the kubeconfig Secret exists and is filled.
 	SecretExists bool
-	// ConfiguredGeneration is the Runtime generation whose administrators and OIDC were last configured inside
+	// ConfiguredGeneration is the Runtime generation whose administrators were last configured inside
 	// the runtime (0: never).
 	ConfiguredGeneration int64
 }
@@ -215,7 +215,7 @@ func early(in Input) (Decision, bool) {
 			"%s; creating GardenerCluster %s meanwhile.", s.GardenerMessage(), it.RuntimeID), true
 	case a.SecretExists && a.ConfiguredGeneration != it.Generation:
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonWaitingForGardener, 0,
-			"%s; configuring administrators and OIDC in the runtime meanwhile.", s.GardenerMessage()), true
+			"%s; configuring the administrators in the runtime meanwhile.", s.GardenerMessage()), true
 	}
 	return Decision{}, false
 }
@@ -282,7 +282,7 @@ func access(in Input) Decision {
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
 	case a.ConfiguredGeneration != it.Generation:
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
-			"Configuring administrators and OIDC in the runtime.")
+			"Configuring the administrators in the runtime.")
 	}
 	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady,
 		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}

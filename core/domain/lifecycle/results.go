@@ -32,7 +32,7 @@ func ActionFailed(d Decision, e ActionError) Decision {
 		out.Reason, out.Message = ReasonRuntimeConfigFailed, "Configuring the runtime failed, retrying: "+e.Message
 		if e.Permanent {
 			out.State, out.Transient, out.RequeueAfter = StateFailed, false, SlowRecheck
-			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix the administrators or OIDC settings."
+			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix spec.security.administrators."
 		}
 	default:
 		out.Reason, out.Message = d.Reason, string(d.Action)+" failed, retrying: "+e.Message
