@@ -21,6 +21,8 @@ type ShootsFixture struct {
 	WorkerNames func(t *testing.T, name string) []string
 	// Eventually retries cond until it holds or the fixture's patience ends (caches lag behind writes).
 	Eventually func(t *testing.T, cond func() bool, what string)
+	// Drift changes a value the operator owns in the shoot (the first pool's maximum) as someone else would.
+	Drift func(t *testing.T, name string)
 }
 
 // RunShootsContract runs the Shoots contract against fixtures made by newFixture (one per subtest).
@@ -40,7 +42,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		if !s.OwnedBy(id) || s.Marks.AppliedRuntimeGeneration != 2 || s.Marks.AppliedSpecHash != "h" || s.Marks.AppliedShootGeneration != s.Generation {
+		if !s.OwnedBy(id) || s.Marks.AppliedRuntimeGeneration != 2 || s.Marks.AppliedSpecHash != "h" {
 			t.Fatalf("marks after apply: %+v (generation %d)", s.Marks, s.Generation)
 		}
 		again, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2, SpecHash: "h"})
@@ -54,6 +56,39 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			got, err := f.Shoots.Get(t.Context(), "ct-apply")
 			return err == nil && got.OwnedBy(id)
 		}, "Get shows the applied shoot")
+	})
+	t.Run("in sync after apply, not after someone else's change, again after re-apply", func(t *testing.T) {
+		f := newFixture(t)
+		a := ports.ShootApply{Spec: f.Spec("ct-sync"), RuntimeID: id, RuntimeGeneration: 1, SpecHash: "h1"}
+		if ok, err := f.Shoots.InSync(t.Context(), a); err != nil || ok {
+			t.Fatalf("InSync before the shoot exists = %v, %v; want false", ok, err)
+		}
+		if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		inSync := func(a ports.ShootApply) bool {
+			ok, err := f.Shoots.InSync(t.Context(), a)
+			return err == nil && ok
+		}
+		f.Eventually(t, func() bool { return inSync(a) }, "in sync after apply")
+		other := a
+		other.RuntimeGeneration, other.SpecHash = 2, "h2"
+		if inSync(other) {
+			t.Error("in sync with a spec of another generation")
+		}
+		f.Drift(t, "ct-sync")
+		f.Eventually(t, func() bool { return !inSync(a) }, "not in sync after someone else changed the shoot")
+		if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
+			t.Fatalf("re-apply: %v", err)
+		}
+		f.Eventually(t, func() bool { return inSync(a) }, "in sync after re-apply")
+	})
+	t.Run("a foreign shoot is never in sync", func(t *testing.T) {
+		f := newFixture(t)
+		f.PutForeign(t, "ct-foreign-sync")
+		if ok, err := f.Shoots.InSync(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign-sync"), RuntimeID: id}); err != nil || ok {
+			t.Errorf("InSync of a foreign shoot = %v, %v; want false", ok, err)
+		}
 	})
 	t.Run("a removed worker pool is gone after apply", func(t *testing.T) {
 		f := newFixture(t)

@@ -120,8 +120,36 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 	}
 	m := &s.obs.Marks
 	m.Managed, m.RuntimeID, m.AppliedRuntimeGeneration = true, a.RuntimeID, a.RuntimeGeneration
-	m.AppliedSpecHash, m.AppliedShootGeneration = a.SpecHash, s.obs.Generation
+	m.AppliedSpecHash = a.SpecHash
 	return copyShoot(s.obs), nil
+}
+
+// InSync implements ports.Shoots: the stored spec and marks equal what Apply(a) would store.
+func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("InSync"); err != nil {
+		return false, err
+	}
+	s, ok := g.shoots[a.Spec.Name]
+	if !ok {
+		return false, nil
+	}
+	m := s.obs.Marks
+	return m.Managed && m.RuntimeID == a.RuntimeID && m.AppliedRuntimeGeneration == a.RuntimeGeneration &&
+		m.AppliedSpecHash == a.SpecHash && reflect.DeepEqual(s.spec, a.Spec), nil
+}
+
+// Drift plays someone else changing the spec of a shoot (a new generation, marks untouched). change may edit
+// the worker pools: they are copied first, so the caller's applied spec stays as it was.
+func (g *Garden) Drift(name string, change func(*shoot.Spec)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.shoots[name]; ok {
+		s.spec.Workers = slices.Clone(s.spec.Workers)
+		change(&s.spec)
+		s.obs.Generation++
+	}
 }
 
 func (g *Garden) managed(method, name string) (*gardenShoot, error) {
@@ -293,6 +321,12 @@ func (g *Garden) Confirmed(name string) bool {
 	return ok && s.confirmed
 }
 
+// Progress plays Gardener working on the current generation: last operation Processing, the kube-apiserver
+// advertised (as Gardener does early in the Create operation).
+func (g *Garden) Progress(name string) {
+	g.setOperation(name, cluster.StateProcessing, 40, nil)
+}
+
 // Succeed plays Gardener finishing the current generation: last operation Succeeded (Create for a new shoot),
 // hibernation state follows the request, last errors and a pending retry are cleared.
 func (g *Garden) Succeed(name string) {
@@ -322,6 +356,7 @@ func (g *Garden) setOperation(name string, state cluster.OperationState, progres
 	s.obs.LastOperation = &cluster.Operation{Type: typ, State: state, Progress: progress, LastUpdate: g.clock.Now(),
 		Description: fmt.Sprintf("%s %s", typ, state)}
 	s.obs.LastErrors = errs
+	s.obs.APIServerAdvertised = true
 	s.retryOp = false
 	if state == cluster.StateSucceeded {
 		s.obs.Hibernated = s.obs.HibernationRequested

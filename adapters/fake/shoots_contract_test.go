@@ -26,6 +26,9 @@ func TestGardenShootsContract(t *testing.T) {
 				}
 				return names
 			},
+			Drift: func(_ *testing.T, name string) {
+				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
+			},
 			Eventually: func(t *testing.T, cond func() bool, what string) {
 				if !cond() {
 					t.Errorf("%s: not so", what)

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -93,43 +91,7 @@ func changedFields(t *testing.T, path string, sent, stored any) []string {
 			t.Fatal(err)
 		}
 	}
-	return diffSetFields(path, a, b)
-}
-
-func diffSetFields(path string, sent, stored any) []string {
-	switch s := sent.(type) {
-	case map[string]any:
-		m, ok := stored.(map[string]any)
-		if !ok {
-			return []string{fmt.Sprintf("%s: %v -> %v", path, sent, stored)}
-		}
-		var out []string
-		for k, v := range s {
-			out = append(out, diffSetFields(path+"."+k, v, m[k])...)
-		}
-		sort.Strings(out)
-		return out
-	case []any:
-		l, ok := stored.([]any)
-		if !ok || len(l) != len(s) {
-			return []string{fmt.Sprintf("%s: %v -> %v", path, sent, stored)}
-		}
-		var out []string
-		for i := range s {
-			out = append(out, diffSetFields(fmt.Sprintf("%s[%d]", path, i), s[i], l[i])...)
-		}
-		return out
-	default:
-		if reflect.DeepEqual(sent, stored) {
-			return nil
-		}
-		if v, ok := sent.(string); ok && strings.HasSuffix(path, "kubernetes.version") {
-			if w, ok := stored.(string); ok && strings.HasPrefix(w, v+".") && strings.Count(v, ".") == 1 {
-				return nil
-			}
-		}
-		return []string{fmt.Sprintf("%s: %v -> %v", path, sent, stored)}
-	}
+	return differences(path, a, b)
 }
 
 // createAuthenticationConfigMap creates testdata/authentication/<name>.yaml when it exists: the Shoot's
@@ -152,8 +114,9 @@ func createAuthenticationConfigMap(ctx context.Context, c client.Client, name st
 	return nil
 }
 
-// TestDiffSetFields checks the helper that judges whether Gardener kept what the generator set.
-func TestDiffSetFields(t *testing.T) {
+// TestDifferences checks the comparison that judges whether Gardener kept what the generator set, and whether a
+// shoot is in sync with the desired spec.
+func TestDifferences(t *testing.T) {
 	for _, tc := range []struct {
 		reason        string
 		sent, stored  string
@@ -166,6 +129,11 @@ func TestDiffSetFields(t *testing.T) {
 		{"minor version completed to a patch is no change", `{"kubernetes":{"version":"1.33"}}`, `{"kubernetes":{"version":"1.33.5"}}`, 0},
 		{"a different minor is a change", `{"kubernetes":{"version":"1.33"}}`, `{"kubernetes":{"version":"1.34.1"}}`, 1},
 		{"a changed patch is a change", `{"kubernetes":{"version":"1.33.4"}}`, `{"kubernetes":{"version":"1.33.5"}}`, 1},
+		{"a keyed list may hold more items", `{"e":[{"type":"a"}]}`, `{"e":[{"type":"b"},{"type":"a","x":1}]}`, 0},
+		{"a keyed item is matched by key, not position", `{"w":[{"name":"a","max":3},{"name":"b","max":1}]}`, `{"w":[{"name":"b","max":1},{"name":"a","max":3}]}`, 0},
+		{"a changed value in a keyed item is a change", `{"w":[{"name":"a","max":3}]}`, `{"w":[{"name":"a","max":4}]}`, 1},
+		{"a missing keyed item is a change", `{"w":[{"name":"a"},{"name":"b"}]}`, `{"w":[{"name":"a"}]}`, 1},
+		{"a list of objects without keys must match by position", `{"t":[{"k":"a"},{"k":"b"}]}`, `{"t":[{"k":"b"},{"k":"a"}]}`, 2},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			var sent, stored any
@@ -175,7 +143,7 @@ func TestDiffSetFields(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.stored), &stored); err != nil {
 				t.Fatal(err)
 			}
-			if got := diffSetFields("spec", sent, stored); len(got) != tc.wantDifferent {
+			if got := differences("spec", sent, stored); len(got) != tc.wantDifferent {
 				t.Errorf("got %d changes %v, want %d", len(got), got, tc.wantDifferent)
 			}
 		})

@@ -17,12 +17,11 @@ const (
 	LabelManagedBy = "operator.kyma-project.io/managed-by"
 	ManagedByValue = "infrastructure-manager"
 
-	AnnotationRuntimeNamespace       = "infrastructuremanager.kyma-project.io/runtime-namespace"
-	AnnotationSpecHash               = "infrastructuremanager.kyma-project.io/spec-hash"
-	AnnotationAppliedShootGeneration = "infrastructuremanager.kyma-project.io/applied-shoot-generation"
-	AnnotationRetryAttempts          = "infrastructuremanager.kyma-project.io/retry-attempts"
-	AnnotationRetryGeneration        = "infrastructuremanager.kyma-project.io/retry-shoot-generation"
-	AnnotationRetryRequestedAt       = "infrastructuremanager.kyma-project.io/retry-requested-at"
+	AnnotationRuntimeNamespace = "infrastructuremanager.kyma-project.io/runtime-namespace"
+	AnnotationSpecHash         = "infrastructuremanager.kyma-project.io/spec-hash"
+	AnnotationRetryAttempts    = "infrastructuremanager.kyma-project.io/retry-attempts"
+	AnnotationRetryGeneration  = "infrastructuremanager.kyma-project.io/retry-shoot-generation"
+	AnnotationRetryRequestedAt = "infrastructuremanager.kyma-project.io/retry-requested-at"
 
 	AnnotationDeletionRuntimeID = "infrastructuremanager.kyma-project.io/deletion-runtime-id"
 	AnnotationDeletionPlan      = "infrastructuremanager.kyma-project.io/deletion-plan"
@@ -51,6 +50,7 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 		Exists: true, Name: s.Name, Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		HibernationRequested:   s.Spec.Hibernation != nil && s.Spec.Hibernation.Enabled != nil && *s.Spec.Hibernation.Enabled,
 		Hibernated:             s.Status.IsHibernated,
+		APIServerAdvertised:    len(s.Status.AdvertisedAddresses) > 0,
 		ForceDeletionRequested: a[v1beta1constants.AnnotationConfirmationForceDeletion] == "true",
 	}
 	if s.DeletionTimestamp != nil {
@@ -72,7 +72,6 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 	m.Managed = s.Labels[LabelManagedBy] == ManagedByValue
 	m.RuntimeID = a[shoot.AnnotationRuntimeID]
 	m.AppliedRuntimeGeneration = atoi(a[shoot.AnnotationRuntimeGeneration])
-	m.AppliedShootGeneration = atoi(a[AnnotationAppliedShootGeneration])
 	m.AppliedSpecHash = a[AnnotationSpecHash]
 	m.RetryAttempts = int(atoi(a[AnnotationRetryAttempts]))
 	m.RetryShootGeneration = atoi(a[AnnotationRetryGeneration])

@@ -127,13 +127,6 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if applied, err = c.removeStalePools(ctx, applied, a.Spec); err != nil {
 		return cluster.Shoot{}, err
 	}
-	// Recording the resulting generation lets the next reconcile tell our changes from someone else's (drift).
-	patch := client.MergeFrom(applied.DeepCopy())
-	metav1.SetMetaDataAnnotation(&applied.ObjectMeta, AnnotationAppliedShootGeneration, strconv.FormatInt(applied.Generation, 10))
-	err = c.Client.Patch(ctx, applied, patch)
-	if err := c.record("patch", classify("record applied generation of shoot "+name, err)); err != nil {
-		return cluster.Shoot{}, err
-	}
 	return Observe(applied), nil
 }
 

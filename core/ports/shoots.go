@@ -49,10 +49,14 @@ type Shoots interface {
 	// Apply creates the shoot or updates the fields the operator owns (server-side apply with the operator's own
 	// field manager), removes worker pools missing from the spec even when another manager touched them, writes
 	// any ConfigMap the spec references first, and records the marks (managed-by, runtime ID and generation, spec
-	// hash, resulting shoot generation). Idempotent: applying the same spec again changes nothing in Gardener.
+	// hash) in the same write. Idempotent: applying the same spec again changes nothing in Gardener.
 	// Errors: ErrShootRejected, ErrShootNotManaged (an existing shoot without the operator's marks), ErrTransient.
 	// Returns the shoot as the garden stored it.
 	Apply(ctx context.Context, a ShootApply) (cluster.Shoot, error)
+	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
+	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
+	// is not in sync. It may answer from the same lagging cache as Get and sends nothing to the garden.
+	InSync(ctx context.Context, a ShootApply) (bool, error)
 	// RequestRetry asks Gardener to retry the failed last operation (gardener.cloud/operation=retry) and records
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error)

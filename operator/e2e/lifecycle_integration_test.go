@@ -116,6 +116,12 @@ func (w *world) provisionPlans(t *testing.T, runtimes ...*imv1.Runtime) {
 		}()
 	}
 	wg.Wait()
+	// Gardener changes shoots itself while creating them (seed binding, defaults, completed versions); none of
+	// that may be taken for drift. One provisioning applies the shoot once, and its authentication ConfigMap.
+	_, byVerb := gardenerRequests(t)
+	if applies, limit := byVerb["apply/success"]+byVerb["apply/error"], 2*len(runtimes); applies > float64(limit) {
+		t.Errorf("%v apply requests to Gardener for %d provisionings, want at most %d (shoot and ConfigMap once each)", applies, len(runtimes), limit)
+	}
 }
 
 func (w *world) checkProvisioned(t *testing.T, want *imv1.Runtime) {

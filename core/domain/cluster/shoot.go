@@ -59,6 +59,9 @@ type Shoot struct {
 	// HibernationRequested is spec.hibernation.enabled; Hibernated is status.isHibernated.
 	HibernationRequested bool
 	Hibernated           bool
+	// APIServerAdvertised is true once Gardener advertises the shoot's kube-apiserver (status.advertisedAddresses),
+	// which happens during the Create operation, well before it succeeds: from then on Gardener issues kubeconfigs.
+	APIServerAdvertised bool
 	// DeletionTimestamp is set once the shoot is being deleted.
 	DeletionTimestamp *time.Time
 	// ForceDeletionRequested is true when confirmation.gardener.cloud/force-deletion is set.
@@ -75,9 +78,6 @@ type Marks struct {
 	RuntimeID string
 	// AppliedRuntimeGeneration is the Runtime generation whose spec was last applied.
 	AppliedRuntimeGeneration int64
-	// AppliedShootGeneration is the shoot generation right after the operator's last apply; a higher generation
-	// means someone else changed the spec (drift).
-	AppliedShootGeneration int64
 	// AppliedSpecHash identifies the desired spec last applied (covers operator configuration changes).
 	AppliedSpecHash string
 	// RetryAttempts counts retries the operator requested for RetryShootGeneration.

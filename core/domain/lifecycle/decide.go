@@ -25,6 +25,9 @@ type Intent struct {
 	Invalid *Problem
 	// DesiredSpecHash identifies the generated shoot spec; a different hash on the shoot means re-apply.
 	DesiredSpecHash string
+	// ShootInSync is true when the existing shoot already holds every value the desired spec sets; false means
+	// someone else changed a field the operator owns (drift), or the spec was never applied.
+	ShootInSync bool
 }
 
 // Problem is a validation failure in words a person can act on.
@@ -39,7 +42,7 @@ type Access struct {
 	GardenerClusterInSync bool
 	// SecretExists is true when the kubeconfig Secret exists and is filled.
 	SecretExists bool
-	// ConfiguredGeneration is the Runtime generation whose administrators and OIDC were last configured inside
+	// ConfiguredGeneration is the Runtime generation whose administrators were last configured inside
 	// the runtime (0: never).
 	ConfiguredGeneration int64
 }
@@ -80,6 +83,9 @@ const (
 	SlowRecheck = 10 * time.Minute
 	// FrozenRecheck is how often a Runtime blocked by the deletion brake looks again.
 	FrozenRecheck = 5 * time.Minute
+	// EarlyRetry is when access set up ahead of Gardener's Succeeded is tried again after it failed (the new
+	// kube-apiserver may not answer yet); Gardener's progress updates usually bring a reconcile sooner.
+	EarlyRetry = 10 * time.Second
 )
 
 // Decide returns the next step for a Runtime that is not being deleted. It is total: every input yields a decision.
@@ -99,7 +105,13 @@ func Decide(in Input, now time.Time) Decision {
 	if d, done := update(in); done {
 		return d
 	}
-	if d, done := gardener(in, now); done {
+	if s.Failed() && s.ObservedGeneration >= s.Generation {
+		return failure(in, now)
+	}
+	if d, done := early(in); done {
+		return d
+	}
+	if d, done := gardener(in); done {
 		return d
 	}
 	return access(in)
@@ -170,10 +182,10 @@ func update(in Input) (Decision, bool) {
 		why = fmt.Sprintf("Runtime generation %d", it.Generation)
 	case it.ForcePatch:
 		why = "forced by annotation"
-	case s.Generation != s.Marks.AppliedShootGeneration:
-		why = "the shoot spec was changed outside the operator"
 	case it.DesiredSpecHash != "" && s.Marks.AppliedSpecHash != it.DesiredSpecHash:
 		why = "the generated shoot spec changed"
+	case !it.ShootInSync:
+		why = "the shoot spec was changed outside the operator"
 	default:
 		return Decision{}, false
 	}
@@ -188,15 +200,32 @@ func update(in Input) (Decision, bool) {
 	return pending(StepApplyShoot, ActionApplyShoot, ReasonUpdatingShoot, 0, "Updating shoot %s: %s.", s.Name, why), true
 }
 
-// gardener follows Gardener's progress and retries failures that may clear.
-func gardener(in Input, now time.Time) (Decision, bool) {
+// early sets up access while Gardener is still working, as soon as the shoot's kube-apiserver is advertised, so
+// that issuing the kubeconfig and configuring the runtime are not on the path from Gardener's Succeeded to Ready.
+// Decisions keep the reason WaitingForGardener: that is what the Runtime waits for. Waiting for the Secret is not
+// a step here; its watch event brings the next reconcile.
+func early(in Input) (Decision, bool) {
+	s, it, a := in.Shoot, in.Intent, in.Access
+	if s.Reconciled() || !s.APIServerAdvertised || s.HibernationRequested || s.Hibernated {
+		return Decision{}, false
+	}
+	switch {
+	case !a.GardenerClusterInSync:
+		return pending(StepEnsureGardenerCluster, ActionEnsureGardenerCluster, ReasonWaitingForGardener, 0,
+			"%s; creating GardenerCluster %s meanwhile.", s.GardenerMessage(), it.RuntimeID), true
+	case a.SecretExists && a.ConfiguredGeneration != it.Generation:
+		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonWaitingForGardener, 0,
+			"%s; configuring the administrators in the runtime meanwhile.", s.GardenerMessage()), true
+	}
+	return Decision{}, false
+}
+
+// gardener waits for Gardener to reconcile the latest spec.
+func gardener(in Input) (Decision, bool) {
 	s := in.Shoot
 	if s.ObservedGeneration < s.Generation || s.LastOperation == nil {
 		return pending(StepWaitForGardener, ActionNone, ReasonWaitingForGardener, 0,
 			"Waiting for Gardener to pick up shoot %s generation %d.", s.Name, s.Generation), true
-	}
-	if s.Failed() {
-		return failure(in, now), true
 	}
 	if !s.Reconciled() {
 		return pending(StepWaitForGardener, ActionNone, ReasonWaitingForGardener, 0, "%s.", s.GardenerMessage()), true
@@ -253,7 +282,7 @@ func access(in Input) Decision {
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
 	case a.ConfiguredGeneration != it.Generation:
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
-			"Configuring administrators and OIDC in the runtime.")
+			"Configuring the administrators in the runtime.")
 	}
 	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady,
 		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}

@@ -16,7 +16,8 @@ var now = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 const rtID = "c8a3f1e2-0000-4000-8000-000000000001"
 
 func intent() lc.Intent {
-	return lc.Intent{RuntimeID: rtID, Generation: 3, ShootName: "c-1a2b3c", Region: "eu-central-1", DesiredSpecHash: "h3"}
+	return lc.Intent{RuntimeID: rtID, Generation: 3, ShootName: "c-1a2b3c", Region: "eu-central-1", DesiredSpecHash: "h3",
+		ShootInSync: true}
 }
 
 // reconciled is our shoot, with generation 3 of the Runtime applied and reconciled by Gardener.
@@ -24,13 +25,21 @@ func reconciled() cluster.Shoot {
 	return cluster.Shoot{
 		Exists: true, Name: "c-1a2b3c", Generation: 5, ObservedGeneration: 5,
 		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: now.Add(-time.Hour)},
-		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedShootGeneration: 5, AppliedSpecHash: "h3"},
+		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"},
 	}
 }
 
 func ready() lc.Input {
 	return lc.Input{Intent: intent(), Shoot: reconciled(),
 		Access: lc.Access{GardenerClusterInSync: true, SecretExists: true, ConfiguredGeneration: 3}}
+}
+
+// creating is ready() while Gardener still runs the Create operation with the kube-apiserver already advertised.
+func creating() lc.Input {
+	in := ready()
+	in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 60}
+	in.Shoot.APIServerAdvertised = true
+	return in
 }
 
 func failedShoot(codes ...cluster.ErrorCode) cluster.Shoot {
@@ -134,10 +143,20 @@ func TestDecide(t *testing.T) {
 			in: func() lc.Input {
 				in := ready()
 				in.Shoot.Generation, in.Shoot.ObservedGeneration = 6, 6
+				in.Intent.ShootInSync = false
 				return in
 			},
 			want:        brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
 			msgContains: []string{"outside the operator"},
+		},
+		{
+			reason: "a generation Gardener bumped itself (seed binding, maintenance) is no drift while our values hold",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Generation, in.Shoot.ObservedGeneration = 6, 6
+				return in
+			},
+			want: brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
 		},
 		{
 			reason: "a changed operator configuration re-applies the shoot",
@@ -174,6 +193,7 @@ func TestDecide(t *testing.T) {
 				in := ready()
 				in.Intent.SuspendPatch = true
 				in.Shoot.Generation, in.Shoot.ObservedGeneration = 6, 6
+				in.Intent.ShootInSync = false
 				return in
 			},
 			want: brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
@@ -182,7 +202,7 @@ func TestDecide(t *testing.T) {
 			reason: "after an apply Gardener has not seen the new generation: wait for the watch",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.Generation, in.Shoot.Marks.AppliedShootGeneration = 6, 6
+				in.Shoot.Generation = 6
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -196,6 +216,59 @@ func TestDecide(t *testing.T) {
 			},
 			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
 			msgContains: []string{"Create Processing (42%)", "waiting for nodes"},
+		},
+		{
+			reason: "Gardener still creating but the kube-apiserver is advertised: create the GardenerCluster meanwhile",
+			in: func() lc.Input {
+				in := creating()
+				in.Access = lc.Access{}
+				return in
+			},
+			want:        brief{lc.StepEnsureGardenerCluster, lc.ActionEnsureGardenerCluster, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+			msgContains: []string{"Create Processing", "GardenerCluster " + rtID},
+		},
+		{
+			reason: "Gardener still creating, the Secret exists: configure the runtime meanwhile",
+			in: func() lc.Input {
+				in := creating()
+				in.Access.ConfiguredGeneration = 0
+				return in
+			},
+			want: brief{lc.StepConfigureRuntime, lc.ActionConfigureRuntime, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "Gardener still creating, GardenerCluster there but no Secret yet: wait (the Secret's watch brings the next step)",
+			in: func() lc.Input {
+				in := creating()
+				in.Access.SecretExists, in.Access.ConfiguredGeneration = false, 0
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "Gardener still creating and access all set up early: still Pending until Gardener succeeds",
+			in:     creating,
+			want:   brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "no kube-apiserver advertised yet: nothing to set up early",
+			in: func() lc.Input {
+				in := creating()
+				in.Shoot.APIServerAdvertised = false
+				in.Access = lc.Access{}
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
+		},
+		{
+			reason: "a hibernating shoot has no kube-apiserver to configure early",
+			in: func() lc.Input {
+				in := creating()
+				in.Shoot.HibernationRequested = true
+				in.Access.ConfiguredGeneration = 0
+				return in
+			},
+			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
 		},
 		{
 			reason: "Gardener in Error state retries by itself: keep waiting",
@@ -297,7 +370,7 @@ func TestDecide(t *testing.T) {
 			in: func() lc.Input {
 				in := ready()
 				in.Shoot = failedShoot(cluster.ErrInfraUnauthorized)
-				in.Shoot.Generation, in.Shoot.Marks.AppliedShootGeneration = 6, 6
+				in.Shoot.Generation = 6
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -433,7 +506,7 @@ func TestProvisioningWalk(t *testing.T) {
 			in = in.WithSeed(true)
 		case lc.ActionApplyShoot:
 			s := cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
-				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedShootGeneration: 1, AppliedSpecHash: "h3"}}
+				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}}
 			in = in.WithAppliedShoot(s)
 		case lc.ActionEnsureGardenerCluster:
 			in = in.WithGardenerCluster()
@@ -459,10 +532,69 @@ func TestProvisioningWalk(t *testing.T) {
 	}
 }
 
+func creatingUnconfigured() lc.Input {
+	in := creating()
+	in.Access.ConfiguredGeneration = 0
+	return in
+}
+
+// TestProvisioningWalkWithEarlyAccess: when Gardener advertises the kube-apiserver during the Create operation,
+// access is set up meanwhile, and Gardener's Succeeded needs no further action to reach Ready.
+func TestProvisioningWalkWithEarlyAccess(t *testing.T) {
+	in := lc.Input{Intent: intent()}
+	type moment struct {
+		Step   lc.Step
+		Action lc.Action
+	}
+	var walk []moment
+	gardenerDone := false
+	for i := 0; i < 20; i++ {
+		d := lc.Decide(in, now)
+		walk = append(walk, moment{d.Step, d.Action})
+		if d.State == lc.StateReady {
+			break
+		}
+		switch d.Action {
+		case lc.ActionApplyShoot:
+			in = in.WithAppliedShoot(cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
+				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}})
+		case lc.ActionEnsureGardenerCluster:
+			in = in.WithGardenerCluster()
+		case lc.ActionConfigureRuntime:
+			in = in.WithRuntimeConfigured()
+		case lc.ActionNone:
+			switch {
+			case in.Shoot.LastOperation == nil: // Gardener starts creating and advertises the kube-apiserver
+				in.Shoot.ObservedGeneration = 1
+				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 30}
+				in.Shoot.APIServerAdvertised = true
+			case !in.Access.SecretExists: // the kubeconfig controller writes the Secret
+				in.Access.SecretExists = true
+			default: // Gardener finishes
+				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateSucceeded, Progress: 100}
+				gardenerDone = true
+			}
+		}
+	}
+	want := []moment{
+		{lc.StepApplyShoot, lc.ActionApplyShoot}, {lc.StepWaitForGardener, lc.ActionNone},
+		{lc.StepEnsureGardenerCluster, lc.ActionEnsureGardenerCluster}, {lc.StepWaitForGardener, lc.ActionNone},
+		{lc.StepConfigureRuntime, lc.ActionConfigureRuntime}, {lc.StepWaitForGardener, lc.ActionNone},
+		{lc.StepReady, lc.ActionNone},
+	}
+	if diff := cmp.Diff(want, walk); diff != "" {
+		t.Errorf("walk (-want +got):\n%s", diff)
+	}
+	if !gardenerDone {
+		t.Error("Ready before Gardener reported Succeeded")
+	}
+}
+
 func TestActionFailed(t *testing.T) {
 	apply := lc.Decision{Step: lc.StepApplyShoot, Action: lc.ActionApplyShoot, State: lc.StatePending, Reason: lc.ReasonUpdatingShoot}
 	configure := lc.Decision{Step: lc.StepConfigureRuntime, Action: lc.ActionConfigureRuntime, State: lc.StatePending}
 	gc := lc.Decision{Step: lc.StepEnsureGardenerCluster, Action: lc.ActionEnsureGardenerCluster, Reason: lc.ReasonCreatingGardenerCluster}
+	earlyConfigure := lc.Decide(creatingUnconfigured(), now)
 	cases := []struct {
 		reason string
 		d      lc.Decision
@@ -478,6 +610,9 @@ func TestActionFailed(t *testing.T) {
 			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StatePending, lc.ReasonRuntimeConfigFailed, 0}, true},
 		{"a GardenerCluster write conflict keeps the step's reason", gc, lc.ActionError{Message: "conflict"},
 			brief{lc.StepEnsureGardenerCluster, lc.ActionNone, lc.StatePending, lc.ReasonCreatingGardenerCluster, 0}, true},
+		{"configuring early while Gardener works is retried later without reporting a failure", earlyConfigure,
+			lc.ActionError{Permanent: true, Message: "connection refused"},
+			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, lc.EarlyRetry}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

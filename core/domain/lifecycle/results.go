@@ -14,6 +14,12 @@ type ActionError struct {
 // ActionFailed turns the decision whose action failed into the status to report: Failed for permanent problems
 // of the spec, Pending with a rate-limited retry for everything else.
 func ActionFailed(d Decision, e ActionError) Decision {
+	if d.Reason == ReasonWaitingForGardener {
+		// Access set up early failed while Gardener still works: nothing to report yet, it is tried again and
+		// gets reported like any failure once Gardener has finished.
+		return Decision{Step: d.Step, State: StatePending, Reason: d.Reason, RequeueAfter: EarlyRetry,
+			Message: d.Message + " Not possible yet: " + e.Message + "."}
+	}
 	out := Decision{Step: d.Step, State: StatePending, Transient: true}
 	switch d.Action {
 	case ActionApplyShoot:
@@ -26,7 +32,7 @@ func ActionFailed(d Decision, e ActionError) Decision {
 		out.Reason, out.Message = ReasonRuntimeConfigFailed, "Configuring the runtime failed, retrying: "+e.Message
 		if e.Permanent {
 			out.State, out.Transient, out.RequeueAfter = StateFailed, false, SlowRecheck
-			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix the administrators or OIDC settings."
+			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix spec.security.administrators."
 		}
 	default:
 		out.Reason, out.Message = d.Reason, string(d.Action)+" failed, retrying: "+e.Message
@@ -43,10 +49,11 @@ func (in Input) WithShoot(s cluster.Shoot) Input {
 	return in
 }
 
-// WithAppliedShoot returns in with the shoot as ApplyShoot left it; a forced patch is done.
+// WithAppliedShoot returns in with the shoot as ApplyShoot left it: it holds the desired spec, and a forced patch
+// is done.
 func (in Input) WithAppliedShoot(s cluster.Shoot) Input {
 	in.Shoot = s
-	in.Intent.ForcePatch = false
+	in.Intent.ForcePatch, in.Intent.ShootInSync = false, true
 	return in
 }
 

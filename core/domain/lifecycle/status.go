@@ -81,6 +81,7 @@ const (
 	ActionRestoreCluster Action = "RestoreCluster"
 	// ActionEnsureGardenerCluster creates or updates the GardenerCluster named by the runtime ID.
 	ActionEnsureGardenerCluster Action = "EnsureGardenerCluster"
-	// ActionConfigureRuntime makes administrators and OIDC inside the runtime match the spec.
+	// ActionConfigureRuntime makes the administrators inside the runtime match the spec (OIDC is part of the shoot
+	// spec: structured authentication).
 	ActionConfigureRuntime Action = "ConfigureRuntime"
 )

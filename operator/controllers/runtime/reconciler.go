@@ -121,16 +121,20 @@ func (r *Reconciler) observe(ctx context.Context, rt *imv1.Runtime) (lifecycle.I
 		RestoreRequested:    rt.Annotations[AnnotationRestore] == "true",
 	}
 	domainRuntime := mapping.Runtime(rt)
-	var spec shoot.Spec
-	var genErr error
-	if observed.OwnedBy(rt.Name) && observed.Marks.PendingDeletion == nil {
+	// fresh is what the Runtime and the configuration ask for; its hash changes only when they do. The spec to
+	// apply to an existing shoot also takes what the update rules keep from it (completed or maintained versions,
+	// zone order), which Gardener changes without anything to re-apply.
+	fresh, genErr := shoot.Generate(domainRuntime, r.ShootConfig)
+	spec := fresh
+	owned := observed.OwnedBy(rt.Name) && observed.Marks.PendingDeletion == nil
+	if genErr == nil && owned {
 		cur, err := r.Shoots.Current(ctx, name)
 		if err != nil {
 			return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", name, err)
 		}
-		spec, genErr = shoot.GenerateUpdate(domainRuntime, r.ShootConfig, *cur)
-	} else {
-		spec, genErr = shoot.Generate(domainRuntime, r.ShootConfig)
+		if cur != nil {
+			spec, genErr = shoot.GenerateUpdate(domainRuntime, r.ShootConfig, *cur)
+		}
 	}
 	if genErr != nil {
 		it.Invalid = &lifecycle.Problem{Field: "spec", Message: genErr.Error()}
@@ -138,7 +142,12 @@ func (r *Reconciler) observe(ctx context.Context, rt *imv1.Runtime) (lifecycle.I
 			it.Invalid = &lifecycle.Problem{Field: ve.Field, Message: fmt.Sprintf("%s (%s)", ve.Message, ve.Reason)}
 		}
 	} else {
-		it.DesiredSpecHash = specHash(spec)
+		it.DesiredSpecHash = specHash(fresh)
+		if owned {
+			if it.ShootInSync, err = r.Shoots.InSync(ctx, desiredShoot(rt, spec, it.DesiredSpecHash)); err != nil {
+				return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", name, err)
+			}
+		}
 	}
 	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionsFrozen: r.Policy.Frozen}
 	if genErr == nil && observed.Exists {
@@ -163,7 +172,8 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		ok, err := r.Seeds.SeedAvailable(ctx, rt.Spec.Shoot.Provider.Type, rt.Spec.Shoot.Region)
 		return in.WithSeed(ok), false, err
 	case lifecycle.ActionApplyShoot:
-		s, err := r.Shoots.Apply(ctx, ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: rt.Generation, SpecHash: in.Intent.DesiredSpecHash})
+		ctrl.LoggerFrom(ctx).Info("applying shoot", "reason", d.Reason, "message", d.Message)
+		s, err := r.Shoots.Apply(ctx, desiredShoot(rt, spec, in.Intent.DesiredSpecHash))
 		if err != nil {
 			return in, false, err
 		}
@@ -205,6 +215,11 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		return in.WithRuntimeConfigured(), false, err
 	}
 	return in, true, fmt.Errorf("unknown action %q", d.Action)
+}
+
+// shootApply is the desired state of the Runtime's shoot; InSync and Apply must see the same one.
+func desiredShoot(rt *imv1.Runtime, spec shoot.Spec, hash string) ports.ShootApply {
+	return ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: rt.Generation, SpecHash: hash}
 }
 
 func (r *Reconciler) gardenerCluster(rt *imv1.Runtime, spec shoot.Spec) ports.GardenerClusterSpec {

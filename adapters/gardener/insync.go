@@ -1,0 +1,140 @@
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// InSync implements ports.Shoots. It compares what Apply would send with the shoot in the cache, so the decision
+// costs no request. Gardener bumps the shoot generation for changes of its own (scheduling, maintenance), which
+// is why generations are no evidence of drift; the values are.
+func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
+	a.Spec.Namespace = c.Namespace
+	current, err := c.get(ctx, a.Spec.Name)
+	if err != nil || current == nil || current.Labels[LabelManagedBy] != ManagedByValue {
+		return false, err
+	}
+	desired, err := c.desired(a, current)
+	if err != nil {
+		return false, nil //nolint:nilerr // not in sync: Apply reports the rejection with its reason
+	}
+	want, err := toApplyObject(desired)
+	if err != nil {
+		return false, fmt.Errorf("compare shoot %s: %w", a.Spec.Name, err)
+	}
+	have, err := toJSONMap(current)
+	if err != nil {
+		return false, fmt.Errorf("compare shoot %s: %w", a.Spec.Name, err)
+	}
+	return len(current.Spec.Provider.Workers) == len(desired.Spec.Provider.Workers) && len(shootDifferences(want.Object, have)) == 0, nil
+}
+
+// shootDifferences compares what is applied of a shoot: its metadata (labels, annotations) and its spec. The
+// type fields are left out because objects read through a typed client do not carry them.
+func shootDifferences(want, have map[string]any) []string {
+	var out []string
+	for _, k := range []string{"metadata", "spec"} {
+		out = append(out, differences("."+k, want[k], have[k])...)
+	}
+	return out
+}
+
+func toJSONMap(s *gardencorev1beta1.Shoot) (map[string]any, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	return out, json.Unmarshal(raw, &out)
+}
+
+// differences lists, as paths, the values set in want that have does not hold. Fields only have sets are
+// ignored: they are Gardener's defaults or other managers' values. A list whose wanted items all carry a "name"
+// (or else a "type") is matched by that key and may hold more items, as server-side apply merges Gardener's keyed
+// lists; any other list must match item by item. A "major.minor" Kubernetes version completed by Gardener to a
+// patch version is no difference.
+func differences(path string, want, have any) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+		}
+		var out []string
+		for k, wv := range w {
+			out = append(out, differences(path+"."+k, wv, h[k])...)
+		}
+		sort.Strings(out)
+		return out
+	case []any:
+		h, ok := have.([]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+		}
+		if key := listKey(w); key != "" {
+			return keyedDifferences(path, w, h, key)
+		}
+		if len(h) != len(w) {
+			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+		}
+		var out []string
+		for i := range w {
+			out = append(out, differences(fmt.Sprintf("%s[%d]", path, i), w[i], h[i])...)
+		}
+		return out
+	}
+	if reflect.DeepEqual(want, have) || completedVersion(path, want, have) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+}
+
+func completedVersion(path string, want, have any) bool {
+	v, ok := want.(string)
+	w, ok2 := have.(string)
+	return ok && ok2 && strings.HasSuffix(path, "kubernetes.version") && strings.Count(v, ".") == 1 && strings.HasPrefix(w, v+".")
+}
+
+// listKey returns the field identifying the items of a keyed list (every item is an object with that field as a
+// string), or "" when the list is not keyed.
+func listKey(items []any) string {
+	for _, key := range []string{"name", "type"} {
+		keyed := len(items) > 0
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			if _, isString := m[key].(string); !isString {
+				keyed = false
+				break
+			}
+		}
+		if keyed {
+			return key
+		}
+	}
+	return ""
+}
+
+func keyedDifferences(path string, want, have []any, key string) []string {
+	byKey := make(map[string]any, len(have))
+	for _, it := range have {
+		if m, ok := it.(map[string]any); ok {
+			if k, ok := m[key].(string); ok {
+				byKey[k] = m
+			}
+		}
+	}
+	var out []string
+	for _, it := range want {
+		k, _ := it.(map[string]any)[key].(string) // listKey checked every wanted item
+		out = append(out, differences(fmt.Sprintf("%s[%s=%s]", path, key, k), it, byKey[k])...)
+	}
+	return out
+}
