@@ -10,6 +10,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,8 +127,8 @@ func (w *world) hideSeed(t *testing.T, name string) {
 	t.Cleanup(func() { setVisible(true) })
 }
 
-// seedNotAvailable: with enforceSeedLocation in a region without a usable seed the Runtime fails with a stable reason and
-// no shoot is created; deleting it needs nothing in the garden.
+// seedNotAvailable: with enforceSeedLocation in a region without a usable seed the Runtime fails with a stable
+// reason and no shoot is created; deleting it needs nothing in the garden.
 func (w *world) seedNotAvailable(t *testing.T, rt *imv1.Runtime) {
 	if err := w.kcp.Create(context.Background(), rt.DeepCopy()); err != nil {
 		t.Fatalf("create runtime %s: %v", rt.Name, err)
@@ -180,7 +181,21 @@ func (w *world) driftCorrection(t *testing.T, rt *imv1.Runtime) {
 		return hasExtension(s, ext), fmt.Sprintf("extensions %v, want %s", extensionTypes(s), ext)
 	})
 
-	got := w.runtime(t, rt.Name)
+	// Metadata: no new shoot generation, nothing for Gardener to do; the value is what tells.
+	const label = "account"
+	wantLabel := w.shoot(t, shootName).Labels[label]
+	if wantLabel == "" {
+		t.Fatalf("shoot %s lacks the generated label %s", shootName, label)
+	}
+	if s := w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) { delete(s.Labels, label) }); s.Labels[label] != "" {
+		t.Fatalf("the label removal did not reach the shoot: %v", s.Labels)
+	}
+	eventually(t, stepTimeout, "the operator to restore label "+label+" of shoot "+shootName, func() (bool, string) {
+		got := w.shoot(t, shootName).Labels[label]
+		return got == wantLabel, fmt.Sprintf("label %s=%q, want %q", label, got, wantLabel)
+	})
+
+	got := w.waitReady(t, rt.Name, stepTimeout)
 	if got.Generation != gen {
 		t.Errorf("drift correction changed the Runtime: generation %d, was %d", got.Generation, gen)
 	}
@@ -247,29 +262,48 @@ func (w *world) annotateRuntime(t testing.TB, name, key, value string) {
 	}
 }
 
-// forcePatch: a removed shoot label (metadata: no new shoot generation, so no drift the operator notices) comes
-// back when a person sets the force annotation; the operator removes the annotation once it re-applied (issue 6).
+// forcePatch: the structured-authentication ConfigMap the operator applies next to the shoot (the OIDC issuers
+// the runtime trusts) is not watched, so a change to it is no drift the operator notices; a person sets the force
+// annotation, the operator re-applies once and removes the annotation (issue 6).
 func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
-	const label = "account"
 	shootName := rt.Spec.Shoot.Name
 	gen := w.runtime(t, rt.Name).Generation
-	want := w.shoot(t, shootName).Labels[label]
-	if want == "" {
-		t.Fatalf("shoot %s lacks the generated label %s", shootName, label)
+	ref := w.shoot(t, shootName).Spec.Kubernetes.KubeAPIServer
+	if ref == nil || ref.StructuredAuthentication == nil {
+		t.Fatalf("shoot %s has no structured authentication", shootName)
 	}
-	if s := w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) { delete(s.Labels, label) }); s.Labels[label] != "" {
-		t.Fatalf("the label removal did not reach the shoot: %v", s.Labels)
+	key := client.ObjectKey{Namespace: "garden-" + w.project, Name: ref.StructuredAuthentication.ConfigMapName}
+	cm := &corev1.ConfigMap{}
+	if err := w.garden.Get(context.Background(), key, cm); err != nil {
+		t.Fatalf("get authentication ConfigMap of shoot %s: %v", shootName, err)
 	}
+	want := cm.Data[gardener.AuthenticationConfigKey]
+	issuer := ""
+	if oidc := rt.Spec.Shoot.Kubernetes.KubeAPIServer.AdditionalOidcConfig; oidc != nil && len(*oidc) > 0 {
+		issuer = ptr.Deref((*oidc)[0].IssuerURL, "")
+	}
+	if issuer == "" || !strings.Contains(want, issuer) {
+		t.Fatalf("authentication ConfigMap %s does not name the Runtime's issuer %q: %q", key.Name, issuer, want)
+	}
+	patch := client.MergeFrom(cm.DeepCopy())
+	cm.Data[gardener.AuthenticationConfigKey] = strings.ReplaceAll(want, issuer, "https://issuer.attacker.example.com")
+	if err := w.garden.Patch(context.Background(), cm, patch); err != nil {
+		t.Fatalf("change authentication ConfigMap %s: %v", key.Name, err)
+	}
+
 	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
 	eventually(t, stepTimeout, "the forced re-apply", func() (bool, string) {
 		got := w.runtime(t, rt.Name)
 		_, pending := got.Annotations[imv1.AnnotationForcePatchReconciliation]
-		// Read after the Runtime: an annotation removed before the re-apply shows as a missing label here.
-		s := w.shoot(t, shootName)
-		if !pending && s.Labels[label] != want {
-			t.Fatalf("force annotation removed from runtime %s, but shoot %s was not re-applied: labels %v", rt.Name, shootName, s.Labels)
+		// Read after the Runtime: an annotation removed before the re-apply shows as an unrestored ConfigMap here.
+		cur := &corev1.ConfigMap{}
+		if err := w.garden.Get(context.Background(), key, cur); err != nil {
+			t.Fatalf("get authentication ConfigMap %s: %v", key.Name, err)
 		}
-		return !pending, fmt.Sprintf("annotation still set; shoot label %s=%q", label, s.Labels[label])
+		if !pending && cur.Data[gardener.AuthenticationConfigKey] != want {
+			t.Fatalf("force annotation removed from runtime %s, but ConfigMap %s was not re-applied: %q", rt.Name, key.Name, cur.Data[gardener.AuthenticationConfigKey])
+		}
+		return !pending, "annotation still set"
 	})
 	got := w.waitReady(t, rt.Name, stepTimeout)
 	if got.Generation != gen {
