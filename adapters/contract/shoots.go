@@ -21,6 +21,9 @@ type ShootsFixture struct {
 	WorkerNames func(t *testing.T, name string) []string
 	// Eventually retries cond until it holds or the fixture's patience ends (caches lag behind writes).
 	Eventually func(t *testing.T, cond func() bool, what string)
+	// PutPredecessor creates a shoot as the system the operator replaces did: the runtime-id annotation naming
+	// runtimeID, without the operator's managed-by mark.
+	PutPredecessor func(t *testing.T, name, runtimeID string)
 	// Drift changes a value the operator owns in the shoot (the first pool's maximum) as someone else would.
 	Drift func(t *testing.T, name string)
 }
@@ -88,6 +91,31 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		f.PutForeign(t, "ct-foreign-sync")
 		if ok, err := f.Shoots.InSync(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign-sync"), RuntimeID: id}); err != nil || ok {
 			t.Errorf("InSync of a foreign shoot = %v, %v; want false", ok, err)
+		}
+	})
+	t.Run("adopt takes over a predecessor's shoot of the same runtime only", func(t *testing.T) {
+		f := newFixture(t)
+		f.PutPredecessor(t, "ct-adopt", id)
+		f.PutForeign(t, "ct-adopt-foreign")
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", "another-runtime"); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("adopt for another runtime: %v, want ErrShootNotManaged", err)
+		}
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-foreign", id); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("adopt of a shoot without a runtime ID: %v, want ErrShootNotManaged", err)
+		}
+		if _, err := f.Shoots.Adopt(t.Context(), "absent", id); !errors.Is(err, ports.ErrShootNotFound) {
+			t.Errorf("adopt of a missing shoot: %v, want ErrShootNotFound", err)
+		}
+		s, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id)
+		if err != nil || !s.OwnedBy(id) {
+			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
+		}
+		f.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-adopt")
+			return err == nil && got.OwnedBy(id)
+		}, "Get shows the adopted shoot")
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id); err != nil {
+			t.Errorf("adopting again: %v", err)
 		}
 	})
 	t.Run("a removed worker pool is gone after apply", func(t *testing.T) {

@@ -295,6 +295,34 @@ func (g *Garden) AddSeed(provider, region string) {
 	g.seeds[provider+"/"+region] = true
 }
 
+// Adopt implements ports.Shoots.
+func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("Adopt"); err != nil {
+		return cluster.Shoot{}, err
+	}
+	s, ok := g.shoots[name]
+	if !ok {
+		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s: %w", name, ports.ErrShootNotFound)
+	}
+	if s.obs.Marks.RuntimeID != runtimeID {
+		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s for runtime %s: %w", name, runtimeID, ports.ErrShootNotManaged)
+	}
+	s.obs.Marks.Managed = true
+	return copyShoot(s.obs), nil
+}
+
+// PutPredecessor plays the system the operator replaces: a shoot created for runtimeID (its runtime-id
+// annotation) without the operator's managed-by mark, reconciled, with spec as its spec.
+func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.shoots[spec.Name] = &gardenShoot{spec: spec, obs: cluster.Shoot{Exists: true, Name: spec.Name, Generation: 1, ObservedGeneration: 1,
+		APIServerAdvertised: true, Marks: cluster.Marks{RuntimeID: runtimeID},
+		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}}
+}
+
 // PutForeign stores a shoot the operator did not create.
 func (g *Garden) PutForeign(name string) {
 	g.mu.Lock()

@@ -26,6 +26,9 @@ func TestGardenShootsContract(t *testing.T) {
 				}
 				return names
 			},
+			PutPredecessor: func(_ *testing.T, name, runtimeID string) {
+				g.PutPredecessor(shoot.Spec{Name: name}, runtimeID)
+			},
 			Drift: func(_ *testing.T, name string) {
 				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
 			},

@@ -56,6 +56,13 @@ type registryCache struct {
 	HighAvailability    *struct {
 		Enabled bool `json:"enabled"`
 	} `json:"highAvailability,omitempty"`
+	Proxy *struct {
+		HTTPProxy  string `json:"httpProxy,omitempty"`
+		HTTPSProxy string `json:"httpsProxy,omitempty"`
+	} `json:"proxy,omitempty"`
+	HTTP *struct {
+		TLS bool `json:"tls"`
+	} `json:"http,omitempty"`
 }
 
 type dnsServiceConfig struct {
@@ -142,6 +149,17 @@ func registryCacheConfig(c shoot.RegistryCacheConfig) registryConfig {
 			out.HighAvailability = &struct {
 				Enabled bool `json:"enabled"`
 			}{true}
+		}
+		if rc.HTTPProxy != "" || rc.HTTPSProxy != "" {
+			out.Proxy = &struct {
+				HTTPProxy  string `json:"httpProxy,omitempty"`
+				HTTPSProxy string `json:"httpsProxy,omitempty"`
+			}{rc.HTTPProxy, rc.HTTPSProxy}
+		}
+		if rc.TLS != nil {
+			out.HTTP = &struct {
+				TLS bool `json:"tls"`
+			}{*rc.TLS}
 		}
 		cfg.Caches = append(cfg.Caches, out)
 	}

@@ -43,22 +43,11 @@ func TestShootsContractIntegration(t *testing.T) {
 	contract.RunShootsContract(t, func(t *testing.T) contract.ShootsFixture {
 		adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
 		return contract.ShootsFixture{
-			Shoots: adapter,
-			Spec:   func(name string) shoot.Spec { return generate(t, name) },
-			PutForeign: func(t *testing.T, name string) {
-				spec := generate(t, name)
-				spec.Namespace = ns
-				if err := adapter.applyAuthConfigMap(t.Context(), spec); err != nil {
-					t.Fatal(err)
-				}
-				s, err := ToShoot(spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.Labels, s.Annotations = nil, nil
-				if err := c.Create(t.Context(), s); err != nil {
-					t.Fatalf("create foreign shoot %s: %v", name, err)
-				}
+			Shoots:     adapter,
+			Spec:       func(name string) shoot.Spec { return generate(t, name) },
+			PutForeign: func(t *testing.T, name string) { createUnmarked(t, adapter, generate(t, name), "") },
+			PutPredecessor: func(t *testing.T, name, runtimeID string) {
+				createUnmarked(t, adapter, generate(t, name), runtimeID)
 			},
 			WorkerNames: func(t *testing.T, name string) []string {
 				var names []string
@@ -141,6 +130,27 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 				logDifferences(t, adapter, a)
 			}
 		})
+	}
+}
+
+// createUnmarked creates the shoot of spec without the operator's marks, as someone else would; with runtimeID,
+// as the previous infrastructure manager did (only the runtime-id annotation).
+func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
+	t.Helper()
+	spec.Namespace = adapter.Namespace
+	if err := adapter.applyAuthConfigMap(t.Context(), spec); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ToShoot(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Labels, s.Annotations = nil, nil
+	if runtimeID != "" {
+		s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID}
+	}
+	if err := adapter.Client.Create(t.Context(), s); err != nil {
+		t.Fatalf("create shoot %s: %v", spec.Name, err)
 	}
 }
 

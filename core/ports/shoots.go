@@ -66,6 +66,11 @@ type Shoots interface {
 	// CancelDeletion removes the pending-deletion record and the restore request, wakes the shoot (hibernation off)
 	// and records runtimeID as the owner. Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	CancelDeletion(ctx context.Context, name, runtimeID string) (cluster.Shoot, error)
+	// Adopt puts the operator's managed-by mark on a shoot that carries runtimeID in its runtime-id annotation but
+	// not the mark: a shoot the system the operator replaces created for that runtime. Nothing else changes.
+	// Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged (the annotation names another runtime or none),
+	// ErrTransient.
+	Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error)
 	// RestoreSpec returns the document recorded by MarkForDeletion. Errors: ErrShootNotFound, ErrShootNotManaged,
 	// ErrTransient; a shoot without a record returns an empty document.
 	RestoreSpec(ctx context.Context, name string) ([]byte, error)

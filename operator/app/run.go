@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/flowcontrol"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -38,6 +39,21 @@ type Controller interface {
 	Name() string
 	// SetupWithManager registers the controller with the KCP manager and, where it watches Gardener, the garden cluster.
 	SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts Options) error
+}
+
+// gardenConfig is the configuration of every client of the garden. They share one token bucket, so the
+// configured QPS and burst bound all Gardener requests of the process together (the kubeconfig issuer needs a
+// client of its own). Every request passes the client-side allow list (wrapping twice is harmless), so a bug
+// cannot reach beyond the project's shoots, and unverified TLS is refused.
+func gardenConfig(garden *rest.Config, opts Options) (*rest.Config, error) {
+	cfg := rest.CopyConfig(garden)
+	cfg.QPS, cfg.Burst = opts.GardenerQPS, opts.GardenerBurst
+	cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(opts.GardenerQPS, opts.GardenerBurst)
+	cfg, err := guard.Secure(cfg, guard.ProjectPolicy(opts.GardenNamespace()))
+	if err != nil {
+		return nil, fmt.Errorf("gardener client: %w", err)
+	}
+	return cfg, nil
 }
 
 // NewScheme returns the scheme with every type the operator reads or writes in KCP and in the garden.
@@ -102,13 +118,9 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
-	gardenCfg := rest.CopyConfig(garden)
-	gardenCfg.QPS, gardenCfg.Burst = opts.GardenerQPS, opts.GardenerBurst
-	// Every Gardener request passes the client-side allow list (wrapping twice is harmless), so a bug cannot
-	// reach beyond the project's shoots, and unverified TLS is refused.
-	gardenCfg, err = guard.Secure(gardenCfg, guard.ProjectPolicy(opts.GardenNamespace()))
+	gardenCfg, err := gardenConfig(garden, opts)
 	if err != nil {
-		return nil, fmt.Errorf("gardener client: %w", err)
+		return nil, err
 	}
 	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme

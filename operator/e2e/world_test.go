@@ -34,6 +34,7 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/mapping"
@@ -178,24 +179,16 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 	opts.GardenerProject = w.project
 	opts.ConfigFile = configFile
 	opts.GardenerQPS, opts.GardenerBurst = 500, 1000
-	var controllers []app.Controller
-	for _, c := range app.Controllers() {
+	all := controllers.All()
+	for _, c := range all {
 		switch c := c.(type) {
 		case *runtimectrl.Controller:
-			cp := *c
-			cp.SkipNameValidation = true
-			controllers = append(controllers, &cp)
-		case gardenercluster.Controller:
 			c.SkipNameValidation = true
-			controllers = append(controllers, c)
-		default:
-			controllers = append(controllers, c)
+		case *gardenercluster.Controller:
+			c.SkipNameValidation = true
 		}
 	}
-	if len(controllers) < 2 {
-		t.Fatalf("expected the Runtime and GardenerCluster controllers to be registered, got %d controllers", len(controllers))
-	}
-	mgr, err := app.NewManager(w.env.KCP, w.env.Garden, opts, controllers...)
+	mgr, err := app.NewManager(w.env.KCP, w.env.Garden, opts, all...)
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}

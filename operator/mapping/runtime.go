@@ -122,5 +122,11 @@ func registryCache(c imv1.ImageRegistryCache) shoot.RegistryCache {
 	if gc := cfg.GarbageCollection; gc != nil {
 		out.GarbageCollectionTTL = gc.TTL
 	}
+	if p := cfg.Proxy; p != nil {
+		out.HTTPProxy, out.HTTPSProxy = ptr.Deref(p.HTTPProxy, ""), ptr.Deref(p.HTTPSProxy, "")
+	}
+	if h := cfg.HTTP; h != nil {
+		out.TLS = ptr.To(h.TLS)
+	}
 	return out
 }

@@ -142,6 +142,12 @@ func resolveShootName(in Input) (Decision, bool) {
 				s.Name, pd.RuntimeID), true
 		}
 	}
+	if !s.Marks.Managed && s.Marks.RuntimeID == it.RuntimeID && !s.Deleting() {
+		// Created for this very runtime by the system the operator replaces (same runtime-id annotation): a
+		// migration, not a name clash. With patching suspended it is only marked, not changed.
+		return pending(StepResolveShootName, ActionAdoptShoot, ReasonAdoptingShoot, 0,
+			"Shoot %s was created for this runtime by the previous infrastructure manager; taking it over.", s.Name), true
+	}
 	if !s.OwnedBy(it.RuntimeID) {
 		owner := "no runtime of this operator"
 		if s.Marks.Managed {

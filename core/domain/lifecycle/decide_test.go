@@ -124,6 +124,35 @@ func TestDecide(t *testing.T) {
 			want: brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},
 		},
 		{
+			reason: "a shoot the previous infrastructure manager created for this runtime is adopted, not a name clash",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Marks = cluster.Marks{RuntimeID: rtID}
+				return in
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionAdoptShoot, lc.StatePending, lc.ReasonAdoptingShoot, 0},
+			msgContains: []string{"previous infrastructure manager"},
+		},
+		{
+			reason: "an unmarked shoot of another runtime is a name clash",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Marks = cluster.Marks{RuntimeID: "another-runtime"}
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
+		},
+		{
+			reason: "an unmarked shoot being deleted is not adopted",
+			in: func() lc.Input {
+				in := ready()
+				in.Shoot.Marks = cluster.Marks{RuntimeID: rtID}
+				in.Shoot.DeletionTimestamp = &now
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
+		},
+		{
 			reason: "everything observed: Ready",
 			in:     ready,
 			want:   brief{lc.StepReady, lc.ActionNone, lc.StateReady, lc.ReasonReady, 0},

@@ -25,6 +25,7 @@ const (
 	ReasonDeletionsFrozen           Reason = "DeletionsFrozen"
 	ReasonRestoringCluster          Reason = "RestoringCluster"
 	ReasonShootBeingDeleted         Reason = "ShootBeingDeleted"
+	ReasonAdoptingShoot             Reason = "AdoptingShoot"
 	ReasonCreatingShoot             Reason = "CreatingShoot"
 	ReasonUpdatingShoot             Reason = "UpdatingShoot"
 	ReasonPatchSuspended            Reason = "PatchReconciliationSuspended"
@@ -79,6 +80,8 @@ const (
 	ActionDeleteOldCluster Action = "DeleteOldCluster"
 	// ActionRestoreCluster cancels a pending deletion, wakes the shoot and hands it to this Runtime.
 	ActionRestoreCluster Action = "RestoreCluster"
+	// ActionAdoptShoot takes over a shoot the system the operator replaces created for this runtime.
+	ActionAdoptShoot Action = "AdoptShoot"
 	// ActionEnsureGardenerCluster creates or updates the GardenerCluster named by the runtime ID.
 	ActionEnsureGardenerCluster Action = "EnsureGardenerCluster"
 	// ActionConfigureRuntime makes the administrators inside the runtime match the spec (OIDC is part of the shoot

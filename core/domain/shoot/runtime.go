@@ -105,4 +105,8 @@ type RegistryCache struct {
 	SecretReferenceName  string // name of a shoot resources entry holding upstream credentials
 	CredentialsSecret    string // Secret in the project namespace referenced by SecretReferenceName
 	HighAvailability     bool
+	// HTTPProxy and HTTPSProxy are URLs of proxies the cache reaches the upstream through.
+	HTTPProxy, HTTPSProxy string
+	// TLS serves the cache over TLS; nil leaves the extension's default (TLS on).
+	TLS *bool
 }

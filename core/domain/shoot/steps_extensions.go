@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,11 @@ func stepRegistryCache(in input, s *Spec) error {
 		case (c.SecretReferenceName == "") != (c.CredentialsSecret == ""):
 			return invalid(ReasonInvalidRegistryCache, field+".secretReferenceName", "secret reference and credentials secret must be set together")
 		}
+		for _, proxy := range []struct{ field, url string }{{"httpProxy", c.HTTPProxy}, {"httpsProxy", c.HTTPSProxy}} {
+			if proxy.url != "" && !proxyURL(proxy.url) {
+				return invalid(ReasonInvalidRegistryCache, field+".proxy."+proxy.field, "%q must be an http:// or https:// URL with a host", proxy.url)
+			}
+		}
 		if c.GarbageCollectionTTL != "" {
 			if d, err := time.ParseDuration(c.GarbageCollectionTTL); err != nil || d < 0 {
 				return invalid(ReasonInvalidRegistryCache, field+".garbageCollection.ttl", "%q is not a duration like 168h", c.GarbageCollectionTTL)
@@ -56,6 +62,12 @@ func stepRegistryCache(in input, s *Spec) error {
 	}
 	s.Extensions = append(s.Extensions, Extension{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: caches}})
 	return nil
+}
+
+// proxyURL accepts absolute http(s) URLs with a host, as the registry-cache extension passes them to the cache.
+func proxyURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // registryHost accepts "host" or "host:port" with a DNS subdomain host.

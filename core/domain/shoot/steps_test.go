@@ -211,6 +211,7 @@ func TestStepRegistryCache(t *testing.T) {
 	rt.RegistryCaches = []RegistryCache{
 		{Upstream: "docker.io", VolumeSize: "10Gi", GarbageCollectionTTL: "168h"},
 		{Upstream: "registry.example.com:5000", SecretReferenceName: "ref", CredentialsSecret: "reg-creds"},
+		{Upstream: "quay.io", HTTPProxy: "http://proxy.example.com:3128", HTTPSProxy: "https://proxy.example.com", TLS: new(bool)},
 	}
 	s, err := runStep(t, stepRegistryCache, input{rt: rt})
 	if err != nil {
@@ -222,7 +223,8 @@ func TestStepRegistryCache(t *testing.T) {
 	if diff := cmp.Diff([]ResourceRef{{Name: "ref", APIVersion: "v1", Kind: "Secret", TargetName: "reg-creds"}}, s.Resources); diff != "" {
 		t.Errorf("resources (-want +got):\n%s", diff)
 	}
-	for _, bad := range []RegistryCache{{Upstream: "Not A Host"}, {Upstream: "docker.io", GarbageCollectionTTL: "a week"}, {Upstream: "docker.io", SecretReferenceName: "x"}} {
+	for _, bad := range []RegistryCache{{Upstream: "Not A Host"}, {Upstream: "docker.io", GarbageCollectionTTL: "a week"}, {Upstream: "docker.io", SecretReferenceName: "x"},
+		{Upstream: "docker.io", HTTPProxy: "proxy.example.com:3128"}, {Upstream: "docker.io", HTTPSProxy: "ftp://proxy.example.com"}} {
 		rt.RegistryCaches = []RegistryCache{bad}
 		if _, err := runStep(t, stepRegistryCache, input{rt: rt}); reasonOf(err) != ReasonInvalidRegistryCache {
 			t.Errorf("%+v: want InvalidRegistryCache, got %v", bad, err)

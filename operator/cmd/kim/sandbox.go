@@ -19,8 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
-	_ "github.com/kyma-project/kim/operator/controllers/gardenercluster" // registers the kubeconfig controller
-	_ "github.com/kyma-project/kim/operator/controllers/runtime"         // registers the Runtime controller
+	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -164,7 +163,7 @@ func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log 
 	if opts.Config == nil && opts.ConfigFile == "" {
 		opts.Config = sandboxConfig(env.Catalogue)
 	}
-	mgr, err := app.NewManager(env.KCP, env.Garden, opts, app.Controllers()...)
+	mgr, err := app.NewManager(env.KCP, env.Garden, opts, controllers.All()...)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
-	_ "github.com/kyma-project/kim/operator/controllers/gardenercluster" // registers the kubeconfig controller
-	_ "github.com/kyma-project/kim/operator/controllers/runtime"         // registers the Runtime controller
+	"github.com/kyma-project/kim/operator/controllers"
 )
 
 func main() {
@@ -66,5 +65,5 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, app.Controllers()...)
+	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, controllers.All()...)
 }

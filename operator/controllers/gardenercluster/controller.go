@@ -108,5 +108,3 @@ func secretOwner(_ context.Context, o client.Object) []reconcile.Request {
 	}
 	return nil
 }
-
-func init() { app.Register(Controller{}) }

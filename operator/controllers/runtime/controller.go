@@ -61,8 +61,8 @@ func (wallClock) Now() time.Time { return time.Now() }
 
 // SetupWithManager implements app.Controller.
 func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	// Locals, not fields: the registered Controller is shared by every manager built in this process (tests and the
-	// sandbox restart the operator), and each must use its own configuration.
+	// Locals, not fields: setting the controller up must not change it (a caller may set it up again with another
+	// manager and configuration).
 	cfg, policy := c.ShootConfig, c.DeletionPolicy
 	if cfg.Project == "" && opts.Config != nil {
 		cfg, policy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
@@ -122,5 +122,3 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	}
 	return nil
 }
-
-func init() { app.Register(&Controller{}) }

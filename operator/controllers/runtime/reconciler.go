@@ -208,6 +208,13 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		r.Metrics.recoveries.Inc()
 		r.Recorder.Eventf(rt, "Normal", "ClusterRestored", "Shoot %s taken over from pending deletion and woken up", name)
 		return in.WithShoot(s), true, nil
+	case lifecycle.ActionAdoptShoot:
+		s, err := r.Shoots.Adopt(ctx, name, rt.Name)
+		if err != nil {
+			return in, false, err
+		}
+		r.Recorder.Eventf(rt, "Normal", "ShootAdopted", "Shoot %s, created for this runtime by the previous infrastructure manager, is now managed by this operator", name)
+		return in.WithShoot(s), true, nil
 	case lifecycle.ActionEnsureGardenerCluster:
 		return in.WithGardenerCluster(), false, r.Access.Ensure(ctx, r.gardenerCluster(rt, spec))
 	case lifecycle.ActionConfigureRuntime:

@@ -295,3 +295,47 @@ func TestReconcilerDriftCorrection(t *testing.T) {
 		t.Errorf("drift was corrected while patching is suspended")
 	}
 }
+
+// TestReconcilerAdoptsPredecessorShoot: a shoot the previous infrastructure manager created for this runtime is
+// taken over (marked, then updated like any other); with patching suspended it is marked but left unchanged.
+func TestReconcilerAdoptsPredecessorShoot(t *testing.T) {
+	for _, suspended := range []bool{false, true} {
+		t.Run(map[bool]string{false: "applied", true: "suspended"}[suspended], func(t *testing.T) {
+			w := newWorld(t)
+			rt := &imv1.Runtime{}
+			if err := w.kcp.Get(t.Context(), w.req.NamespacedName, rt); err != nil {
+				t.Fatal(err)
+			}
+			if suspended {
+				metav1.SetMetaDataAnnotation(&rt.ObjectMeta, imv1.AnnotationSuspendPatchReconciliation, "true")
+				if err := w.kcp.Update(t.Context(), rt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old := shoot.Spec{Name: rt.Spec.Shoot.Name, KubernetesVersion: "1.32.4",
+				Workers: []shoot.WorkerSpec{{Worker: shoot.Worker{Name: "cpu-worker-0", Minimum: 1, Maximum: 1}}}}
+			w.garden.PutPredecessor(old, rt.Name)
+
+			w.reconcile(t) // adopts
+			s, _ := w.garden.Get(t.Context(), rt.Spec.Shoot.Name)
+			if !s.OwnedBy(rt.Name) {
+				t.Fatalf("shoot not adopted: marks %+v", s.Marks)
+			}
+			rt = w.reconcile(t)
+			if readyReason(rt) == string(lifecycle.ReasonShootNameTaken) {
+				t.Fatalf("the predecessor's shoot was taken for a name clash: %s", rt.Status.State)
+			}
+			applied := w.garden.Calls()["Apply"]
+			got, _ := w.garden.Spec(rt.Spec.Shoot.Name)
+			if suspended {
+				if applied != 0 || readyReason(rt) != string(lifecycle.ReasonPatchSuspended) {
+					t.Errorf("suspended: %d applies, reason %s; want 0 and %s", applied, readyReason(rt), lifecycle.ReasonPatchSuspended)
+				}
+				return
+			}
+			if applied != 1 || got.Workers[0].Maximum != rt.Spec.Shoot.Provider.Workers[0].Maximum {
+				t.Errorf("after adoption: %d applies, maximum %d; want 1 apply of the Runtime's maximum %d", applied, got.Workers[0].Maximum, rt.Spec.Shoot.Provider.Workers[0].Maximum)
+			}
+		})
+	}
+}
