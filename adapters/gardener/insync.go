@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -34,7 +37,40 @@ func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("compare shoot %s: %w", a.Spec.Name, err)
 	}
-	return len(current.Spec.Provider.Workers) == len(desired.Spec.Provider.Workers) && len(shootDifferences(want.Object, have)) == 0, nil
+	if len(current.Spec.Provider.Workers) != len(desired.Spec.Provider.Workers) || len(shootDifferences(want.Object, have)) > 0 {
+		return false, nil
+	}
+	return c.authConfigMapInSync(ctx, a)
+}
+
+// authConfigMapInSync reports whether the structured-authentication ConfigMap holds what Apply writes: it decides
+// which identity providers the cluster trusts, so a changed one is drift like a changed shoot field.
+func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply) (bool, error) {
+	auth := a.Spec.Authentication
+	if auth == nil {
+		return true, nil
+	}
+	want, err := AuthenticationConfigMapData(auth)
+	if err != nil {
+		return false, nil //nolint:nilerr // not in sync: Apply reports the rejection with its reason
+	}
+	cm := &corev1.ConfigMap{}
+	err = c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: auth.ConfigMapName}, cm)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, c.record("get", classify("get authentication ConfigMap of shoot "+a.Spec.Name, err))
+	}
+	if cm.Labels[LabelManagedBy] != ManagedByValue {
+		return false, nil
+	}
+	for k, v := range want {
+		if cm.Data[k] != v {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // shootDifferences compares what is applied of a shoot: its metadata (labels, annotations) and its spec. The

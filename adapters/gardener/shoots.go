@@ -106,7 +106,7 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if current != nil && current.Labels[LabelManagedBy] != ManagedByValue {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, ports.ErrShootNotManaged)
 	}
-	if err := c.applyAuthConfigMap(ctx, a.Spec); err != nil {
+	if err := c.applyAuthConfigMap(ctx, a); err != nil {
 		return cluster.Shoot{}, err
 	}
 	desired, err := c.desired(a, current)
@@ -187,7 +187,10 @@ func (c *Shoots) removeStalePools(ctx context.Context, s *gardencorev1beta1.Shoo
 	return s, nil
 }
 
-func (c *Shoots) applyAuthConfigMap(ctx context.Context, spec shoot.Spec) error {
+// applyAuthConfigMap writes the structured-authentication ConfigMap the shoot references. It carries the same
+// marks as the shoot, so its watch events map back to the Runtime (a changed ConfigMap is drift).
+func (c *Shoots) applyAuthConfigMap(ctx context.Context, a ports.ShootApply) error {
+	spec := a.Spec
 	if spec.Authentication == nil {
 		return nil
 	}
@@ -195,10 +198,17 @@ func (c *Shoots) applyAuthConfigMap(ctx context.Context, spec shoot.Spec) error 
 	if err != nil {
 		return fmt.Errorf("authentication of shoot %s: %w: %w", spec.Name, ports.ErrShootRejected, err)
 	}
+	annotations := map[string]any{}
+	if a.RuntimeID != "" {
+		annotations[shoot.AnnotationRuntimeID] = a.RuntimeID
+	}
+	if c.RuntimeNamespace != "" {
+		annotations[AnnotationRuntimeNamespace] = c.RuntimeNamespace
+	}
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": spec.Authentication.ConfigMapName, "namespace": c.Namespace,
-			"labels": map[string]any{LabelManagedBy: ManagedByValue}},
+			"labels": map[string]any{LabelManagedBy: ManagedByValue}, "annotations": annotations},
 		"data": toAnyMap(data),
 	}}
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cm), client.FieldOwner(FieldManager), client.ForceOwnership)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -69,6 +70,60 @@ func TestShootsContractIntegration(t *testing.T) {
 			},
 		}
 	})
+}
+
+// TestShootsInSyncAuthConfigMapIntegration: the structured-authentication ConfigMap decides which identity
+// providers the cluster trusts; a changed one is drift like a changed shoot field.
+func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
+	env := GardenBox(t)
+	cfg, err := config.Load("testdata/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := loadRuntime(t, "testdata/runtimes/aws-acl-multi-oidc.yaml")
+	rt.Spec.Shoot.Name = "is-authcm"
+	spec, err := shoot.Generate(mapping.Runtime(rt), cfg.ShootConfig())
+	if err != nil || spec.Authentication == nil {
+		t.Fatalf("generate: %v (authentication %v)", err, spec.Authentication)
+	}
+	c := env.GardenClient
+	adapter := &Shoots{Client: c, Live: c, Namespace: env.Catalogue.ProjectNamespace(), RuntimeNamespace: "kcp-system"}
+	a := ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: 1, SpecHash: "h"}
+	if _, err := adapter.Apply(t.Context(), a); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	inSync := func() bool {
+		ok, err := adapter.InSync(t.Context(), a)
+		if err != nil {
+			t.Fatalf("InSync: %v", err)
+		}
+		return ok
+	}
+	if !inSync() {
+		t.Fatal("not in sync right after apply")
+	}
+	cm := &corev1.ConfigMap{}
+	key := client.ObjectKey{Namespace: adapter.Namespace, Name: spec.Authentication.ConfigMapName}
+	if err := c.Get(t.Context(), key, cm); err != nil {
+		t.Fatal(err)
+	}
+	if ns, name, ok := ShootToRuntime(cm.Labels, cm.Annotations); !ok || ns != "kcp-system" || name != rt.Name {
+		t.Errorf("ConfigMap does not lead back to its Runtime: %s/%s %v", ns, name, ok)
+	}
+	patch := client.MergeFrom(cm.DeepCopy())
+	cm.Data[AuthenticationConfigKey] += "\n# changed by someone else\n"
+	if err := c.Patch(t.Context(), cm, patch); err != nil {
+		t.Fatal(err)
+	}
+	if inSync() {
+		t.Error("in sync although the authentication ConfigMap was changed")
+	}
+	if _, err := adapter.Apply(t.Context(), a); err != nil {
+		t.Fatalf("re-apply: %v", err)
+	}
+	if !inSync() {
+		t.Error("not in sync after re-apply")
+	}
 }
 
 // TestShootsInSyncAfterGardenerIntegration: Gardener changes shoots itself (the scheduler binds a seed, which
@@ -138,7 +193,7 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
 	t.Helper()
 	spec.Namespace = adapter.Namespace
-	if err := adapter.applyAuthConfigMap(t.Context(), spec); err != nil {
+	if err := adapter.applyAuthConfigMap(t.Context(), ports.ShootApply{Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ToShoot(spec)

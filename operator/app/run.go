@@ -7,6 +7,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -24,8 +25,8 @@ import (
 	"github.com/kyma-project/kim/operator/health"
 )
 
-// LabelManagedBy marks the Secrets this operator writes; the manager caches only Secrets with it, so it does not
-// hold every Secret of the watched namespaces in memory.
+// LabelManagedBy marks the Secrets (KCP) and ConfigMaps (garden) this operator writes; the caches hold only objects
+// with it, not every Secret of the watched namespaces or every ConfigMap of the project.
 const (
 	LabelManagedBy   = "operator.kyma-project.io/managed-by"
 	ManagedByValue   = "infrastructure-manager"
@@ -125,6 +126,10 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
+		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
+		// per shoot, which the operator never reads.
+		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
+			Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})}}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create garden cluster client: %w", err)

@@ -54,6 +54,9 @@ func (w *world) patchingScenarios(trial *imv1.Runtime) []scenario {
 			w.checkSeedEnforced(t, rt)
 			w.driftCorrection(t, rt)
 			if !t.Failed() {
+				w.authConfigMapDrift(t, rt)
+			}
+			if !t.Failed() {
 				w.forcePatch(t, rt)
 			}
 			if !t.Failed() {
@@ -262,12 +265,10 @@ func (w *world) annotateRuntime(t testing.TB, name, key, value string) {
 	}
 }
 
-// forcePatch: the structured-authentication ConfigMap the operator applies next to the shoot (the OIDC issuers
-// the runtime trusts) is not watched, so a change to it is no drift the operator notices; a person sets the force
-// annotation, the operator re-applies once and removes the annotation (issue 6).
-func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
+// authConfigMapDrift: the structured-authentication ConfigMap the operator applies next to the shoot holds the
+// OIDC issuers the runtime trusts; someone replacing an issuer is drift the operator corrects on its own.
+func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 	shootName := rt.Spec.Shoot.Name
-	gen := w.runtime(t, rt.Name).Generation
 	ref := w.shoot(t, shootName).Spec.Kubernetes.KubeAPIServer
 	if ref == nil || ref.StructuredAuthentication == nil {
 		t.Fatalf("shoot %s has no structured authentication", shootName)
@@ -290,26 +291,55 @@ func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
 	if err := w.garden.Patch(context.Background(), cm, patch); err != nil {
 		t.Fatalf("change authentication ConfigMap %s: %v", key.Name, err)
 	}
-
-	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
-	eventually(t, stepTimeout, "the forced re-apply", func() (bool, string) {
-		got := w.runtime(t, rt.Name)
-		_, pending := got.Annotations[imv1.AnnotationForcePatchReconciliation]
-		// Read after the Runtime: an annotation removed before the re-apply shows as an unrestored ConfigMap here.
+	eventually(t, stepTimeout, "the operator to restore ConfigMap "+key.Name, func() (bool, string) {
 		cur := &corev1.ConfigMap{}
 		if err := w.garden.Get(context.Background(), key, cur); err != nil {
 			t.Fatalf("get authentication ConfigMap %s: %v", key.Name, err)
 		}
-		if !pending && cur.Data[gardener.AuthenticationConfigKey] != want {
-			t.Fatalf("force annotation removed from runtime %s, but ConfigMap %s was not re-applied: %q", rt.Name, key.Name, cur.Data[gardener.AuthenticationConfigKey])
-		}
+		return cur.Data[gardener.AuthenticationConfigKey] == want, "issuer still replaced"
+	})
+	w.waitReady(t, rt.Name, stepTimeout)
+}
+
+// forcePatch: with nothing to correct, a person sets the force annotation; the operator applies the shoot once
+// anyway (its ShootApplied event says why) and removes the annotation (issue 6).
+func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
+	gen := w.runtime(t, rt.Name).Generation
+	if n := w.shootAppliedEvents(t, rt.Name, "forced by annotation"); n != 0 {
+		t.Fatalf("%d forced applies before the annotation was set", n)
+	}
+	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
+	eventually(t, stepTimeout, "the forced re-apply", func() (bool, string) {
+		_, pending := w.runtime(t, rt.Name).Annotations[imv1.AnnotationForcePatchReconciliation]
 		return !pending, "annotation still set"
+	})
+	// The event is written right after the apply and before the annotation is removed; the recorder sends it
+	// asynchronously, hence the wait.
+	eventually(t, stepTimeout, "a ShootApplied event for the forced apply", func() (bool, string) {
+		n := w.shootAppliedEvents(t, rt.Name, "forced by annotation")
+		return n == 1, fmt.Sprintf("%d forced-apply events", n)
 	})
 	got := w.waitReady(t, rt.Name, stepTimeout)
 	if got.Generation != gen {
 		t.Errorf("forcing changed the Runtime: generation %d, was %d", got.Generation, gen)
 	}
 	w.checkShootMatchesGenerated(t, got)
+}
+
+// shootAppliedEvents counts the Runtime's ShootApplied events whose message contains why.
+func (w *world) shootAppliedEvents(t *testing.T, runtimeID, why string) int {
+	t.Helper()
+	var events corev1.EventList
+	if err := w.kcp.List(context.Background(), &events, client.InNamespace(kcpNamespace)); err != nil {
+		t.Fatalf("list events: %v", err)
+	}
+	n := 0
+	for _, e := range events.Items {
+		if e.InvolvedObject.Name == runtimeID && e.Reason == "ShootApplied" && strings.Contains(e.Message, why) {
+			n++
+		}
+	}
+	return n
 }
 
 // suspendPatch: with patching suspended drift is not corrected, and a spec change is not applied while the Runtime
@@ -413,8 +443,7 @@ func (w *world) forceDeletion(t *testing.T, rt *imv1.Runtime) {
 		t.Errorf("force-deletion set at %s, before the deletion (%s) was stuck for %s", setAt, s.DeletionTimestamp.Time, forceDeletionAfter)
 	}
 
-	// The cause goes away: Gardener finishes the deletion (the simulated gardenlet ignores force-deletion).
-	w.clearFault(t, shootName)
+	// Like Gardener, the simulated gardenlet skips the failing cleanup of a force-deleted shoot.
 	eventually(t, stepTimeout, "shoot "+shootName+" gone", func() (bool, string) {
 		cur := w.shoot(t, shootName)
 		return cur == nil || cur.UID != uid, "shoot still there"

@@ -177,6 +177,8 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		if err != nil {
 			return in, false, err
 		}
+		// People see why their shoot was changed: creation, a new generation, configuration, drift, or force.
+		r.Recorder.Event(rt, "Normal", "ShootApplied", d.Message)
 		if in.Intent.ForcePatch {
 			if err := r.clearAnnotation(ctx, rt, imv1.AnnotationForcePatchReconciliation); err != nil {
 				return in, false, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,5 +61,17 @@ func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventH
 			}
 		}
 		return out
+	})
+}
+
+// configMapToRuntime maps an event of a ConfigMap the operator wrote in the garden (structured authentication) to
+// its Runtime: a changed ConfigMap is drift to correct.
+func configMapToRuntime() handler.TypedEventHandler[*corev1.ConfigMap, reconcile.Request] {
+	return handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, cm *corev1.ConfigMap) []reconcile.Request {
+		namespace, name, ok := gardener.ShootToRuntime(cm.Labels, cm.Annotations)
+		if !ok {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}}
 	})
 }

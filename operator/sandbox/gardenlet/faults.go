@@ -6,6 +6,7 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 )
 
 // Annotations on a Shoot that steer the simulated gardenlet for that shoot only.
@@ -39,6 +40,9 @@ func (f fault) none() bool { return len(f.codes) == 0 }
 // faultFor returns the fault configured (annotation first, then global options) for operation op.
 func (g *Gardenlet) faultFor(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) fault {
 	ann := shoot.Annotations
+	if op == gardencorev1beta1.LastOperationTypeDelete && strings.EqualFold(ann[v1beta1constants.AnnotationConfirmationForceDeletion], "true") {
+		return fault{} // like Gardener, a force-deletion skips the cleanup that failed
+	}
 	if codes := strings.TrimSpace(ann[AnnotationFailWith]); codes != "" {
 		if only := ann[AnnotationFailOperation]; only != "" && !strings.EqualFold(only, string(op)) {
 			return fault{}

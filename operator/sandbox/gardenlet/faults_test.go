@@ -30,6 +30,14 @@ func TestFaultFor(t *testing.T) {
 		{reason: "global fault", op: create, opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM"},
 			want: []gardencorev1beta1.ErrorCode{"ERR_CONFIGURATION_PROBLEM"}},
 		{reason: "global fault for another operation", op: create, opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM", FailOperation: reconcile}},
+		{reason: "a failing deletion fails", op: gardencorev1beta1.LastOperationTypeDelete,
+			annotations: map[string]string{AnnotationFailWith: "ERR_CLEANUP_CLUSTER_RESOURCES"},
+			want:        []gardencorev1beta1.ErrorCode{"ERR_CLEANUP_CLUSTER_RESOURCES"}},
+		{reason: "a force-deletion skips the failing cleanup", op: gardencorev1beta1.LastOperationTypeDelete,
+			annotations: map[string]string{AnnotationFailWith: "ERR_CLEANUP_CLUSTER_RESOURCES", "confirmation.gardener.cloud/force-deletion": "true"}},
+		{reason: "force-deletion does not affect other operations", op: reconcile, opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM"},
+			annotations: map[string]string{"confirmation.gardener.cloud/force-deletion": "true"},
+			want:        []gardencorev1beta1.ErrorCode{"ERR_CONFIGURATION_PROBLEM"}},
 	} {
 		g := &Gardenlet{opts: tc.opts.withDefaults()}
 		shoot := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}}
