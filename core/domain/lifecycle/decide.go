@@ -17,7 +17,8 @@ type Intent struct {
 	EnforceSeedLocation bool
 	// SuspendPatch (annotation suspend-patch-reconciliation) stops applying spec changes to an existing shoot.
 	SuspendPatch bool
-	// ForcePatch (annotation force-patch-reconciliation) re-applies the spec once even if nothing changed.
+	// ForcePatch (annotation force-patch-reconciliation) re-applies the spec once even if nothing changed, also
+	// while patching is suspended.
 	ForcePatch bool
 	// RestoreRequested lets this Runtime take over a shoot that waits for deletion instead of replacing it.
 	RestoreRequested bool
@@ -195,7 +196,7 @@ func update(in Input) (Decision, bool) {
 	default:
 		return Decision{}, false
 	}
-	if it.SuspendPatch {
+	if it.SuspendPatch && !it.ForcePatch { // a person forcing one apply overrides the suspension once
 		if s.Marks.AppliedRuntimeGeneration != it.Generation {
 			return pending(StepApplyShoot, ActionNone, ReasonPatchSuspended, 0,
 				"Runtime generation %d is not applied to shoot %s because patching is suspended (annotation suspend-patch-reconciliation). Remove the annotation to apply it.",

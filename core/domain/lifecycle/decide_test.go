@@ -217,6 +217,17 @@ func TestDecide(t *testing.T) {
 			msgContains: []string{"suspend-patch-reconciliation"},
 		},
 		{
+			reason: "forcing while suspended applies once",
+			in: func() lc.Input {
+				in := ready()
+				in.Intent.SuspendPatch, in.Intent.ForcePatch = true, true
+				in.Intent.ShootInSync = false
+				return in
+			},
+			want:        brief{lc.StepApplyShoot, lc.ActionApplyShoot, lc.StatePending, lc.ReasonUpdatingShoot, 0},
+			msgContains: []string{"forced by annotation"},
+		},
+		{
 			reason: "suspended patching ignores drift and stays Ready",
 			in: func() lc.Input {
 				in := ready()
