@@ -17,7 +17,9 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 )
@@ -35,6 +37,8 @@ const (
 	suspendShoot     = "p-suspend"
 	noSeedRuntimeID  = "e4b7c1d9-2a6f-4c3e-8b5a-7d9e0f1a2b35"
 	noSeedShoot      = "p-noseed"
+	adoptRuntimeID   = "7d1e3b9a-4c2f-4a8e-b6d5-0e9f8a7b6c21"
+	adoptShoot       = "p-adopt"
 	// noSeedRegion is an AWS region of the cloud profile that no other scenario uses: its seed is hidden from
 	// scheduling during the test.
 	noSeedRegion = "us-west-2"
@@ -62,6 +66,9 @@ func (w *world) patchingScenarios(trial *imv1.Runtime) []scenario {
 			if !t.Failed() {
 				w.forceDeletion(t, rt)
 			}
+		}},
+		{"AdoptPredecessorShoot", func(t *testing.T) {
+			w.adoptPredecessor(t, freshRuntime(trial, adoptRuntimeID, adoptShoot))
 		}},
 		{"SuspendPatch", func(t *testing.T) {
 			rt := freshRuntime(trial, suspendRuntimeID, suspendShoot)
@@ -469,4 +476,61 @@ func forceDeletionSetAt(s *gardencorev1beta1.Shoot) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// adoptPredecessor: a shoot the previous infrastructure manager created for a Runtime (its runtime-id annotation,
+// no managed-by label, an older worker maximum) is taken over when the operator sees the Runtime: labelled,
+// updated to the Runtime's spec, Ready, with an event; no second shoot, no ShootNameTaken.
+func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
+	ctx := context.Background()
+	spec, err := shootdomain.Generate(mapping.Runtime(rt), w.shootConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Authentication != nil {
+		data, err := gardener.AuthenticationConfigMapData(spec.Authentication)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: spec.Authentication.ConfigMapName, Namespace: "garden-" + w.project}, Data: data}
+		if err := w.garden.Create(ctx, cm); err != nil {
+			t.Fatalf("create the predecessor's authentication ConfigMap: %v", err)
+		}
+	}
+	old, err := gardener.ToShoot(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Labels = nil
+	old.Annotations = map[string]string{shootdomain.AnnotationRuntimeID: rt.Name}
+	old.Spec.Provider.Workers[0].Maximum++ // the Runtime asks for less than the predecessor had
+	if err := w.garden.Create(ctx, old); err != nil {
+		t.Fatalf("create the predecessor's shoot: %v", err)
+	}
+	uid := w.shoot(t, old.Name).UID
+
+	if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
+		t.Fatalf("create runtime %s: %v", rt.Name, err)
+	}
+	got := w.waitReady(t, rt.Name, provisionTimeout)
+	s := w.shoot(t, old.Name)
+	if s.UID != uid {
+		t.Fatalf("shoot %s was replaced instead of adopted", old.Name)
+	}
+	if s.Labels[gardener.LabelManagedBy] != gardener.ManagedByValue {
+		t.Errorf("adopted shoot lacks the managed-by label: %v", s.Labels)
+	}
+	w.checkShootMatchesGenerated(t, got)
+	eventually(t, stepTimeout, "a ShootAdopted event", func() (bool, string) {
+		var events corev1.EventList
+		if err := w.kcp.List(ctx, &events, client.InNamespace(kcpNamespace)); err != nil {
+			t.Fatalf("list events: %v", err)
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == rt.Name && e.Reason == "ShootAdopted" {
+				return true, ""
+			}
+		}
+		return false, "no event"
+	})
 }
