@@ -140,18 +140,6 @@ func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
 		m.AppliedSpecHash == a.SpecHash && reflect.DeepEqual(s.spec, a.Spec), nil
 }
 
-// Drift plays someone else changing the spec of a shoot (a new generation, marks untouched). change may edit
-// the worker pools: they are copied first, so the caller's applied spec stays as it was.
-func (g *Garden) Drift(name string, change func(*shoot.Spec)) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if s, ok := g.shoots[name]; ok {
-		s.spec.Workers = slices.Clone(s.spec.Workers)
-		change(&s.spec)
-		s.obs.Generation++
-	}
-}
-
 func (g *Garden) managed(method, name string) (*gardenShoot, error) {
 	if err := g.begin(method); err != nil {
 		return nil, err
@@ -288,13 +276,6 @@ func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool
 	return g.seeds[provider+"/"+region], nil
 }
 
-// AddSeed makes a seed for provider in region available.
-func (g *Garden) AddSeed(provider, region string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.seeds[provider+"/"+region] = true
-}
-
 // Adopt implements ports.Shoots.
 func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot, error) {
 	g.mu.Lock()
@@ -311,96 +292,6 @@ func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot
 	}
 	s.obs.Marks.Managed = true
 	return copyShoot(s.obs), nil
-}
-
-// PutPredecessor plays the system the operator replaces: a shoot created for runtimeID (its runtime-id
-// annotation) without the operator's managed-by mark, reconciled, with spec as its spec.
-func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.shoots[spec.Name] = &gardenShoot{spec: spec, obs: cluster.Shoot{Exists: true, Name: spec.Name, Generation: 1, ObservedGeneration: 1,
-		APIServerAdvertised: true, Marks: cluster.Marks{RuntimeID: runtimeID},
-		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}}
-}
-
-// PutForeign stores a shoot the operator did not create.
-func (g *Garden) PutForeign(name string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.shoots[name] = &gardenShoot{obs: cluster.Shoot{Exists: true, Name: name, Generation: 1}}
-}
-
-// Spec returns the last applied spec of a shoot.
-func (g *Garden) Spec(name string) (shoot.Spec, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, ok := g.shoots[name]
-	if !ok {
-		return shoot.Spec{}, false
-	}
-	return s.spec, true
-}
-
-// Confirmed reports whether the deletion confirmation was set on the shoot before it was deleted.
-func (g *Garden) Confirmed(name string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, ok := g.shoots[name]
-	return ok && s.confirmed
-}
-
-// Progress plays Gardener working on the current generation: last operation Processing, the kube-apiserver
-// advertised (as Gardener does early in the Create operation).
-func (g *Garden) Progress(name string) {
-	g.setOperation(name, cluster.StateProcessing, 40, nil)
-}
-
-// Succeed plays Gardener finishing the current generation: last operation Succeeded (Create for a new shoot),
-// hibernation state follows the request, last errors and a pending retry are cleared.
-func (g *Garden) Succeed(name string) {
-	g.setOperation(name, cluster.StateSucceeded, 100, nil)
-}
-
-// Fail plays Gardener giving up on the current generation with the given codes.
-func (g *Garden) Fail(name, description string, codes ...cluster.ErrorCode) {
-	g.setOperation(name, cluster.StateFailed, 50, []cluster.LastError{{Description: description, Codes: codes}})
-}
-
-func (g *Garden) setOperation(name string, state cluster.OperationState, progress int32, errs []cluster.LastError) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, ok := g.shoots[name]
-	if !ok {
-		return
-	}
-	typ := cluster.OperationReconcile
-	switch {
-	case s.obs.Deleting():
-		typ = cluster.OperationDelete
-	case !s.obs.EverSucceeded():
-		typ = cluster.OperationCreate
-	}
-	s.obs.ObservedGeneration = s.obs.Generation
-	s.obs.LastOperation = &cluster.Operation{Type: typ, State: state, Progress: progress, LastUpdate: g.clock.Now(),
-		Description: fmt.Sprintf("%s %s", typ, state)}
-	s.obs.LastErrors = errs
-	s.obs.APIServerAdvertised = true
-	s.retryOp = false
-	if state == cluster.StateSucceeded {
-		s.obs.Hibernated = s.obs.HibernationRequested
-	}
-}
-
-// FinishDeletion plays Gardener removing a shoot whose deletion was confirmed.
-func (g *Garden) FinishDeletion(name string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, ok := g.shoots[name]
-	if !ok || !s.confirmed || s.obs.DeletionTimestamp == nil {
-		return false
-	}
-	delete(g.shoots, name)
-	return true
 }
 
 func copyShoot(s cluster.Shoot) cluster.Shoot {

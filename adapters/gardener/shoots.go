@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
@@ -272,122 +271,6 @@ func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at 
 		return cluster.Shoot{}, err
 	}
 	return Observe(s), nil
-}
-
-// MarkForDeletion implements ports.Shoots.
-func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.DeletionMark) (cluster.Shoot, error) {
-	s, err := c.mutate(ctx, "mark", name, func(s *gardencorev1beta1.Shoot) {
-		r := m.Record
-		for k, v := range map[string]string{AnnotationDeletionRuntimeID: r.RuntimeID, AnnotationDeletionPlan: r.Plan,
-			AnnotationDeletionMarkedAt: formatTime(r.MarkedAt), AnnotationDeletionDueAt: formatTime(r.DueAt),
-			AnnotationRestoreSpec: string(m.RestoreSpec)} {
-			metav1.SetMetaDataAnnotation(&s.ObjectMeta, k, v)
-		}
-		if m.Hibernate {
-			enabled := true
-			if s.Spec.Hibernation == nil {
-				s.Spec.Hibernation = &gardencorev1beta1.Hibernation{}
-			}
-			s.Spec.Hibernation.Enabled = &enabled
-		}
-	})
-	if err != nil {
-		return cluster.Shoot{}, err
-	}
-	return Observe(s), nil
-}
-
-// CancelDeletion implements ports.Shoots.
-func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
-	s, err := c.mutate(ctx, "cancel deletion of", name, func(s *gardencorev1beta1.Shoot) {
-		for _, k := range deletionAnnotations {
-			delete(s.Annotations, k)
-		}
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, shoot.AnnotationRuntimeID, runtimeID)
-		if s.Spec.Hibernation != nil && s.Spec.Hibernation.Enabled != nil && *s.Spec.Hibernation.Enabled {
-			disabled := false
-			s.Spec.Hibernation.Enabled = &disabled
-		}
-	})
-	if err != nil {
-		return cluster.Shoot{}, err
-	}
-	return Observe(s), nil
-}
-
-// Adopt implements ports.Shoots with a merge patch that only adds the managed-by label. It reads the shoot live
-// and retries on conflicts (Gardener updates new shoots often); adoption is rare, a migration step.
-func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
-	var adopted *gardencorev1beta1.Shoot
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s := &gardencorev1beta1.Shoot{}
-		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
-			return err
-		}
-		if owner := s.Annotations[shoot.AnnotationRuntimeID]; owner != runtimeID || (s.Labels[LabelManagedBy] != "" && s.Labels[LabelManagedBy] != ManagedByValue) {
-			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
-		}
-		adopted = s
-		if s.Labels[LabelManagedBy] == ManagedByValue {
-			return nil
-		}
-		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		metav1.SetMetaDataLabel(&s.ObjectMeta, LabelManagedBy, ManagedByValue)
-		return c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager)) // a conflict is retried with a fresh read
-	})
-	if err != nil {
-		return cluster.Shoot{}, c.record("patch", classify("adopt shoot "+name, err))
-	}
-	return Observe(adopted), nil
-}
-
-// RestoreSpec implements ports.Shoots.
-func (c *Shoots) RestoreSpec(ctx context.Context, name string) ([]byte, error) {
-	s, err := c.get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotFound)
-	}
-	if s.Labels[LabelManagedBy] != ManagedByValue {
-		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotManaged)
-	}
-	return []byte(s.Annotations[AnnotationRestoreSpec]), nil
-}
-
-// RequestRestore implements ports.Shoots.
-func (c *Shoots) RequestRestore(ctx context.Context, name string) error {
-	_, err := c.mutate(ctx, "request restore of", name, func(s *gardencorev1beta1.Shoot) {
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRestore, "true")
-	})
-	return err
-}
-
-// Delete implements ports.Shoots: Gardener refuses to delete a shoot without the confirmation annotation.
-func (c *Shoots) Delete(ctx context.Context, name string) error {
-	s, err := c.mutate(ctx, "confirm deletion of", name, func(s *gardencorev1beta1.Shoot) {
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.ConfirmationDeletion, "true")
-	})
-	if errors.Is(err, ports.ErrShootNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	err = c.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID})
-	if apierrors.IsNotFound(err) {
-		err = nil
-	}
-	return c.record("delete", classify("delete shoot "+name, err))
-}
-
-// ForceDelete implements ports.Shoots.
-func (c *Shoots) ForceDelete(ctx context.Context, name string) error {
-	_, err := c.mutate(ctx, "force-delete", name, func(s *gardencorev1beta1.Shoot) {
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.AnnotationConfirmationForceDeletion, "true")
-	})
-	return err
 }
 
 // SeedAvailable implements ports.Seeds: a seed of the provider in the region that is visible for scheduling and

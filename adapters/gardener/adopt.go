@@ -1,0 +1,41 @@
+package gardener
+
+import (
+	"context"
+	"fmt"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Adopt implements ports.Shoots with a merge patch that only adds the managed-by label. It reads the shoot live
+// and retries on conflicts (Gardener updates new shoots often); adoption is rare, a migration step.
+func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
+	var adopted *gardencorev1beta1.Shoot
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s := &gardencorev1beta1.Shoot{}
+		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
+			return err
+		}
+		if owner := s.Annotations[shoot.AnnotationRuntimeID]; owner != runtimeID || (s.Labels[LabelManagedBy] != "" && s.Labels[LabelManagedBy] != ManagedByValue) {
+			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
+		}
+		adopted = s
+		if s.Labels[LabelManagedBy] == ManagedByValue {
+			return nil
+		}
+		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		metav1.SetMetaDataLabel(&s.ObjectMeta, LabelManagedBy, ManagedByValue)
+		return c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager)) // a conflict is retried with a fresh read
+	})
+	if err != nil {
+		return cluster.Shoot{}, c.record("patch", classify("adopt shoot "+name, err))
+	}
+	return Observe(adopted), nil
+}
