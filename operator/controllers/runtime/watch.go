@@ -9,8 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/adapters/gardener"
@@ -74,4 +76,12 @@ func configMapToRuntime() handler.TypedEventHandler[*corev1.ConfigMap, reconcile
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}}
 	})
+}
+
+// configMapChanged lets through changes and deletions only. A ConfigMap appears when the operator applies it just
+// before the shoot; reconciling on that event would find the shoot not yet in the cache and apply it again.
+func configMapChanged() predicate.TypedPredicate[*corev1.ConfigMap] {
+	return predicate.TypedFuncs[*corev1.ConfigMap]{
+		CreateFunc: func(event.TypedCreateEvent[*corev1.ConfigMap]) bool { return false },
+	}
 }
