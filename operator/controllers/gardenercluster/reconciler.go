@@ -175,14 +175,28 @@ func (r *Reconciler) confirm(ctx context.Context, gc *imv1.GardenerCluster) (*im
 	return &live, nil
 }
 
+// provisioning reports whether err only says that the shoot is not there or not ready yet, for a cluster that never
+// had a kubeconfig.
+func provisioning(gc *imv1.GardenerCluster, err error) bool {
+	never := gc.Status.State == "" || gc.Status.State == imv1.GardenerClusterStatePending
+	return never && (errors.Is(err, ports.ErrShootNotReady) || errors.Is(err, ports.ErrShootNotFound))
+}
+
 func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, d kubeconfig.Decision) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	issued, err := r.Issuer.IssueAdminKubeconfig(ctx, gc.Spec.Shoot.Name, r.Policy.Validity)
 	GardenerRequests.WithLabelValues(outcome(err)).Inc()
 	if err != nil {
 		msg := fmt.Sprintf("Gardener did not issue a kubeconfig for shoot %s: %v", gc.Spec.Shoot.Name, err)
-		setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToGetKubeconfig, msg)
-		r.Recorder.Eventf(gc, nil, "Warning", ReasonFailedToGetKubeconfig, "IssueKubeconfig", msg)
+		if provisioning(gc, err) {
+			// KEB creates the GardenerCluster together with the Runtime: a shoot that is still being created is
+			// the normal case, not an error.
+			setCondition(gc, imv1.GardenerClusterStatePending, metav1.ConditionFalse, ReasonWaitingForShoot, msg)
+			r.Recorder.Eventf(gc, nil, "Normal", ReasonWaitingForShoot, "IssueKubeconfig", msg)
+		} else {
+			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToGetKubeconfig, msg)
+			r.Recorder.Eventf(gc, nil, "Warning", ReasonFailedToGetKubeconfig, "IssueKubeconfig", msg)
+		}
 		switch {
 		case errors.Is(err, ports.ErrShootNotReady):
 			return ctrl.Result{RequeueAfter: retryShootNotReady}, nil

@@ -278,17 +278,31 @@ func TestGardenerFailures(t *testing.T) {
 	cases := []struct {
 		reason      string
 		err         error
+		wasReady    bool
 		wantRequeue time.Duration
 		wantErr     bool
 		wantOutcome string
+		wantState   imv1.GardenerClusterState
+		wantReason  string
 	}{
-		{reason: "shoot still being created", err: ports.ErrShootNotReady, wantRequeue: retryShootNotReady, wantOutcome: OutcomeShootNotReady},
-		{reason: "no permission", err: ports.ErrForbidden, wantRequeue: retryForbidden, wantOutcome: OutcomeForbidden},
-		{reason: "Gardener overloaded", err: ports.ErrTransient, wantErr: true, wantOutcome: OutcomeTransient},
+		{reason: "shoot still being created", err: ports.ErrShootNotReady, wantRequeue: retryShootNotReady, wantOutcome: OutcomeShootNotReady,
+			wantState: imv1.GardenerClusterStatePending, wantReason: ReasonWaitingForShoot},
+		{reason: "shoot not created yet", err: ports.ErrShootNotFound, wantRequeue: retryShootNotFound, wantOutcome: OutcomeShootNotFound,
+			wantState: imv1.GardenerClusterStatePending, wantReason: ReasonWaitingForShoot},
+		{reason: "shoot not ready for a cluster that had a kubeconfig", err: ports.ErrShootNotReady, wasReady: true, wantRequeue: retryShootNotReady,
+			wantOutcome: OutcomeShootNotReady, wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
+		{reason: "no permission", err: ports.ErrForbidden, wantRequeue: retryForbidden, wantOutcome: OutcomeForbidden,
+			wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
+		{reason: "Gardener overloaded", err: ports.ErrTransient, wantErr: true, wantOutcome: OutcomeTransient,
+			wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			w := newWorld(t, kebCluster(rid, "c-1a2b3c"))
+			gc := kebCluster(rid, "c-1a2b3c")
+			if tc.wasReady {
+				gc.Status.State = imv1.GardenerClusterStateReady
+			}
+			w := newWorld(t, gc)
 			w.issuer.SetShootError("c-1a2b3c", fmt.Errorf("gardener says: boom: %w", tc.err))
 			before := testutil.ToFloat64(GardenerRequests.WithLabelValues(tc.wantOutcome))
 			res, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: rid}})
@@ -296,11 +310,11 @@ func TestGardenerFailures(t *testing.T) {
 				t.Errorf("%s: Reconcile = %+v, %v; want RequeueAfter %s, error %v", tc.reason, res, err, tc.wantRequeue, tc.wantErr)
 			}
 			c := w.condition(rid)
-			if c.Status != metav1.ConditionFalse || c.Reason != ReasonFailedToGetKubeconfig || !strings.Contains(c.Message, "gardener says: boom") {
-				t.Errorf("%s: condition %s/%s %q, want False/%s with Gardener's message", tc.reason, c.Status, c.Reason, c.Message, ReasonFailedToGetKubeconfig)
+			if c.Status != metav1.ConditionFalse || c.Reason != tc.wantReason || !strings.Contains(c.Message, "gardener says: boom") {
+				t.Errorf("%s: condition %s/%s %q, want False/%s with Gardener's message", tc.reason, c.Status, c.Reason, c.Message, tc.wantReason)
 			}
-			if st := w.get(rid).Status.State; st != imv1.GardenerClusterStateError {
-				t.Errorf("%s: state %s, want Error", tc.reason, st)
+			if st := w.get(rid).Status.State; st != tc.wantState {
+				t.Errorf("%s: state %s, want %s", tc.reason, st, tc.wantState)
 			}
 			if got := testutil.ToFloat64(GardenerRequests.WithLabelValues(tc.wantOutcome)) - before; got != 1 {
 				t.Errorf("%s: requests with outcome %s +%v, want +1", tc.reason, tc.wantOutcome, got)

@@ -19,6 +19,9 @@ const (
 	ReasonSecretValid = "KubeconfigSecretValid"
 	// ReasonFailedToGetKubeconfig: Gardener did not issue a kubeconfig; the message carries Gardener's error.
 	ReasonFailedToGetKubeconfig = "FailedToGetKubeconfig"
+	// ReasonWaitingForShoot: no kubeconfig was issued yet because Gardener is still creating the shoot (or it does
+	// not exist yet); expected while a runtime is provisioned, retried without a warning.
+	ReasonWaitingForShoot = "WaitingForShoot"
 	// ReasonFailedToWriteSecret: the kubeconfig could not be written to the Secret.
 	ReasonFailedToWriteSecret = "FailedToWriteSecret"
 	// ReasonFailedToDeleteSecret: the Secret of a deleted GardenerCluster could not be removed.
