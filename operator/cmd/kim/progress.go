@@ -135,6 +135,8 @@ func snapshot(ctx context.Context, env *gardenbox.Env) map[string]objState {
 	return out
 }
 
+// latestConditionMessage is "reason: message" of the Ready condition (a Runtime's summary) or else of the condition
+// that changed last. RFC 3339 timestamps sort as text; "~" sorts after every one of them.
 func latestConditionMessage(o unstructured.Unstructured) string {
 	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
 	latest, msg := "", ""
@@ -144,6 +146,9 @@ func latestConditionMessage(o unstructured.Unstructured) string {
 			continue
 		}
 		t, _ := m["lastTransitionTime"].(string)
+		if m["type"] == "Ready" {
+			t = "~" // the summary of a Runtime wins: it changes its message without a transition
+		}
 		if t >= latest {
 			latest = t
 			reason, _ := m["reason"].(string)
