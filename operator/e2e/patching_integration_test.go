@@ -312,7 +312,7 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 // anyway (its ShootApplied event says why) and removes the annotation (issue 6).
 func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
 	gen := w.runtime(t, rt.Name).Generation
-	if n := w.shootAppliedEvents(t, rt.Name, "forced by annotation"); n != 0 {
+	if n := w.runtimeEvents(t, rt.Name, "ShootApplied", "forced by annotation"); n != 0 {
 		t.Fatalf("%d forced applies before the annotation was set", n)
 	}
 	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
@@ -323,7 +323,7 @@ func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
 	// The event is written right after the apply and before the annotation is removed; the recorder sends it
 	// asynchronously, hence the wait.
 	eventually(t, stepTimeout, "a ShootApplied event for the forced apply", func() (bool, string) {
-		n := w.shootAppliedEvents(t, rt.Name, "forced by annotation")
+		n := w.runtimeEvents(t, rt.Name, "ShootApplied", "forced by annotation")
 		return n == 1, fmt.Sprintf("%d forced-apply events", n)
 	})
 	got := w.waitReady(t, rt.Name, stepTimeout)
@@ -333,8 +333,8 @@ func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
 	w.checkShootMatchesGenerated(t, got)
 }
 
-// shootAppliedEvents counts the Runtime's ShootApplied events whose message contains why.
-func (w *world) shootAppliedEvents(t *testing.T, runtimeID, why string) int {
+// runtimeEvents counts the Runtime's events with reason whose message contains why.
+func (w *world) runtimeEvents(t *testing.T, runtimeID, reason, why string) int {
 	t.Helper()
 	var events corev1.EventList
 	if err := w.kcp.List(context.Background(), &events, client.InNamespace(kcpNamespace)); err != nil {
@@ -342,7 +342,7 @@ func (w *world) shootAppliedEvents(t *testing.T, runtimeID, why string) int {
 	}
 	n := 0
 	for _, e := range events.Items {
-		if e.InvolvedObject.Name == runtimeID && e.Reason == "ShootApplied" && strings.Contains(e.Message, why) {
+		if e.InvolvedObject.Name == runtimeID && e.Reason == reason && strings.Contains(e.Message, why) {
 			n++
 		}
 	}
@@ -522,15 +522,6 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	}
 	w.checkShootMatchesGenerated(t, got)
 	eventually(t, stepTimeout, "a ShootAdopted event", func() (bool, string) {
-		var events corev1.EventList
-		if err := w.kcp.List(ctx, &events, client.InNamespace(kcpNamespace)); err != nil {
-			t.Fatalf("list events: %v", err)
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == rt.Name && e.Reason == "ShootAdopted" {
-				return true, ""
-			}
-		}
-		return false, "no event"
+		return w.runtimeEvents(t, rt.Name, "ShootAdopted", "") > 0, "no event"
 	})
 }
