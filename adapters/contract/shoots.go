@@ -33,7 +33,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 	const id = "9f1c0000-0000-4000-8000-000000000001"
 	t.Run("a missing shoot is not an error", func(t *testing.T) {
 		f := newFixture(t)
-		s, err := f.Shoots.Get(t.Context(), "absent")
+		s, err := f.Shoots.Get(t.Context(), "absent", ports.ReadCached)
 		if err != nil || s.Exists {
 			t.Fatalf("Get(absent) = %+v, %v; want Exists=false and no error", s, err)
 		}
@@ -56,7 +56,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Errorf("applying the same spec moved the generation from %d to %d", s.Generation, again.Generation)
 		}
 		f.Eventually(t, func() bool {
-			got, err := f.Shoots.Get(t.Context(), "ct-apply")
+			got, err := f.Shoots.Get(t.Context(), "ct-apply", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
 		}, "Get shows the applied shoot")
 	})
@@ -111,7 +111,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
 		}
 		f.Eventually(t, func() bool {
-			got, err := f.Shoots.Get(t.Context(), "ct-adopt")
+			got, err := f.Shoots.Get(t.Context(), "ct-adopt", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
 		}, "Get shows the adopted shoot")
 		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id); err != nil {
@@ -142,7 +142,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a foreign shoot: %v, want ErrShootNotManaged", err)
 		}
-		if err := f.Shoots.Delete(t.Context(), "ct-foreign"); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := f.Shoots.Delete(t.Context(), "ct-foreign", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("delete of a foreign shoot: %v, want ErrShootNotManaged", err)
 		}
 		_, err = f.Shoots.MarkForDeletion(t.Context(), "ct-foreign", ports.DeletionMark{})
@@ -152,7 +152,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 	})
 	t.Run("deleting a missing shoot succeeds", func(t *testing.T) {
 		f := newFixture(t)
-		if err := f.Shoots.Delete(t.Context(), "absent"); err != nil {
+		if err := f.Shoots.Delete(t.Context(), "absent", ports.Precondition{}); err != nil {
 			t.Errorf("delete absent: %v", err)
 		}
 	})
@@ -178,15 +178,21 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("request restore: %v", err)
 		}
 		f.Eventually(t, func() bool {
-			got, err := f.Shoots.Get(t.Context(), "ct-mark")
+			got, err := f.Shoots.Get(t.Context(), "ct-mark", ports.ReadCached)
 			return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
 		}, "the restore request is visible")
-		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", "new-owner")
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("cancel for a runtime the record does not name: %v, want ErrShootNotManaged", err)
+		}
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("cancel with another UID: %v, want ErrConflict", err)
+		}
+		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: s.UID})
 		if err != nil {
 			t.Fatalf("cancel: %v", err)
 		}
-		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != "new-owner" {
-			t.Errorf("after cancel: marks %+v, hibernation %v", s.Marks, s.HibernationRequested)
+		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != id || !s.Live {
+			t.Errorf("after cancel: marks %+v, hibernation %v, live %v", s.Marks, s.HibernationRequested, s.Live)
 		}
 	})
 	t.Run("force-deletion is refused without a deletion and an accepted code", func(t *testing.T) {
@@ -194,8 +200,9 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-force"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		if err := f.Shoots.ForceDelete(t.Context(), "ct-force"); !errors.Is(err, ports.ErrShootRejected) {
+		if err := f.Shoots.ForceDelete(t.Context(), "ct-force", ports.Precondition{}); !errors.Is(err, ports.ErrShootRejected) {
 			t.Errorf("force-delete of a live shoot: %v, want ErrShootRejected", err)
 		}
 	})
+	runSafetyContract(t, newFixture, id)
 }

@@ -19,6 +19,7 @@ func (g *Garden) Drift(name string, change func(*shoot.Spec)) {
 		s.spec.Workers = slices.Clone(s.spec.Workers)
 		change(&s.spec)
 		s.obs.Generation++
+		g.touch(s)
 	}
 }
 
@@ -34,16 +35,16 @@ func (g *Garden) AddSeed(provider, region string) {
 func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.shoots[spec.Name] = &gardenShoot{spec: spec, obs: cluster.Shoot{Exists: true, Name: spec.Name, Generation: 1, ObservedGeneration: 1,
+	g.newShoot(spec.Name, &gardenShoot{spec: spec, obs: cluster.Shoot{Generation: 1, ObservedGeneration: 1,
 		APIServerAdvertised: true, Marks: cluster.Marks{RuntimeID: runtimeID},
-		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}}
+		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}})
 }
 
 // PutForeign stores a shoot the operator did not create.
 func (g *Garden) PutForeign(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.shoots[name] = &gardenShoot{obs: cluster.Shoot{Exists: true, Name: name, Generation: 1}}
+	g.newShoot(name, &gardenShoot{obs: cluster.Shoot{Generation: 1}})
 }
 
 // Spec returns the last applied spec of a shoot.
@@ -105,6 +106,7 @@ func (g *Garden) setOperation(name string, state cluster.OperationState, progres
 	if state == cluster.StateSucceeded {
 		s.obs.Hibernated = s.obs.HibernationRequested
 	}
+	g.touch(s)
 }
 
 // FinishDeletion plays Gardener removing a shoot whose deletion was confirmed.

@@ -3,8 +3,10 @@ package fake
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,13 +16,22 @@ import (
 )
 
 // Garden is an in-memory Gardener project implementing ports.Shoots and ports.Seeds, with helpers that play
-// Gardener's part (finish a reconcile, fail with codes, finish a deletion). Safe for concurrent use.
+// Gardener's part (finish a reconcile, fail with codes, finish a deletion). Every shoot has a UID and a
+// resourceVersion that moves with every change, so preconditions behave as on a real API server. With LagCache on,
+// cached reads answer from the state of the last SyncCache, as an informer that has not caught up would. Safe for
+// concurrent use.
 type Garden struct {
-	mu     sync.Mutex
-	clock  ports.Clock
-	shoots map[string]*gardenShoot
-	seeds  map[string]bool
-	calls  map[string]int
+	mu      sync.Mutex
+	clock   ports.Clock
+	shoots  map[string]*gardenShoot
+	seeds   map[string]bool
+	calls   map[string]int
+	version int
+	uids    int
+	// lag and cache implement cached reads that miss recent writes.
+	lag   bool
+	cache map[string]gardenShoot
+	log   []DeletionLog
 
 	// Reject, when set, is consulted on every Apply; a non-nil error is returned wrapped in ErrShootRejected.
 	Reject func(shoot.Spec) error
@@ -36,9 +47,17 @@ type gardenShoot struct {
 	retryOp     bool
 }
 
+// DeletionLog is one deletion the garden accepted: what the shoot looked like when it was deleted.
+type DeletionLog struct {
+	At    time.Time
+	Shoot cluster.Shoot
+	Force bool
+}
+
 // NewGarden returns an empty garden whose timestamps come from clock.
 func NewGarden(clock ports.Clock) *Garden {
-	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, calls: map[string]int{}}
+	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, calls: map[string]int{},
+		cache: map[string]gardenShoot{}}
 }
 
 var _ ports.Shoots = (*Garden)(nil)
@@ -52,38 +71,90 @@ func (g *Garden) begin(method string) error {
 	return nil
 }
 
+// touch records a change of s: a new resourceVersion.
+func (g *Garden) touch(s *gardenShoot) {
+	g.version++
+	s.obs.ResourceVersion = strconv.Itoa(g.version)
+}
+
+// newShoot stores a new shoot with a fresh UID.
+func (g *Garden) newShoot(name string, s *gardenShoot) *gardenShoot {
+	g.uids++
+	s.obs.Exists, s.obs.Name, s.obs.UID = true, name, fmt.Sprintf("uid-%s-%d", name, g.uids)
+	g.touch(s)
+	g.shoots[name] = s
+	return s
+}
+
 // Calls returns how often each method was called.
 func (g *Garden) Calls() map[string]int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make(map[string]int, len(g.calls))
-	for k, v := range g.calls {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(g.calls)
 }
 
-// Get implements ports.Shoots.
-func (g *Garden) Get(_ context.Context, name string) (cluster.Shoot, error) {
+// LagCache switches lagging cached reads on or off. On, cached reads answer from the state of the last SyncCache.
+func (g *Garden) LagCache(on bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.lag = on
+	g.syncLocked()
+}
+
+// SyncCache lets the cache catch up with the garden.
+func (g *Garden) SyncCache() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.syncLocked()
+}
+
+func (g *Garden) syncLocked() {
+	g.cache = make(map[string]gardenShoot, len(g.shoots))
+	for name, s := range g.shoots {
+		c := *s
+		c.obs = copyShoot(s.obs)
+		g.cache[name] = c
+	}
+}
+
+// read returns the shoot as a read in mode sees it.
+func (g *Garden) read(name string, mode ports.ReadMode) (gardenShoot, bool) {
+	if g.lag && mode == ports.ReadCached {
+		s, ok := g.cache[name]
+		return s, ok
+	}
+	s, ok := g.shoots[name]
+	if !ok {
+		return gardenShoot{}, false
+	}
+	return *s, true
+}
+
+// Get implements ports.ShootReader.
+func (g *Garden) Get(_ context.Context, name string, mode ports.ReadMode) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Get"); err != nil {
 		return cluster.Shoot{}, err
 	}
-	if s, ok := g.shoots[name]; ok {
-		return copyShoot(s.obs), nil
+	live := mode == ports.ReadLive
+	s, ok := g.read(name, mode)
+	if !ok {
+		return cluster.Shoot{Live: live}, nil
 	}
-	return cluster.Shoot{}, nil
+	out := copyShoot(s.obs)
+	out.Live = live
+	return out, nil
 }
 
-// Current implements ports.Shoots from the last applied spec.
+// Current implements ports.ShootReader from the last applied spec (cached).
 func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Current"); err != nil {
 		return nil, err
 	}
-	s, ok := g.shoots[name]
+	s, ok := g.read(name, ports.ReadCached)
 	if !ok {
 		return nil, nil
 	}
@@ -94,7 +165,8 @@ func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error)
 	return cur, nil
 }
 
-// Apply implements ports.Shoots: a changed spec increments the generation as Gardener does.
+// Apply implements ports.ShootProvisioner: a new shoot is created (never taken over), a changed spec increments
+// the generation as Gardener does.
 func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -107,31 +179,34 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 		}
 	}
 	s, ok := g.shoots[a.Spec.Name]
-	if ok && !s.obs.Marks.Managed {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", a.Spec.Name, ports.ErrShootNotManaged)
+	if ok && (!s.obs.Marks.Managed || s.obs.Marks.RuntimeID != a.RuntimeID || s.obs.Marks.PendingDeletion != nil) {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
 	}
 	if !ok {
-		s = &gardenShoot{obs: cluster.Shoot{Exists: true, Name: a.Spec.Name}}
-		g.shoots[a.Spec.Name] = s
+		s = g.newShoot(a.Spec.Name, &gardenShoot{})
 	}
-	if !ok || !reflect.DeepEqual(s.spec, a.Spec) {
+	m := &s.obs.Marks
+	changed := !ok || !reflect.DeepEqual(s.spec, a.Spec)
+	if changed {
 		s.obs.Generation++
 		s.spec = a.Spec
 	}
-	m := &s.obs.Marks
+	if changed || m.AppliedRuntimeGeneration != a.RuntimeGeneration || m.AppliedSpecHash != a.SpecHash || m.Plan != a.Plan {
+		g.touch(s)
+	}
 	m.Managed, m.RuntimeID, m.AppliedRuntimeGeneration = true, a.RuntimeID, a.RuntimeGeneration
-	m.AppliedSpecHash = a.SpecHash
+	m.AppliedSpecHash, m.Plan = a.SpecHash, a.Plan
 	return copyShoot(s.obs), nil
 }
 
-// InSync implements ports.Shoots: the stored spec and marks equal what Apply(a) would store.
+// InSync implements ports.ShootProvisioner: the stored spec and marks equal what Apply(a) would store (cached).
 func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("InSync"); err != nil {
 		return false, err
 	}
-	s, ok := g.shoots[a.Spec.Name]
+	s, ok := g.read(a.Spec.Name, ports.ReadCached)
 	if !ok {
 		return false, nil
 	}
@@ -140,7 +215,8 @@ func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
 		m.AppliedSpecHash == a.SpecHash && reflect.DeepEqual(s.spec, a.Spec), nil
 }
 
-func (g *Garden) managed(method, name string) (*gardenShoot, error) {
+// managed returns a live managed shoot matching pre, or the port's error.
+func (g *Garden) managed(method, name string, pre ports.Precondition) (*gardenShoot, error) {
 	if err := g.begin(method); err != nil {
 		return nil, err
 	}
@@ -151,132 +227,27 @@ func (g *Garden) managed(method, name string) (*gardenShoot, error) {
 	if !s.obs.Marks.Managed {
 		return nil, fmt.Errorf("%s shoot %s: %w", method, name, ports.ErrShootNotManaged)
 	}
+	if (pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion) {
+		return nil, fmt.Errorf("%s shoot %s: %w", method, name, ports.ErrConflict)
+	}
 	return s, nil
 }
 
-// RequestRetry implements ports.Shoots.
+// RequestRetry implements ports.ShootProvisioner.
 func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s, err := g.managed("RequestRetry", name)
+	s, err := g.managed("RequestRetry", name, ports.Precondition{})
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
 	s.retryOp = true
 	s.obs.Marks.RetryAttempts, s.obs.Marks.RetryShootGeneration, s.obs.Marks.RetryRequestedAt = attempt, s.obs.Generation, at
+	g.touch(s)
 	return copyShoot(s.obs), nil
 }
 
-// MarkForDeletion implements ports.Shoots; hibernation changes the spec, so the generation moves.
-func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.DeletionMark) (cluster.Shoot, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.managed("MarkForDeletion", name)
-	if err != nil {
-		return cluster.Shoot{}, err
-	}
-	rec := m.Record
-	s.obs.Marks.PendingDeletion = &rec
-	s.restoreSpec = slices.Clone(m.RestoreSpec)
-	if m.Hibernate && !s.obs.HibernationRequested {
-		s.obs.HibernationRequested = true
-		s.obs.Generation++
-	}
-	return copyShoot(s.obs), nil
-}
-
-// CancelDeletion implements ports.Shoots.
-func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string) (cluster.Shoot, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.managed("CancelDeletion", name)
-	if err != nil {
-		return cluster.Shoot{}, err
-	}
-	s.obs.Marks.PendingDeletion = nil
-	s.obs.Marks.RuntimeID = runtimeID
-	s.restoreSpec = nil
-	if s.obs.HibernationRequested {
-		s.obs.HibernationRequested = false
-		s.obs.Generation++
-	}
-	return copyShoot(s.obs), nil
-}
-
-// RestoreSpec implements ports.Shoots.
-func (g *Garden) RestoreSpec(_ context.Context, name string) ([]byte, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.managed("RestoreSpec", name)
-	if err != nil {
-		return nil, err
-	}
-	return slices.Clone(s.restoreSpec), nil
-}
-
-// RequestRestore implements ports.Shoots.
-func (g *Garden) RequestRestore(_ context.Context, name string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.managed("RequestRestore", name)
-	if err != nil {
-		return err
-	}
-	if s.obs.Marks.PendingDeletion != nil {
-		s.obs.Marks.PendingDeletion.RestoreRequested = true
-	}
-	return nil
-}
-
-// Delete implements ports.Shoots.
-func (g *Garden) Delete(_ context.Context, name string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if err := g.begin("Delete"); err != nil {
-		return err
-	}
-	s, ok := g.shoots[name]
-	if !ok {
-		return nil
-	}
-	if !s.obs.Marks.Managed {
-		return fmt.Errorf("delete shoot %s: %w", name, ports.ErrShootNotManaged)
-	}
-	s.confirmed = true
-	if s.obs.DeletionTimestamp == nil {
-		now := g.clock.Now()
-		s.obs.DeletionTimestamp = &now
-	}
-	return nil
-}
-
-// ForceDelete implements ports.Shoots with the gardener-apiserver's rule: only on a deleting shoot whose last
-// errors carry a code that allows it.
-func (g *Garden) ForceDelete(_ context.Context, name string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.managed("ForceDelete", name)
-	if err != nil {
-		return err
-	}
-	if !s.obs.Deleting() || !cluster.ForceDeletionAllowed(s.obs.Codes()) {
-		return fmt.Errorf("force-delete shoot %s: %w: force-deletion needs a deletion timestamp and an accepted error code", name, ports.ErrShootRejected)
-	}
-	s.obs.ForceDeletionRequested = true
-	return nil
-}
-
-// SeedAvailable implements ports.Seeds.
-func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if err := g.begin("SeedAvailable"); err != nil {
-		return false, err
-	}
-	return g.seeds[provider+"/"+region], nil
-}
-
-// Adopt implements ports.Shoots.
+// Adopt implements ports.ShootProvisioner.
 func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -287,11 +258,26 @@ func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot
 	if !ok {
 		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s: %w", name, ports.ErrShootNotFound)
 	}
-	if s.obs.Marks.RuntimeID != runtimeID {
+	if s.obs.Marks.RuntimeID != runtimeID || runtimeID == "" {
 		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s for runtime %s: %w", name, runtimeID, ports.ErrShootNotManaged)
 	}
-	s.obs.Marks.Managed = true
-	return copyShoot(s.obs), nil
+	if !s.obs.Marks.Managed {
+		s.obs.Marks.Managed = true
+		g.touch(s)
+	}
+	out := copyShoot(s.obs)
+	out.Live = true
+	return out, nil
+}
+
+// SeedAvailable implements ports.Seeds.
+func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("SeedAvailable"); err != nil {
+		return false, err
+	}
+	return g.seeds[provider+"/"+region], nil
 }
 
 func copyShoot(s cluster.Shoot) cluster.Shoot {
@@ -309,5 +295,6 @@ func copyShoot(s cluster.Shoot) cluster.Shoot {
 		pd := *s.Marks.PendingDeletion
 		out.Marks.PendingDeletion = &pd
 	}
+	out.Live = false
 	return out
 }

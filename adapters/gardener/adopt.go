@@ -14,11 +14,11 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// Adopt implements ports.Shoots with a merge patch that only adds the managed-by label. It reads the shoot live
+// Adopt implements ports.ShootProvisioner with a merge patch that only adds the managed-by label. It reads the shoot live
 // and retries on conflicts (Gardener updates new shoots often); adoption is rare, a migration step.
 func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
 	var adopted *gardencorev1beta1.Shoot
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		s := &gardencorev1beta1.Shoot{}
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 			return err
@@ -37,5 +37,5 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Sho
 	if err != nil {
 		return cluster.Shoot{}, c.record("patch", classify("adopt shoot "+name, err))
 	}
-	return Observe(adopted), nil
+	return live(adopted), nil
 }

@@ -27,6 +27,12 @@ const (
 	AnnotationDeletionPlan      = "infrastructuremanager.kyma-project.io/deletion-plan"
 	AnnotationDeletionMarkedAt  = "infrastructuremanager.kyma-project.io/deletion-marked-at"
 	AnnotationDeletionDueAt     = "infrastructuremanager.kyma-project.io/deletion-due-at"
+	// AnnotationDeletionWindow is the grace window fixed when the deletion was recorded (a Go duration).
+	AnnotationDeletionWindow = "infrastructuremanager.kyma-project.io/deletion-window"
+	// AnnotationDeletionRuntimeNamespace is the KCP namespace of the deleted Runtime (where a restore goes).
+	AnnotationDeletionRuntimeNamespace = "infrastructuremanager.kyma-project.io/deletion-runtime-namespace"
+	// AnnotationPlan is the broker plan with the longest deletion window the runtime had (cluster.Marks.Plan).
+	AnnotationPlan = "infrastructuremanager.kyma-project.io/plan"
 	// AnnotationRestoreSpec holds the deleted Runtime as JSON (contains administrators: see docs/deletion.md).
 	AnnotationRestoreSpec = "infrastructuremanager.kyma-project.io/restore-spec"
 	// AnnotationRestore set to "true" by a person asks the operator to bring the Runtime back.
@@ -38,7 +44,8 @@ const (
 
 // deletionAnnotations are removed when a deletion is cancelled.
 var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
-	AnnotationDeletionDueAt, AnnotationRestoreSpec, AnnotationRestore}
+	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, AnnotationRestore,
+	v1beta1constants.ConfirmationDeletion}
 
 // Observe maps a Gardener shoot to the domain's observation of it; nil means "no shoot".
 func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
@@ -47,7 +54,8 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 	}
 	a := s.Annotations
 	out := cluster.Shoot{
-		Exists: true, Name: s.Name, Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
+		Exists: true, Name: s.Name, UID: string(s.UID), ResourceVersion: s.ResourceVersion,
+		Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		HibernationRequested:   s.Spec.Hibernation != nil && s.Spec.Hibernation.Enabled != nil && *s.Spec.Hibernation.Enabled,
 		Hibernated:             s.Status.IsHibernated,
 		APIServerAdvertised:    len(s.Status.AdvertisedAddresses) > 0,
@@ -76,12 +84,32 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 	m.RetryAttempts = int(atoi(a[AnnotationRetryAttempts]))
 	m.RetryShootGeneration = atoi(a[AnnotationRetryGeneration])
 	m.RetryRequestedAt = parseTime(a[AnnotationRetryRequestedAt])
+	m.Plan = a[AnnotationPlan]
 	if id, ok := a[AnnotationDeletionRuntimeID]; ok {
-		m.PendingDeletion = &cluster.PendingDeletion{RuntimeID: id, Plan: a[AnnotationDeletionPlan],
-			MarkedAt: parseTime(a[AnnotationDeletionMarkedAt]), DueAt: parseTime(a[AnnotationDeletionDueAt]),
-			RestoreRequested: a[AnnotationRestore] == "true"}
+		m.PendingDeletion = observeRecord(id, a)
 	}
 	return out
+}
+
+// observeRecord reads a deletion record. Records of operator versions that did not write the window or the
+// namespace get them derived: the window from due and mark time, the namespace from the runtime-namespace mark.
+func observeRecord(runtimeID string, a map[string]string) *cluster.PendingDeletion {
+	pd := &cluster.PendingDeletion{RuntimeID: runtimeID, Plan: a[AnnotationDeletionPlan],
+		MarkedAt: parseTime(a[AnnotationDeletionMarkedAt]), DueAt: parseTime(a[AnnotationDeletionDueAt]),
+		RuntimeNamespace: a[AnnotationDeletionRuntimeNamespace], RestoreRequested: a[AnnotationRestore] == "true"}
+	if pd.RuntimeNamespace == "" {
+		pd.RuntimeNamespace = a[AnnotationRuntimeNamespace]
+	}
+	if w, ok := a[AnnotationDeletionWindow]; ok {
+		d, err := time.ParseDuration(w)
+		if err != nil {
+			d = -1 // unreadable: the record is not trusted (deletion.CheckRecord)
+		}
+		pd.Window = d
+	} else if !pd.MarkedAt.IsZero() && !pd.DueAt.IsZero() {
+		pd.Window = max(pd.DueAt.Sub(pd.MarkedAt), 0)
+	}
+	return pd
 }
 
 func atoi(s string) int64 {

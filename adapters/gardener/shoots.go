@@ -14,6 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
@@ -52,6 +55,8 @@ func classify(op string, err error) error {
 		return nil
 	case apierrors.IsNotFound(err):
 		return fmt.Errorf("%s: %w: %w", op, ports.ErrShootNotFound, err)
+	case apierrors.IsConflict(err), errors.Is(err, ports.ErrConflict):
+		return fmt.Errorf("%s: %w: %w", op, ports.ErrConflict, err)
 	case apierrors.IsInvalid(err), apierrors.IsForbidden(err), apierrors.IsBadRequest(err):
 		return fmt.Errorf("%s: %w: %w", op, ports.ErrShootRejected, err)
 	case errors.Is(err, ports.ErrShootNotManaged), errors.Is(err, ports.ErrShootRejected):
@@ -61,8 +66,20 @@ func classify(op string, err error) error {
 }
 
 func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot, error) {
+	return c.read(ctx, name, ports.ReadCached)
+}
+
+// read returns the shoot from the cache or the API server; nil when it does not exist.
+func (c *Shoots) read(ctx context.Context, name string, mode ports.ReadMode) (*gardencorev1beta1.Shoot, error) {
+	var r client.Reader = c.Client
+	if mode == ports.ReadLive {
+		r = c.Live
+	}
 	s := &gardencorev1beta1.Shoot{}
-	err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s)
+	err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s)
+	if mode == ports.ReadLive {
+		c.record("get", client.IgnoreNotFound(err))
+	}
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -72,13 +89,15 @@ func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot
 	return s, nil
 }
 
-// Get implements ports.Shoots.
-func (c *Shoots) Get(ctx context.Context, name string) (cluster.Shoot, error) {
-	s, err := c.get(ctx, name)
+// Get implements ports.ShootReader.
+func (c *Shoots) Get(ctx context.Context, name string, mode ports.ReadMode) (cluster.Shoot, error) {
+	s, err := c.read(ctx, name, mode)
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	return Observe(s), nil
+	out := Observe(s)
+	out.Live = mode == ports.ReadLive
+	return out, nil
 }
 
 // Current implements ports.Shoots.
@@ -94,7 +113,9 @@ func (c *Shoots) Current(ctx context.Context, name string) (*shoot.Current, erro
 	return &cur, nil
 }
 
-// Apply implements ports.Shoots with server-side apply: only the fields the spec sets are owned by FieldManager.
+// Apply implements ports.ShootProvisioner. A new shoot is created with a plain create, so a shoot someone else
+// created under the name meanwhile fails with AlreadyExists instead of being taken over; an existing shoot of this
+// runtime is updated with server-side apply: only the fields the spec sets are owned by FieldManager.
 func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
 	name := a.Spec.Name
 	a.Spec.Namespace = c.Namespace
@@ -102,8 +123,21 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	if current != nil && current.Labels[LabelManagedBy] != ManagedByValue {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, ports.ErrShootNotManaged)
+	if current == nil {
+		created, err := c.create(ctx, a)
+		if err == nil || !errors.Is(err, errAlreadyExists) {
+			return created, err
+		}
+		// The cache had not seen the shoot yet: decide on the live one.
+		if current, err = c.read(ctx, name, ports.ReadLive); err != nil {
+			return cluster.Shoot{}, err
+		}
+		if current == nil {
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: it exists and does not exist; retrying", name, ports.ErrTransient)
+		}
+	}
+	if err := ownedBy(current, a.RuntimeID); err != nil {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
 	if err := c.applyAuthConfigMap(ctx, a); err != nil {
 		return cluster.Shoot{}, err
@@ -116,6 +150,9 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
+	// Force takes over fields another manager set (drift correction); the shoot is ours (checked above), and the
+	// UID pins the apply to that very shoot.
+	u.SetUID(current.UID)
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 	if err := c.record("apply", classify("apply shoot "+name, err)); err != nil {
 		return cluster.Shoot{}, err
@@ -128,6 +165,114 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		return cluster.Shoot{}, err
 	}
 	return Observe(applied), nil
+}
+
+// conflictBackoff spaces retries after a conflict with Gardener's own writes (a shoot being reconciled is updated
+// several times a second): about five seconds in all before the conflict is reported.
+var conflictBackoff = wait.Backoff{Steps: 8, Duration: 20 * time.Millisecond, Factor: 2, Jitter: 0.2}
+
+// errAlreadyExists: create found a shoot of the name (the cache had not seen it).
+var errAlreadyExists = errors.New("shoot already exists")
+
+// createManager is the field manager of the plain create of a new shoot; its entry is dropped right after the
+// first server-side apply, so that only FieldManager's apply entry owns the fields and later applies can remove
+// what they no longer set.
+const createManager = FieldManager + "-create"
+
+// create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
+// applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
+// owned exactly as if the shoot had been applied, without the server's defaults becoming ours.
+func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
+	name := a.Spec.Name
+	if err := c.applyAuthConfigMap(ctx, a); err != nil {
+		return cluster.Shoot{}, err
+	}
+	desired, err := c.desired(a, nil)
+	if err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w: %w", name, ports.ErrShootRejected, err)
+	}
+	u, err := toApplyObject(desired)
+	if err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, err)
+	}
+	// The create sends exactly what the apply sends (provider configs as the apply encodes them), so the apply
+	// that follows changes nothing in the spec.
+	created := u.DeepCopy()
+	err = c.Client.Create(ctx, created, client.FieldOwner(createManager))
+	if apierrors.IsAlreadyExists(err) {
+		c.record("create", nil)
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
+	}
+	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
+		return cluster.Shoot{}, err
+	}
+	u.SetUID(created.GetUID())
+	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+	if err := c.record("apply", classify("apply new shoot "+name, err)); err != nil {
+		return cluster.Shoot{}, err
+	}
+	applied := &gardencorev1beta1.Shoot{}
+	if err := c.Client.Scheme().Convert(u, applied, nil); err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: read result: %w", name, err)
+	}
+	if err := c.dropManager(ctx, applied, createManager); err != nil {
+		return cluster.Shoot{}, err
+	}
+	return live(applied), nil
+}
+
+// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
+// list under optimistic locking; a concurrent writer (the gardenlet) makes it read again and retry.
+func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
+		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
+		if err != nil || fresh == nil {
+			return err
+		}
+		kept := slices.DeleteFunc(slices.Clone(fresh.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
+			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
+		})
+		if len(kept) == len(fresh.ManagedFields) {
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": fresh.ResourceVersion, "managedFields": kept}})
+		if err != nil {
+			return err
+		}
+		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
+		c.record("patch", err)
+		return err
+	})
+	return classify("hand the fields of new shoot "+s.Name+" to the apply manager", err)
+}
+
+// ownedBy tells whether the operator may update an existing shoot for runtimeID: it carries the managed-by mark and
+// names this runtime, and no deletion record (a shoot pending deletion changes only by restore or deletion).
+func ownedBy(s *gardencorev1beta1.Shoot, runtimeID string) error {
+	switch {
+	case s.Labels[LabelManagedBy] != ManagedByValue:
+		return ports.ErrShootNotManaged
+	case s.Annotations[shoot.AnnotationRuntimeID] != runtimeID:
+		return fmt.Errorf("it belongs to runtime %q: %w", s.Annotations[shoot.AnnotationRuntimeID], ports.ErrShootNotManaged)
+	case s.Annotations[AnnotationDeletionRuntimeID] != "":
+		return fmt.Errorf("it waits for the deletion of runtime %q: %w", s.Annotations[AnnotationDeletionRuntimeID], ports.ErrShootNotManaged)
+	}
+	return nil
+}
+
+// checkPrecondition fails with ErrConflict when s is not the observed shoot pre names.
+func checkPrecondition(pre ports.Precondition, s *gardencorev1beta1.Shoot) error {
+	if (pre.UID != "" && string(s.UID) != pre.UID) || (pre.ResourceVersion != "" && s.ResourceVersion != pre.ResourceVersion) {
+		return fmt.Errorf("observed uid %q version %q, now uid %q version %q: %w", pre.UID, pre.ResourceVersion, s.UID, s.ResourceVersion, ports.ErrConflict)
+	}
+	return nil
+}
+
+// live is the observation of a shoot the API server just returned.
+func live(s *gardencorev1beta1.Shoot) cluster.Shoot {
+	out := Observe(s)
+	out.Live = true
+	return out
 }
 
 // desired is the object to apply: the generated shoot plus, for an existing shoot, the parts the update rules
@@ -160,6 +305,9 @@ func (c *Shoots) desired(a ports.ShootApply, current *gardencorev1beta1.Shoot) (
 	d.Annotations[shoot.AnnotationRuntimeID] = a.RuntimeID
 	d.Annotations[shoot.AnnotationRuntimeGeneration] = strconv.FormatInt(a.RuntimeGeneration, 10)
 	d.Annotations[AnnotationSpecHash] = a.SpecHash
+	if a.Plan != "" {
+		d.Annotations[AnnotationPlan] = a.Plan
+	}
 	if c.RuntimeNamespace != "" {
 		d.Annotations[AnnotationRuntimeNamespace] = c.RuntimeNamespace
 	}
@@ -241,36 +389,52 @@ func toApplyObject(s *gardencorev1beta1.Shoot) (*unstructured.Unstructured, erro
 	return &unstructured.Unstructured{Object: obj}, nil
 }
 
-// mutate reads a managed shoot, lets change edit it and sends the difference as a merge patch.
-func (c *Shoots) mutate(ctx context.Context, verb, name string, change func(*gardencorev1beta1.Shoot)) (*gardencorev1beta1.Shoot, error) {
-	s, err := c.get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		return nil, fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotFound)
-	}
-	if s.Labels[LabelManagedBy] != ManagedByValue {
-		return nil, fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotManaged)
-	}
-	patch := client.MergeFrom(s.DeepCopy())
-	change(s)
-	err = c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager))
-	return s, c.record("patch", classify(verb+" shoot "+name, err))
+// mutate reads a managed shoot from the API server, checks pre, lets change edit it and sends the difference as a
+// merge patch with optimistic locking. When pre pins a resourceVersion, a shoot changed since then is not written
+// (ErrConflict): the caller decided on that version. Otherwise a conflict (Gardener updating the shoot meanwhile)
+// is retried on a fresh read, on which change runs again with its own checks.
+func (c *Shoots) mutate(ctx context.Context, verb, name string, pre ports.Precondition, change func(*gardencorev1beta1.Shoot) error) (*gardencorev1beta1.Shoot, error) {
+	var s *gardencorev1beta1.Shoot
+	err := retry.OnError(conflictBackoff, func(err error) bool {
+		return pre.ResourceVersion == "" && apierrors.IsConflict(err)
+	}, func() error {
+		var err error
+		if s, err = c.read(ctx, name, ports.ReadLive); err != nil {
+			return err
+		}
+		if s == nil {
+			return fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotFound)
+		}
+		if s.Labels[LabelManagedBy] != ManagedByValue {
+			return fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotManaged)
+		}
+		if err := checkPrecondition(pre, s); err != nil {
+			return fmt.Errorf("%s shoot %s: %w", verb, name, err)
+		}
+		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		if err := change(s); err != nil {
+			return fmt.Errorf("%s shoot %s: %w", verb, name, err)
+		}
+		err = c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager))
+		c.record("patch", err)
+		return err
+	})
+	return s, classify(verb+" shoot "+name, err)
 }
 
-// RequestRetry implements ports.Shoots.
+// RequestRetry implements ports.ShootProvisioner.
 func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error) {
-	s, err := c.mutate(ctx, "retry", name, func(s *gardencorev1beta1.Shoot) {
+	s, err := c.mutate(ctx, "retry", name, ports.Precondition{}, func(s *gardencorev1beta1.Shoot) error {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.GardenerOperation, v1beta1constants.ShootOperationRetry)
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRetryAttempts, strconv.Itoa(attempt))
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRetryGeneration, strconv.FormatInt(s.Generation, 10))
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRetryRequestedAt, formatTime(at))
+		return nil
 	})
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	return Observe(s), nil
+	return live(s), nil
 }
 
 // SeedAvailable implements ports.Seeds: a seed of the provider in the region that is visible for scheduling and

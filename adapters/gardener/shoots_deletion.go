@@ -16,14 +16,22 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// MarkForDeletion implements ports.Shoots.
+// MarkForDeletion implements ports.ShootDeletion.
 func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.DeletionMark) (cluster.Shoot, error) {
-	s, err := c.mutate(ctx, "mark", name, func(s *gardencorev1beta1.Shoot) {
+	s, err := c.mutate(ctx, "mark", name, m.Precondition, func(s *gardencorev1beta1.Shoot) error {
 		r := m.Record
+		if owner := s.Annotations[shoot.AnnotationRuntimeID]; owner != r.RuntimeID {
+			return fmt.Errorf("it belongs to runtime %q, not %q: %w", owner, r.RuntimeID, ports.ErrShootNotManaged)
+		}
 		for k, v := range map[string]string{AnnotationDeletionRuntimeID: r.RuntimeID, AnnotationDeletionPlan: r.Plan,
 			AnnotationDeletionMarkedAt: formatTime(r.MarkedAt), AnnotationDeletionDueAt: formatTime(r.DueAt),
-			AnnotationRestoreSpec: string(m.RestoreSpec)} {
+			AnnotationDeletionWindow: r.Window.String(), AnnotationDeletionRuntimeNamespace: r.RuntimeNamespace} {
 			metav1.SetMetaDataAnnotation(&s.ObjectMeta, k, v)
+		}
+		if len(m.RestoreSpec) > 0 {
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRestoreSpec, string(m.RestoreSpec))
+		} else {
+			delete(s.Annotations, AnnotationRestoreSpec)
 		}
 		if m.Hibernate {
 			enabled := true
@@ -32,16 +40,23 @@ func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.Delet
 			}
 			s.Spec.Hibernation.Enabled = &enabled
 		}
+		return nil
 	})
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	return Observe(s), nil
+	return live(s), nil
 }
 
-// CancelDeletion implements ports.Shoots.
-func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
-	s, err := c.mutate(ctx, "cancel deletion of", name, func(s *gardencorev1beta1.Shoot) {
+// CancelDeletion implements ports.ShootDeletion.
+func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre ports.Precondition) (cluster.Shoot, error) {
+	s, err := c.mutate(ctx, "cancel deletion of", name, pre, func(s *gardencorev1beta1.Shoot) error {
+		if owner := s.Annotations[AnnotationDeletionRuntimeID]; owner != "" && owner != runtimeID {
+			return fmt.Errorf("its deletion record names runtime %q, not %q: %w", owner, runtimeID, ports.ErrShootNotManaged)
+		}
+		if s.DeletionTimestamp != nil {
+			return fmt.Errorf("Gardener deletes it already: %w", ports.ErrConflict)
+		}
 		for _, k := range deletionAnnotations {
 			delete(s.Annotations, k)
 		}
@@ -50,16 +65,17 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string) (cl
 			disabled := false
 			s.Spec.Hibernation.Enabled = &disabled
 		}
+		return nil
 	})
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	return Observe(s), nil
+	return live(s), nil
 }
 
-// RestoreSpec implements ports.Shoots.
+// RestoreSpec implements ports.ShootDeletion.
 func (c *Shoots) RestoreSpec(ctx context.Context, name string) ([]byte, error) {
-	s, err := c.get(ctx, name)
+	s, err := c.read(ctx, name, ports.ReadLive)
 	if err != nil {
 		return nil, err
 	}
@@ -72,18 +88,27 @@ func (c *Shoots) RestoreSpec(ctx context.Context, name string) ([]byte, error) {
 	return []byte(s.Annotations[AnnotationRestoreSpec]), nil
 }
 
-// RequestRestore implements ports.Shoots.
+// RequestRestore implements ports.ShootDeletion.
 func (c *Shoots) RequestRestore(ctx context.Context, name string) error {
-	_, err := c.mutate(ctx, "request restore of", name, func(s *gardencorev1beta1.Shoot) {
+	_, err := c.mutate(ctx, "request restore of", name, ports.Precondition{}, func(s *gardencorev1beta1.Shoot) error {
+		if s.Annotations[AnnotationDeletionRuntimeID] == "" {
+			return fmt.Errorf("it is not waiting for deletion: %w", ports.ErrConflict)
+		}
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRestore, "true")
+		return nil
 	})
 	return err
 }
 
-// Delete implements ports.Shoots: Gardener refuses to delete a shoot without the confirmation annotation.
-func (c *Shoots) Delete(ctx context.Context, name string) error {
-	s, err := c.mutate(ctx, "confirm deletion of", name, func(s *gardencorev1beta1.Shoot) {
+// Delete implements ports.ShootDeletion: Gardener refuses to delete a shoot without the confirmation annotation.
+// The confirmation is written only on the observed UID and version (optimistic locking). The delete that follows
+// carries the UID and the version the confirmation produced; should Gardener touch the shoot in between, the
+// delete is repeated on a fresh read only while that read still shows the same deletion (record, confirmation, no
+// restore request), so a restore or an edit in between is never overrun.
+func (c *Shoots) Delete(ctx context.Context, name string, pre ports.Precondition) error {
+	s, err := c.mutate(ctx, "confirm deletion of", name, pre, func(s *gardencorev1beta1.Shoot) error {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.ConfirmationDeletion, "true")
+		return nil
 	})
 	if errors.Is(err, ports.ErrShootNotFound) {
 		return nil
@@ -91,17 +116,33 @@ func (c *Shoots) Delete(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	err = c.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID})
+	record := s.Annotations[AnnotationDeletionRuntimeID] + "/" + s.Annotations[AnnotationDeletionDueAt]
+	for attempt := 0; ; attempt++ {
+		err = c.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
+		c.record("delete", client.IgnoreNotFound(err))
+		if !apierrors.IsConflict(err) || attempt == 2 {
+			break
+		}
+		if s, err = c.read(ctx, name, ports.ReadLive); err != nil || s == nil {
+			return err
+		}
+		same := string(s.UID) == pre.UID || pre.UID == ""
+		if !same || s.Annotations[AnnotationDeletionRuntimeID]+"/"+s.Annotations[AnnotationDeletionDueAt] != record ||
+			s.Annotations[v1beta1constants.ConfirmationDeletion] != "true" || s.Annotations[AnnotationRestore] == "true" {
+			return fmt.Errorf("delete shoot %s: it changed after the deletion was confirmed: %w", name, ports.ErrConflict)
+		}
+	}
 	if apierrors.IsNotFound(err) {
 		err = nil
 	}
-	return c.record("delete", classify("delete shoot "+name, err))
+	return classify("delete shoot "+name, err)
 }
 
-// ForceDelete implements ports.Shoots.
-func (c *Shoots) ForceDelete(ctx context.Context, name string) error {
-	_, err := c.mutate(ctx, "force-delete", name, func(s *gardencorev1beta1.Shoot) {
+// ForceDelete implements ports.ShootDeletion.
+func (c *Shoots) ForceDelete(ctx context.Context, name string, pre ports.Precondition) error {
+	_, err := c.mutate(ctx, "force-delete", name, pre, func(s *gardencorev1beta1.Shoot) error {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.AnnotationConfirmationForceDeletion, "true")
+		return nil
 	})
 	return err
 }

@@ -2,23 +2,7 @@ package ports
 
 import (
 	"context"
-	"errors"
 	"time"
-)
-
-// Errors of KubeconfigIssuer. Implementations wrap one of them (errors.Is works) together with the underlying error's
-// text, so callers can both branch on the class and show what Gardener said.
-var (
-	// ErrShootNotFound: the shoot does not exist in the project. Retrying only helps once someone creates it.
-	ErrShootNotFound = errors.New("shoot not found")
-	// ErrShootNotReady: the shoot exists but cannot have a kubeconfig yet (no advertised address or CA yet, while it
-	// is being created). Retrying later helps.
-	ErrShootNotReady = errors.New("shoot not ready")
-	// ErrForbidden: the operator's Gardener credentials may not request admin kubeconfigs for the shoot. Retrying only
-	// helps after the permissions are fixed.
-	ErrForbidden = errors.New("forbidden")
-	// ErrTransient: the request failed on the way (timeouts, throttling, server errors). Retrying helps.
-	ErrTransient = errors.New("transient error")
 )
 
 // IssuedKubeconfig is a kubeconfig handed out by Gardener.
@@ -36,9 +20,6 @@ type KubeconfigIssuer interface {
 	// blocks for one request to Gardener. Errors wrap ErrShootNotFound, ErrShootNotReady, ErrForbidden or ErrTransient.
 	IssueAdminKubeconfig(ctx context.Context, shootName string, validity time.Duration) (IssuedKubeconfig, error)
 }
-
-// ErrSecretNotFound: the kubeconfig Secret does not exist.
-var ErrSecretNotFound = errors.New("kubeconfig secret not found")
 
 // SecretRef locates the key of a kubeconfig Secret.
 type SecretRef struct {
@@ -72,16 +53,6 @@ type KubeconfigSecret struct {
 	// IssuedAt and ExpiresAt are recorded as annotations (RFC3339, UTC).
 	IssuedAt, ExpiresAt time.Time
 }
-
-// ReadMode says how fresh a read must be.
-type ReadMode int
-
-const (
-	// ReadCached may answer from a cache that lags behind recent writes by a moment; it costs no API call.
-	ReadCached ReadMode = iota
-	// ReadLive asks the API server; use it to confirm a decision that costs a Gardener call.
-	ReadLive
-)
 
 // KubeconfigSecretStore keeps kubeconfig Secrets.
 type KubeconfigSecretStore interface {

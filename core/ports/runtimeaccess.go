@@ -1,13 +1,6 @@
 package ports
 
-import (
-	"context"
-	"errors"
-)
-
-// ErrRuntimeUnreachable: the runtime's API server cannot be reached with its kubeconfig (Secret missing, server
-// not answering, credentials not yet valid). Retrying later helps.
-var ErrRuntimeUnreachable = errors.New("runtime API server unreachable")
+import "context"
 
 // RuntimeConfig is the access configuration the operator keeps inside a runtime cluster.
 type RuntimeConfig struct {

@@ -2,21 +2,10 @@ package ports
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
-)
-
-// Errors of Shoots, in addition to ErrShootNotFound and ErrTransient (kubeconfig.go). Implementations wrap one of
-// them with the garden's own message, so callers branch with errors.Is and show what Gardener said.
-var (
-	// ErrShootRejected: the garden refused the shoot as invalid or forbidden (admission, validation, quota
-	// objects). Repeating the same request cannot succeed; the spec or the configuration must change.
-	ErrShootRejected = errors.New("shoot rejected by the garden")
-	// ErrShootNotManaged: the shoot exists but does not carry the operator's marks; the operator never changes it.
-	ErrShootNotManaged = errors.New("shoot not managed by this operator")
 )
 
 // ShootApply is one desired state of a runtime's shoot.
@@ -25,8 +14,11 @@ type ShootApply struct {
 	// RuntimeID owns the shoot; RuntimeGeneration is the Runtime generation Spec was generated from.
 	RuntimeID         string
 	RuntimeGeneration int64
-	// SpecHash identifies Spec (see SpecHash in the lifecycle controller); it is recorded on the shoot.
+	// SpecHash identifies Spec (shoot.Spec.Hash); it is recorded on the shoot.
 	SpecHash string
+	// Plan is recorded on the shoot (cluster.Marks.Plan): the plan whose deletion window is the longest the runtime
+	// ever had (see deletion.Policy.LongerPlan).
+	Plan string
 }
 
 // DeletionMark is what is recorded on a shoot when its Runtime is deleted.
@@ -34,24 +26,34 @@ type DeletionMark struct {
 	Record cluster.PendingDeletion
 	// Hibernate requests hibernation in the same change.
 	Hibernate bool
-	// RestoreSpec is an opaque document from which the Runtime can be recreated (the CR as JSON).
+	// RestoreSpec is an opaque document from which the Runtime can be recreated (the CR as JSON, without
+	// secrets); empty when it is too large to be recorded.
 	RestoreSpec []byte
+	// Precondition pins the mark to the shoot the decision was taken on.
+	Precondition Precondition
 }
 
-// Shoots reads and changes the shoots of the operator's Gardener project. Every method blocks for at most a few
-// requests to the garden; none waits for Gardener to act on a change (that arrives later, by watch).
-type Shoots interface {
+// ShootReader observes the shoots of the operator's Gardener project.
+type ShootReader interface {
 	// Get returns the observed shoot. A missing shoot is not an error: it returns cluster.Shoot{Exists: false}.
-	// It may answer from a cache that lags behind recent writes by a moment.
-	Get(ctx context.Context, name string) (cluster.Shoot, error)
+	// ReadCached may answer from a cache that lags behind recent writes; ReadLive asks the garden and sets
+	// cluster.Shoot.Live.
+	Get(ctx context.Context, name string, mode ReadMode) (cluster.Shoot, error)
 	// Current returns what shoot.GenerateUpdate needs of an existing shoot; nil (and no error) when it is missing.
+	// It may answer from the cache.
 	Current(ctx context.Context, name string) (*shoot.Current, error)
-	// Apply creates the shoot or updates the fields the operator owns (server-side apply with the operator's own
-	// field manager), removes worker pools missing from the spec even when another manager touched them, writes
-	// any ConfigMap the spec references first, and records the marks (managed-by, runtime ID and generation, spec
-	// hash) in the same write. Idempotent: applying the same spec again changes nothing in Gardener.
-	// Errors: ErrShootRejected, ErrShootNotManaged (an existing shoot without the operator's marks), ErrTransient.
-	// Returns the shoot as the garden stored it.
+}
+
+// ShootProvisioner creates, updates and adopts shoots. Every method blocks for at most a few requests to the
+// garden; none waits for Gardener to act on a change (that arrives later, by watch).
+type ShootProvisioner interface {
+	// Apply creates the shoot or updates the fields the operator owns, removes worker pools missing from the spec
+	// even when another manager touched them, writes any ConfigMap the spec references first, and records the
+	// marks (managed-by, runtime ID and generation, spec hash, plan) in the same write. A new shoot is created
+	// with a plain create: a shoot of the same name someone else created meanwhile is never taken over.
+	// Idempotent: applying the same spec again changes nothing in Gardener.
+	// Errors: ErrShootRejected, ErrShootNotManaged (an existing shoot without the operator's marks or of another
+	// runtime), ErrTransient. Returns the shoot as the garden stored it.
 	Apply(ctx context.Context, a ShootApply) (cluster.Shoot, error)
 	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
 	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
@@ -60,29 +62,45 @@ type Shoots interface {
 	// RequestRetry asks Gardener to retry the failed last operation (gardener.cloud/operation=retry) and records
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error)
-	// MarkForDeletion records m on the shoot (and requests hibernation if asked) in a single change. Idempotent.
-	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
-	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (cluster.Shoot, error)
-	// CancelDeletion removes the pending-deletion record and the restore request, wakes the shoot (hibernation off)
-	// and records runtimeID as the owner. Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
-	CancelDeletion(ctx context.Context, name, runtimeID string) (cluster.Shoot, error)
 	// Adopt puts the operator's managed-by mark on a shoot that carries runtimeID in its runtime-id annotation but
-	// not the mark: a shoot the system the operator replaces created for that runtime. Nothing else changes.
-	// Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged (the annotation names another runtime or none),
-	// ErrTransient.
+	// not the mark: a shoot the system the operator replaces created for that runtime. Nothing else changes. It
+	// reads the shoot live and returns a live observation. Idempotent. Errors: ErrShootNotFound,
+	// ErrShootNotManaged (the annotation names another runtime or none), ErrTransient.
 	Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error)
+}
+
+// ShootDeletion records, cancels and executes deletions. Every write re-reads the shoot from the garden and
+// writes with optimistic locking, so it never acts on a state older than the one it was decided on.
+type ShootDeletion interface {
+	// MarkForDeletion records m on the shoot (and requests hibernation if asked) in a single change. Idempotent.
+	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrConflict (precondition), ErrTransient.
+	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (cluster.Shoot, error)
+	// CancelDeletion removes the pending-deletion record, the restore request and a deletion confirmation left by
+	// a failed delete, wakes the shoot (hibernation off) and records runtimeID as the owner. It refuses a shoot
+	// whose record names another runtime (ErrShootNotManaged). Idempotent. Errors: ErrShootNotFound,
+	// ErrShootNotManaged, ErrConflict, ErrTransient.
+	CancelDeletion(ctx context.Context, name, runtimeID string, pre Precondition) (cluster.Shoot, error)
 	// RestoreSpec returns the document recorded by MarkForDeletion. Errors: ErrShootNotFound, ErrShootNotManaged,
 	// ErrTransient; a shoot without a record returns an empty document.
 	RestoreSpec(ctx context.Context, name string) ([]byte, error)
-	// RequestRestore sets the restore request on a shoot pending deletion; the reaper then restores it.
-	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
+	// RequestRestore sets the restore request on a shoot pending deletion: the reaper restores it instead of
+	// deleting it (until the data-privacy limit). Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRestore(ctx context.Context, name string) error
-	// Delete sets Gardener's deletion confirmation and deletes the shoot. Deleting a missing shoot succeeds; a shoot
-	// without the operator's marks is refused with ErrShootNotManaged. It does not wait until the shoot is gone.
-	Delete(ctx context.Context, name string) error
-	// ForceDelete sets Gardener's force-deletion confirmation on a shoot being deleted. Gardener accepts it only
-	// for certain error codes (ErrShootRejected otherwise). Errors also: ErrShootNotFound, ErrShootNotManaged.
-	ForceDelete(ctx context.Context, name string) error
+	// Delete sets Gardener's deletion confirmation and deletes the shoot, both only if the shoot still has pre's
+	// UID and resourceVersion (ErrConflict otherwise). Deleting a missing shoot succeeds; a shoot without the
+	// operator's marks is refused with ErrShootNotManaged. It does not wait until the shoot is gone.
+	Delete(ctx context.Context, name string, pre Precondition) error
+	// ForceDelete sets Gardener's force-deletion confirmation on a shoot being deleted, if it still has pre's UID
+	// and resourceVersion. Gardener accepts it only for certain error codes (ErrShootRejected otherwise). Errors
+	// also: ErrShootNotFound, ErrShootNotManaged, ErrConflict.
+	ForceDelete(ctx context.Context, name string, pre Precondition) error
+}
+
+// Shoots is every shoot port together, as the Gardener adapter and the fake garden implement them.
+type Shoots interface {
+	ShootReader
+	ShootProvisioner
+	ShootDeletion
 }
 
 // Seeds tells where Gardener can place control planes.

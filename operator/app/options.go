@@ -152,10 +152,12 @@ func (o *Options) ResolveConfig() error {
 	}
 	o.GardenerProject = o.Config.Gardener.Project
 	if o.DeletionGracePeriod >= 0 {
-		o.Config.Deletion.DefaultGracePeriod.Duration = o.DeletionGracePeriod
-		if o.Config.Deletion.MaxGracePeriod.Duration < o.DeletionGracePeriod {
-			o.Config.Deletion.MaxGracePeriod.Duration = o.DeletionGracePeriod
+		// A flag never raises the data-privacy cap: a window above it is an error, not a silent new cap.
+		if max := o.Config.Deletion.MaxGracePeriod.Duration; o.DeletionGracePeriod > max {
+			return fmt.Errorf("--deletion-grace-period %s exceeds deletion.maxGracePeriod %s of the configuration (the data-privacy cap); raise the cap in the configuration file if that is intended",
+				o.DeletionGracePeriod, max)
 		}
+		o.Config.Deletion.DefaultGracePeriod = config.Set(o.DeletionGracePeriod)
 	}
 	return nil
 }

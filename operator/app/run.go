@@ -106,7 +106,9 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 		Scheme: scheme,
 		Cache: cache.Options{
 			DefaultNamespaces: namespaces,
-			ByObject:          map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managedSecrets}},
+			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard).
+			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managedSecrets},
+				&corev1.ConfigMap{}: {Label: managedSecrets}},
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,

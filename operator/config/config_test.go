@@ -66,6 +66,10 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 			return s + "  auditLog: {enabled: true, policyConfigMapName: p, secretName: s, tenants: {aws: {eu-central-1: {tenantID: t}}}}\n"
 		}, "shoot.auditLog.tenants.aws.eu-central-1.serviceURL"},
 		{"grace period above max", func(s string) string { return s + "deletion: {defaultGracePeriod: 100h, maxGracePeriod: 10h}\n" }, "deletion.defaultGracePeriod"},
+		{"the privacy cap cannot be switched off", func(s string) string { return s + "deletion: {maxGracePeriod: 0s}\n" }, "deletion.maxGracePeriod: must be positive"},
+		{"the breaker cannot be switched off", func(s string) string { return s + "deletion: {budget: {limit: 0}}\n" }, "deletion.budget.limit"},
+		{"the breaker needs a period", func(s string) string { return s + "deletion: {budget: {period: 0s}}\n" }, "deletion.budget.period"},
+		{"no clock tolerance below the Date header's resolution", func(s string) string { return s + "deletion: {maxClockAhead: 0s}\n" }, "deletion.maxClockAhead"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -74,6 +78,21 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 				t.Errorf("want error containing %q, got %v", tc.want, err)
 			}
 		})
+	}
+}
+
+// TestZeroMeansWhatTheDomainSays: "0s" is not "unset". A zero force-deletion delay disables force-deletion and a
+// zero default window deletes at once; neither is replaced by a default.
+func TestZeroMeansWhatTheDomainSays(t *testing.T) {
+	cfg, err := Parse([]byte(minimal + "deletion: {forceDeletionAfter: 0s, defaultGracePeriod: 0s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cfg.Deletion; d.ForceDeletionAfter.Duration != 0 || d.DefaultGracePeriod.Duration != 0 {
+		t.Errorf("0s replaced by defaults: forceDeletionAfter %s, defaultGracePeriod %s", d.ForceDeletionAfter.Duration, d.DefaultGracePeriod.Duration)
+	}
+	if d := cfg.Deletion; *d.Budget.Limit != DefaultDeletionBudget || d.Budget.Period.Duration != time.Hour || d.MaxClockAhead.Duration != DefaultMaxClockAhead {
+		t.Errorf("unset breaker settings not defaulted: %+v", d)
 	}
 }
 

@@ -17,6 +17,11 @@ const (
 	DefaultMaxDeletionGracePeriod = 30 * 24 * time.Hour
 	// DefaultForceDeletionAfter is how long a deletion may be stuck before force-deletion is requested.
 	DefaultForceDeletionAfter = 6 * time.Hour
+	// DefaultDeletionBudget and DefaultDeletionBudgetPeriod size the circuit breaker for 10,000 runtimes.
+	DefaultDeletionBudget       = 100
+	DefaultDeletionBudgetPeriod = time.Hour
+	// DefaultMaxClockAhead tolerates ordinary clock drift.
+	DefaultMaxClockAhead = 2 * time.Minute
 )
 
 // Load reads, defaults and validates the configuration file at path.
@@ -62,14 +67,22 @@ func decodeError(err error) error {
 
 // Default fills the optional settings.
 func (c *OperatorConfig) Default() {
-	if c.Deletion.DefaultGracePeriod.Duration == 0 {
-		c.Deletion.DefaultGracePeriod.Duration = DefaultDeletionGracePeriod
+	// Only unset values get defaults: "0s" means what the domain says (delete at once, force-deletion off) or is
+	// rejected by Validate (maxGracePeriod, the privacy cap, cannot be switched off).
+	d := &c.Deletion
+	for _, v := range []struct {
+		d   *Duration
+		def time.Duration
+	}{{&d.DefaultGracePeriod, DefaultDeletionGracePeriod}, {&d.ForceDeletionAfter, DefaultForceDeletionAfter},
+		{&d.MaxGracePeriod, DefaultMaxDeletionGracePeriod}, {&d.Budget.Period, DefaultDeletionBudgetPeriod},
+		{&d.MaxClockAhead, DefaultMaxClockAhead}} {
+		if !v.d.IsSet() && v.d.Duration == 0 {
+			*v.d = Set(v.def)
+		}
 	}
-	if c.Deletion.ForceDeletionAfter.Duration == 0 {
-		c.Deletion.ForceDeletionAfter.Duration = DefaultForceDeletionAfter
-	}
-	if c.Deletion.MaxGracePeriod.Duration == 0 {
-		c.Deletion.MaxGracePeriod.Duration = DefaultMaxDeletionGracePeriod
+	if d.Budget.Limit == nil {
+		limit := DefaultDeletionBudget
+		d.Budget.Limit = &limit
 	}
 	if c.Shoot.AuditLog.MissingTenantIsError == nil {
 		v := true

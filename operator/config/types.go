@@ -113,19 +113,46 @@ type Features struct {
 
 // DeletionConfig controls the grace window between deleting a Runtime and deleting its shoot.
 type DeletionConfig struct {
+	// DefaultGracePeriod is the window of plans without an override; "0s" deletes at once (unset: 72h).
 	DefaultGracePeriod Duration `json:"defaultGracePeriod,omitempty"`
 	// PlanGracePeriods overrides the default per KEB plan name.
 	PlanGracePeriods map[string]Duration `json:"planGracePeriods,omitempty"`
-	MaxGracePeriod   Duration            `json:"maxGracePeriod,omitempty"`
-	// Freeze stops all shoot deletions (incident switch).
+	// MaxGracePeriod caps every window (data privacy); it must be positive (unset: 30 days).
+	MaxGracePeriod Duration `json:"maxGracePeriod,omitempty"`
+	// Freeze stops all shoot deletions (incident switch). The ConfigMap kim-deletion-guard (key frozen) is the
+	// same switch without a restart.
 	Freeze bool `json:"freeze,omitempty"`
 	// ForceDeletionAfter is how long a deletion may be stuck with an error code Gardener accepts force-deletion
-	// for before the operator sets confirmation.gardener.cloud/force-deletion.
+	// for before the operator sets confirmation.gardener.cloud/force-deletion; "0s" disables force-deletion (unset:
+	// 6h).
 	ForceDeletionAfter Duration `json:"forceDeletionAfter,omitempty"`
+	// Budget is the deletion circuit breaker: at most limit shoot deletions per period.
+	Budget DeletionBudget `json:"budget,omitempty"`
+	// MaxClockAhead is how far the operator's clock may run ahead of the garden API server's before deletions
+	// stop (unset: 2m).
+	MaxClockAhead Duration `json:"maxClockAhead,omitempty"`
+}
+
+// DeletionBudget is the deletion circuit breaker's limit.
+type DeletionBudget struct {
+	// Limit is the number of shoot deletions allowed per period (unset: 100; 0 is rejected: use the brake).
+	Limit *int `json:"limit,omitempty"`
+	// Period is the breaker's period (unset: 1h).
+	Period Duration `json:"period,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("24h", "90m").
-type Duration struct{ time.Duration }
+type Duration struct {
+	time.Duration
+	// set is true when the value came from the file, so "0s" and "unset" can mean different things.
+	set bool
+}
+
+// Set returns a Duration of d that counts as configured.
+func Set(d time.Duration) Duration { return Duration{Duration: d, set: true} }
+
+// IsSet reports whether the value was configured (also when it is zero).
+func (d Duration) IsSet() bool { return d.set }
 
 // UnmarshalJSON reads a duration string.
 func (d *Duration) UnmarshalJSON(b []byte) error {
@@ -137,7 +164,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("invalid duration %q: %w", s, err)
 	}
-	d.Duration = v
+	d.Duration, d.set = v, true
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"time"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
@@ -79,8 +80,17 @@ func (c *OperatorConfig) Validate() error {
 	if d.ForceDeletionAfter.Duration < 0 {
 		bad("deletion.forceDeletionAfter", "must be positive")
 	}
-	if d.MaxGracePeriod.Duration < 0 {
-		bad("deletion.maxGracePeriod", "must be positive")
+	if d.MaxGracePeriod.Duration <= 0 {
+		bad("deletion.maxGracePeriod", "must be positive: it is the data-privacy cap of every window and cannot be switched off")
+	}
+	if d.Budget.Limit != nil && *d.Budget.Limit < 1 {
+		bad("deletion.budget.limit", "must be at least 1 (to stop all deletions, set the emergency brake instead)")
+	}
+	if d.Budget.Period.Duration <= 0 {
+		bad("deletion.budget.period", "must be positive")
+	}
+	if d.MaxClockAhead.Duration < time.Second {
+		bad("deletion.maxClockAhead", "must be at least 1s (the API server's Date header has one-second resolution)")
 	}
 	if d.DefaultGracePeriod.Duration < 0 || d.DefaultGracePeriod.Duration > d.MaxGracePeriod.Duration {
 		bad("deletion.defaultGracePeriod", "must be between 0 and deletion.maxGracePeriod (%s)", d.MaxGracePeriod.Duration)

@@ -19,7 +19,6 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -38,7 +37,8 @@ const (
 func deletionConfig(freeze bool) map[string]any {
 	return map[string]any{
 		"defaultGracePeriod": defaultWindow.String(),
-		"planGracePeriods":   map[string]any{"trial": "0s", "free": "0s", "aws": awsWindow.String()},
+		// gcp: the shoot-name reuse scenario waits for the old cluster's window, which is never shortened.
+		"planGracePeriods":   map[string]any{"trial": "0s", "free": "0s", "aws": awsWindow.String(), "gcp": awsWindow.String()},
 		"maxGracePeriod":     "720h",
 		"forceDeletionAfter": forceDeletionAfter.String(),
 		"freeze":             freeze,
@@ -391,7 +391,7 @@ func (w *world) recoveryInWindow(t *testing.T, rt *imv1.Runtime) {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardener.AnnotationRestore, "true")
 	})
 	got := w.waitReady(t, rt.Name, provisionTimeout)
-	if got.Annotations[runtimectrl.AnnotationRestore] != "true" {
+	if got.Annotations[imv1.AnnotationRestored] != "true" {
 		t.Errorf("restored Runtime lacks the restore annotation: %v", got.Annotations)
 	}
 	s = w.shoot(t, shootName)

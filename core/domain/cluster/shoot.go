@@ -51,6 +51,13 @@ type LastError struct {
 type Shoot struct {
 	Exists bool
 	Name   string
+	// UID and ResourceVersion identify the observed object and its version; destructive writes carry them as
+	// preconditions so they cannot hit a re-created shoot or act on a state that changed since it was observed.
+	UID             string
+	ResourceVersion string
+	// Live is true when the shoot was read from the API server itself, not from a cache that may lag behind.
+	// Irreversible decisions are only taken on live observations.
+	Live bool
 	// Generation and ObservedGeneration tell whether Gardener has seen the latest spec.
 	Generation         int64
 	ObservedGeneration int64
@@ -87,6 +94,9 @@ type Marks struct {
 	RetryRequestedAt time.Time
 	// PendingDeletion is set while the shoot waits in its deletion grace window.
 	PendingDeletion *PendingDeletion
+	// Plan is the broker plan recorded on the shoot when it was created (or the plan with the longest window
+	// since). A relabelled Runtime cannot shorten its window below this plan's.
+	Plan string
 }
 
 // PendingDeletion is the record the operator leaves on a shoot whose Runtime was deleted.
@@ -97,6 +107,11 @@ type PendingDeletion struct {
 	// MarkedAt is when the Runtime was deleted; DueAt when the shoot may be deleted.
 	MarkedAt time.Time
 	DueAt    time.Time
+	// Window is the grace window fixed when the deletion was recorded (DueAt - MarkedAt for records of older
+	// operator versions, which did not write it).
+	Window time.Duration
+	// RuntimeNamespace is the KCP namespace of the deleted Runtime: a restore goes back there and nowhere else.
+	RuntimeNamespace string
 	// RestoreRequested is set by a person (annotation on the shoot) to bring the Runtime back.
 	RestoreRequested bool
 }

@@ -22,111 +22,88 @@ func policy() deletion.Policy {
 		PlanWindows:        map[string]time.Duration{"trial": 0, "free": 0, "azure": 24 * time.Hour, "huge": 30 * 24 * time.Hour},
 		MaxWindow:          7 * 24 * time.Hour,
 		ForceDeletionAfter: 2 * time.Hour,
+		Budget:             deletion.Budget{Limit: 3, Per: time.Hour},
 	}
 }
 
 func healthy() cluster.Shoot {
 	return cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 2, ObservedGeneration: 2,
 		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100},
-		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID}}
+		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID}, Live: true, UID: "uid-1", ResourceVersion: "7"}
+}
+
+func with(s cluster.Shoot, change func(*cluster.Shoot)) cluster.Shoot {
+	change(&s)
+	return s
+}
+
+// record is the record marking the shoot of rtID at now with the given plan and window.
+func record(plan string, window time.Duration) *cluster.PendingDeletion {
+	return &cluster.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: plan, MarkedAt: now,
+		DueAt: now.Add(window), Window: window}
 }
 
 func TestOnRuntimeDeleted(t *testing.T) {
-	at := func(d time.Duration) time.Time { return now.Add(d) }
+	base := deletion.RuntimeInput{RuntimeID: rtID, Namespace: "kcp-system", Plan: "aws", EverReady: true, AccessRemoved: true, Shoot: healthy()}
+	in := func(change func(*deletion.RuntimeInput)) deletion.RuntimeInput {
+		out := base
+		change(&out)
+		return out
+	}
+	mark := func(plan string, window time.Duration, hibernate bool) deletion.RuntimeDecision {
+		return deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: hibernate, KeepRestoreDocument: true, Record: record(plan, window)}
+	}
 	cases := []struct {
 		reason string
 		in     deletion.RuntimeInput
 		policy func(deletion.Policy) deletion.Policy
 		want   deletion.RuntimeDecision
 	}{
-		{
-			reason: "access is removed before anything else",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "aws", EverReady: true, Shoot: healthy()},
-			want:   deletion.RuntimeDecision{Action: deletion.ActionRemoveAccess},
-		},
-		{
-			reason: "default window: hibernate and record due time, runtime ID and plan",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "aws", EverReady: true, AccessRemoved: true, Shoot: healthy()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: at(72 * time.Hour)}},
-		},
-		{
-			reason: "a plan override replaces the default window",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "azure", EverReady: true, AccessRemoved: true, Shoot: healthy()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "azure", MarkedAt: now, DueAt: at(24 * time.Hour)}},
-		},
-		{
-			reason: "a plan window above the maximum is capped (data privacy)",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "huge", EverReady: true, AccessRemoved: true, Shoot: healthy()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "huge", MarkedAt: now, DueAt: at(7 * 24 * time.Hour)}},
-		},
-		{
-			reason: "trial has a zero window: due now, no hibernation",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "trial", EverReady: true, AccessRemoved: true, Shoot: healthy()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: now, DueAt: now}},
-		},
-		{
-			reason: "a shoot that never became healthy is deleted at once",
-			in: deletion.RuntimeInput{RuntimeID: rtID, Plan: "aws", AccessRemoved: true, Shoot: func() cluster.Shoot {
-				s := healthy()
-				s.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateFailed}
-				return s
-			}()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: now}},
-		},
-		{
-			reason: "a Runtime that was Ready once keeps its window even if the shoot's last Create is odd",
-			in: deletion.RuntimeInput{RuntimeID: rtID, Plan: "aws", EverReady: true, AccessRemoved: true, Shoot: func() cluster.Shoot {
-				s := healthy()
-				s.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing}
-				return s
-			}()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: at(72 * time.Hour)}},
-		},
-		{
-			reason: "the brake does not stop marking: nothing is deleted by it",
-			policy: func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p },
-			in:     deletion.RuntimeInput{RuntimeID: rtID, Plan: "trial", EverReady: true, AccessRemoved: true, Shoot: healthy()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionMarkShoot,
-				Record: &cluster.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: now, DueAt: now}},
-		},
-		{
-			reason: "no shoot: release the Runtime",
-			in:     deletion.RuntimeInput{RuntimeID: rtID, AccessRemoved: true},
-			want:   deletion.RuntimeDecision{Action: deletion.ActionRelease},
-		},
-		{
-			reason: "a foreign shoot with the same name is left untouched and the Runtime released",
-			in: deletion.RuntimeInput{RuntimeID: rtID, AccessRemoved: true, EverReady: true, Shoot: func() cluster.Shoot {
-				s := healthy()
-				s.Marks = cluster.Marks{}
-				return s
-			}()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionRelease},
-		},
-		{
-			reason: "a shoot of another runtime is left untouched",
-			in: deletion.RuntimeInput{RuntimeID: rtID, AccessRemoved: true, EverReady: true, Shoot: func() cluster.Shoot {
-				s := healthy()
-				s.Marks.RuntimeID = "other"
-				return s
-			}()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionRelease},
-		},
-		{
-			reason: "already marked for this runtime: release (idempotent)",
-			in: deletion.RuntimeInput{RuntimeID: rtID, AccessRemoved: true, EverReady: true, Shoot: func() cluster.Shoot {
-				s := healthy()
-				s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(time.Hour)}
-				return s
-			}()},
-			want: deletion.RuntimeDecision{Action: deletion.ActionRelease},
-		},
+		{"access is removed before anything else", in(func(i *deletion.RuntimeInput) { i.AccessRemoved = false }), nil,
+			deletion.RuntimeDecision{Action: deletion.ActionRemoveAccess}},
+		{"a cached observation is confirmed live first (a cache miss must not release an unmarked shoot)",
+			in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{} }), nil,
+			deletion.RuntimeDecision{Action: deletion.ActionConfirmShoot}},
+		{"a cached observation of an existing shoot is confirmed live too",
+			in(func(i *deletion.RuntimeInput) { i.Shoot.Live = false }), nil,
+			deletion.RuntimeDecision{Action: deletion.ActionConfirmShoot}},
+		{"default window: hibernate and record due time, window, runtime ID, namespace and plan", base, nil, mark("aws", 72*time.Hour, true)},
+		{"a plan override replaces the default window", in(func(i *deletion.RuntimeInput) { i.Plan = "azure" }), nil, mark("azure", 24*time.Hour, true)},
+		{"a plan window above the maximum is capped (data privacy)", in(func(i *deletion.RuntimeInput) { i.Plan = "huge" }), nil,
+			mark("huge", 7*24*time.Hour, true)},
+		{"trial has a zero window: due now, no hibernation", in(func(i *deletion.RuntimeInput) { i.Plan = "trial" }), nil, mark("trial", 0, false)},
+		{"a relabelled plan cannot shorten the window of the plan recorded at creation",
+			in(func(i *deletion.RuntimeInput) { i.Plan = "trial"; i.Shoot.Marks.Plan = "aws" }), nil, mark("aws", 72*time.Hour, true)},
+		{"an upgraded plan (free to azure) takes the longer window of the new plan",
+			in(func(i *deletion.RuntimeInput) { i.Plan = "azure"; i.Shoot.Marks.Plan = "free" }), nil, mark("azure", 24*time.Hour, true)},
+		{"a shoot that never became healthy is deleted at once", in(func(i *deletion.RuntimeInput) {
+			i.EverReady = false
+			i.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateFailed}
+		}), nil, mark("aws", 0, false)},
+		{"a Runtime that was Ready once keeps its window even if the shoot's last Create is odd", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing}
+		}), nil, mark("aws", 72*time.Hour, true)},
+		{"the brake does not stop marking: nothing is deleted by it", in(func(i *deletion.RuntimeInput) { i.Plan = "trial" }),
+			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p }, mark("trial", 0, false)},
+		{"a Runtime too large for the record is still marked, without the document", in(func(i *deletion.RuntimeInput) {
+			i.RestoreDocumentSize = deletion.MaxRestoreDocument + 1
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour)}},
+		{"no shoot (confirmed live): release the Runtime", in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{Live: true} }), nil,
+			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
+		{"a predecessor's shoot of this runtime is adopted before it is marked (never orphaned)", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.Managed = false
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionAdoptShoot}},
+		{"a foreign shoot with the same name is left untouched and the Runtime released", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks = cluster.Marks{}
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
+		{"a shoot of another runtime is left untouched", in(func(i *deletion.RuntimeInput) { i.Shoot.Marks.RuntimeID = "other" }), nil,
+			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
+		{"a shoot waiting for the deletion of another runtime is left untouched", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: "other", MarkedAt: now, DueAt: now.Add(time.Hour)}
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
+		{"already marked for this runtime: release (idempotent)", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(time.Hour)}
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -149,7 +126,9 @@ func TestOnRuntimeDeleted(t *testing.T) {
 func marked(due time.Duration) cluster.Shoot {
 	s := healthy()
 	s.HibernationRequested, s.Hibernated = true, true
-	s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now.Add(-24 * time.Hour), DueAt: now.Add(due)}
+	marked := now.Add(-24 * time.Hour)
+	s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: marked, DueAt: now.Add(due),
+		Window: now.Add(due).Sub(marked)}
 	return s
 }
 
@@ -165,58 +144,90 @@ func deleting(since time.Duration, codes ...cluster.ErrorCode) cluster.Shoot {
 }
 
 func TestReap(t *testing.T) {
+	yes, no := true, false
 	type want struct {
 		Step    deletion.ReapStep
 		Action  deletion.ReapAction
 		Requeue time.Duration
 		Stuck   bool
+		Stop    deletion.Stop
 	}
+	confirmed := func(s cluster.Shoot) deletion.ReapInput { return deletion.ReapInput{Shoot: s, RuntimeExists: &no} }
 	cases := []struct {
 		reason string
-		shoot  cluster.Shoot
+		in     deletion.ReapInput
 		policy func(deletion.Policy) deletion.Policy
 		want   want
 	}{
-		{"inside the window: wait until it closes", marked(3 * time.Hour), nil, want{deletion.StepWaitWindow, deletion.ReapNone, 3 * time.Hour, false}},
-		{"window passed: confirm and delete", marked(-time.Second), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false}},
-		{"window closes exactly now: delete", marked(0), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false}},
-		{"a recorded window longer than today's maximum is cut to the maximum", marked(30 * 24 * time.Hour),
+		{"inside the window: wait until it closes", confirmed(marked(3 * time.Hour)), nil,
+			want{deletion.StepWaitWindow, deletion.ReapNone, 3 * time.Hour, false, ""}},
+		{"window passed, confirmed live and runtime gone: delete", confirmed(marked(-time.Second)), nil,
+			want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
+		{"window closes exactly now: delete", confirmed(marked(0)), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
+		{"window passed on a cached observation: confirm first", deletion.ReapInput{Shoot: with(marked(-time.Hour), func(s *cluster.Shoot) { s.Live = false })},
+			nil, want{deletion.StepConfirm, deletion.ReapConfirm, 0, false, ""}},
+		{"window passed, live, but the KCP not asked yet: confirm first", deletion.ReapInput{Shoot: marked(-time.Hour)}, nil,
+			want{deletion.StepConfirm, deletion.ReapConfirm, 0, false, ""}},
+		{"the runtime of the record exists again: never delete", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &yes}, nil,
+			want{deletion.StepRuntimeExists, deletion.ReapNone, 0, false, ""}},
+		{"a recorded window longer than today's maximum is cut to the maximum", confirmed(marked(30 * 24 * time.Hour)),
 			func(p deletion.Policy) deletion.Policy { p.MaxWindow = 24 * time.Hour; return p },
-			want{deletion.StepDelete, deletion.ReapDelete, 0, false}},
-		{"brake on: a due shoot is not deleted", marked(-time.Hour),
+			want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
+		{"brake on: a due shoot is not deleted", confirmed(marked(-time.Hour)),
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p },
-			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false}},
-		{"brake on: a stuck deletion is not forced", deleting(5*time.Hour, cluster.ErrCleanupClusterResources),
+			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopBrake}},
+		{"dynamic brake on: a due shoot is not deleted", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no, Guard: deletion.Guard{Frozen: true}},
+			nil, want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopBrake}},
+		{"breaker tripped: a due shoot is not deleted", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no, Guard: deletion.Guard{Tripped: true}},
+			nil, want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopBreaker}},
+		{"our clock far ahead of the API server's: nothing is deleted", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no,
+			Guard: deletion.Guard{ClockAhead: time.Hour}}, nil,
+			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopClockAhead}},
+		{"a little drift is tolerated", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no, Guard: deletion.Guard{ClockAhead: 30 * time.Second}},
+			nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
+		{"the API server's time unknown: nothing is deleted", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no,
+			Guard: deletion.Guard{ClockUnknown: true}}, nil,
+			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopClockUnsure}},
+		{"brake on: a stuck deletion is not forced", confirmed(deleting(5*time.Hour, cluster.ErrCleanupClusterResources)),
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p },
-			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, true}},
-		{"a foreign shoot is never deleted", func() cluster.Shoot { s := marked(-time.Hour); s.Marks.Managed = false; return s }(), nil,
-			want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
-		{"an unreadable due time never means delete now", func() cluster.Shoot {
-			s := marked(-time.Hour)
+			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, true, deletion.StopBrake}},
+		{"a foreign shoot is never deleted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) { s.Marks.Managed = false })), nil,
+			want{deletion.StepIgnore, deletion.ReapNone, 0, false, ""}},
+		{"an unreadable due time never means delete now", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
 			s.Marks.PendingDeletion.DueAt = time.Time{}
-			return s
-		}(), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
-		{"an unmarked shoot of ours is not deleted", healthy(), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false}},
-		{"a restore request wins over a passed window", func() cluster.Shoot {
-			s := marked(-time.Hour)
+		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		{"a record without runtime is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+			s.Marks.PendingDeletion.RuntimeID = ""
+		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		{"a record marked in the future is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+			s.Marks.PendingDeletion.MarkedAt = now.Add(time.Hour)
+		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		{"a due time edited below the recorded window is not trusted", confirmed(with(marked(3*time.Hour), func(s *cluster.Shoot) {
+			s.Marks.PendingDeletion.DueAt = now.Add(-time.Hour)
+		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		{"an unmarked shoot of ours is not deleted", confirmed(healthy()), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false, ""}},
+		{"a restore request wins over a passed window", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
 			s.Marks.PendingDeletion.RestoreRequested = true
-			return s
-		}(), nil, want{deletion.StepRestore, deletion.ReapRestore, 0, false}},
-		{"deleting without errors: wait until gone", deleting(5 * time.Hour), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, false}},
-		{"stuck on a code Gardener accepts, but not long enough", deleting(time.Hour, cluster.ErrInfraDependencies), nil,
-			want{deletion.StepWaitGone, deletion.ReapNone, time.Hour, true}},
-		{"stuck long enough on an accepted code: force-delete", deleting(2*time.Hour, cluster.ErrCleanupClusterResources), nil,
-			want{deletion.StepForceDelete, deletion.ReapForceDelete, 0, true}},
-		{"stuck on a code Gardener does not accept force-deletion for: wait", deleting(9*time.Hour, cluster.ErrInfraQuotaExceeded), nil,
-			want{deletion.StepWaitGone, deletion.ReapNone, 0, false}},
-		{"force-deletion already set: wait", func() cluster.Shoot {
-			s := deleting(9*time.Hour, cluster.ErrConfigurationProblem)
+		})), nil, want{deletion.StepRestore, deletion.ReapRestore, 0, false, ""}},
+		{"a restore request does not keep the cluster beyond the privacy cap", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+			s.Marks.PendingDeletion.RestoreRequested = true
+			s.Marks.PendingDeletion.MarkedAt = now.Add(-8 * 24 * time.Hour)
+		})), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
+		{"deleting without errors: wait until gone", confirmed(deleting(5 * time.Hour)), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, false, ""}},
+		{"stuck on a code Gardener accepts, but not long enough", confirmed(deleting(time.Hour, cluster.ErrInfraDependencies)), nil,
+			want{deletion.StepWaitGone, deletion.ReapNone, time.Hour, true, ""}},
+		{"stuck long enough on an accepted code: force-delete", confirmed(deleting(2*time.Hour, cluster.ErrCleanupClusterResources)), nil,
+			want{deletion.StepForceDelete, deletion.ReapForceDelete, 0, true, ""}},
+		{"stuck long enough, cached: confirm before forcing", deletion.ReapInput{Shoot: with(deleting(2*time.Hour, cluster.ErrCleanupClusterResources),
+			func(s *cluster.Shoot) { s.Live = false })}, nil, want{deletion.StepConfirm, deletion.ReapConfirm, 0, true, ""}},
+		{"stuck on a code Gardener does not accept force-deletion for: wait", confirmed(deleting(9*time.Hour, cluster.ErrInfraQuotaExceeded)), nil,
+			want{deletion.StepWaitGone, deletion.ReapNone, 0, false, ""}},
+		{"force-deletion already set: wait", confirmed(with(deleting(9*time.Hour, cluster.ErrConfigurationProblem), func(s *cluster.Shoot) {
 			s.ForceDeletionRequested = true
-			return s
-		}(), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, true}},
-		{"force-deletion disabled by configuration", deleting(9*time.Hour, cluster.ErrInfraUnauthorized),
+		})), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, true, ""}},
+		{"force-deletion disabled by configuration", confirmed(deleting(9*time.Hour, cluster.ErrInfraUnauthorized)),
 			func(p deletion.Policy) deletion.Policy { p.ForceDeletionAfter = 0; return p },
-			want{deletion.StepWaitGone, deletion.ReapNone, 0, true}},
+			want{deletion.StepWaitGone, deletion.ReapNone, 0, true, ""}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -224,8 +235,8 @@ func TestReap(t *testing.T) {
 			if tc.policy != nil {
 				p = tc.policy(p)
 			}
-			got := deletion.Reap(tc.shoot, p, now)
-			if diff := cmp.Diff(tc.want, want{got.Step, got.Action, got.RequeueAfter, got.Stuck}); diff != "" {
+			got := deletion.Reap(tc.in, p, now)
+			if diff := cmp.Diff(tc.want, want{got.Step, got.Action, got.RequeueAfter, got.Stuck, got.Stop}); diff != "" {
 				t.Errorf("%s (-want +got):\n%s\nmessage: %s", tc.reason, diff, got.Message)
 			}
 			if got.Message == "" {
@@ -243,14 +254,17 @@ func TestRestorable(t *testing.T) {
 	}{
 		{"a marked hibernated shoot of ours can be restored", marked(time.Hour), nil},
 		{"after the window, while not yet deleted (brake), it can still be restored", marked(-time.Hour), nil},
-		{"a foreign shoot cannot", func() cluster.Shoot { s := marked(time.Hour); s.Marks.Managed = false; return s }(), deletion.ErrNotOurs},
+		{"not beyond the privacy limit", with(marked(-time.Hour), func(s *cluster.Shoot) {
+			s.Marks.PendingDeletion.MarkedAt = now.Add(-8 * 24 * time.Hour)
+		}), deletion.ErrPrivacyLimit},
+		{"a foreign shoot cannot", with(marked(time.Hour), func(s *cluster.Shoot) { s.Marks.Managed = false }), deletion.ErrNotOurs},
 		{"a missing shoot cannot", cluster.Shoot{}, deletion.ErrNotOurs},
 		{"a live shoot is not pending deletion", healthy(), deletion.ErrNotPendingDeletion},
 		{"a shoot Gardener deletes cannot come back", deleting(time.Minute), deletion.ErrDeletionInProgress},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			if got := deletion.Restorable(tc.shoot); !errors.Is(got, tc.want) {
+			if got := deletion.Restorable(tc.shoot, policy(), now); !errors.Is(got, tc.want) {
 				t.Errorf("%s: got %v, want %v", tc.reason, got, tc.want)
 			}
 		})
@@ -266,14 +280,75 @@ func TestPolicy(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Errorf("valid policy rejected: %v", err)
 	}
-	bad := deletion.Policy{DefaultWindow: -time.Hour}
-	if err := bad.Validate(); err == nil {
-		t.Error("a negative window must be rejected")
+	for reason, bad := range map[string]deletion.Policy{
+		"negative window": {DefaultWindow: -time.Hour, MaxWindow: time.Hour, Budget: deletion.DefaultBudget()},
+		"no privacy cap":  {DefaultWindow: time.Hour, Budget: deletion.DefaultBudget()},
+		"no budget":       {DefaultWindow: time.Hour, MaxWindow: time.Hour},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%s must be rejected", reason)
+		}
 	}
 	windows := map[string]time.Duration{"trial": 0, "free": 0, "azure": 24 * time.Hour, "aws": 72 * time.Hour, "": 72 * time.Hour}
 	for plan, want := range windows {
 		if got := p.Window(plan); got != want {
 			t.Errorf("window of plan %q = %s, want %s", plan, got, want)
+		}
+	}
+	if got := p.LongerPlan("trial", "aws"); got != "aws" {
+		t.Errorf("LongerPlan(trial, aws) = %q, want aws", got)
+	}
+	if got := p.LongerPlan("aws", "trial"); got != "aws" {
+		t.Errorf("LongerPlan(aws, trial) = %q, want aws: the recorded plan never moves to a shorter window", got)
+	}
+	if got := p.LongerPlan("", "trial"); got != "trial" {
+		t.Errorf("LongerPlan(\"\", trial) = %q, want trial", got)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	b := deletion.Budget{Limit: 2, Per: time.Hour}
+	l, err := b.Reserve(deletion.Ledger{}, now)
+	if err != nil || len(l.Deletions) != 1 {
+		t.Fatalf("first reservation: %v, %+v", err, l)
+	}
+	if l, err = b.Reserve(l, now.Add(time.Minute)); err != nil {
+		t.Fatalf("second reservation: %v", err)
+	}
+	tripped, err := b.Reserve(l, now.Add(2*time.Minute))
+	if !errors.Is(err, deletion.ErrBudgetExhausted) || tripped.TrippedAt.IsZero() {
+		t.Fatalf("third reservation within the hour: %v, %+v; want the breaker tripped", err, tripped)
+	}
+	if _, err := b.Reserve(tripped, now.Add(5*time.Hour)); !errors.Is(err, deletion.ErrBudgetExhausted) {
+		t.Errorf("a tripped breaker must stay tripped until a person resets it, got %v", err)
+	}
+	reset := tripped
+	reset.TrippedAt = time.Time{}
+	after, err := b.Reserve(reset, now.Add(60*time.Minute+30*time.Second))
+	if err != nil || len(after.Deletions) != 2 {
+		t.Errorf("after a reset and an hour, the oldest entry expires and a deletion is granted: %v, %+v", err, after)
+	}
+	if got := b.Used(after, now.Add(60*time.Minute+30*time.Second)); got != 2 {
+		t.Errorf("used = %d, want 2", got)
+	}
+	back := deletion.Ledger{Deletions: []time.Time{now.Add(time.Hour), now.Add(time.Hour)}}
+	if _, err := b.Reserve(back, now); !errors.Is(err, deletion.ErrBudgetExhausted) {
+		t.Errorf("deletions recorded ahead of now (the clock went back) must still count, got %v", err)
+	}
+}
+
+func TestGuardStops(t *testing.T) {
+	p := policy()
+	cases := map[deletion.Stop]deletion.Guard{
+		deletion.StopNone:        {ClockAhead: -time.Hour},
+		deletion.StopBrake:       {Frozen: true, Tripped: true},
+		deletion.StopBreaker:     {Tripped: true},
+		deletion.StopClockUnsure: {ClockUnknown: true},
+		deletion.StopClockAhead:  {ClockAhead: 3 * time.Minute},
+	}
+	for want, g := range cases {
+		if got, why := g.Stopped(p); got != want || (want != deletion.StopNone && why == "") {
+			t.Errorf("%+v stopped = %q (%q), want %q with a reason", g, got, why, want)
 		}
 	}
 }

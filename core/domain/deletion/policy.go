@@ -8,27 +8,48 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 )
 
-// Policy is the operator's deletion configuration.
+// Policy is the operator's static deletion configuration. The dynamic part (the emergency brake, the circuit
+// breaker, the clock check) is Guard.
 type Policy struct {
 	// DefaultWindow is how long a deleted runtime's cluster stays hibernated before it is deleted.
 	DefaultWindow time.Duration
 	// PlanWindows override DefaultWindow by broker plan name; 0 deletes at once without hibernation (trial, free).
 	PlanWindows map[string]time.Duration
-	// MaxWindow caps every window, also windows recorded earlier under another configuration: customer data must
-	// not be kept longer (data privacy). Zero means no cap.
+	// MaxWindow caps every window, also windows recorded earlier under another configuration and windows of
+	// shoots whose restore was requested but never completed: customer data must not be kept longer (data
+	// privacy). It must be positive: there is no "no cap".
 	MaxWindow time.Duration
 	// ForceDeletionAfter is how long a deletion may be stuck on error codes Gardener accepts force-deletion for
 	// before the operator sets it. Zero disables force-deletion.
 	ForceDeletionAfter time.Duration
-	// Frozen is the emergency brake: no shoot is deleted while it is set.
+	// Frozen is the emergency brake set in the static configuration; Guard.Frozen is its dynamic twin.
 	Frozen bool
+	// Budget is the deletion circuit breaker: at most Budget.Limit deletions per Budget.Per.
+	Budget Budget
+	// MaxClockAhead is how far the operator's clock may run ahead of the API server's before deletions stop
+	// (a clock far ahead would make windows pass early). Zero means DefaultMaxClockAhead.
+	MaxClockAhead time.Duration
 }
+
+// Defaults of the dynamic safety settings.
+const (
+	// DefaultMaxClockAhead tolerates ordinary NTP drift and the one-second resolution of HTTP Date headers.
+	DefaultMaxClockAhead = 2 * time.Minute
+	// DefaultBudgetLimit is sized for 10,000 runtimes: KEB deletes a few hundred trial runtimes a day at most;
+	// a burst above this in one hour is a bug or an attack, not business.
+	DefaultBudgetLimit = 100
+	// DefaultBudgetPer is the breaker's period.
+	DefaultBudgetPer = time.Hour
+)
 
 // Validate reports every inconsistent setting at once.
 func (p Policy) Validate() error {
 	var errs []error
-	if p.DefaultWindow < 0 || p.MaxWindow < 0 || p.ForceDeletionAfter < 0 {
-		errs = append(errs, errors.New("deletion windows and force-deletion delay must not be negative"))
+	if p.DefaultWindow < 0 || p.ForceDeletionAfter < 0 || p.MaxClockAhead < 0 {
+		errs = append(errs, errors.New("deletion windows, force-deletion delay and clock tolerance must not be negative"))
+	}
+	if p.MaxWindow <= 0 {
+		errs = append(errs, errors.New("the maximum window must be positive: it is the data-privacy cap and cannot be switched off"))
 	}
 	if p.MaxWindow > 0 && p.DefaultWindow > p.MaxWindow {
 		errs = append(errs, fmt.Errorf("default window %s exceeds the maximum %s", p.DefaultWindow, p.MaxWindow))
@@ -41,6 +62,9 @@ func (p Policy) Validate() error {
 			errs = append(errs, fmt.Errorf("window %s of plan %q exceeds the maximum %s", w, plan, p.MaxWindow))
 		}
 	}
+	if err := p.Budget.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -50,23 +74,63 @@ func (p Policy) Window(plan string) time.Duration {
 	if !ok {
 		w = p.DefaultWindow
 	}
+	return p.capped(w)
+}
+
+func (p Policy) capped(w time.Duration) time.Duration {
 	if p.MaxWindow > 0 && w > p.MaxWindow {
 		w = p.MaxWindow
 	}
-	if w < 0 {
-		w = 0
+	return max(w, 0)
+}
+
+// WindowFor returns the window fixed when a Runtime is deleted: the longer of the window of the plan the Runtime
+// is labelled with now and of the plan recorded on its shoot at creation. Relabelling a Runtime (by mistake or
+// to get rid of a cluster early) can so never shorten the window; an upgrade (free to paid) lengthens it.
+func (p Policy) WindowFor(labelPlan, recordedPlan string) (time.Duration, string) {
+	w, plan := p.Window(labelPlan), labelPlan
+	if recordedPlan != "" && recordedPlan != labelPlan {
+		if rw := p.Window(recordedPlan); rw > w {
+			w, plan = rw, recordedPlan
+		}
 	}
-	return w
+	return w, plan
+}
+
+// LongerPlan returns the one of two plans with the longer window (a on a tie). The shoot records it on every
+// apply, so the recorded plan only ever moves to longer windows.
+func (p Policy) LongerPlan(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "" || p.Window(a) >= p.Window(b):
+		return a
+	}
+	return b
 }
 
 // EffectiveDue is when a marked shoot may be deleted: the recorded due time, but never later than MaxWindow after
 // the mark, so lowering the maximum also shortens windows already running.
 func (p Policy) EffectiveDue(pd cluster.PendingDeletion) time.Time {
 	due := pd.DueAt
-	if p.MaxWindow > 0 {
-		if limit := pd.MarkedAt.Add(p.MaxWindow); limit.Before(due) {
-			due = limit
-		}
+	if limit := p.PrivacyLimit(pd); !limit.IsZero() && limit.Before(due) {
+		due = limit
 	}
 	return due
+}
+
+// PrivacyLimit is the latest moment the shoot of a deleted runtime may be kept (zero when MaxWindow is unset).
+func (p Policy) PrivacyLimit(pd cluster.PendingDeletion) time.Time {
+	if p.MaxWindow <= 0 {
+		return time.Time{}
+	}
+	return pd.MarkedAt.Add(p.MaxWindow)
+}
+
+// ClockTolerance is MaxClockAhead or its default.
+func (p Policy) ClockTolerance() time.Duration {
+	if p.MaxClockAhead > 0 {
+		return p.MaxClockAhead
+	}
+	return DefaultMaxClockAhead
 }

@@ -10,13 +10,19 @@ import (
 // RuntimeInput is what the operator observed when a Runtime is being deleted.
 type RuntimeInput struct {
 	RuntimeID string
-	// Plan is the broker plan name label of the Runtime; it selects the window.
+	// Namespace is the Runtime's KCP namespace; it is recorded so a restore goes back there only.
+	Namespace string
+	// Plan is the broker plan name label of the Runtime; with the plan recorded on the shoot it selects the window.
 	Plan string
 	// EverReady is the Runtime's status.provisioningCompleted.
 	EverReady bool
 	// AccessRemoved is true when the GardenerCluster and the kubeconfig Secret are observed gone.
 	AccessRemoved bool
-	Shoot         cluster.Shoot
+	// Shoot is the shoot named by the Runtime. Only a live observation (Shoot.Live) leads to a decision about it:
+	// a cache that has not seen the shoot yet must not let the Runtime go with its cluster unmarked.
+	Shoot cluster.Shoot
+	// RestoreDocumentSize is the size of the Runtime as a restore document, in bytes.
+	RestoreDocumentSize int
 }
 
 // RuntimeAction is the one side effect the Runtime deletion asks for.
@@ -26,11 +32,20 @@ type RuntimeAction string
 const (
 	// ActionRemoveAccess deletes the GardenerCluster and the kubeconfig Secret.
 	ActionRemoveAccess RuntimeAction = "RemoveAccess"
+	// ActionConfirmShoot reads the shoot from the API server before anything irreversible is decided.
+	ActionConfirmShoot RuntimeAction = "ConfirmShoot"
+	// ActionAdoptShoot takes over a shoot the previous infrastructure manager created for this runtime, so that
+	// it can be marked (a Runtime deleted before its shoot was adopted must not orphan the shoot).
+	ActionAdoptShoot RuntimeAction = "AdoptShoot"
 	// ActionMarkShoot records Record on the shoot and, if Hibernate, requests hibernation, in one change.
 	ActionMarkShoot RuntimeAction = "MarkShoot"
 	// ActionRelease removes the Runtime's finalizer: KEB sees NotFound.
 	ActionRelease RuntimeAction = "Release"
 )
+
+// MaxRestoreDocument bounds the Runtime recorded on a shoot for a restore. Kubernetes limits all annotations of an
+// object to 256 KiB together, and the shoot carries Gardener's and the operator's other annotations.
+const MaxRestoreDocument = 64 << 10
 
 // RuntimeDecision is the next step of deleting a Runtime.
 type RuntimeDecision struct {
@@ -39,39 +54,58 @@ type RuntimeDecision struct {
 	Record *cluster.PendingDeletion
 	// Hibernate requests hibernation with the mark; false for shoots deleted at once.
 	Hibernate bool
-	Message   string
+	// KeepRestoreDocument is false when the Runtime is too large to be recorded: the shoot is still marked and
+	// deleted safely, but it can only be restored by re-creating the Runtime (same ID) by hand.
+	KeepRestoreDocument bool
+	Message             string
 }
 
-// OnRuntimeDeleted decides the next step for a Runtime with a deletion timestamp: remove access first, then mark
-// (and hibernate) the shoot, then let the Runtime go. Shoots the Runtime does not own are never touched.
+// OnRuntimeDeleted decides the next step for a Runtime with a deletion timestamp: remove access first, confirm the
+// shoot live, adopt a predecessor's shoot, mark (and hibernate) the shoot, then let the Runtime go. Shoots the
+// Runtime does not own are never touched.
 func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision {
 	s := in.Shoot
 	if !in.AccessRemoved {
 		return RuntimeDecision{Action: ActionRemoveAccess, Message: "Removing the GardenerCluster and the kubeconfig Secret."}
 	}
+	if !s.Live {
+		return RuntimeDecision{Action: ActionConfirmShoot, Message: "Reading the shoot from the garden before deciding about it."}
+	}
+	pd := s.Marks.PendingDeletion
 	switch {
 	case !s.Exists:
 		return release("No shoot exists; nothing to keep.")
-	case s.Marks.PendingDeletion != nil && s.Marks.PendingDeletion.RuntimeID == in.RuntimeID:
-		return release(fmt.Sprintf("Shoot %s is marked for deletion at %s.", s.Name, p.EffectiveDue(*s.Marks.PendingDeletion).UTC().Format(time.RFC3339)))
+	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID:
+		return release(fmt.Sprintf("Shoot %s is marked for deletion at %s.", s.Name, p.EffectiveDue(*pd).UTC().Format(time.RFC3339)))
+	case s.Marks.Managed && pd != nil:
+		return release(fmt.Sprintf("Shoot %s waits for the deletion of runtime %s; it is left untouched.", s.Name, pd.RuntimeID))
+	case !s.Marks.Managed && s.Marks.RuntimeID == in.RuntimeID && in.RuntimeID != "" && !s.Deleting():
+		return RuntimeDecision{Action: ActionAdoptShoot,
+			Message: fmt.Sprintf("Shoot %s was created for this runtime by the previous infrastructure manager; taking it over to mark it for deletion.", s.Name)}
 	case !s.OwnedBy(in.RuntimeID):
 		return release(fmt.Sprintf("Shoot %s does not belong to runtime %s; it is left untouched.", s.Name, in.RuntimeID))
 	case s.Deleting():
 		return release(fmt.Sprintf("Shoot %s is already being deleted.", s.Name))
 	}
-	window := p.Window(in.Plan)
-	rec := &cluster.PendingDeletion{RuntimeID: in.RuntimeID, Plan: in.Plan, MarkedAt: now, DueAt: now.Add(window)}
+	window, plan := p.WindowFor(in.Plan, s.Marks.Plan)
+	rec := &cluster.PendingDeletion{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, Plan: plan,
+		MarkedAt: now, DueAt: now.Add(window), Window: window}
+	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}
 	switch {
 	case !in.EverReady && !s.EverSucceeded():
-		rec.DueAt = now
-		return RuntimeDecision{Action: ActionMarkShoot, Record: rec,
-			Message: fmt.Sprintf("Shoot %s never became healthy; it is deleted at once.", s.Name)}
+		rec.DueAt, rec.Window = now, 0
+		d.Message = fmt.Sprintf("Shoot %s never became healthy; it is deleted at once.", s.Name)
 	case window == 0:
-		return RuntimeDecision{Action: ActionMarkShoot, Record: rec,
-			Message: fmt.Sprintf("Plan %q has no deletion window; shoot %s is deleted at once.", in.Plan, s.Name)}
+		d.Message = fmt.Sprintf("Plan %q has no deletion window; shoot %s is deleted at once.", plan, s.Name)
+	default:
+		d.Hibernate = true
+		d.Message = fmt.Sprintf("Hibernating shoot %s; it is deleted at %s unless restored.", s.Name, rec.DueAt.UTC().Format(time.RFC3339))
 	}
-	return RuntimeDecision{Action: ActionMarkShoot, Record: rec, Hibernate: true,
-		Message: fmt.Sprintf("Hibernating shoot %s; it is deleted at %s unless restored.", s.Name, rec.DueAt.UTC().Format(time.RFC3339))}
+	if !d.KeepRestoreDocument {
+		d.Message += fmt.Sprintf(" The Runtime (%d bytes) is too large to be recorded on the shoot (limit %d): kim restore cannot bring it back; re-create the Runtime with the same ID inside the window instead.",
+			in.RestoreDocumentSize, MaxRestoreDocument)
+	}
+	return d
 }
 
 func release(msg string) RuntimeDecision { return RuntimeDecision{Action: ActionRelease, Message: msg} }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
 )
 
 // Intent is what KEB asked for, reduced to what the state machine decides on.
@@ -20,8 +21,6 @@ type Intent struct {
 	// ForcePatch (annotation force-patch-reconciliation) re-applies the spec once even if nothing changed, also
 	// while patching is suspended.
 	ForcePatch bool
-	// RestoreRequested lets this Runtime take over a shoot that waits for deletion instead of replacing it.
-	RestoreRequested bool
 	// Invalid is set when validating the Runtime or generating its shoot spec failed.
 	Invalid *Problem
 	// DesiredSpecHash identifies the generated shoot spec; a different hash on the shoot means re-apply.
@@ -55,8 +54,11 @@ type Input struct {
 	Access Access
 	// SeedAvailable is nil until checked (only needed with EnforceSeedLocation).
 	SeedAvailable *bool
-	// DeletionsFrozen is the emergency brake: no shoot is deleted, also not an old one blocking the name.
+	// DeletionsFrozen is true while the deletion guard stops deletions (brake, breaker, clock): a Runtime waiting
+	// for an old cluster says so.
 	DeletionsFrozen bool
+	// DeletionPolicy tells when an old cluster holding the shoot name is due.
+	DeletionPolicy deletion.Policy
 	// Backoff spaces retries of failed shoots; zero means cluster.DefaultBackoff.
 	Backoff cluster.Backoff
 	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
@@ -84,6 +86,9 @@ const (
 	SlowRecheck = 10 * time.Minute
 	// FrozenRecheck is how often a Runtime blocked by the deletion brake looks again.
 	FrozenRecheck = 5 * time.Minute
+	// OldClusterRecheck is how often a Runtime waiting for the reaper looks again (the shoot's deletion event
+	// usually comes first).
+	OldClusterRecheck = time.Minute
 	// EarlyRetry is when access set up ahead of Gardener's Succeeded is tried again after it failed (the new
 	// kube-apiserver may not answer yet); Gardener's progress updates usually bring a reconcile sooner.
 	EarlyRetry = 10 * time.Second
@@ -96,7 +101,7 @@ func Decide(in Input, now time.Time) Decision {
 		return failed(StepValidate, ReasonSpecInvalid, SlowRecheck,
 			"The Runtime is invalid: %s: %s. Fix the Runtime spec.", it.Invalid.Field, it.Invalid.Message)
 	}
-	if d, done := resolveShootName(in); done {
+	if d, done := resolveShootName(in, now); done {
 		return d
 	}
 	s := in.Shoot
@@ -119,29 +124,13 @@ func Decide(in Input, now time.Time) Decision {
 }
 
 // resolveShootName makes sure the shoot name is ours to use.
-func resolveShootName(in Input) (Decision, bool) {
+func resolveShootName(in Input, now time.Time) (Decision, bool) {
 	s, it := in.Shoot, in.Intent
 	if !s.Exists {
 		return Decision{}, false
 	}
 	if pd := s.Marks.PendingDeletion; s.Marks.Managed && pd != nil {
-		switch {
-		case it.RestoreRequested && !s.Deleting():
-			return pending(StepResolveShootName, ActionRestoreCluster, ReasonRestoringCluster, 0,
-				"Restoring shoot %s of deleted runtime %s: cancelling its deletion and waking it up.", s.Name, pd.RuntimeID), true
-		case s.Deleting():
-			return pending(StepResolveShootName, ActionNone, ReasonOldClusterDeleting, 0,
-				"Shoot name %s belongs to the cluster of deleted runtime %s, which Gardener is deleting; a new cluster is created when it is gone.",
-				s.Name, pd.RuntimeID), true
-		case in.DeletionsFrozen:
-			return pending(StepResolveShootName, ActionNone, ReasonDeletionsFrozen, FrozenRecheck,
-				"Shoot name %s belongs to the cluster of deleted runtime %s, which must be deleted before a new cluster is created, but deletions are frozen (emergency brake). Lift the brake, or set the restore annotation on this Runtime to take over the old cluster.",
-				s.Name, pd.RuntimeID), true
-		default:
-			return pending(StepResolveShootName, ActionDeleteOldCluster, ReasonOldClusterPendingDeletion, 0,
-				"Shoot name %s belongs to the cluster of deleted runtime %s that waits for deletion; it is deleted first so this runtime gets a fresh cluster.",
-				s.Name, pd.RuntimeID), true
-		}
+		return pendingDeletion(in, *pd, now), true
 	}
 	if !s.Marks.Managed && s.Marks.RuntimeID == it.RuntimeID && !s.Deleting() {
 		// Created for this very runtime by the system the operator replaces (same runtime-id annotation): a
@@ -162,6 +151,38 @@ func resolveShootName(in Input) (Decision, bool) {
 			"Shoot %s is being deleted outside the operator; it is created again when Gardener has removed it.", s.Name), true
 	}
 	return Decision{}, false
+}
+
+// pendingDeletion decides for a Runtime whose shoot name is held by a cluster waiting for deletion. The Runtime
+// that was deleted takes its cluster back when it is created again with the same ID (a KEB retry, a backup applied,
+// a restore of the KCP namespace); any other Runtime waits until the reaper has deleted the old cluster after its
+// window. Provisioning never deletes a shoot and never shortens a window.
+func pendingDeletion(in Input, pd cluster.PendingDeletion, now time.Time) Decision {
+	s, it := in.Shoot, in.Intent
+	if s.Deleting() {
+		return pending(StepResolveShootName, ActionNone, ReasonOldClusterDeleting, 0,
+			"Shoot name %s belongs to the cluster of deleted runtime %s, which Gardener is deleting; a new cluster is created when it is gone.",
+			s.Name, pd.RuntimeID)
+	}
+	if pd.RuntimeID == it.RuntimeID {
+		return pending(StepResolveShootName, ActionRestoreCluster, ReasonRestoringCluster, 0,
+			"Runtime %s was created again while its cluster waited for deletion: taking shoot %s back (cancelling the deletion, waking it up).",
+			it.RuntimeID, s.Name)
+	}
+	due := in.DeletionPolicy.EffectiveDue(pd)
+	if now.Before(due) {
+		return pending(StepResolveShootName, ActionNone, ReasonOldClusterPendingDeletion, due.Sub(now)+time.Second,
+			"Shoot name %s belongs to the cluster of deleted runtime %s, which waits for deletion until %s; this runtime gets a fresh cluster after that (the window is never shortened).",
+			s.Name, pd.RuntimeID, due.UTC().Format(time.RFC3339))
+	}
+	if in.DeletionsFrozen {
+		return pending(StepResolveShootName, ActionNone, ReasonDeletionsFrozen, FrozenRecheck,
+			"Shoot name %s belongs to the cluster of deleted runtime %s, whose window passed at %s, but deletions are stopped (emergency brake, circuit breaker or clock check); this runtime waits until they resume.",
+			s.Name, pd.RuntimeID, due.UTC().Format(time.RFC3339))
+	}
+	return pending(StepResolveShootName, ActionNone, ReasonOldClusterPendingDeletion, OldClusterRecheck,
+		"Shoot name %s belongs to the cluster of deleted runtime %s, whose window passed at %s; waiting for the reaper to delete it.",
+		s.Name, pd.RuntimeID, due.UTC().Format(time.RFC3339))
 }
 
 func create(in Input) Decision {

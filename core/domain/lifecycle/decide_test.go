@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
 	lc "github.com/kyma-project/kim/core/domain/lifecycle"
 )
 
@@ -463,38 +464,75 @@ func TestDecide(t *testing.T) {
 			msgContains: []string{"no runtime of this operator"},
 		},
 		{
-			reason: "a new Runtime reusing the name of a cluster pending deletion deletes the old cluster first",
+			reason: "a new Runtime reusing the name of a cluster pending deletion waits for its window, never shortens it",
 			in: func() lc.Input {
-				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime")}
+				return lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionPolicy: deletionPolicy()}
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterPendingDeletion, time.Hour + time.Second},
+			msgContains: []string{"old-runtime", now.Add(time.Hour).Format(time.RFC3339), "fresh cluster"},
+		},
+		{
+			reason: "the privacy cap shortens the wait of a new Runtime as it shortens the window",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionPolicy: deletionPolicy()}
+				in.Shoot.Marks.PendingDeletion.DueAt = now.Add(30 * 24 * time.Hour)
 				return in
 			},
-			want:        brief{lc.StepResolveShootName, lc.ActionDeleteOldCluster, lc.StatePending, lc.ReasonOldClusterPendingDeletion, 0},
-			msgContains: []string{"old-runtime", "fresh cluster"},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterPendingDeletion, 7*24*time.Hour - time.Hour + time.Second},
+		},
+		{
+			reason: "after the window the new Runtime waits for the reaper; provisioning deletes nothing",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionPolicy: deletionPolicy()}
+				in.Shoot.Marks.PendingDeletion.DueAt = now.Add(-time.Minute)
+				return in
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterPendingDeletion, lc.OldClusterRecheck},
+			msgContains: []string{"old-runtime", "reaper"},
 		},
 		{
 			reason: "the old cluster is being deleted: wait and say so",
 			in: func() lc.Input {
-				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime")}
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionPolicy: deletionPolicy()}
 				in.Shoot.DeletionTimestamp = &now
 				return in
 			},
 			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterDeleting, 0},
 		},
 		{
-			reason: "with the brake on the old cluster is not deleted",
+			reason: "with deletions stopped a due old cluster keeps the name: say so",
 			in: func() lc.Input {
-				return lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionsFrozen: true}
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionsFrozen: true, DeletionPolicy: deletionPolicy()}
+				in.Shoot.Marks.PendingDeletion.DueAt = now.Add(-time.Minute)
+				return in
 			},
 			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonDeletionsFrozen, lc.FrozenRecheck},
 		},
 		{
-			reason: "a Runtime asking to restore takes over the cluster pending deletion",
+			reason: "the deleted Runtime created again with the same ID takes its cluster back at once",
 			in: func() lc.Input {
-				in := lc.Input{Intent: intent(), Shoot: pendingDeletion("old-runtime"), DeletionsFrozen: true}
-				in.Intent.RestoreRequested = true
+				return lc.Input{Intent: intent(), Shoot: pendingDeletion(rtID), DeletionsFrozen: true, DeletionPolicy: deletionPolicy()}
+			},
+			want:        brief{lc.StepResolveShootName, lc.ActionRestoreCluster, lc.StatePending, lc.ReasonRestoringCluster, 0},
+			msgContains: []string{rtID, "taking shoot"},
+		},
+		{
+			reason: "the same ID after the window (not yet reaped) still takes its cluster back",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion(rtID), DeletionPolicy: deletionPolicy()}
+				in.Shoot.Marks.PendingDeletion.DueAt = now.Add(-time.Minute)
 				return in
 			},
 			want: brief{lc.StepResolveShootName, lc.ActionRestoreCluster, lc.StatePending, lc.ReasonRestoringCluster, 0},
+		},
+		{
+			reason: "the same ID whose cluster Gardener already deletes waits for a fresh one",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion(rtID), DeletionPolicy: deletionPolicy()}
+				in.Shoot.DeletionTimestamp = &now
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterDeleting, 0},
 		},
 		{
 			reason: "our own shoot deleted by someone else: wait until gone, then it is created again",
@@ -522,6 +560,10 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
+}
+
+func deletionPolicy() deletion.Policy {
+	return deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 7 * 24 * time.Hour, Budget: deletion.DefaultBudget()}
 }
 
 func pendingDeletion(owner string) cluster.Shoot {

@@ -76,9 +76,8 @@ const (
 	ActionApplyShoot Action = "ApplyShoot"
 	// ActionRetryShoot asks Gardener to retry the failed operation (gardener.cloud/operation=retry).
 	ActionRetryShoot Action = "RetryShoot"
-	// ActionDeleteOldCluster deletes a shoot of a deleted Runtime that blocks the shoot name.
-	ActionDeleteOldCluster Action = "DeleteOldCluster"
-	// ActionRestoreCluster cancels a pending deletion, wakes the shoot and hands it to this Runtime.
+	// ActionRestoreCluster cancels the pending deletion of the cluster of this very runtime (same runtime ID) and
+	// wakes it up.
 	ActionRestoreCluster Action = "RestoreCluster"
 	// ActionAdoptShoot takes over a shoot the system the operator replaces created for this runtime.
 	ActionAdoptShoot Action = "AdoptShoot"

@@ -29,6 +29,10 @@ const (
 	AnnotationSuspendPatchReconciliation = "operator.kyma-project.io/suspend-patch-reconciliation"
 	// AnnotationForcePatchReconciliation set to "true" re-applies the shoot spec once.
 	AnnotationForcePatchReconciliation = "operator.kyma-project.io/force-patch-reconciliation"
+	// AnnotationRestored is set to "true" on a Runtime re-created from the record of its shoot pending deletion
+	// (kim restore, or the restore request on the shoot). It is informational: a Runtime with the ID of the record
+	// takes its cluster back whether it carries it or not.
+	AnnotationRestored = "infrastructuremanager.kyma-project.io/restore"
 )
 
 // Condition types and the Ready condition shared by both kinds.

@@ -6,18 +6,21 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kyma-project/kim/core/usecase"
 )
 
-// Metrics of the Runtime lifecycle and of safe deletion. Labels stay low-cardinality (provider, state, verb).
+// Metrics of the Runtime lifecycle and of safe deletion that change with events. Labels stay low-cardinality
+// (provider, state, verb, reason). Fleet gauges (pending, stuck, orphaned shoots, the guard) are computed when
+// scraped (FleetCollector), so no event pays for a walk over the fleet.
 type Metrics struct {
 	runtimes             *prometheus.GaugeVec
 	provisioningDuration prometheus.Histogram
 	updateDuration       prometheus.Histogram
 	gardenerRequests     *prometheus.CounterVec
-	pendingDeletion      prometheus.Gauge
 	deletionsExecuted    prometheus.Counter
-	deletionsStuck       prometheus.Gauge
 	recoveries           prometheus.Counter
+	deletionEvents       *prometheus.CounterVec
 
 	mu    sync.Mutex
 	known map[string][2]string // runtime -> provider, state
@@ -38,11 +41,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time from leaving Ready (spec change, drift) to Ready again.", Buckets: buckets}),
 		gardenerRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_gardener_requests_total",
 			Help: "Requests to the Gardener API by verb and outcome."}, []string{"verb", "outcome"}),
-		pendingDeletion:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "kim_shoots_pending_deletion", Help: "Shoots hibernated and waiting for their deletion window."}),
 		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
-		deletionsStuck:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "kim_deletions_stuck", Help: "Shoot deletions Gardener reports errors for."}),
 		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
-		known:             map[string][2]string{},
+		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
+			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record."},
+			[]string{"reason"}),
+		known: map[string][2]string{},
 	}
 	// A second operator in one process (tests restart it) shares the first one's collectors, so the metrics stay
 	// visible in the registry instead of going to unregistered twins.
@@ -50,10 +54,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.provisioningDuration = register(reg, m.provisioningDuration)
 	m.updateDuration = register(reg, m.updateDuration)
 	m.gardenerRequests = register(reg, m.gardenerRequests)
-	m.pendingDeletion = register(reg, m.pendingDeletion)
 	m.deletionsExecuted = register(reg, m.deletionsExecuted)
-	m.deletionsStuck = register(reg, m.deletionsStuck)
 	m.recoveries = register(reg, m.recoveries)
+	m.deletionEvents = register(reg, m.deletionEvents)
 	return m
 }
 
@@ -76,6 +79,22 @@ func (m *Metrics) GardenerRequest(verb string, err error) {
 		outcome = "error"
 	}
 	m.gardenerRequests.WithLabelValues(verb, outcome).Inc()
+}
+
+// count records a use case event that a counter follows.
+func (m *Metrics) count(reason string) {
+	switch reason {
+	case usecase.EventShootDeleted:
+		m.deletionsExecuted.Inc()
+	case usecase.EventClusterRestored:
+		m.recoveries.Inc()
+	}
+	switch reason {
+	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
+		usecase.EventRestoreStarted, usecase.EventDeletionStopped, usecase.EventBreakerTripped, usecase.EventInvalidDeletionRecord,
+		usecase.EventRestoreDocumentDropped:
+		m.deletionEvents.WithLabelValues(reason).Inc()
+	}
 }
 
 // SetRuntime records the state of one runtime; an empty state forgets it.

@@ -8,24 +8,30 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
 )
 
 type world struct {
-	r      *Reconciler
+	r        *Reconciler
+	guard    *fake.DeletionGuard
+	runtimes *fake.Runtimes
+	restorer *usecase.Restorer
 	garden *fake.Garden
 	access *fake.AccessObjects
 	cfg    *fake.RuntimeConfigurator
@@ -58,9 +64,16 @@ func newWorld(t *testing.T) *world {
 	clock := fake.NewClock(time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC))
 	w := &world{garden: fake.NewGarden(clock), access: fake.NewAccessObjects(), cfg: fake.NewRuntimeConfigurator(), clock: clock, kcp: kcp,
 		req: ctrl.Request{NamespacedName: client.ObjectKeyFromObject(rt)}}
-	w.r = &Reconciler{Client: kcp, Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Clock: clock,
-		ShootConfig: opCfg.ShootConfig(), Policy: deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 30 * 24 * time.Hour},
-		Recorder: record.NewFakeRecorder(100), Metrics: NewMetrics(prometheus.NewRegistry())}
+	policy := deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 30 * 24 * time.Hour, Budget: deletion.DefaultBudget()}
+	w.guard = &fake.DeletionGuard{}
+	w.runtimes = fake.NewRuntimes()
+	w.r = &Reconciler{Client: kcp, LiveReader: kcp, Clock: clock,
+		Provision: &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Guard: w.guard,
+			Config: opCfg.ShootConfig(), Policy: policy},
+		Teardown: &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy},
+		Recorder: events.NewFakeRecorder(100), Metrics: NewMetrics(prometheus.NewRegistry())}
+	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{"kcp-system"}},
+		Policy: policy, DefaultNamespace: "kcp-system"}
 	return w
 }
 
@@ -146,7 +159,7 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 	if got := w.reconcile(t); got != nil {
 		t.Fatalf("runtime still there after deletion reconcile: finalizers %v", got.Finalizers)
 	}
-	s, _ := w.garden.Get(t.Context(), shootName)
+	s, _ := w.garden.Get(t.Context(), shootName, ports.ReadLive)
 	if !s.HibernationRequested || s.Marks.PendingDeletion == nil || s.Deleting() {
 		t.Fatalf("shoot after runtime deletion: hibernation %v, record %+v, deleting %v", s.HibernationRequested, s.Marks.PendingDeletion, s.Deleting())
 	}
@@ -162,12 +175,12 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 	}
 
 	// Restore: the Runtime comes back and takes the shoot over.
-	if err := Restore(t.Context(), w.garden, w.kcp, shootName); err != nil {
+	if _, err := w.restorer.Restore(t.Context(), shootName, w.clock.Now(), false); err != nil {
 		t.Fatalf("restore: %v", err)
 	}
 	w.reconcile(t) // cancels the deletion
 	rt = w.reconcile(t)
-	s, _ = w.garden.Get(t.Context(), shootName)
+	s, _ = w.garden.Get(t.Context(), shootName, ports.ReadLive)
 	if s.Marks.PendingDeletion != nil || s.HibernationRequested {
 		t.Fatalf("after restore the shoot is still pending deletion: %+v", s.Marks)
 	}
@@ -317,7 +330,7 @@ func TestReconcilerAdoptsPredecessorShoot(t *testing.T) {
 			w.garden.PutPredecessor(old, rt.Name)
 
 			w.reconcile(t) // adopts
-			s, _ := w.garden.Get(t.Context(), rt.Spec.Shoot.Name)
+			s, _ := w.garden.Get(t.Context(), rt.Spec.Shoot.Name, ports.ReadLive)
 			if !s.OwnedBy(rt.Name) {
 				t.Fatalf("shoot not adopted: marks %+v", s.Marks)
 			}

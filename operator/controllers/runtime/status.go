@@ -13,7 +13,7 @@ import (
 )
 
 // setStatus writes the decision into the Runtime's status (patched once by the caller).
-func (r *Reconciler) setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now time.Time) {
+func setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now time.Time) {
 	st := &rt.Status
 	st.State = imv1.RuntimeState(d.State)
 	st.ObservedGeneration = rt.Generation
@@ -66,7 +66,7 @@ func (r *Reconciler) report(rt, before *imv1.Runtime, d lifecycle.Decision, now 
 	if d.State == lifecycle.StateFailed {
 		kind = "Warning"
 	}
-	r.Recorder.Eventf(rt, kind, string(d.Reason), "%s -> %s: %s", before.Status.State, d.State, d.Message)
+	r.Recorder.Eventf(rt, nil, kind, string(d.Reason), "StateChange", "%s -> %s: %s", before.Status.State, d.State, d.Message)
 	if d.State != lifecycle.StateReady || before.Status.State == imv1.RuntimeStateReady {
 		return
 	}

@@ -1,0 +1,120 @@
+package contract
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// runSafetyContract covers what makes destructive writes safe: live reads, ownership per runtime, and
+// preconditions on UID and resourceVersion.
+func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture, id string) {
+	t.Run("a live read says so and sees the shoot at once", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-live"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		s, err := f.Shoots.Get(t.Context(), "ct-live", ports.ReadLive)
+		if err != nil || !s.Exists || !s.Live || s.UID == "" || s.ResourceVersion == "" {
+			t.Fatalf("live get right after apply = %+v, %v; want the shoot, live, with UID and version", s, err)
+		}
+		missing, err := f.Shoots.Get(t.Context(), "absent", ports.ReadLive)
+		if err != nil || missing.Exists || !missing.Live {
+			t.Errorf("live get of a missing shoot = %+v, %v; want a live observation of nothing", missing, err)
+		}
+	})
+	t.Run("a shoot of another runtime or pending deletion is not applied over", func(t *testing.T) {
+		f := newFixture(t)
+		spec := f.Spec("ct-other")
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: "another-runtime", RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("apply for another runtime: %v, want ErrShootNotManaged", err)
+		}
+		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		rec := cluster.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}
+		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec}); err != nil {
+			t.Fatalf("mark: %v", err)
+		}
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("apply over a shoot pending deletion: %v, want ErrShootNotManaged", err)
+		}
+	})
+	t.Run("destructive writes carry the observed UID and version", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-pre"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		rec := cluster.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now, RuntimeNamespace: "kcp-system"}
+		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec, Precondition: ports.Precondition{UID: "not-the-uid"}}); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("mark with another UID: %v, want ErrConflict", err)
+		}
+		marked, err := f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec})
+		if err != nil {
+			t.Fatalf("mark: %v", err)
+		}
+		stale := ports.Precondition{UID: marked.UID, ResourceVersion: marked.ResourceVersion}
+		f.Drift(t, "ct-pre") // someone changes the shoot meanwhile
+		f.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
+			return err == nil && got.ResourceVersion != marked.ResourceVersion
+		}, "the change is visible")
+		if err := f.Shoots.Delete(t.Context(), "ct-pre", stale); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("delete on a stale version: %v, want ErrConflict", err)
+		}
+		if err := f.Shoots.Delete(t.Context(), "ct-pre", ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("delete of another UID: %v, want ErrConflict", err)
+		}
+		s, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
+		if err != nil || s.Deleting() {
+			t.Fatalf("after refused deletes: %+v, %v; want the shoot, not being deleted", s, err)
+		}
+		if pd := s.Marks.PendingDeletion; pd == nil || pd.RuntimeNamespace != "kcp-system" {
+			t.Errorf("record after mark: %+v, want the runtime namespace recorded", pd)
+		}
+		// Gardener may change the shoot between a read and the delete (a conflict then is the point); with the
+		// version of a fresh read the delete goes through.
+		f.Eventually(t, func() bool {
+			cur, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
+			if err != nil {
+				return false
+			}
+			err = f.Shoots.Delete(t.Context(), "ct-pre", ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion})
+			if err != nil && !errors.Is(err, ports.ErrConflict) {
+				t.Fatalf("delete with the current version: %v", err)
+			}
+			return err == nil
+		}, "delete with the version of a fresh read")
+		f.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
+			return err == nil && (!got.Exists || got.Deleting())
+		}, "the shoot is being deleted")
+	})
+	t.Run("current and retry", func(t *testing.T) {
+		f := newFixture(t)
+		if cur, err := f.Shoots.Current(t.Context(), "absent"); err != nil || cur != nil {
+			t.Errorf("Current(absent) = %+v, %v; want nil", cur, err)
+		}
+		spec := f.Spec("ct-current")
+		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		f.Eventually(t, func() bool {
+			cur, err := f.Shoots.Current(t.Context(), "ct-current")
+			return err == nil && cur != nil && len(cur.Workers) == len(spec.Workers) && cur.Workers[0].Name == spec.Workers[0].Name
+		}, "Current shows the applied pools")
+		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		s, err := f.Shoots.RequestRetry(t.Context(), "ct-current", 2, at)
+		if err != nil || s.Marks.RetryAttempts != 2 || !s.Marks.RetryRequestedAt.Equal(at) || s.Marks.RetryShootGeneration != s.Generation {
+			t.Errorf("retry = %+v, %v; want attempt 2 at %s for generation %d", s.Marks, err, at, s.Generation)
+		}
+		if _, err := f.Shoots.RequestRetry(t.Context(), "absent", 1, at); !errors.Is(err, ports.ErrShootNotFound) {
+			t.Errorf("retry of a missing shoot: %v, want ErrShootNotFound", err)
+		}
+	})
+}

@@ -1,0 +1,104 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/ports"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// RuntimeRegistry implements ports.RuntimeRegistry on the KCP.
+type RuntimeRegistry struct {
+	// Live reads from the API server (never a cache: the answer decides whether a cluster may be deleted).
+	Live client.Reader
+	// Writer creates restored Runtimes.
+	Writer client.Client
+	// Namespaces are the watched KCP namespaces.
+	Namespaces []string
+}
+
+var _ ports.RuntimeRegistry = (*RuntimeRegistry)(nil)
+
+// Exists implements ports.RuntimeRegistry.
+func (r *RuntimeRegistry) Exists(ctx context.Context, runtimeID string) (bool, error) {
+	for _, ns := range r.Namespaces {
+		err := r.Live.Get(ctx, client.ObjectKey{Namespace: ns, Name: runtimeID}, &metav1.PartialObjectMetadata{
+			TypeMeta: metav1.TypeMeta{APIVersion: imv1.GroupVersion.String(), Kind: "Runtime"}})
+		switch {
+		case err == nil:
+			return true, nil
+		case !apierrors.IsNotFound(err):
+			return false, transient("look up Runtime "+ns+"/"+runtimeID, err)
+		}
+	}
+	return false, nil
+}
+
+// Recreate implements ports.RuntimeRegistry.
+func (r *RuntimeRegistry) Recreate(ctx context.Context, req ports.RestoreRequest, dryRun bool) error {
+	rt, err := DecodeRestoreDocument(req)
+	if err != nil {
+		return err
+	}
+	opts := []client.CreateOption{}
+	if dryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	err = r.Writer.Create(ctx, rt, opts...)
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create Runtime %s/%s: %w", rt.Namespace, rt.Name, err)
+	}
+	return nil
+}
+
+// DecodeRestoreDocument turns a restore document into the Runtime to create, checking that it is exactly the
+// Runtime the deletion record names: same runtime ID, same namespace, same shoot. A document edited to point
+// elsewhere (or to another shoot) is refused, so a restore can never hand a cluster to another runtime.
+func DecodeRestoreDocument(req ports.RestoreRequest) (*imv1.Runtime, error) {
+	rt := &imv1.Runtime{}
+	if err := json.Unmarshal(req.Document, rt); err != nil {
+		return nil, fmt.Errorf("decode the recorded Runtime: %w: %w", ports.ErrInvalidRestoreDocument, err)
+	}
+	if rt.Name != req.RuntimeID || rt.Namespace != req.Namespace || rt.Spec.Shoot.Name != req.ShootName {
+		return nil, fmt.Errorf("the recorded Runtime is %s/%s with shoot %q, the deletion record names %s/%s with shoot %q: %w",
+			rt.Namespace, rt.Name, rt.Spec.Shoot.Name, req.Namespace, req.RuntimeID, req.ShootName, ports.ErrInvalidRestoreDocument)
+	}
+	out := &imv1.Runtime{
+		TypeMeta:   metav1.TypeMeta{APIVersion: imv1.GroupVersion.String(), Kind: "Runtime"},
+		ObjectMeta: metav1.ObjectMeta{Name: rt.Name, Namespace: rt.Namespace, Labels: rt.Labels},
+		Spec:       rt.Spec,
+	}
+	metav1.SetMetaDataAnnotation(&out.ObjectMeta, imv1.AnnotationRestored, "true")
+	return out, nil
+}
+
+// RestoreDocument renders a Runtime as the document recorded on its shoot: identity, labels and spec, without
+// status, server fields or secrets (OIDC client secrets never go to the garden).
+func RestoreDocument(rt *imv1.Runtime) ([]byte, error) {
+	doc := imv1.Runtime{
+		TypeMeta:   metav1.TypeMeta{APIVersion: imv1.GroupVersion.String(), Kind: "Runtime"},
+		ObjectMeta: metav1.ObjectMeta{Name: rt.Name, Namespace: rt.Namespace, Labels: rt.Labels},
+		Spec:       *rt.Spec.DeepCopy(),
+	}
+	api := &doc.Spec.Shoot.Kubernetes.KubeAPIServer
+	api.OidcConfig.ClientAuthentication = nil
+	if api.AdditionalOidcConfig != nil {
+		for i := range *api.AdditionalOidcConfig {
+			(*api.AdditionalOidcConfig)[i].ClientAuthentication = nil
+		}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("encode restore document of runtime %s: %w", rt.Name, err)
+	}
+	return raw, nil
+}

@@ -1,0 +1,54 @@
+package ports
+
+import "errors"
+
+// Error classes of the ports. Implementations wrap one of them (errors.Is works) together with the underlying
+// error's text, so callers can both branch on the class and show what the other system said.
+var (
+	// ErrShootNotFound: the shoot does not exist in the project. Retrying only helps once someone creates it.
+	ErrShootNotFound = errors.New("shoot not found")
+	// ErrShootNotReady: the shoot exists but cannot have a kubeconfig yet (no advertised address or CA yet, while it
+	// is being created). Retrying later helps.
+	ErrShootNotReady = errors.New("shoot not ready")
+	// ErrForbidden: the operator's credentials may not do this. Retrying only helps after the permissions are fixed.
+	ErrForbidden = errors.New("forbidden")
+	// ErrTransient: the request failed on the way (timeouts, throttling, server errors). Retrying helps.
+	ErrTransient = errors.New("transient error")
+	// ErrConflict: the object changed since it was observed (a precondition on UID or resourceVersion failed).
+	// Nothing was written; observe again and decide again.
+	ErrConflict = errors.New("object changed since it was observed")
+	// ErrShootRejected: the garden refused the shoot as invalid or forbidden (admission, validation, quota
+	// objects). Repeating the same request cannot succeed; the spec or the configuration must change.
+	ErrShootRejected = errors.New("shoot rejected by the garden")
+	// ErrShootNotManaged: the shoot exists but does not carry the operator's marks (or belongs to another runtime);
+	// the operator never changes it.
+	ErrShootNotManaged = errors.New("shoot not managed by this operator")
+	// ErrSecretNotFound: the kubeconfig Secret does not exist.
+	ErrSecretNotFound = errors.New("kubeconfig secret not found")
+	// ErrSecretNotOwned: the Secret exists but was not written for the GardenerCluster acting on it; the operator
+	// neither overwrites nor deletes it.
+	ErrSecretNotOwned = errors.New("secret not owned by this GardenerCluster")
+	// ErrRuntimeUnreachable: the runtime's API server cannot be reached with its kubeconfig (Secret missing, server
+	// not answering, credentials not yet valid). Retrying later helps.
+	ErrRuntimeUnreachable = errors.New("runtime API server unreachable")
+	// ErrInvalidRestoreDocument: a recorded Runtime cannot be restored as it is (it names another runtime, namespace
+	// or shoot than the deletion record, or does not decode).
+	ErrInvalidRestoreDocument = errors.New("invalid restore document")
+)
+
+// ReadMode says how fresh a read must be.
+type ReadMode int
+
+const (
+	// ReadCached may answer from a cache that lags behind recent writes by a moment; it costs no API call.
+	ReadCached ReadMode = iota
+	// ReadLive asks the API server; use it to confirm a decision that costs a Gardener call or cannot be undone.
+	ReadLive
+)
+
+// Precondition pins a write to the object that was observed: an empty field is not checked. A write whose
+// precondition fails returns an error wrapping ErrConflict and changes nothing.
+type Precondition struct {
+	UID             string
+	ResourceVersion string
+}

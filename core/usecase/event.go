@@ -1,0 +1,24 @@
+package usecase
+
+// Event is something that happened and is worth telling people about (the controller records it on the custom
+// resource). Reasons are stable: people and alerts match on them.
+type Event struct {
+	Warning bool
+	Reason  string
+	Message string
+}
+
+// Event reasons of the use cases.
+const (
+	EventShootApplied           = "ShootApplied"
+	EventShootAdopted           = "ShootAdopted"
+	EventClusterRestored        = "ClusterRestored"
+	EventShootMarked            = "ShootMarkedForDeletion"
+	EventShootDeleted           = "ShootDeleted"
+	EventShootForceDeleted      = "ShootForceDeleted"
+	EventRestoreStarted         = "RestoreStarted"
+	EventDeletionStopped        = "DeletionStopped"
+	EventBreakerTripped         = "DeletionCircuitBreakerTripped"
+	EventInvalidDeletionRecord  = "InvalidDeletionRecord"
+	EventRestoreDocumentDropped = "RestoreDocumentTooLarge"
+)

@@ -1,0 +1,228 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Provisioner creates and updates the cluster of a Runtime and the access to it: it observes through the ports,
+// asks lifecycle.Decide for the next step and performs it, several steps per call when each one's outcome is
+// known at once.
+type Provisioner struct {
+	Shoots       ports.Shoots
+	Seeds        ports.Seeds
+	Access       ports.AccessObjects
+	Configurator ports.RuntimeConfigurator
+	// Guard tells a Runtime waiting for an old cluster whether deletions are stopped (read from the cache).
+	Guard  ports.DeletionGuard
+	Config shoot.Config
+	Policy deletion.Policy
+}
+
+// RuntimeRequest is a Runtime as the provisioning use case needs it.
+type RuntimeRequest struct {
+	// Runtime is the desired runtime; Runtime.ID is the Runtime's name (the runtime ID).
+	Runtime   shoot.Runtime
+	Namespace string
+	UID       string
+	// Labels are the Runtime's labels, copied to the GardenerCluster (KEB-CONTRACT.md).
+	Labels map[string]string
+	// Plan is the broker plan name label.
+	Plan string
+	// SuspendPatch and ForcePatch are the patch annotations of the Runtime.
+	SuspendPatch, ForcePatch bool
+	// ConfiguredGeneration is the generation whose administrators were last configured in the runtime (0: never).
+	ConfiguredGeneration int64
+}
+
+// ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
+// happened, and whether the force-patch annotation is consumed.
+type ProvisionResult struct {
+	Input           lifecycle.Input
+	Decision        lifecycle.Decision
+	Events          []Event
+	ClearForcePatch bool
+}
+
+// maxActionsPerPass bounds the decide-act loop; every action moves the observation forward, so a handful
+// suffices to go from a reconciled shoot to Ready in one pass.
+const maxActionsPerPass = 6
+
+// Provision runs one pass for req at now. An error means the observation failed (nothing was decided); a failed
+// action is part of the result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
+func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now time.Time) (ProvisionResult, error) {
+	in, spec, err := p.observe(ctx, req)
+	if err != nil {
+		return ProvisionResult{}, err
+	}
+	res := ProvisionResult{}
+	d := lifecycle.Decide(in, now)
+	for i := 0; i < maxActionsPerPass && d.Action != lifecycle.ActionNone; i++ {
+		next, stop, err := p.act(ctx, req, in, spec, d, now, &res)
+		if err != nil {
+			d = lifecycle.ActionFailed(d, actionError(err))
+			break
+		}
+		in = next
+		if stop {
+			d.RequeueAfter = time.Second // the observation changed shape (restore, adoption): look again from scratch
+			break
+		}
+		d = lifecycle.Decide(in, now)
+	}
+	res.Input, res.Decision = in, d
+	return res, nil
+}
+
+// observe builds the domain input: the intent from the request (with the generated spec), the shoot and access.
+func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest) (lifecycle.Input, shoot.Spec, error) {
+	rt := req.Runtime
+	observed, err := p.Shoots.Get(ctx, rt.Name, ports.ReadCached)
+	if err != nil {
+		return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+	}
+	it := lifecycle.Intent{RuntimeID: rt.ID, Generation: rt.Generation, ShootName: rt.Name, Region: rt.Region,
+		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch}
+	// fresh is what the Runtime and the configuration ask for; its hash changes only when they do. The spec to
+	// apply to an existing shoot also takes what the update rules keep from it (completed or maintained versions,
+	// zone order), which Gardener changes without anything to re-apply.
+	fresh, genErr := shoot.Generate(rt, p.Config)
+	spec := fresh
+	owned := observed.OwnedBy(rt.ID) && observed.Marks.PendingDeletion == nil
+	if genErr == nil && owned {
+		cur, err := p.Shoots.Current(ctx, rt.Name)
+		if err != nil {
+			return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+		}
+		if cur != nil {
+			spec, genErr = shoot.GenerateUpdate(rt, p.Config, *cur)
+		}
+	}
+	if genErr != nil {
+		it.Invalid = &lifecycle.Problem{Field: "spec", Message: genErr.Error()}
+		if ve := shoot.AsValidationError(genErr); ve != nil {
+			it.Invalid = &lifecycle.Problem{Field: ve.Field, Message: fmt.Sprintf("%s (%s)", ve.Message, ve.Reason)}
+		}
+	} else {
+		it.DesiredSpecHash = fresh.Hash()
+		if owned {
+			if it.ShootInSync, err = p.Shoots.InSync(ctx, p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)); err != nil {
+				return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+			}
+		}
+	}
+	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy,
+		Access: lifecycle.Access{ConfiguredGeneration: req.ConfiguredGeneration}}
+	if pd := observed.Marks.PendingDeletion; pd != nil && pd.RuntimeID != rt.ID {
+		if in.DeletionsFrozen, err = p.deletionsStopped(ctx); err != nil {
+			return lifecycle.Input{}, shoot.Spec{}, err
+		}
+	}
+	if genErr == nil && observed.Exists {
+		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
+			return lifecycle.Input{}, shoot.Spec{}, err
+		}
+		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID); err != nil {
+			return lifecycle.Input{}, shoot.Spec{}, err
+		}
+	}
+	return in, spec, nil
+}
+
+// deletionsStopped reads the brake and the breaker from the cache, for a Runtime waiting for an old cluster.
+func (p *Provisioner) deletionsStopped(ctx context.Context) (bool, error) {
+	if p.Policy.Frozen {
+		return true, nil
+	}
+	if p.Guard == nil {
+		return false, nil
+	}
+	st, err := p.Guard.Load(ctx, ports.ReadCached)
+	if err != nil {
+		return false, fmt.Errorf("read the deletion guard: %w", err)
+	}
+	return st.Frozen || !st.Ledger.TrippedAt.IsZero(), nil
+}
+
+// act performs one decided action and folds its result into the input. stop asks to end this pass.
+func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.Input, spec shoot.Spec, d lifecycle.Decision,
+	now time.Time, res *ProvisionResult) (lifecycle.Input, bool, error) {
+	rt := req.Runtime
+	switch d.Action {
+	case lifecycle.ActionCheckSeed:
+		ok, err := p.Seeds.SeedAvailable(ctx, string(rt.Provider), rt.Region)
+		return in.WithSeed(ok), false, err
+	case lifecycle.ActionApplyShoot:
+		s, err := p.Shoots.Apply(ctx, p.desired(req, spec, in.Intent.DesiredSpecHash, in.Shoot.Marks.Plan))
+		if err != nil {
+			return in, false, err
+		}
+		// People see why their shoot was changed: creation, a new generation, configuration, drift, or force.
+		res.Events = append(res.Events, Event{Reason: EventShootApplied, Message: d.Message})
+		res.ClearForcePatch = res.ClearForcePatch || in.Intent.ForcePatch
+		return in.WithAppliedShoot(s), false, nil
+	case lifecycle.ActionRetryShoot:
+		attempts := 0
+		if in.Shoot.Marks.RetryShootGeneration == in.Shoot.Generation {
+			attempts = in.Shoot.Marks.RetryAttempts
+		}
+		s, err := p.Shoots.RequestRetry(ctx, rt.Name, attempts+1, now)
+		return in.WithShoot(s), false, err
+	case lifecycle.ActionRestoreCluster:
+		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, ports.Precondition{UID: in.Shoot.UID})
+		if err != nil {
+			return in, false, err
+		}
+		res.Events = append(res.Events, Event{Reason: EventClusterRestored,
+			Message: fmt.Sprintf("Shoot %s taken back from pending deletion and woken up", rt.Name)})
+		return in.WithShoot(s), true, nil
+	case lifecycle.ActionAdoptShoot:
+		s, err := p.Shoots.Adopt(ctx, rt.Name, rt.ID)
+		if err != nil {
+			return in, false, err
+		}
+		res.Events = append(res.Events, Event{Reason: EventShootAdopted, Message: fmt.Sprintf(
+			"Shoot %s, created for this runtime by the previous infrastructure manager, is now managed by this operator", rt.Name)})
+		return in.WithShoot(s), true, nil
+	case lifecycle.ActionEnsureGardenerCluster:
+		return in.WithGardenerCluster(), false, p.Access.Ensure(ctx, gardenerCluster(req, spec))
+	case lifecycle.ActionConfigureRuntime:
+		err := p.Configurator.Configure(ctx, ports.RuntimeConfig{RuntimeID: rt.ID, Administrators: rt.Administrators})
+		return in.WithRuntimeConfigured(), false, err
+	}
+	return in, true, fmt.Errorf("unknown action %q", d.Action)
+}
+
+// desired is the desired state of the Runtime's shoot; InSync and Apply must see the same one.
+func (p *Provisioner) desired(req RuntimeRequest, spec shoot.Spec, hash, recordedPlan string) ports.ShootApply {
+	return ports.ShootApply{Spec: spec, RuntimeID: req.Runtime.ID, RuntimeGeneration: req.Runtime.Generation, SpecHash: hash,
+		Plan: p.Policy.LongerPlan(recordedPlan, req.Plan)}
+}
+
+func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterSpec {
+	gc := ports.GardenerClusterSpec{Namespace: req.Namespace, RuntimeID: req.Runtime.ID, OwnerUID: req.UID,
+		ShootName: req.Runtime.Name, SecretName: kubeconfig.SecretName(req.Runtime.ID), SecretKey: kubeconfig.SecretKey,
+		Labels: maps.Clone(req.Labels)}
+	if gc.Labels == nil {
+		gc.Labels = map[string]string{}
+	}
+	if spec.DNS != nil {
+		gc.SKRDomain = spec.DNS.Domain
+	}
+	return gc
+}
+
+// actionError tells the state machine whether repeating a failed action can help.
+func actionError(err error) lifecycle.ActionError {
+	return lifecycle.ActionError{Message: err.Error(),
+		Permanent: errors.Is(err, ports.ErrShootRejected) || errors.Is(err, ports.ErrShootNotManaged)}
+}

@@ -1,0 +1,164 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Reaper deletes the shoots of deleted runtimes after their window, forces stuck deletions Gardener allows it
+// for, and restores shoots a person asked to restore. It is the only code path that deletes a shoot.
+type Reaper struct {
+	Shoots   ports.Shoots
+	Runtimes ports.RuntimeRegistry
+	Guard    ports.DeletionGuard
+	Clock    ports.ServerClock
+	Restorer *Restorer
+	Policy   deletion.Policy
+}
+
+// ReapResult is the decision taken about one shoot and what happened.
+type ReapResult struct {
+	Decision deletion.ReapDecision
+	// Shoot is the last observation (for gauges and logs).
+	Shoot  cluster.Shoot
+	Events []Event
+	// Deleted is true when a deletion was started; Restored when the Runtime was re-created.
+	Deleted, Restored bool
+}
+
+// Reap decides about one shoot at now (the operator's clock) and acts. Cached observations only ever lead to
+// waiting or to a live confirmation; a deletion happens only after the shoot was re-read from the garden, the KCP
+// confirmed that no Runtime with the recorded ID exists, the API server's clock agreed with ours, the circuit
+// breaker granted it, and then only with the confirmed shoot's UID and resourceVersion as preconditions.
+func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResult, error) {
+	s, err := r.Shoots.Get(ctx, name, ports.ReadCached)
+	if err != nil {
+		return ReapResult{}, err
+	}
+	in := deletion.ReapInput{Shoot: s}
+	if in.Guard, err = r.guard(ctx); err != nil {
+		return ReapResult{Shoot: s}, err
+	}
+	d := deletion.Reap(in, r.Policy, now)
+	if d.Action == deletion.ReapConfirm {
+		if in, err = r.confirm(ctx, name, in.Guard, now); err != nil {
+			return ReapResult{Shoot: s}, err
+		}
+		d = deletion.Reap(in, r.Policy, now)
+	}
+	res := ReapResult{Decision: d, Shoot: in.Shoot}
+	pre := ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion}
+	switch d.Action {
+	case deletion.ReapDelete:
+		stop, err := r.reserve(ctx, name, now)
+		if err != nil {
+			return res, err
+		}
+		if stop.Stop != deletion.StopNone {
+			res.Decision = stop
+			reason := EventDeletionStopped
+			if stop.Stop == deletion.StopBreaker {
+				reason = EventBreakerTripped
+			}
+			res.Events = append(res.Events, Event{Warning: true, Reason: reason, Message: stop.Message})
+			return res, nil
+		}
+		if err := r.Shoots.Delete(ctx, name, pre); err != nil {
+			return res, fmt.Errorf("delete shoot %s: %w", name, err)
+		}
+		res.Deleted = true
+		res.Events = append(res.Events, Event{Reason: EventShootDeleted, Message: d.Message})
+	case deletion.ReapForceDelete:
+		if err := r.Shoots.ForceDelete(ctx, name, pre); err != nil {
+			return res, fmt.Errorf("force-delete shoot %s: %w", name, err)
+		}
+		res.Events = append(res.Events, Event{Warning: true, Reason: EventShootForceDeleted, Message: d.Message})
+	case deletion.ReapRestore:
+		if _, err := r.Restorer.recreate(ctx, in.Shoot, false); err != nil {
+			return res, fmt.Errorf("restore shoot %s: %w", name, err)
+		}
+		res.Restored = true
+		res.Events = append(res.Events, Event{Reason: EventRestoreStarted, Message: d.Message})
+	case deletion.ReapNone:
+		if d.Step == deletion.StepInvalidRecord {
+			res.Events = append(res.Events, Event{Warning: true, Reason: EventInvalidDeletionRecord, Message: d.Message})
+		}
+	}
+	return res, nil
+}
+
+// guard reads the brake and the breaker from the cache: enough to decide to wait.
+func (r *Reaper) guard(ctx context.Context) (deletion.Guard, error) {
+	st, err := r.Guard.Load(ctx, ports.ReadCached)
+	if err != nil {
+		return deletion.Guard{}, fmt.Errorf("read the deletion guard: %w", err)
+	}
+	return deletion.Guard{Frozen: st.Frozen, Tripped: !st.Ledger.TrippedAt.IsZero()}, nil
+}
+
+// confirm re-reads the shoot live, asks the KCP whether the recorded runtime exists and compares the clocks.
+func (r *Reaper) confirm(ctx context.Context, name string, g deletion.Guard, now time.Time) (deletion.ReapInput, error) {
+	s, err := r.Shoots.Get(ctx, name, ports.ReadLive)
+	if err != nil {
+		return deletion.ReapInput{}, fmt.Errorf("confirm shoot %s: %w", name, err)
+	}
+	in := deletion.ReapInput{Shoot: s, Guard: g}
+	if pd := s.Marks.PendingDeletion; pd != nil && pd.RuntimeID != "" {
+		exists, err := r.Runtimes.Exists(ctx, pd.RuntimeID)
+		if err != nil {
+			return deletion.ReapInput{}, fmt.Errorf("confirm runtime %s is gone: %w", pd.RuntimeID, err)
+		}
+		in.RuntimeExists = &exists
+	}
+	server, err := r.Clock.ServerNow(ctx)
+	if err != nil {
+		in.Guard.ClockUnknown = true
+	} else {
+		in.Guard.ClockAhead = now.Sub(server)
+	}
+	return in, nil
+}
+
+// reserve takes one deletion from the circuit breaker's budget, with optimistic locking on the stored ledger so
+// concurrent reapers (or replicas) cannot exceed it together. A refusal is returned as a frozen decision.
+func (r *Reaper) reserve(ctx context.Context, name string, now time.Time) (deletion.ReapDecision, error) {
+	budget := r.Policy.Budget
+	if budget == (deletion.Budget{}) {
+		budget = deletion.DefaultBudget()
+	}
+	stopped := func(stop deletion.Stop, why string) deletion.ReapDecision {
+		return deletion.ReapDecision{Step: deletion.StepFrozen, Stop: stop, RequeueAfter: deletion.FrozenRecheck,
+			Message: fmt.Sprintf("Shoot %s is due but kept: %s.", name, why)}
+	}
+	for range 5 {
+		st, err := r.Guard.Load(ctx, ports.ReadLive)
+		if err != nil {
+			return deletion.ReapDecision{}, fmt.Errorf("read the deletion ledger: %w", err)
+		}
+		if st.Frozen {
+			return stopped(deletion.StopBrake, "the emergency brake was set meanwhile"), nil
+		}
+		if !st.Ledger.TrippedAt.IsZero() {
+			return stopped(deletion.StopBreaker, "the deletion circuit breaker tripped meanwhile; a person must reset it"), nil
+		}
+		next, refused := budget.Reserve(st.Ledger, now)
+		err = r.Guard.StoreLedger(ctx, next, st.Version)
+		if errors.Is(err, ports.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return deletion.ReapDecision{}, fmt.Errorf("record the deletion of shoot %s in the ledger: %w", name, err)
+		}
+		if refused != nil {
+			return stopped(deletion.StopBreaker, refused.Error()), nil
+		}
+		return deletion.ReapDecision{}, nil
+	}
+	return deletion.ReapDecision{}, fmt.Errorf("record the deletion of shoot %s in the ledger: %w: too many concurrent writers", name, ports.ErrConflict)
+}

@@ -1,0 +1,88 @@
+package usecase
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Teardown deletes a Runtime safely: it removes the access objects, confirms the shoot live, adopts a
+// predecessor's shoot, marks (and hibernates) the shoot, and only then lets the Runtime go. The cluster itself is
+// deleted later by the reaper, after the window.
+type Teardown struct {
+	Shoots ports.Shoots
+	Access ports.AccessObjects
+	Policy deletion.Policy
+}
+
+// TeardownRequest is a Runtime being deleted.
+type TeardownRequest struct {
+	RuntimeID, Namespace, ShootName string
+	// Plan is the broker plan name label.
+	Plan string
+	// EverReady is status.provisioningCompleted.
+	EverReady bool
+	// RestoreDocument is the Runtime as it can be created again (without secrets).
+	RestoreDocument []byte
+}
+
+// TeardownResult says whether the Runtime may go (Release), when to look again otherwise, and what happened.
+type TeardownResult struct {
+	Release      bool
+	RequeueAfter time.Duration
+	Message      string
+	Events       []Event
+}
+
+// AccessRemovalRecheck is how soon a deleting Runtime looks again while its GardenerCluster's finalizer runs.
+const AccessRemovalRecheck = 2 * time.Second
+
+// Run performs the next steps of deleting req at now.
+func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) (TeardownResult, error) {
+	gone, err := t.Access.Remove(ctx, req.Namespace, req.RuntimeID)
+	if err != nil {
+		return TeardownResult{}, fmt.Errorf("remove access of runtime %s: %w", req.RuntimeID, err)
+	}
+	in := deletion.RuntimeInput{RuntimeID: req.RuntimeID, Namespace: req.Namespace, Plan: req.Plan, EverReady: req.EverReady,
+		AccessRemoved: gone, RestoreDocumentSize: len(req.RestoreDocument)}
+	var res TeardownResult
+	for range 5 {
+		d := deletion.OnRuntimeDeleted(in, t.Policy, now)
+		res.Message = d.Message
+		switch d.Action {
+		case deletion.ActionRemoveAccess:
+			res.RequeueAfter = AccessRemovalRecheck
+			return res, nil
+		case deletion.ActionConfirmShoot:
+			if in.Shoot, err = t.Shoots.Get(ctx, req.ShootName, ports.ReadLive); err != nil {
+				return res, fmt.Errorf("confirm shoot %s: %w", req.ShootName, err)
+			}
+		case deletion.ActionAdoptShoot:
+			if in.Shoot, err = t.Shoots.Adopt(ctx, req.ShootName, req.RuntimeID); err != nil {
+				return res, fmt.Errorf("adopt shoot %s before marking it: %w", req.ShootName, err)
+			}
+			res.Events = append(res.Events, Event{Reason: EventShootAdopted, Message: d.Message})
+		case deletion.ActionMarkShoot:
+			mark := ports.DeletionMark{Record: *d.Record, Hibernate: d.Hibernate,
+				Precondition: ports.Precondition{UID: in.Shoot.UID}}
+			if d.KeepRestoreDocument {
+				mark.RestoreSpec = req.RestoreDocument
+			} else {
+				res.Events = append(res.Events, Event{Warning: true, Reason: EventRestoreDocumentDropped, Message: d.Message})
+			}
+			marked, err := t.Shoots.MarkForDeletion(ctx, req.ShootName, mark)
+			if err != nil {
+				return res, fmt.Errorf("mark shoot %s for deletion: %w", req.ShootName, err)
+			}
+			res.Events = append(res.Events, Event{Reason: EventShootMarked, Message: d.Message})
+			in.Shoot = marked
+		case deletion.ActionRelease:
+			res.Release = true
+			return res, nil
+		}
+	}
+	return res, fmt.Errorf("deletion of runtime %s did not converge: %s", req.RuntimeID, res.Message)
+}
