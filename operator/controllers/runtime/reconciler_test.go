@@ -32,12 +32,12 @@ type world struct {
 	guard    *fake.DeletionGuard
 	runtimes *fake.Runtimes
 	restorer *usecase.Restorer
-	garden *fake.Garden
-	access *fake.AccessObjects
-	cfg    *fake.RuntimeConfigurator
-	clock  *fake.Clock
-	kcp    client.Client
-	req    ctrl.Request
+	garden   *fake.Garden
+	access   *fake.AccessObjects
+	cfg      *fake.RuntimeConfigurator
+	clock    *fake.Clock
+	kcp      client.Client
+	req      ctrl.Request
 }
 
 func newWorld(t *testing.T) *world {
