@@ -44,17 +44,17 @@ func NewRuntimes() *Runtimes { return &Runtimes{runtimes: map[string]StoredRunti
 
 var _ ports.RuntimeRegistry = (*Runtimes)(nil)
 
-// Exists implements ports.RuntimeRegistry.
-func (r *Runtimes) Exists(_ context.Context, runtimeID string) (bool, error) {
+// Claims implements ports.RuntimeRegistry.
+func (r *Runtimes) Claims(_ context.Context, runtimeID, shootName string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.Err != nil {
-		if err := r.Err("Exists"); err != nil {
+		if err := r.Err("Claims"); err != nil {
 			return false, err
 		}
 	}
-	_, ok := r.runtimes[runtimeID]
-	return ok, nil
+	rt, ok := r.runtimes[runtimeID]
+	return ok && rt.Shoot == shootName, nil
 }
 
 // Recreate implements ports.RuntimeRegistry for documents made by RestoreDocument.Encode.

@@ -32,6 +32,8 @@ type Garden struct {
 	lag   bool
 	cache map[string]gardenShoot
 	log   []DeletionLog
+	marks []MarkLog
+	writes []WriteLog
 
 	// Reject, when set, is consulted on every Apply; a non-nil error is returned wrapped in ErrShootRejected.
 	Reject func(shoot.Spec) error
@@ -52,6 +54,19 @@ type DeletionLog struct {
 	At    time.Time
 	Shoot cluster.Shoot
 	Force bool
+}
+
+// MarkLog is one deletion record the garden stored, with the garden's time of writing it.
+type MarkLog struct {
+	At     time.Time
+	Shoot  string
+	UID    string
+	Record cluster.PendingDeletion
+}
+
+// WriteLog is one write through the ports (the operator's writes; Gardener's own changes are not logged).
+type WriteLog struct {
+	Method, Shoot, UID string
 }
 
 // NewGarden returns an empty garden whose timestamps come from clock.
@@ -75,6 +90,12 @@ func (g *Garden) begin(method string) error {
 func (g *Garden) touch(s *gardenShoot) {
 	g.version++
 	s.obs.ResourceVersion = strconv.Itoa(g.version)
+}
+
+// wrote logs a write through the ports and records the change.
+func (g *Garden) wrote(method string, s *gardenShoot) {
+	g.writes = append(g.writes, WriteLog{Method: method, Shoot: s.obs.Name, UID: s.obs.UID})
+	g.touch(s)
 }
 
 // newShoot stores a new shoot with a fresh UID.
@@ -192,7 +213,7 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 		s.spec = a.Spec
 	}
 	if changed || m.AppliedRuntimeGeneration != a.RuntimeGeneration || m.AppliedSpecHash != a.SpecHash || m.Plan != a.Plan {
-		g.touch(s)
+		g.wrote("Apply", s)
 	}
 	m.Managed, m.RuntimeID, m.AppliedRuntimeGeneration = true, a.RuntimeID, a.RuntimeGeneration
 	m.AppliedSpecHash, m.Plan = a.SpecHash, a.Plan
@@ -243,7 +264,7 @@ func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at ti
 	}
 	s.retryOp = true
 	s.obs.Marks.RetryAttempts, s.obs.Marks.RetryShootGeneration, s.obs.Marks.RetryRequestedAt = attempt, s.obs.Generation, at
-	g.touch(s)
+	g.wrote("RequestRetry", s)
 	return copyShoot(s.obs), nil
 }
 
@@ -263,7 +284,7 @@ func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot
 	}
 	if !s.obs.Marks.Managed {
 		s.obs.Marks.Managed = true
-		g.touch(s)
+		g.wrote("Adopt", s)
 	}
 	out := copyShoot(s.obs)
 	out.Live = true

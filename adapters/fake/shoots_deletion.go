@@ -19,12 +19,13 @@ func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.Deletio
 	}
 	rec := m.Record
 	s.obs.Marks.PendingDeletion = &rec
+	g.marks = append(g.marks, MarkLog{At: g.clock.Now(), Shoot: name, UID: s.obs.UID, Record: rec})
 	s.restoreSpec = slices.Clone(m.RestoreSpec)
 	if m.Hibernate && !s.obs.HibernationRequested {
 		s.obs.HibernationRequested = true
 		s.obs.Generation++
 	}
-	g.touch(s)
+	g.wrote("MarkForDeletion", s)
 	out := copyShoot(s.obs)
 	out.Live = true
 	return out, nil
@@ -53,7 +54,7 @@ func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre p
 		s.obs.HibernationRequested = false
 		s.obs.Generation++
 	}
-	g.touch(s)
+	g.wrote("CancelDeletion", s)
 	out := copyShoot(s.obs)
 	out.Live = true
 	return out, nil
@@ -80,7 +81,7 @@ func (g *Garden) RequestRestore(_ context.Context, name string) error {
 	}
 	if pd := s.obs.Marks.PendingDeletion; pd != nil && !pd.RestoreRequested {
 		pd.RestoreRequested = true
-		g.touch(s)
+		g.wrote("RequestRestore", s)
 	}
 	return nil
 }
@@ -108,7 +109,7 @@ func (g *Garden) Delete(_ context.Context, name string, pre ports.Precondition) 
 		s.obs.DeletionTimestamp = &now
 		g.log = append(g.log, DeletionLog{At: now, Shoot: copyShoot(s.obs)})
 	}
-	g.touch(s)
+	g.wrote("Delete", s)
 	return nil
 }
 
@@ -126,8 +127,34 @@ func (g *Garden) ForceDelete(_ context.Context, name string, pre ports.Precondit
 	}
 	s.obs.ForceDeletionRequested = true
 	g.log = append(g.log, DeletionLog{At: g.clock.Now(), Shoot: copyShoot(s.obs), Force: true})
-	g.touch(s)
+	g.wrote("ForceDelete", s)
 	return nil
+}
+
+// Marks returns every deletion record the garden stored, in order.
+func (g *Garden) Marks() []MarkLog {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.marks)
+}
+
+// Shoots returns the names of all shoots, sorted.
+func (g *Garden) Shoots() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	names := make([]string, 0, len(g.shoots))
+	for n := range g.shoots {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Writes returns every write through the ports, in order.
+func (g *Garden) Writes() []WriteLog {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.writes)
 }
 
 // Deletions returns every deletion (and force-deletion) the garden accepted, in order.

@@ -25,14 +25,16 @@ type RuntimeRegistry struct {
 
 var _ ports.RuntimeRegistry = (*RuntimeRegistry)(nil)
 
-// Exists implements ports.RuntimeRegistry.
-func (r *RuntimeRegistry) Exists(ctx context.Context, runtimeID string) (bool, error) {
+// Claims implements ports.RuntimeRegistry.
+func (r *RuntimeRegistry) Claims(ctx context.Context, runtimeID, shootName string) (bool, error) {
 	for _, ns := range r.Namespaces {
-		err := r.Live.Get(ctx, client.ObjectKey{Namespace: ns, Name: runtimeID}, &metav1.PartialObjectMetadata{
-			TypeMeta: metav1.TypeMeta{APIVersion: imv1.GroupVersion.String(), Kind: "Runtime"}})
+		rt := &imv1.Runtime{}
+		err := r.Live.Get(ctx, client.ObjectKey{Namespace: ns, Name: runtimeID}, rt)
 		switch {
-		case err == nil:
+		case err == nil && rt.Spec.Shoot.Name == shootName:
 			return true, nil
+		case err == nil:
+			continue
 		case !apierrors.IsNotFound(err):
 			return false, transient("look up Runtime "+ns+"/"+runtimeID, err)
 		}

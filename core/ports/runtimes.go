@@ -13,10 +13,11 @@ type RestoreRequest struct {
 
 // RuntimeRegistry answers for the Runtimes in the KCP: the only authority on whether a runtime still exists.
 type RuntimeRegistry interface {
-	// Exists reports whether a Runtime named runtimeID exists in any watched namespace (also one being deleted).
-	// It asks the API server, not a cache: the answer decides whether a cluster may be deleted. Errors wrap
-	// ErrTransient.
-	Exists(ctx context.Context, runtimeID string) (bool, error)
+	// Claims reports whether a Runtime named runtimeID that names shootName exists in any watched namespace (also
+	// one being deleted). A Runtime of that ID naming another shoot (created anew: the shoot name is immutable)
+	// does not claim the cluster. It asks the API server, not a cache: the answer decides whether a cluster may be
+	// deleted. Errors wrap ErrTransient.
+	Claims(ctx context.Context, runtimeID, shootName string) (bool, error)
 	// Recreate creates the Runtime of r.Document with the restore annotation, after checking that the document
 	// describes r.RuntimeID in r.Namespace with spec.shoot.name r.ShootName (ErrInvalidRestoreDocument otherwise).
 	// An existing Runtime of that name is left as it is. With dryRun nothing is written (the API server validates

@@ -110,7 +110,7 @@ func (r *Reaper) confirm(ctx context.Context, name string, g deletion.Guard, now
 	}
 	in := deletion.ReapInput{Shoot: s, Guard: g}
 	if pd := s.Marks.PendingDeletion; pd != nil && pd.RuntimeID != "" {
-		exists, err := r.Runtimes.Exists(ctx, pd.RuntimeID)
+		exists, err := r.Runtimes.Claims(ctx, pd.RuntimeID, name)
 		if err != nil {
 			return deletion.ReapInput{}, fmt.Errorf("confirm runtime %s is gone: %w", pd.RuntimeID, err)
 		}

@@ -47,7 +47,8 @@ const (
 // ReapInput is what the reaper observed of one shoot.
 type ReapInput struct {
 	Shoot cluster.Shoot
-	// RuntimeExists is nil until the KCP was asked (live) whether a Runtime with the record's runtime ID exists.
+	// RuntimeExists is nil until the KCP was asked (live) whether a Runtime with the record's runtime ID that names
+	// this shoot exists (it would take the cluster back).
 	RuntimeExists *bool
 	Guard         Guard
 }

@@ -1,0 +1,365 @@
+package usecase_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
+)
+
+// The safety model: KEB, people, Gardener and the operator's use cases act on the in-memory fakes in random
+// order; the property test (safety_property_test.go) checks the safety invariants after every step.
+
+var (
+	modelIDs    = []string{"rt-a", "rt-b", "rt-c", "rt-d", "rt-e"}
+	modelShoots = []string{"c-one", "c-two", "c-three", "c-four", "c-five"}
+	modelPlans  = []string{"trial", "aws", "azure"}
+)
+
+const modelNamespace = "kcp-system"
+
+func modelPolicy() deletion.Policy {
+	return deletion.Policy{DefaultWindow: 72 * time.Hour, PlanWindows: map[string]time.Duration{"trial": 0, "azure": 24 * time.Hour},
+		MaxWindow: 7 * 24 * time.Hour, ForceDeletionAfter: 2 * time.Hour, Budget: deletion.Budget{Limit: 2, Per: time.Hour}}
+}
+
+func modelConfig() shoot.Config {
+	return shoot.Config{Project: "kyma", DefaultKubernetesVersion: "1.33",
+		DefaultMachineImage: shoot.MachineImage{Name: "gardenlinux", Version: "1592.1.0"},
+		CloudProfiles:       map[shoot.Provider]string{shoot.AWS: "aws"}}
+}
+
+// op is one thing that happens.
+type op int
+
+const (
+	opCreate op = iota
+	opRecreateSame
+	opUpdate
+	opDelete
+	opReconcile
+	opReap
+	opGardener
+	opFail
+	opSync
+	opTimePasses
+	opSkew
+	opRestore
+	opRequestRestore
+	opRelabel
+	opBrake
+	opResetBreaker
+	opForeign
+	opPredecessor
+	opKubeconfig
+	opFaults
+	opLag
+	opMassDelete
+	numOps
+)
+
+var opNames = [...]string{"Create", "RecreateSame", "Update", "Delete", "Reconcile", "Reap", "Gardener", "Fail", "SyncCache",
+	"TimePasses", "Skew", "Restore", "RequestRestore", "Relabel", "Brake", "ResetBreaker", "Foreign", "Predecessor",
+	"Kubeconfig", "Faults", "LagCache", "MassDelete"}
+
+// step is one op with its arguments, drawn once so a sequence can be replayed and shrunk.
+type step struct {
+	Op                      op
+	Runtime, Shoot, Plan, N int
+	D                       time.Duration
+	On                      bool
+}
+
+func (s step) String() string {
+	return fmt.Sprintf("%s(rt=%s shoot=%s plan=%s n=%d d=%s on=%v)", opNames[s.Op], modelIDs[s.Runtime], modelShoots[s.Shoot],
+		modelPlans[s.Plan], s.N, s.D, s.On)
+}
+
+// randomStep draws a step; reconciles, reaps and Gardener's progress are the most frequent, as in reality.
+func randomStep(r *rand.Rand) step {
+	weights := map[op]int{opCreate: 4, opRecreateSame: 3, opUpdate: 2, opDelete: 4, opReconcile: 18, opReap: 10, opGardener: 8,
+		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 1, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
+		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 2, opMassDelete: 1}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	n := r.IntN(total)
+	o := op(0)
+	for o = 0; o < numOps; o++ {
+		if n < weights[o] {
+			break
+		}
+		n -= weights[o]
+	}
+	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 25 * time.Hour, 73 * time.Hour, 8 * 24 * time.Hour}
+	skews := []time.Duration{0, 0, time.Minute, 3 * time.Hour, -3 * time.Hour}
+	s := step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), Plan: r.IntN(len(modelPlans)),
+		N: r.IntN(100), D: durations[r.IntN(len(durations))], On: r.IntN(2) == 0}
+	if o == opSkew {
+		s.D = skews[r.IntN(len(skews))]
+	}
+	return s
+}
+
+// skewedClock is the operator's clock: the true time plus a skew that a step may change.
+type skewedClock struct {
+	base *fake.Clock
+	skew time.Duration
+}
+
+func (c *skewedClock) Now() time.Time { return c.base.Now().Add(c.skew) }
+
+// kcpRuntime is a Runtime CR in the model's KCP.
+type kcpRuntime struct {
+	id, shoot, plan string
+	generation      int64
+	deleting        bool
+	everReady       bool
+	configured      int64
+}
+
+// world is one run of the model.
+type world struct {
+	truth    *fake.Clock // the garden's and the API servers' time
+	operator *skewedClock
+	garden   *fake.Garden
+	kcp      *fake.Runtimes
+	access   *fake.AccessObjects
+	guard    *fake.DeletionGuard
+	rng      *rand.Rand
+	faults   bool
+
+	provision *usecase.Provisioner
+	teardown  *usecase.Teardown
+	reaper    *usecase.Reaper
+	restorer  *usecase.Restorer
+
+	runtimes map[string]*kcpRuntime
+	gone     map[string]kcpRuntime // runtimes KEB deleted, for a re-create with the same ID
+	foreign  map[string]string     // foreign shoot -> its UID
+	preds    map[string]string     // predecessor shoot UID -> the runtime ID it was created for
+}
+
+func newWorld(seed uint64) *world {
+	truth := fake.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	w := &world{truth: truth, operator: &skewedClock{base: truth}, garden: fake.NewGarden(truth), kcp: fake.NewRuntimes(),
+		access: fake.NewAccessObjects(), guard: &fake.DeletionGuard{}, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		runtimes: map[string]*kcpRuntime{}, gone: map[string]kcpRuntime{}, foreign: map[string]string{}, preds: map[string]string{}}
+	policy := modelPolicy()
+	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
+		Guard: w.guard, Config: modelConfig(), Policy: policy}
+	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy}
+	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
+	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Guard: w.guard, Clock: &fake.ServerClock{Clock: truth},
+		Restorer: w.restorer, Policy: policy}
+	w.garden.Err = func(method string) error {
+		if w.faults && method != "Get" && w.rng.IntN(4) == 0 {
+			return fmt.Errorf("%s: injected: %w", method, ports.ErrTransient)
+		}
+		return nil
+	}
+	return w
+}
+
+// spec is the domain Runtime KEB asks for.
+func (rt *kcpRuntime) spec() shoot.Runtime {
+	return shoot.Runtime{ID: rt.id, Generation: rt.generation, GlobalAccountID: "ga", SubaccountID: "sa", Name: rt.shoot,
+		Purpose: "evaluation", PlatformRegion: "cf-eu10", Region: "eu-west-1", CredentialsBinding: "aws-binding",
+		KubernetesVersion: "1.33", Provider: shoot.AWS,
+		Workers: []shoot.Worker{{Name: "cpu-worker-0", MachineType: "m6i.large", Minimum: 1, Maximum: 3 + int32(rt.generation%3),
+			VolumeType: "gp3", VolumeSize: "80Gi", Zones: []string{"eu-west-1a"}}},
+		Networking: shoot.Networking{Type: "calico", Pods: "10.96.0.0/13", Nodes: "10.250.0.0/16", Services: "10.104.0.0/13"}}
+}
+
+// apply performs one step. Errors of the use cases are part of life (faults, conflicts) and not failures of the model.
+func (w *world) apply(s step) {
+	id, shootName, plan := modelIDs[s.Runtime], modelShoots[s.Shoot], modelPlans[s.Plan]
+	// Most reconciles, reaps and Gardener steps act on something that exists, as the controllers' queues do.
+	if s.N < 80 {
+		switch s.Op {
+		case opReconcile, opKubeconfig:
+			if ids := w.existingRuntimes(); len(ids) > 0 {
+				id = ids[s.N%len(ids)]
+			}
+		case opReap, opGardener, opFail, opRequestRestore, opRestore:
+			if names := w.garden.Shoots(); len(names) > 0 {
+				shootName = names[s.N%len(names)]
+			}
+		}
+	}
+	ctx := contextFor()
+	switch s.Op {
+	case opCreate:
+		if _, ok := w.runtimes[id]; !ok {
+			w.putRuntime(&kcpRuntime{id: id, shoot: shootName, plan: plan, generation: 1})
+		}
+	case opRecreateSame:
+		if old, ok := w.gone[id]; ok {
+			if _, live := w.runtimes[id]; !live {
+				old.deleting, old.everReady, old.configured, old.generation = false, false, 0, 1
+				w.putRuntime(&old)
+			}
+		}
+	case opUpdate:
+		if rt, ok := w.runtimes[id]; ok && !rt.deleting {
+			rt.generation++
+		}
+	case opDelete:
+		if rt, ok := w.runtimes[id]; ok {
+			rt.deleting = true
+		}
+	case opReconcile:
+		w.reconcile(id)
+	case opReap:
+		_, _ = w.reaper.Reap(ctx, shootName, w.operator.Now())
+		w.adoptRestored()
+	case opGardener:
+		if !w.garden.FinishDeletion(shootName) {
+			w.garden.Succeed(shootName)
+		}
+	case opFail:
+		code := cluster.ErrInfraQuotaExceeded
+		if s.On { // a deletion stuck on a code Gardener accepts force-deletion for
+			code = cluster.ErrCleanupClusterResources
+		}
+		w.garden.Fail(shootName, "cloud says no", code)
+	case opSync:
+		w.garden.SyncCache()
+	case opTimePasses:
+		w.truth.Step(s.D)
+	case opSkew:
+		w.operator.skew = s.D
+	case opRestore:
+		_, _ = w.restorer.Restore(ctx, shootName, w.operator.Now(), s.On)
+		w.adoptRestored()
+	case opRequestRestore:
+		_ = w.garden.RequestRestore(ctx, shootName)
+	case opRelabel:
+		if rt, ok := w.runtimes[id]; ok {
+			rt.plan = plan
+		}
+	case opBrake:
+		w.guard.SetFrozen(s.On)
+	case opResetBreaker:
+		w.guard.ResetBreaker()
+	case opForeign:
+		if got, _ := w.garden.Get(ctx, shootName, ports.ReadLive); !got.Exists {
+			w.garden.PutForeign(shootName)
+			got, _ = w.garden.Get(ctx, shootName, ports.ReadLive)
+			w.foreign[shootName] = got.UID
+		}
+	case opPredecessor:
+		if got, _ := w.garden.Get(ctx, shootName, ports.ReadLive); !got.Exists {
+			rt := kcpRuntime{id: id, shoot: shootName, generation: 1}
+			spec, err := shoot.Generate(rt.spec(), modelConfig())
+			if err == nil {
+				w.garden.PutPredecessor(spec, id)
+				got, _ := w.garden.Get(ctx, shootName, ports.ReadLive)
+				w.preds[got.UID] = id
+			}
+		}
+	case opKubeconfig:
+		if _, ok := w.access.GardenerCluster(modelNamespace, id); ok {
+			w.access.SetKubeconfig(modelNamespace, id)
+		}
+	case opFaults:
+		w.faults = s.On
+	case opLag:
+		w.garden.LagCache(s.On)
+	case opMassDelete: // a KEB bug deletes every Runtime
+		for _, rt := range w.runtimes {
+			rt.deleting = true
+		}
+	}
+}
+
+func (w *world) existingRuntimes() []string {
+	var ids []string
+	for _, id := range modelIDs {
+		if _, ok := w.runtimes[id]; ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (w *world) putRuntime(rt *kcpRuntime) {
+	w.runtimes[rt.id] = rt
+	w.kcp.Put(fake.RestoreDocument{Name: rt.id, Namespace: modelNamespace, Shoot: rt.shoot, Plan: rt.plan})
+}
+
+// reconcile plays the Runtime controller for one Runtime.
+func (w *world) reconcile(id string) {
+	rt, ok := w.runtimes[id]
+	if !ok {
+		return
+	}
+	ctx := contextFor()
+	now := w.operator.Now()
+	if rt.deleting {
+		doc := fake.RestoreDocument{Name: rt.id, Namespace: modelNamespace, Shoot: rt.shoot, Plan: rt.plan}.Encode()
+		res, err := w.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: id, Namespace: modelNamespace, ShootName: rt.shoot,
+			Plan: rt.plan, EverReady: rt.everReady, RestoreDocument: doc}, now)
+		if err == nil && res.Release {
+			delete(w.runtimes, id)
+			w.kcp.Remove(id)
+			w.gone[id] = *rt
+		}
+		return
+	}
+	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
+		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
+	if err != nil {
+		return
+	}
+	if res.Decision.State == "Ready" {
+		rt.everReady = true
+	}
+	if res.Input.Access.ConfiguredGeneration == rt.generation {
+		rt.configured = rt.generation
+	}
+}
+
+// adoptRestored adds Runtimes a restore created in the registry to the model's KCP.
+func (w *world) adoptRestored() {
+	for _, stored := range w.kcp.List() {
+		if _, ok := w.runtimes[stored.Name]; !ok {
+			w.runtimes[stored.Name] = &kcpRuntime{id: stored.Name, shoot: stored.Shoot, plan: stored.Plan, generation: 1}
+		}
+	}
+}
+
+// drain lets every pending deletion and restore finish: faults, lag, skew and the brake off, the breaker reset,
+// time past the privacy cap, every Runtime reconciled, every shoot reaped and finished by Gardener.
+func (w *world) drain() {
+	ctx := contextFor()
+	w.faults = false
+	w.garden.LagCache(false)
+	w.operator.skew = 0
+	w.guard.SetFrozen(false)
+	for round := 0; round < 6; round++ {
+		w.guard.ResetBreaker()
+		w.truth.Step(8 * 24 * time.Hour)
+		for _, id := range modelIDs {
+			w.reconcile(id)
+			w.reconcile(id)
+		}
+		for _, name := range w.garden.Shoots() {
+			for range 3 {
+				if _, err := w.reaper.Reap(ctx, name, w.operator.Now()); err != nil && !errors.Is(err, ports.ErrConflict) {
+					break
+				}
+			}
+			w.adoptRestored()
+			w.garden.FinishDeletion(name)
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package usecase_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Flags of the safety property test. `make test` runs the default; `make test-safety` runs a million sequences.
+var (
+	safetySequences = flag.Int("safety.sequences", 10000, "random sequences the safety property test runs")
+	safetySteps     = flag.Int("safety.steps", 100, "steps per sequence")
+	safetySeed      = flag.Uint64("safety.seed", 0, "first seed (0: derived from the time; printed on failure)")
+)
+
+func contextFor() context.Context { return context.Background() }
+
+// TestSafetyProperties runs random sequences of KEB creates, updates, deletes and re-creates (same and other ID),
+// operator reconciles and reaper ticks, Gardener's progress and failures, cache lag, faults, restores, plan
+// relabels, brake and breaker changes and clock jumps against the use cases on the in-memory fakes, and checks
+// the safety invariants after every step (see checkInvariants). A failure prints the seed and the shrunk sequence;
+// `go test ./core/usecase -run TestSafetyProperties -safety.seed=<seed> -safety.sequences=1` replays it.
+func TestSafetyProperties(t *testing.T) {
+	n := *safetySequences
+	if testing.Short() && n > 2000 {
+		n = 2000
+	}
+	first := *safetySeed
+	if first == 0 {
+		first = uint64(time.Now().UnixNano())
+	}
+	start := time.Now()
+	steps := 0
+	var total coverage
+	for i := 0; i < n; i++ {
+		seed := first + uint64(i)
+		seq := sequence(seed, *safetySteps)
+		failed, err := run(seed, seq, true, &total)
+		steps += len(seq)
+		if err == nil {
+			continue
+		}
+		shrunk := shrink(seed, seq[:failed+1])
+		lines := make([]string, len(shrunk))
+		for j, s := range shrunk {
+			lines[j] = fmt.Sprintf("  %2d %s", j, s)
+		}
+		_, shrunkErr := run(seed, shrunk, true, nil)
+		t.Fatalf("safety invariant broken (seed %d, sequence %d of %d, step %d): %v\nshrunk to %d steps (%v):\n%s\nreplay: go test ./core/usecase -run TestSafetyProperties -safety.seed=%d -safety.sequences=1",
+			seed, i+1, n, failed, err, len(shrunk), shrunkErr, strings.Join(lines, "\n"), seed)
+	}
+	t.Logf("%d sequences, %d steps, invariants held (first seed %d, %s); exercised: %+v", n, steps, first,
+		time.Since(start).Round(time.Millisecond), total)
+	// A property that held only because nothing happened proves nothing.
+	if n >= 1000 && (total.Deletions == 0 || total.Marks == 0 || total.TakenBack == 0 || total.Restored == 0 || total.Tripped == 0) {
+		t.Errorf("the sequences did not exercise deletion, restore and the breaker: %+v", total)
+	}
+}
+
+// coverage counts what the sequences made happen.
+type coverage struct {
+	Marks, Deletions, ForceDeletions, TakenBack, Restored, Adopted, Tripped int
+}
+
+func (c *coverage) add(w *world) {
+	if c == nil {
+		return
+	}
+	c.Marks += len(w.garden.Marks())
+	for _, d := range w.garden.Deletions() {
+		if d.Force {
+			c.ForceDeletions++
+		} else {
+			c.Deletions++
+		}
+	}
+	for _, wr := range w.garden.Writes() {
+		switch wr.Method {
+		case "CancelDeletion":
+			c.TakenBack++
+		case "Adopt":
+			c.Adopted++
+		}
+	}
+	for _, rt := range w.kcp.List() {
+		if rt.Restored {
+			c.Restored++
+		}
+	}
+	if w.guard.Tripped() {
+		c.Tripped++
+	}
+}
+
+func sequence(seed uint64, length int) []step {
+	r := rand.New(rand.NewPCG(seed, seed*31+7))
+	seq := make([]step, length)
+	for i := range seq {
+		seq[i] = randomStep(r)
+	}
+	return seq
+}
+
+// run plays seq and returns the index of the first step after which an invariant broke. With drain, the end of
+// the sequence also checks liveness: after a drain, nothing waits for deletion any more.
+func run(seed uint64, seq []step, drain bool, cov *coverage) (int, error) {
+	w := newWorld(seed)
+	c := newChecker(w)
+	for i, s := range seq {
+		w.apply(s)
+		if err := c.check(); err != nil {
+			return i, err
+		}
+	}
+	cov.add(w)
+	if !drain {
+		return -1, nil
+	}
+	w.drain()
+	if err := c.check(); err != nil {
+		return len(seq) - 1, fmt.Errorf("during the drain: %w", err)
+	}
+	if err := c.drained(); err != nil {
+		return len(seq) - 1, err
+	}
+	return -1, nil
+}
+
+// shrink removes steps as long as the sequence still breaks an invariant (greedy, one step at a time).
+func shrink(seed uint64, seq []step) []step {
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(seq); i++ {
+			candidate := append(append([]step{}, seq[:i]...), seq[i+1:]...)
+			if _, err := run(seed, candidate, true, nil); err != nil {
+				seq, changed = candidate, true
+				i--
+			}
+		}
+	}
+	return seq
+}
+
+// checker holds what invariants need to remember between steps.
+type checker struct {
+	w         *world
+	deletions int
+	times     []time.Time
+}
+
+func newChecker(w *world) *checker { return &checker{w: w} }
+
+// check verifies the safety invariants:
+//  1. no shoot is deleted before its mark plus its recorded window (within the clock tolerance), and never while a
+//     Runtime with the ID of its record that names the shoot exists;
+//  2. no shoot the operator did not create or adopt is written or deleted, and a predecessor's shoot is adopted
+//     only for its own runtime;
+//  3. every managed shoot without a Runtime carries a deletion record (no orphans);
+//  4. deletions within any period of the circuit breaker never exceed its limit.
+func (c *checker) check() error {
+	w := c.w
+	ctx := contextFor()
+	policy := modelPolicy()
+	deletions := w.garden.Deletions()
+	marks := w.garden.Marks()
+	for _, d := range deletions[c.deletions:] {
+		if d.Force {
+			continue
+		}
+		pd := d.Shoot.Marks.PendingDeletion
+		if pd == nil || !d.Shoot.Marks.Managed {
+			return fmt.Errorf("shoot %s (uid %s) deleted without a deletion record of this operator", d.Shoot.Name, d.Shoot.UID)
+		}
+		if rt, ok := w.runtimes[pd.RuntimeID]; ok && rt.shoot == d.Shoot.Name {
+			return fmt.Errorf("shoot %s deleted while Runtime %s of its record exists", d.Shoot.Name, pd.RuntimeID)
+		}
+		var markedAt time.Time
+		for _, m := range marks {
+			if m.UID == d.Shoot.UID && !m.At.After(d.At) {
+				markedAt = m.At
+			}
+		}
+		if markedAt.IsZero() {
+			return fmt.Errorf("shoot %s deleted, but no mark of it was ever written", d.Shoot.Name)
+		}
+		if earliest := markedAt.Add(pd.Window).Add(-policy.ClockTolerance()); d.At.Before(earliest) {
+			return fmt.Errorf("shoot %s deleted at %s, before its window (marked %s, window %s) ended", d.Shoot.Name,
+				d.At.Format(time.RFC3339), markedAt.Format(time.RFC3339), pd.Window)
+		}
+		c.times = append(c.times, d.At)
+	}
+	c.deletions = len(deletions)
+	for _, wr := range w.garden.Writes() {
+		if uid, ok := w.foreign[wr.Shoot]; ok && uid == wr.UID {
+			return fmt.Errorf("foreign shoot %s was written by %s", wr.Shoot, wr.Method)
+		}
+	}
+	for name, uid := range w.foreign {
+		if s, _ := w.garden.Get(ctx, name, ports.ReadLive); !s.Exists || s.UID != uid || s.Deleting() {
+			return fmt.Errorf("foreign shoot %s (uid %s) was deleted (now %+v)", name, uid, s)
+		}
+	}
+	for _, name := range w.garden.Shoots() {
+		s, _ := w.garden.Get(ctx, name, ports.ReadLive)
+		if owner, ok := w.preds[s.UID]; ok && s.Marks.Managed && s.Marks.RuntimeID != owner {
+			return fmt.Errorf("the predecessor's shoot %s of runtime %s now belongs to runtime %s", name, owner, s.Marks.RuntimeID)
+		}
+		if !s.Marks.Managed || s.Deleting() || s.Marks.PendingDeletion != nil {
+			continue
+		}
+		if _, ok := w.runtimes[s.Marks.RuntimeID]; !ok {
+			return fmt.Errorf("orphan: managed shoot %s of runtime %q has neither a Runtime nor a deletion record", name, s.Marks.RuntimeID)
+		}
+	}
+	budget := policy.Budget
+	window := budget.Per - 2*policy.ClockTolerance()
+	for i, t := range c.times {
+		n := 0
+		for _, u := range c.times[:i+1] {
+			if t.Sub(u) < window {
+				n++
+			}
+		}
+		if n > budget.Limit {
+			return fmt.Errorf("%d deletions within %s (limit %d)", n, budget.Per, budget.Limit)
+		}
+	}
+	return nil
+}
+
+// drained checks liveness after a drain: every deletion record was reaped or restored.
+func (c *checker) drained() error {
+	ctx := contextFor()
+	for _, name := range c.w.garden.Shoots() {
+		s, _ := c.w.garden.Get(ctx, name, ports.ReadLive)
+		if pd := s.Marks.PendingDeletion; s.Marks.Managed && pd != nil && !s.Deleting() {
+			return fmt.Errorf("after the drain shoot %s still waits for deletion (record %+v)", name, *pd)
+		}
+	}
+	return nil
+}
