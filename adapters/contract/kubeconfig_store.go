@@ -48,7 +48,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		r := ref(f, "kubeconfig-rid")
 		in := secretFor(r, "rid", []byte("kubeconfig-1"), map[string]string{"kyma-project.io/runtime-id": "rid",
 			kubeconfig.LabelManagedBy: "lifecycle-manager"})
-		if err := f.Store.Write(t.Context(), in); err != nil {
+		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		md := mustRead(t, f, r, ports.ReadLive)
@@ -83,7 +83,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 			t.Fatalf("PutForeign: %v", err)
 		}
 		in := secretFor(r, "old", []byte("new"), map[string]string{"a": "1"})
-		if err := f.Store.Write(t.Context(), in); err != nil {
+		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write over a foreign Secret: %v", err)
 		}
 		mustKey(t, f, r, []byte("new"))
@@ -102,10 +102,10 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 	t.Run("Write refuses an empty kubeconfig and leaves the Secret alone", func(t *testing.T) {
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-empty")
-		if err := f.Store.Write(t.Context(), secretFor(r, "empty", []byte("good"), nil)); err != nil {
+		if err := write(t, f, secretFor(r, "empty", []byte("good"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		if err := f.Store.Write(t.Context(), secretFor(r, "empty", nil, nil)); err == nil {
+		if err := write(t, f, secretFor(r, "empty", nil, nil)); err == nil {
 			t.Error("Write of an empty kubeconfig succeeded, want an error")
 		}
 		mustKey(t, f, r, []byte("good"))
@@ -117,7 +117,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"a": "1"}); !errors.Is(err, ports.ErrSecretNotFound) {
 			t.Errorf("EnsureLabels on a missing Secret: err = %v, want ErrSecretNotFound", err)
 		}
-		if err := f.Store.Write(t.Context(), secretFor(r, "labels", []byte("kc"), map[string]string{"kyma-project.io/global-account-id": "ga-1"})); err != nil {
+		if err := write(t, f, secretFor(r, "labels", []byte("kc"), map[string]string{"kyma-project.io/global-account-id": "ga-1"})); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"kyma-project.io/global-account-id": "ga-2", "new": "v"}); err != nil {
@@ -134,11 +134,11 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 	t.Run("Delete removes the Secret and is idempotent", func(t *testing.T) {
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-del")
-		if err := f.Store.Write(t.Context(), secretFor(r, "del", []byte("kc"), nil)); err != nil {
+		if err := write(t, f, secretFor(r, "del", []byte("kc"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		for i := range 2 {
-			if err := f.Store.Delete(t.Context(), r); err != nil {
+			if err := f.Store.Delete(t.Context(), r, ports.Precondition{}); err != nil {
 				t.Fatalf("Delete #%d: %v", i+1, err)
 			}
 		}
@@ -153,7 +153,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 	t.Run("cached reads and ListOwnedBy catch up with writes", func(t *testing.T) {
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-owned")
-		if err := f.Store.Write(t.Context(), secretFor(r, "owned", []byte("kc"), nil)); err != nil {
+		if err := write(t, f, secretFor(r, "owned", []byte("kc"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		eventually(t, "cached metadata shows the write", func() error {
@@ -184,10 +184,48 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		}
 	})
 
+	t.Run("writes and deletes carry what was checked", func(t *testing.T) {
+		f := newFixture(t)
+		r := ref(f, "kubeconfig-pre")
+		first := secretFor(r, "pre", []byte("kc-1"), nil)
+		first.ExpectAbsent = true
+		first.Shoot = kubeconfig.ShootRef{Name: "c-1", UID: "shoot-uid-1"}
+		if err := f.Store.Write(t.Context(), first); err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		md := mustRead(t, f, r, ports.ReadLive)
+		if md.Name != r.Name || md.UID == "" || md.ResourceVersion == "" {
+			t.Errorf("metadata lacks identity: %+v", md)
+		}
+		if md.Annotations[kubeconfig.AnnotationShootName] != "c-1" || md.Annotations[kubeconfig.AnnotationShootUID] != "shoot-uid-1" {
+			t.Errorf("the shoot the kubeconfig was issued for is not recorded: %v", md.Annotations)
+		}
+		again := secretFor(r, "pre", []byte("kc-other"), nil)
+		again.ExpectAbsent = true
+		if err := f.Store.Write(t.Context(), again); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("create over an existing Secret: %v, want ErrConflict", err)
+		}
+		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"moved": "on"}); err != nil { // the version moves
+			t.Fatalf("EnsureLabels: %v", err)
+		}
+		stale := secretFor(r, "pre", []byte("kc-stale"), nil)
+		stale.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
+		if err := f.Store.Write(t.Context(), stale); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("write on a stale version: %v, want ErrConflict", err)
+		}
+		if err := f.Store.Delete(t.Context(), r, ports.Precondition{UID: "another-uid"}); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("delete of another UID: %v, want ErrConflict", err)
+		}
+		mustKey(t, f, r, []byte("kc-1"))
+		if err := f.Store.Delete(t.Context(), r, ports.Precondition{UID: md.UID}); err != nil {
+			t.Errorf("delete with the UID: %v", err)
+		}
+	})
+
 	t.Run("a concurrent reader never sees a missing or empty kubeconfig while it is replaced", func(t *testing.T) {
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-atomic")
-		if err := f.Store.Write(t.Context(), secretFor(r, "atomic", []byte("kc-0"), nil)); err != nil {
+		if err := write(t, f, secretFor(r, "atomic", []byte("kc-0"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
@@ -207,7 +245,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		})
 		n := max(f.ConcurrentWrites, 1)
 		for i := 1; i <= n; i++ {
-			if err := f.Store.Write(t.Context(), secretFor(r, "atomic", fmt.Appendf(nil, "kc-%d", i), nil)); err != nil {
+			if err := write(t, f, secretFor(r, "atomic", fmt.Appendf(nil, "kc-%d", i), nil)); err != nil {
 				t.Errorf("Write #%d: %v", i, err)
 			}
 		}
@@ -224,6 +262,21 @@ var (
 	contractIssued  = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 	contractExpires = contractIssued.Add(24 * time.Hour)
 )
+
+// write writes s as a caller must: a create when the Secret does not exist, otherwise pinned to the version read.
+func write(t *testing.T, f SecretStoreFixture, s ports.KubeconfigSecret) error {
+	t.Helper()
+	md, err := f.Store.ReadMetadata(t.Context(), s.Ref, ports.ReadLive)
+	switch {
+	case errors.Is(err, ports.ErrSecretNotFound):
+		s.ExpectAbsent = true
+	case err != nil:
+		return err
+	default:
+		s.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
+	}
+	return f.Store.Write(t.Context(), s)
+}
 
 func ref(f SecretStoreFixture, name string) ports.SecretRef {
 	return ports.SecretRef{Namespace: f.Namespace, Name: name, Key: "config"}

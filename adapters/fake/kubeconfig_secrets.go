@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,6 +20,8 @@ type secret struct {
 	data        map[string][]byte
 	labels      map[string]string
 	annotations map[string]string
+	uid         string
+	version     int
 }
 
 // KubeconfigSecretStore is an in-memory ports.KubeconfigSecretStore that formats Secrets like the real one.
@@ -26,6 +30,8 @@ type KubeconfigSecretStore struct {
 	mu      sync.Mutex
 	secrets map[string]*secret // by namespace/name
 	writes  int
+	uids    int
+	deletes []ports.SecretRef
 
 	// WriteErr, when set, is returned by Write (and nothing is written).
 	WriteErr error
@@ -54,6 +60,7 @@ func (s *KubeconfigSecretStore) ReadMetadata(_ context.Context, ref ports.Secret
 		Labels:        maps.Clone(sec.labels),
 		Annotations:   maps.Clone(sec.annotations),
 		HasKubeconfig: len(sec.data[ref.Key]) > 0,
+		Name:          ref.Name, UID: sec.uid, ResourceVersion: strconv.Itoa(sec.version),
 	}, nil
 }
 
@@ -69,14 +76,28 @@ func (s *KubeconfigSecretStore) Write(_ context.Context, in ports.KubeconfigSecr
 	}
 	k := key(in.Ref.Namespace, in.Ref.Name)
 	sec, ok := s.secrets[k]
+	switch {
+	case ok && in.ExpectAbsent:
+		return fmt.Errorf("create secret %s: it exists: %w", in.Ref, ports.ErrConflict)
+	case !ok && !in.ExpectAbsent:
+		return fmt.Errorf("write secret %s: it is gone: %w", in.Ref, ports.ErrConflict)
+	case ok && ((in.Precondition.UID != "" && in.Precondition.UID != sec.uid) ||
+		(in.Precondition.ResourceVersion != "" && in.Precondition.ResourceVersion != strconv.Itoa(sec.version))):
+		return fmt.Errorf("write secret %s: it changed: %w", in.Ref, ports.ErrConflict)
+	}
 	if !ok {
-		sec = &secret{data: map[string][]byte{}, labels: map[string]string{}, annotations: map[string]string{}}
+		sec = s.newSecret(nil, nil, nil)
 		s.secrets[k] = sec
 	}
+	sec.version++
 	maps.Copy(sec.labels, kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName))
 	sec.annotations[kubeconfig.AnnotationLastSync] = kubeconfig.FormatTime(in.IssuedAt)
 	sec.annotations[kubeconfig.AnnotationExpiresAt] = kubeconfig.FormatTime(in.ExpiresAt)
 	sec.annotations[kubeconfig.AnnotationOwner] = in.OwnerNamespace + "/" + in.OwnerName
+	if in.Shoot.Name != "" {
+		sec.annotations[kubeconfig.AnnotationShootName] = in.Shoot.Name
+		sec.annotations[kubeconfig.AnnotationShootUID] = in.Shoot.UID
+	}
 	sec.data[in.Ref.Key] = bytes.Clone(in.Kubeconfig)
 	s.writes++
 	return nil
@@ -91,6 +112,7 @@ func (s *KubeconfigSecretStore) EnsureLabels(_ context.Context, ref ports.Secret
 		return fmt.Errorf("label secret %s: %w", ref, ports.ErrSecretNotFound)
 	}
 	maps.Copy(sec.labels, labels)
+	sec.version++
 	return nil
 }
 
@@ -116,21 +138,41 @@ func (s *KubeconfigSecretStore) ListOwnedBy(_ context.Context, ownerNamespace, o
 }
 
 // Delete implements ports.KubeconfigSecretStore.
-func (s *KubeconfigSecretStore) Delete(_ context.Context, ref ports.SecretRef) error {
+func (s *KubeconfigSecretStore) Delete(_ context.Context, ref ports.SecretRef, pre ports.Precondition) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.DeleteErr != nil {
 		return fmt.Errorf("delete secret %s: %w", ref, s.DeleteErr)
 	}
+	sec, ok := s.secrets[key(ref.Namespace, ref.Name)]
+	if !ok {
+		return nil
+	}
+	if (pre.UID != "" && pre.UID != sec.uid) || (pre.ResourceVersion != "" && pre.ResourceVersion != strconv.Itoa(sec.version)) {
+		return fmt.Errorf("delete secret %s: it changed: %w", ref, ports.ErrConflict)
+	}
 	delete(s.secrets, key(ref.Namespace, ref.Name))
+	s.deletes = append(s.deletes, ports.SecretRef{Namespace: ref.Namespace, Name: ref.Name})
 	return nil
+}
+
+// Deleted returns every Secret Delete removed, in order.
+func (s *KubeconfigSecretStore) Deleted() []ports.SecretRef {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.deletes)
+}
+
+func (s *KubeconfigSecretStore) newSecret(data map[string][]byte, labels, annotations map[string]string) *secret {
+	s.uids++
+	return &secret{data: cloneData(data), labels: nonNil(labels), annotations: nonNil(annotations), uid: fmt.Sprintf("secret-uid-%d", s.uids), version: 1}
 }
 
 // Put stores a Secret as someone else would have written it (for example an older operator), bypassing Write.
 func (s *KubeconfigSecretStore) Put(namespace, name string, data map[string][]byte, labels, annotations map[string]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.secrets[key(namespace, name)] = &secret{data: cloneData(data), labels: nonNil(labels), annotations: nonNil(annotations)}
+	s.secrets[key(namespace, name)] = s.newSecret(data, labels, annotations)
 }
 
 // Kubeconfig returns the data under ref's key, or an error when the Secret does not exist.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -13,14 +14,14 @@ import (
 type AccessObjects struct {
 	mu       sync.Mutex
 	clusters map[string]ports.GardenerClusterSpec
-	secrets  map[string]bool
+	secrets  map[string]time.Time // kubeconfig Secret -> expiry
 	// Err, when set, is consulted first by every method (by name); a non-nil error is returned as is.
 	Err func(method string) error
 }
 
 // NewAccessObjects returns an empty store.
 func NewAccessObjects() *AccessObjects {
-	return &AccessObjects{clusters: map[string]ports.GardenerClusterSpec{}, secrets: map[string]bool{}}
+	return &AccessObjects{clusters: map[string]ports.GardenerClusterSpec{}, secrets: map[string]time.Time{}}
 }
 
 var _ ports.AccessObjects = (*AccessObjects)(nil)
@@ -57,13 +58,14 @@ func (a *AccessObjects) Ensure(_ context.Context, spec ports.GardenerClusterSpec
 }
 
 // KubeconfigReady implements ports.AccessObjects.
-func (a *AccessObjects) KubeconfigReady(_ context.Context, namespace, runtimeID string) (bool, error) {
+func (a *AccessObjects) KubeconfigReady(_ context.Context, namespace, runtimeID string, now time.Time) (bool, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.fail("KubeconfigReady"); err != nil {
 		return false, err
 	}
-	return a.secrets[namespace+"/"+runtimeID], nil
+	expires, ok := a.secrets[namespace+"/"+runtimeID]
+	return ok && now.Before(expires), nil
 }
 
 // Remove implements ports.AccessObjects; memory forgets at once, so the first call already reports gone.
@@ -78,11 +80,16 @@ func (a *AccessObjects) Remove(_ context.Context, namespace, runtimeID string) (
 	return true, nil
 }
 
-// SetKubeconfig plays the GardenerCluster controller writing the kubeconfig Secret of a runtime.
+// SetKubeconfig plays the GardenerCluster controller writing the kubeconfig Secret of a runtime (valid for ages).
 func (a *AccessObjects) SetKubeconfig(namespace, runtimeID string) {
+	a.SetKubeconfigExpiring(namespace, runtimeID, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+}
+
+// SetKubeconfigExpiring plays the GardenerCluster controller writing a kubeconfig that expires at expires.
+func (a *AccessObjects) SetKubeconfigExpiring(namespace, runtimeID string, expires time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.secrets[namespace+"/"+runtimeID] = true
+	a.secrets[namespace+"/"+runtimeID] = expires
 }
 
 // GardenerCluster returns the stored GardenerCluster of a runtime.

@@ -6,21 +6,23 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // SecretName is the kubeconfig Secret of a runtime (KEB-CONTRACT.md).
-func SecretName(runtimeID string) string { return "kubeconfig-" + runtimeID }
+func SecretName(runtimeID string) string { return kubeconfig.SecretName(runtimeID) }
 
 // SecretKey is the data key of the kubeconfig in its Secret.
-const SecretKey = "config"
+const SecretKey = kubeconfig.SecretKey
 
 // AccessObjects implements ports.AccessObjects on the KCP cluster.
 type AccessObjects struct {
@@ -89,7 +91,7 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 }
 
 // KubeconfigReady implements ports.AccessObjects.
-func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeID string) (bool, error) {
+func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (bool, error) {
 	s := &corev1.Secret{}
 	err := a.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SecretName(runtimeID)}, s)
 	if apierrors.IsNotFound(err) {
@@ -98,7 +100,8 @@ func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeI
 	if err != nil {
 		return false, transient("get kubeconfig Secret of "+runtimeID, err)
 	}
-	return len(s.Data[SecretKey]) > 0, nil
+	expires, err := time.Parse(time.RFC3339, s.Annotations[kubeconfig.AnnotationExpiresAt])
+	return len(s.Data[SecretKey]) > 0 && err == nil && now.Before(expires), nil
 }
 
 // Remove implements ports.AccessObjects.

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,27 +60,57 @@ func (s *KubeconfigSecretStore) ReadMetadata(ctx context.Context, ref ports.Secr
 		Labels:        sec.Labels,
 		Annotations:   sec.Annotations,
 		HasKubeconfig: len(sec.Data[ref.Key]) > 0,
+		Name:          sec.Name, UID: string(sec.UID), ResourceVersion: sec.ResourceVersion,
 	}, nil
 }
 
 // errSecretNotFound starts a live read without a cached attempt.
 var errSecretNotFound = apierrors.NewNotFound(corev1.Resource("secrets"), "")
 
-// Write implements ports.KubeconfigSecretStore.
+// Write implements ports.KubeconfigSecretStore: a create for a Secret that must not exist yet, otherwise one
+// server-side apply pinned to the checked UID and resourceVersion.
 func (s *KubeconfigSecretStore) Write(ctx context.Context, in ports.KubeconfigSecret) error {
 	if len(in.Kubeconfig) == 0 {
 		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", in.Ref)
 	}
-	ac := corev1ac.Secret(in.Ref.Name, in.Ref.Namespace).
-		WithLabels(kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName)).
-		WithAnnotations(map[string]string{
-			kubeconfig.AnnotationLastSync:  kubeconfig.FormatTime(in.IssuedAt),
-			kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(in.ExpiresAt),
-			kubeconfig.AnnotationOwner:     in.OwnerNamespace + "/" + in.OwnerName,
-		}).
-		WithData(map[string][]byte{in.Ref.Key: in.Kubeconfig})
-	// ForceOwnership takes the fields over from whoever wrote the Secret before (an older operator, a person).
-	if err := s.writer.Apply(ctx, ac, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	labels := kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName)
+	annotations := map[string]string{
+		kubeconfig.AnnotationLastSync:  kubeconfig.FormatTime(in.IssuedAt),
+		kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(in.ExpiresAt),
+		kubeconfig.AnnotationOwner:     in.OwnerNamespace + "/" + in.OwnerName,
+	}
+	if in.Shoot.Name != "" {
+		annotations[kubeconfig.AnnotationShootName] = in.Shoot.Name
+		annotations[kubeconfig.AnnotationShootUID] = in.Shoot.UID
+	}
+	data := map[string][]byte{in.Ref.Key: in.Kubeconfig}
+	if in.ExpectAbsent {
+		// A plain create: a Secret someone created meanwhile is not overwritten (AlreadyExists).
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: in.Ref.Name, Namespace: in.Ref.Namespace, Labels: labels,
+			Annotations: annotations}, Data: data, Type: corev1.SecretTypeOpaque}
+		err := s.writer.Create(ctx, sec, client.FieldOwner(FieldOwner))
+		if apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create secret %s: %w: %w", in.Ref, ports.ErrConflict, err)
+		}
+		if err != nil {
+			return fmt.Errorf("create secret %s: %w", in.Ref, err)
+		}
+		return nil
+	}
+	ac := corev1ac.Secret(in.Ref.Name, in.Ref.Namespace).WithLabels(labels).WithAnnotations(annotations).WithData(data)
+	// The UID and version pin the write to the Secret whose ownership was checked. ForceOwnership takes the fields
+	// over from whoever wrote them before (KEB for its legacy Secret, an older operator).
+	if in.Precondition.UID != "" {
+		ac = ac.WithUID(types.UID(in.Precondition.UID))
+	}
+	if in.Precondition.ResourceVersion != "" {
+		ac = ac.WithResourceVersion(in.Precondition.ResourceVersion)
+	}
+	err := s.writer.Apply(ctx, ac, client.FieldOwner(FieldOwner), client.ForceOwnership)
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return fmt.Errorf("write secret %s: %w: %w", in.Ref, ports.ErrConflict, err)
+	}
+	if err != nil {
 		return fmt.Errorf("write secret %s: %w", in.Ref, err)
 	}
 	return nil
@@ -125,10 +156,24 @@ func (s *KubeconfigSecretStore) ListOwnedBy(ctx context.Context, ownerNamespace,
 }
 
 // Delete implements ports.KubeconfigSecretStore.
-func (s *KubeconfigSecretStore) Delete(ctx context.Context, ref ports.SecretRef) error {
+func (s *KubeconfigSecretStore) Delete(ctx context.Context, ref ports.SecretRef, pre ports.Precondition) error {
 	sec := &corev1.Secret{}
 	sec.Name, sec.Namespace = ref.Name, ref.Namespace
-	if err := s.writer.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+	var p client.Preconditions
+	if pre.UID != "" {
+		uid := types.UID(pre.UID)
+		p.UID = &uid
+	}
+	if pre.ResourceVersion != "" {
+		p.ResourceVersion = &pre.ResourceVersion
+	}
+	err := s.writer.Delete(ctx, sec, p)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("delete secret %s: %w: %w", ref, ports.ErrConflict, err)
+	case err != nil:
 		return fmt.Errorf("delete secret %s: %w", ref, err)
 	}
 	return nil

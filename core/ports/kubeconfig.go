@@ -3,6 +3,8 @@ package ports
 import (
 	"context"
 	"time"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 )
 
 // IssuedKubeconfig is a kubeconfig handed out by Gardener.
@@ -38,6 +40,8 @@ type KubeconfigSecretMetadata struct {
 	Annotations map[string]string
 	// HasKubeconfig is true when the key holds non-empty data.
 	HasKubeconfig bool
+	// Name, UID and ResourceVersion identify the Secret and its version (for CheckSecret and preconditions).
+	Name, UID, ResourceVersion string
 }
 
 // KubeconfigSecret is the complete content the store writes.
@@ -52,6 +56,12 @@ type KubeconfigSecret struct {
 	Kubeconfig []byte
 	// IssuedAt and ExpiresAt are recorded as annotations (RFC3339, UTC).
 	IssuedAt, ExpiresAt time.Time
+	// Shoot is the shoot the kubeconfig was issued for, recorded as annotations.
+	Shoot kubeconfig.ShootRef
+	// ExpectAbsent makes the write a create that fails with ErrConflict when the Secret exists; otherwise the
+	// Secret must still have Precondition's UID and version (ErrConflict when it changed since it was checked).
+	ExpectAbsent bool
+	Precondition Precondition
 }
 
 // KubeconfigSecretStore keeps kubeconfig Secrets.
@@ -60,8 +70,9 @@ type KubeconfigSecretStore interface {
 	// It never returns the kubeconfig itself. Non-blocking with ReadCached except for cache start-up.
 	ReadMetadata(ctx context.Context, ref SecretRef, mode ReadMode) (KubeconfigSecretMetadata, error)
 	// Write creates the Secret or replaces its kubeconfig, labels and annotations in a single request, so a reader
-	// sees either the old or the new kubeconfig, never a missing or empty key. It does not need the current version
-	// of the Secret and so never fails with a conflict. Idempotent. Labels and data keys set by others are kept.
+	// sees either the old or the new kubeconfig, never a missing or empty key. It writes only the Secret that was
+	// checked: a create when s.ExpectAbsent, else the version s.Precondition names (ErrConflict otherwise, and
+	// nothing is written). Labels and data keys set by others are kept.
 	Write(ctx context.Context, s KubeconfigSecret) error
 	// EnsureLabels sets the given labels on the Secret (adding or overwriting, never removing) without touching the
 	// kubeconfig. ErrSecretNotFound when the Secret does not exist.
@@ -70,7 +81,7 @@ type KubeconfigSecretStore interface {
 	// It is how Secrets left behind by a GardenerCluster deleted without the operator's finalizer are found. Reads
 	// the cache; an empty list is not an error.
 	ListOwnedBy(ctx context.Context, ownerNamespace, ownerName string) ([]SecretRef, error)
-	// Delete removes the Secret. Deleting a Secret that does not exist succeeds: after Delete returns nil the
-	// Secret is gone (or being removed by the API server).
-	Delete(ctx context.Context, ref SecretRef) error
+	// Delete removes the Secret if it still has pre's UID (and version, when set; ErrConflict otherwise). Deleting
+	// a Secret that does not exist succeeds: after Delete returns nil the Secret is gone (or being removed).
+	Delete(ctx context.Context, ref SecretRef, pre Precondition) error
 }

@@ -1,6 +1,9 @@
 package ports
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // RuntimeConfig is the access configuration the operator keeps inside a runtime cluster.
 type RuntimeConfig struct {
@@ -43,8 +46,9 @@ type AccessObjects interface {
 	// Ensure creates the GardenerCluster or updates its spec, labels and annotation; labels set by others (KEB)
 	// are kept unless spec sets them. Idempotent.
 	Ensure(ctx context.Context, spec GardenerClusterSpec) error
-	// KubeconfigReady reports whether the kubeconfig Secret of the runtime exists with a non-empty key.
-	KubeconfigReady(ctx context.Context, namespace, runtimeID string) (bool, error)
+	// KubeconfigReady reports whether the kubeconfig Secret of the runtime exists with a non-empty key and a
+	// recorded expiry after now (a Runtime is not Ready on an expired kubeconfig). Reads the cache.
+	KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (bool, error)
 	// Remove deletes the GardenerCluster and the kubeconfig Secret. It returns true once both are observed gone;
 	// calling it again until then is expected and harmless.
 	Remove(ctx context.Context, namespace, runtimeID string) (gone bool, err error)

@@ -60,7 +60,7 @@ const maxActionsPerPass = 6
 // Provision runs one pass for req at now. An error means the observation failed (nothing was decided); a failed
 // action is part of the result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
 func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now time.Time) (ProvisionResult, error) {
-	in, spec, err := p.observe(ctx, req)
+	in, spec, err := p.observe(ctx, req, now)
 	if err != nil {
 		return ProvisionResult{}, err
 	}
@@ -84,7 +84,7 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 }
 
 // observe builds the domain input: the intent from the request (with the generated spec), the shoot and access.
-func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest) (lifecycle.Input, shoot.Spec, error) {
+func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.Time) (lifecycle.Input, shoot.Spec, error) {
 	rt := req.Runtime
 	observed, err := p.Shoots.Get(ctx, rt.Name, ports.ReadCached)
 	if err != nil {
@@ -131,7 +131,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest) (lifecycl
 		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
 			return lifecycle.Input{}, shoot.Spec{}, err
 		}
-		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID); err != nil {
+		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID, now); err != nil {
 			return lifecycle.Input{}, shoot.Spec{}, err
 		}
 	}

@@ -22,6 +22,11 @@ const (
 	// AnnotationOwner records the owning GardenerCluster as <namespace>/<name>, so a Secret left behind by a deleted
 	// GardenerCluster can be traced to it even when it lives in another namespace.
 	AnnotationOwner = "operator.kyma-project.io/gardener-cluster"
+	// AnnotationShootName and AnnotationShootUID record the shoot the kubeconfig was issued for.
+	AnnotationShootName = "operator.kyma-project.io/shoot-name"
+	AnnotationShootUID  = "operator.kyma-project.io/shoot-uid"
+	// LabelRuntimeID is the runtime-id label KEB puts on everything of a runtime, its kubeconfig Secret included.
+	LabelRuntimeID = "kyma-project.io/runtime-id"
 )
 
 // FormatTime renders a timestamp the way the Secret annotations record it: RFC3339 in UTC, seconds precision.

@@ -81,6 +81,8 @@ const (
 	TriggerExpired Trigger = "expired"
 	// TriggerInvalid: the Secret lacks the kubeconfig, or its timestamps are missing, unparsable or inconsistent.
 	TriggerInvalid Trigger = "invalid"
+	// TriggerShootChanged: the kubeconfig was issued for another shoot (another name, or the shoot was re-created).
+	TriggerShootChanged Trigger = "shoot-changed"
 )
 
 // Rotation reports whether the Secret already existed, that is whether issuing replaces a kubeconfig.
@@ -95,6 +97,28 @@ type Recorded struct {
 	// IssuedAt and ExpiresAt are the raw annotation values (AnnotationLastSync, AnnotationExpiresAt); empty when absent.
 	IssuedAt  string
 	ExpiresAt string
+	// Shoot is the shoot the kubeconfig was issued for (AnnotationShootName, AnnotationShootUID); empty in Secrets
+	// written before the operator recorded it.
+	Shoot ShootRef
+}
+
+// ShootRef names one shoot object: its name and its UID (a shoot deleted and created again under the same name has
+// another UID, and another CA: a kubeconfig of the old one does not work for it).
+type ShootRef struct {
+	Name, UID string
+}
+
+// differs reports whether a recorded reference names another shoot than current. A reference that was never
+// recorded (older Secrets) or a current UID that is not known does not count as different: it is recorded with the
+// next regular rotation, so an upgrade does not re-issue every kubeconfig at once.
+func (r ShootRef) differs(current ShootRef) bool {
+	switch {
+	case r.Name == "" || current.Name == "":
+		return false
+	case r.Name != current.Name:
+		return true
+	}
+	return r.UID != "" && current.UID != "" && r.UID != current.UID
 }
 
 // Decision is the outcome of Decide.
@@ -113,7 +137,8 @@ type Decision struct {
 
 // Decide says whether the kubeconfig of cluster clusterKey must be issued at now, and otherwise when it is due.
 //
-// A kubeconfig is issued now when: force is set; the Secret does not exist; its key is empty; either timestamp is
+// A kubeconfig is issued now when: force is set; the Secret does not exist; its key is empty; it was issued for
+// another shoot than current (ShootRef.differs); either timestamp is
 // missing or unparsable, or expiry is not after issue; the kubeconfig has expired; or now has reached its rotation
 // point. The rotation point of a kubeconfig issued at I and expiring at E is
 //
@@ -123,7 +148,7 @@ type Decision struct {
 //
 // where jitter(clusterKey) in [0,1) is a hash of the cluster key, the same on every call. RotateAt is always after
 // I + RotationFraction*L and at least margin before E.
-func (p Policy) Decide(now time.Time, clusterKey string, rec Recorded, force bool) Decision {
+func (p Policy) Decide(now time.Time, clusterKey string, rec Recorded, force bool, current ShootRef) Decision {
 	issue := func(t Trigger, detail string) Decision { return Decision{Issue: true, Trigger: t, Detail: detail} }
 	switch {
 	case force:
@@ -132,6 +157,9 @@ func (p Policy) Decide(now time.Time, clusterKey string, rec Recorded, force boo
 		return issue(TriggerInitial, "kubeconfig Secret does not exist")
 	case !rec.HasKubeconfig:
 		return issue(TriggerInvalid, "kubeconfig Secret holds no kubeconfig")
+	case rec.Shoot.differs(current):
+		return issue(TriggerShootChanged, fmt.Sprintf("the kubeconfig was issued for shoot %s (uid %s), the cluster names shoot %s (uid %s)",
+			rec.Shoot.Name, rec.Shoot.UID, current.Name, current.UID))
 	}
 	issued, okIssued := parseTime(rec.IssuedAt)
 	expires, okExpires := parseTime(rec.ExpiresAt)

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -60,26 +61,42 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, gc *imv1.GardenerClust
 	return nil
 }
 
-// finalize deletes the Secret of a GardenerCluster being deleted and removes the finalizer once the Secret is
+// finalize deletes the Secrets a GardenerCluster being deleted owns and removes the finalizer once they are
 // observed gone. It also runs when the GardenerCluster was deleted while the operator was down: the finalizer kept
-// it.
+// it. A Secret the GardenerCluster names but does not own (another runtime's, a legacy Secret the operator never
+// wrote, one in another namespace) is left alone.
 func (r *Reconciler) finalize(ctx context.Context, gc *imv1.GardenerCluster) (ctrl.Result, error) {
 	if !slices.Contains(gc.Finalizers, Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx)
-	refs := []ports.SecretRef{secretRef(gc)}
+	primary := secretRef(gc)
+	refs := []ports.SecretRef{primary}
 	owned, err := r.Store.ListOwnedBy(ctx, gc.Namespace, gc.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	for _, o := range owned {
-		if o.Namespace != refs[0].Namespace || o.Name != refs[0].Name {
+		if o.Namespace != primary.Namespace || o.Name != primary.Name {
 			refs = append(refs, o)
 		}
 	}
-	for _, ref := range refs {
-		if err := r.Store.Delete(ctx, ref); err != nil {
+	for i, ref := range refs {
+		md, err := r.Store.ReadMetadata(ctx, ref, ports.ReadLive)
+		ex, err := existing(md, err)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if ex == nil {
+			continue
+		}
+		if i == 0 {
+			if verdict, err := kubeconfig.CheckSecret(gc.Namespace, gc.Name, ref.Namespace, ex); err != nil || verdict != kubeconfig.SecretOwned {
+				log.Info("the named Secret is not this GardenerCluster's; it is kept", "secret", ref.String(), "why", fmt.Sprint(err))
+				continue
+			}
+		}
+		if err := r.Store.Delete(ctx, ref, ports.Precondition{UID: md.UID}); err != nil {
 			before := gc.DeepCopy()
 			msg := fmt.Sprintf("deleting kubeconfig Secret %s failed: %v", ref, err)
 			setCondition(gc, imv1.GardenerClusterStateDeleting, metav1.ConditionFalse, ReasonFailedToDeleteSecret, msg)
@@ -94,19 +111,20 @@ func (r *Reconciler) finalize(ctx context.Context, gc *imv1.GardenerCluster) (ct
 		} else if !errors.Is(err, ports.ErrSecretNotFound) {
 			return ctrl.Result{}, err
 		}
+		r.Recorder.Eventf(gc, nil, "Normal", ReasonSecretDeleted, "DeleteSecret", "kubeconfig Secret %s deleted", ref)
 	}
 	forgetCluster(gc.Name)
-	r.Recorder.Eventf(gc, nil, "Normal", ReasonSecretDeleted, "DeleteSecret", "kubeconfig Secret %s deleted", refs[0])
 	if err := r.removeFinalizer(ctx, gc); err != nil {
 		return ctrl.Result{}, err
 	}
-	log.Info("kubeconfig Secret deleted, finalizer removed")
+	log.Info("kubeconfig Secrets deleted, finalizer removed")
 	return ctrl.Result{}, nil
 }
 
 // deleteOrphans removes the Secrets of a GardenerCluster that no longer exists. This covers GardenerClusters that
 // never got the finalizer (created by KEB and deleted while the operator was down, before adoption). The absence is
-// confirmed with the API server first: the cache may simply not have seen a new GardenerCluster yet.
+// confirmed with the API server first: the cache may simply not have seen a new GardenerCluster yet. Only Secrets
+// the operator wrote for that GardenerCluster are found (ListOwnedBy).
 func (r *Reconciler) deleteOrphans(ctx context.Context, key types.NamespacedName) error {
 	forgetCluster(key.Name)
 	refs, err := r.Store.ListOwnedBy(ctx, key.Namespace, key.Name)
@@ -121,7 +139,13 @@ func (r *Reconciler) deleteOrphans(ctx context.Context, key types.NamespacedName
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("runtimeID", key.Name)
 	for _, ref := range refs {
-		if err := r.Store.Delete(ctx, ref); err != nil {
+		md, err := r.Store.ReadMetadata(ctx, ref, ports.ReadLive)
+		if errors.Is(err, ports.ErrSecretNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if err := r.Store.Delete(ctx, ref, ports.Precondition{UID: md.UID}); err != nil {
 			return fmt.Errorf("delete orphaned kubeconfig secret: %w", err)
 		}
 		log.Info("deleted kubeconfig Secret of a GardenerCluster that no longer exists", "secret", ref.Namespace+"/"+ref.Name)

@@ -49,6 +49,8 @@ type Reconciler struct {
 	LiveReader client.Reader
 	Issuer     ports.KubeconfigIssuer
 	Store      ports.KubeconfigSecretStore
+	// Shoots reads shoots from the garden cache, to refuse a shoot of another runtime; nil skips that check.
+	Shoots ports.ShootReader
 	Clock      ports.Clock
 	Policy     kubeconfig.Policy
 	Recorder   events.EventRecorder
@@ -90,43 +92,83 @@ func forced(gc *imv1.GardenerCluster) bool {
 	return gc.Annotations[imv1.AnnotationForceKubeconfigRotation] == "true"
 }
 
-// decide reads the Secret's metadata in the given mode and applies the policy.
-func (r *Reconciler) decide(ctx context.Context, gc *imv1.GardenerCluster, mode ports.ReadMode) (kubeconfig.Decision, ports.KubeconfigSecretMetadata, error) {
+// observation is what one decision about a GardenerCluster's Secret was taken on.
+type observation struct {
+	decision kubeconfig.Decision
+	md       ports.KubeconfigSecretMetadata
+	verdict  kubeconfig.SecretVerdict
+	shoot    kubeconfig.ShootRef
+}
+
+// decide reads the Secret's metadata in the given mode, checks that the GardenerCluster may write it and may have
+// the shoot's kubeconfig (a refusal is returned as the error, wrapping the kubeconfig package's errors), and
+// applies the rotation policy.
+func (r *Reconciler) decide(ctx context.Context, gc *imv1.GardenerCluster, mode ports.ReadMode) (observation, error) {
 	md, err := r.Store.ReadMetadata(ctx, secretRef(gc), mode)
-	rec := kubeconfig.Recorded{}
-	switch {
-	case errors.Is(err, ports.ErrSecretNotFound):
-	case err != nil:
-		return kubeconfig.Decision{}, md, err
-	default:
-		rec = kubeconfig.Recorded{SecretExists: true, HasKubeconfig: md.HasKubeconfig,
-			IssuedAt: md.Annotations[kubeconfig.AnnotationLastSync], ExpiresAt: md.Annotations[kubeconfig.AnnotationExpiresAt]}
+	ex, err := existing(md, err)
+	if err != nil {
+		return observation{}, err
 	}
-	return r.Policy.Decide(r.Clock.Now(), gc.Name, rec, forced(gc)), md, nil
+	o := observation{md: md}
+	if o.verdict, err = kubeconfig.CheckSecret(gc.Namespace, gc.Name, gc.Spec.Kubeconfig.Secret.Namespace, ex); err != nil {
+		return o, err
+	}
+	if o.shoot, err = r.shootRef(ctx, gc); err != nil {
+		return o, err
+	}
+	rec := kubeconfig.Recorded{}
+	if ex != nil {
+		rec = kubeconfig.Recorded{SecretExists: true, HasKubeconfig: md.HasKubeconfig,
+			IssuedAt: md.Annotations[kubeconfig.AnnotationLastSync], ExpiresAt: md.Annotations[kubeconfig.AnnotationExpiresAt],
+			Shoot: kubeconfig.ShootRef{Name: md.Annotations[kubeconfig.AnnotationShootName], UID: md.Annotations[kubeconfig.AnnotationShootUID]}}
+	}
+	o.decision = r.Policy.Decide(r.Clock.Now(), gc.Name, rec, forced(gc), o.shoot)
+	return o, nil
+}
+
+// refused tells an ownership refusal from a failure to read.
+func refused(err error) bool {
+	for _, e := range []error{kubeconfig.ErrSecretOtherNamespace, kubeconfig.ErrSecretNotOwned, kubeconfig.ErrShootOfAnotherRuntime,
+		kubeconfig.ErrShootPendingDeletion} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileSecret decides from the Secret's metadata and issues a kubeconfig only when the policy says so. It
 // updates gc's status in memory; the caller patches the difference to before.
 func (r *Reconciler) reconcileSecret(ctx context.Context, gc, before *imv1.GardenerCluster) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	d, md, err := r.decide(ctx, gc, ports.ReadCached)
+	o, err := r.decide(ctx, gc, ports.ReadCached)
+	if refused(err) {
+		r.refuse(gc, err)
+		return ctrl.Result{RequeueAfter: retryRefused}, nil
+	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	fresh := false
-	if d.Issue {
+	if o.decision.Issue {
 		// The cache may lag behind our own last write or the removal of the force annotation; confirm with the API
 		// server before spending a Gardener call, so one rotation never becomes two.
 		live, err := r.confirm(ctx, gc)
 		if err != nil || live == nil {
 			return ctrl.Result{}, err
 		}
-		if d, md, err = r.decide(ctx, live, ports.ReadLive); err != nil {
+		o, err = r.decide(ctx, live, ports.ReadLive)
+		useLive(gc, before, live)
+		if refused(err) {
+			r.refuse(gc, err)
+			return ctrl.Result{RequeueAfter: retryRefused}, nil
+		}
+		if err != nil {
 			return ctrl.Result{}, err
 		}
-		useLive(gc, before, live)
 		fresh = true
 	}
+	d := o.decision
 	if !d.Issue && !fresh && !succeeded(gc) {
 		// The cache may not show the status written a moment ago (the reconcile right after the first kubeconfig,
 		// triggered by our own Secret write, often runs before the status patch reached the cache). Without this
@@ -139,7 +181,7 @@ func (r *Reconciler) reconcileSecret(ctx context.Context, gc, before *imv1.Garde
 		useLive(gc, before, live)
 	}
 	if !d.Issue {
-		if missing := kubeconfig.LabelsMissing(md.Labels, kubeconfig.SecretLabels(gc.Labels, gc.Name)); missing != nil {
+		if missing := kubeconfig.LabelsMissing(o.md.Labels, kubeconfig.SecretLabels(gc.Labels, gc.Name)); missing != nil {
 			if err := r.Store.EnsureLabels(ctx, secretRef(gc), missing); err != nil {
 				return ctrl.Result{}, fmt.Errorf("sync labels of the kubeconfig secret: %w", err)
 			}
@@ -149,7 +191,7 @@ func (r *Reconciler) reconcileSecret(ctx context.Context, gc, before *imv1.Garde
 		return ctrl.Result{RequeueAfter: requeueAt(d.RotateAt, r.Clock.Now())}, nil
 	}
 	log.Info("issuing kubeconfig", "trigger", d.Trigger, "why", d.Detail)
-	return r.issue(ctx, gc, d)
+	return r.issue(ctx, gc, o)
 }
 
 // useLive makes the live GardenerCluster the one this reconcile works on and the baseline of the status patch, so
@@ -182,7 +224,8 @@ func provisioning(gc *imv1.GardenerCluster, err error) bool {
 	return never && (errors.Is(err, ports.ErrShootNotReady) || errors.Is(err, ports.ErrShootNotFound))
 }
 
-func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, d kubeconfig.Decision) (ctrl.Result, error) {
+func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, o observation) (ctrl.Result, error) {
+	d := o.decision
 	log := ctrl.LoggerFrom(ctx)
 	issued, err := r.Issuer.IssueAdminKubeconfig(ctx, gc.Spec.Shoot.Name, r.Policy.Validity)
 	GardenerRequests.WithLabelValues(outcome(err)).Inc()
@@ -210,10 +253,13 @@ func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, d kube
 	}
 	now := r.Clock.Now()
 	ref := secretRef(gc)
-	if err := r.Store.Write(ctx, ports.KubeconfigSecret{
+	if err := r.write(ctx, gc, o, ports.KubeconfigSecret{
 		Ref: ref, OwnerNamespace: gc.Namespace, OwnerName: gc.Name, OwnerLabels: gc.Labels,
-		Kubeconfig: issued.Kubeconfig, IssuedAt: now, ExpiresAt: issued.ExpiresAt,
-	}); err != nil {
+		Kubeconfig: issued.Kubeconfig, IssuedAt: now, ExpiresAt: issued.ExpiresAt, Shoot: o.shoot,
+	}); refused(err) {
+		r.refuse(gc, err)
+		return ctrl.Result{RequeueAfter: retryRefused}, nil
+	} else if err != nil {
 		msg := fmt.Sprintf("writing the kubeconfig to Secret %s failed: %v", ref, err)
 		setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToWriteSecret, msg)
 		r.Recorder.Eventf(gc, nil, "Warning", ReasonFailedToWriteSecret, "WriteSecret", msg)
@@ -237,6 +283,31 @@ func (r *Reconciler) issue(ctx context.Context, gc *imv1.GardenerCluster, d kube
 	}
 	rotateAt := r.Policy.RotateAt(gc.Name, now, issued.ExpiresAt)
 	return ctrl.Result{RequeueAfter: requeueAt(rotateAt, now)}, nil
+}
+
+// write stores the issued kubeconfig in the Secret that was checked: a create when it did not exist, otherwise
+// pinned to the version whose ownership was checked. Should the Secret change between the check and the write
+// (someone else writes it), it is read and checked again, and the same kubeconfig written: Gardener is not asked
+// twice.
+func (r *Reconciler) write(ctx context.Context, gc *imv1.GardenerCluster, o observation, s ports.KubeconfigSecret) error {
+	md, verdict := o.md, o.verdict
+	for attempt := 0; ; attempt++ {
+		s.ExpectAbsent = verdict == kubeconfig.SecretAbsent
+		s.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
+		err := r.Store.Write(ctx, s)
+		if !errors.Is(err, ports.ErrConflict) || attempt == 2 {
+			return err
+		}
+		var rerr error
+		md, rerr = r.Store.ReadMetadata(ctx, s.Ref, ports.ReadLive)
+		ex, rerr := existing(md, rerr)
+		if rerr != nil {
+			return rerr
+		}
+		if verdict, rerr = kubeconfig.CheckSecret(gc.Namespace, gc.Name, s.Ref.Namespace, ex); rerr != nil {
+			return rerr
+		}
+	}
 }
 
 // clearForceAnnotation removes the force-rotation annotation with a merge patch that names only that key: it needs
