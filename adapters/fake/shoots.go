@@ -29,10 +29,10 @@ type Garden struct {
 	version int
 	uids    int
 	// lag and cache implement cached reads that miss recent writes.
-	lag   bool
-	cache map[string]gardenShoot
-	log   []DeletionLog
-	marks []MarkLog
+	lag    bool
+	cache  map[string]gardenShoot
+	log    []DeletionLog
+	marks  []MarkLog
 	writes []WriteLog
 
 	// Reject, when set, is consulted on every Apply; a non-nil error is returned wrapped in ErrShootRejected.

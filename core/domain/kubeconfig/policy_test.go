@@ -23,6 +23,12 @@ func recorded(issued, expires time.Time) Recorded {
 	return Recorded{SecretExists: true, HasKubeconfig: true, IssuedAt: FormatTime(issued), ExpiresAt: FormatTime(expires)}
 }
 
+func recordedFor(issued time.Time, s ShootRef) Recorded {
+	r := recorded(issued, issued.Add(24*time.Hour))
+	r.Shoot = s
+	return r
+}
+
 func TestDecide(t *testing.T) {
 	day := mustPolicy(t, 24*time.Hour, 0.6)
 	noJitter := day
@@ -42,6 +48,7 @@ func TestDecide(t *testing.T) {
 		now    time.Time
 		rec    Recorded
 		force  bool
+		shoot  ShootRef
 		want   want
 	}{
 		{
@@ -120,6 +127,31 @@ func TestDecide(t *testing.T) {
 			want: want{RotateAt: t0.Add(36 * time.Minute)},
 		},
 		{
+			reason: "issued for the same shoot: nothing to do",
+			policy: noJitter, now: t0.Add(time.Minute), rec: recordedFor(t0, ShootRef{"c-1", "uid-1"}), shoot: ShootRef{"c-1", "uid-1"},
+			want: want{RotateAt: rotate},
+		},
+		{
+			reason: "the shoot was created again under its name (new UID): issue at once",
+			policy: noJitter, now: t0.Add(time.Minute), rec: recordedFor(t0, ShootRef{"c-1", "uid-1"}), shoot: ShootRef{"c-1", "uid-2"},
+			want: want{Issue: true, Trigger: TriggerShootChanged},
+		},
+		{
+			reason: "the cluster names another shoot now: issue at once",
+			policy: noJitter, now: t0.Add(time.Minute), rec: recordedFor(t0, ShootRef{"c-1", "uid-1"}), shoot: ShootRef{"c-2", ""},
+			want: want{Issue: true, Trigger: TriggerShootChanged},
+		},
+		{
+			reason: "a Secret of an older operator records no shoot: no extra rotation (recorded with the next one)",
+			policy: noJitter, now: t0.Add(time.Minute), rec: recorded(t0, t0.Add(24*time.Hour)), shoot: ShootRef{"c-1", "uid-1"},
+			want: want{RotateAt: rotate},
+		},
+		{
+			reason: "the shoot's UID is not known (not in the cache): no rotation on a guess",
+			policy: noJitter, now: t0.Add(time.Minute), rec: recordedFor(t0, ShootRef{"c-1", "uid-1"}), shoot: ShootRef{"c-1", ""},
+			want: want{RotateAt: rotate},
+		},
+		{
 			reason: "issue time in the future (clock skew) with a sane expiry: wait for the rotation point",
 			policy: noJitter, now: t0, rec: recorded(t0.Add(time.Minute), t0.Add(24*time.Hour+time.Minute)),
 			want: want{RotateAt: rotate.Add(time.Minute)},
@@ -127,7 +159,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			d := tc.policy.Decide(tc.now, key, tc.rec, tc.force)
+			d := tc.policy.Decide(tc.now, key, tc.rec, tc.force, tc.shoot)
 			got := want{Issue: d.Issue, Trigger: d.Trigger, RotateAt: d.RotateAt}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApproxTime(0)); diff != "" {
 				t.Errorf("%s: decision mismatch (-want +got):\n%s\ndetail: %s", tc.reason, diff, d.Detail)

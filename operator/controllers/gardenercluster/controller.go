@@ -74,10 +74,10 @@ func (c Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster
 		Issuer:     issuer,
 		Store:      kube.NewKubeconfigSecretStore(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient()),
 		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
-		Shoots: &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
-		Clock:      clk,
-		Policy:     policy,
-		Recorder:   mgr.GetEventRecorder("kim-" + Name),
+		Shoots:   &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
+		Clock:    clk,
+		Policy:   policy,
+		Recorder: mgr.GetEventRecorder("kim-" + Name),
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).

@@ -50,10 +50,10 @@ type Reconciler struct {
 	Issuer     ports.KubeconfigIssuer
 	Store      ports.KubeconfigSecretStore
 	// Shoots reads shoots from the garden cache, to refuse a shoot of another runtime; nil skips that check.
-	Shoots ports.ShootReader
-	Clock      ports.Clock
-	Policy     kubeconfig.Policy
-	Recorder   events.EventRecorder
+	Shoots   ports.ShootReader
+	Clock    ports.Clock
+	Policy   kubeconfig.Policy
+	Recorder events.EventRecorder
 }
 
 // Reconcile implements reconcile.Reconciler.
