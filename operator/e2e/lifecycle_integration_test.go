@@ -88,8 +88,11 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 					w.shootNameReuse(t, gcp)
 				}
 			}},
+			{"SameIDRecreateTakesClusterBack", func(t *testing.T) { w.sameIDRecreateTakesClusterBack(t, azure) }},
+			{"GardenerClusterConfusedDeputy", func(t *testing.T) { w.confusedDeputy(t, trial) }},
 		}, w.patchingScenarios(trial)...)...)
 	})
+	t.Run("StaleStateNearTheDeadline", func(t *testing.T) { w.staleStateNearTheDeadline(t, aws) })
 	stop()
 	t.Run("EmergencyBrake", func(t *testing.T) {
 		w.startOperator(t, w.writeConfig(t, "operator-frozen", deletionConfig(true)))
