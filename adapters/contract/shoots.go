@@ -97,16 +97,16 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		f := newFixture(t)
 		f.PutPredecessor(t, "ct-adopt", id)
 		f.PutForeign(t, "ct-adopt-foreign")
-		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", "another-runtime"); !errors.Is(err, ports.ErrShootNotManaged) {
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", "another-runtime", "aws"); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("adopt for another runtime: %v, want ErrShootNotManaged", err)
 		}
-		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-foreign", id); !errors.Is(err, ports.ErrShootNotManaged) {
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-foreign", id, "aws"); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("adopt of a shoot without a runtime ID: %v, want ErrShootNotManaged", err)
 		}
-		if _, err := f.Shoots.Adopt(t.Context(), "absent", id); !errors.Is(err, ports.ErrShootNotFound) {
+		if _, err := f.Shoots.Adopt(t.Context(), "absent", id, "aws"); !errors.Is(err, ports.ErrShootNotFound) {
 			t.Errorf("adopt of a missing shoot: %v, want ErrShootNotFound", err)
 		}
-		s, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id)
+		s, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id, "aws")
 		if err != nil || !s.OwnedBy(id) {
 			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
 		}
@@ -114,7 +114,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			got, err := f.Shoots.Get(t.Context(), "ct-adopt", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
 		}, "Get shows the adopted shoot")
-		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id); err != nil {
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id, "aws"); err != nil {
 			t.Errorf("adopting again: %v", err)
 		}
 	})

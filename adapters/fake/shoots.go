@@ -203,6 +203,10 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 	if ok && (!s.obs.Marks.Managed || s.obs.Marks.RuntimeID != a.RuntimeID || s.obs.Marks.PendingDeletion != nil) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
 	}
+	pre := a.Precondition
+	if ok && (pre == (ports.Precondition{}) || (pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
+	}
 	if !ok {
 		s = g.newShoot(a.Spec.Name, &gardenShoot{})
 	}
@@ -233,7 +237,7 @@ func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
 	}
 	m := s.obs.Marks
 	return m.Managed && m.RuntimeID == a.RuntimeID && m.AppliedRuntimeGeneration == a.RuntimeGeneration &&
-		m.AppliedSpecHash == a.SpecHash && reflect.DeepEqual(s.spec, a.Spec), nil
+		m.AppliedSpecHash == a.SpecHash && m.Plan == a.Plan && reflect.DeepEqual(s.spec, a.Spec), nil
 }
 
 // managed returns a live managed shoot matching pre, or the port's error.
@@ -269,7 +273,7 @@ func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at ti
 }
 
 // Adopt implements ports.ShootProvisioner.
-func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot, error) {
+func (g *Garden) Adopt(_ context.Context, name, runtimeID, plan string) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Adopt"); err != nil {
@@ -284,6 +288,9 @@ func (g *Garden) Adopt(_ context.Context, name, runtimeID string) (cluster.Shoot
 	}
 	if !s.obs.Marks.Managed {
 		s.obs.Marks.Managed = true
+		if s.obs.Marks.Plan == "" {
+			s.obs.Marks.Plan = plan
+		}
 		g.wrote("Adopt", s)
 	}
 	out := copyShoot(s.obs)

@@ -46,6 +46,9 @@ func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre p
 	if s.obs.Deleting() {
 		return cluster.Shoot{}, fmt.Errorf("cancel deletion of shoot %s: Gardener deletes it already: %w", name, ports.ErrConflict)
 	}
+	if pd := s.obs.Marks.PendingDeletion; pd != nil && pd.Plan != "" {
+		s.obs.Marks.Plan = pd.Plan // the window the deletion had: taking the cluster back keeps it
+	}
 	s.obs.Marks.PendingDeletion = nil
 	s.obs.Marks.RuntimeID = runtimeID
 	s.restoreSpec = nil

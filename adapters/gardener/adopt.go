@@ -16,7 +16,7 @@ import (
 
 // Adopt implements ports.ShootProvisioner with a merge patch that only adds the managed-by label. It reads the shoot live
 // and retries on conflicts (Gardener updates new shoots often); adoption is rare, a migration step.
-func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error) {
+func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error) {
 	var adopted *gardencorev1beta1.Shoot
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		s := &gardencorev1beta1.Shoot{}
@@ -32,6 +32,9 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID string) (cluster.Sho
 		}
 		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		metav1.SetMetaDataLabel(&s.ObjectMeta, LabelManagedBy, ManagedByValue)
+		if s.Annotations[AnnotationPlan] == "" && plan != "" {
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)
+		}
 		return c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager)) // a conflict is retried with a fresh read
 	})
 	if err != nil {

@@ -123,18 +123,17 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err != nil {
 		return cluster.Shoot{}, err
 	}
-	if current == nil {
+	if a.Precondition == (ports.Precondition{}) {
+		// The caller observed no shoot: create it. One that exists after all was missed by a lagging cache; what
+		// the caller computed does not account for it, so the caller has to look again.
 		created, err := c.create(ctx, a)
-		if err == nil || !errors.Is(err, errAlreadyExists) {
-			return created, err
+		if errors.Is(err, errAlreadyExists) {
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 		}
-		// The cache had not seen the shoot yet: decide on the live one.
-		if current, err = c.read(ctx, name, ports.ReadLive); err != nil {
-			return cluster.Shoot{}, err
-		}
-		if current == nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: it exists and does not exist; retrying", name, ports.ErrTransient)
-		}
+		return created, err
+	}
+	if current == nil {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: not in the cache any more: %w", name, ports.ErrConflict)
 	}
 	if err := ownedBy(current, a.RuntimeID); err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
@@ -150,9 +149,14 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
-	// Force takes over fields another manager set (drift correction); the shoot is ours (checked above), and the
-	// UID pins the apply to that very shoot.
+	// Force takes over fields another manager set (drift correction); the shoot is ours (checked above). The UID
+	// and the resourceVersion the spec was computed from pin the apply to that very state: an apply computed from a
+	// stale cache fails with a conflict instead of writing old values back.
+	if err := checkPrecondition(a.Precondition, current); err != nil {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+	}
 	u.SetUID(current.UID)
+	u.SetResourceVersion(current.ResourceVersion)
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 	if err := c.record("apply", classify("apply shoot "+name, err)); err != nil {
 		return cluster.Shoot{}, err

@@ -57,6 +57,10 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre
 		if s.DeletionTimestamp != nil {
 			return fmt.Errorf("Gardener deletes it already: %w", ports.ErrConflict)
 		}
+		if plan := s.Annotations[AnnotationDeletionPlan]; plan != "" {
+			// The record's plan is the one with the longest window the runtime had: taking the cluster back keeps it.
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)
+		}
 		for _, k := range deletionAnnotations {
 			delete(s.Annotations, k)
 		}

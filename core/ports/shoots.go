@@ -19,6 +19,10 @@ type ShootApply struct {
 	// Plan is recorded on the shoot (cluster.Marks.Plan): the plan whose deletion window is the longest the runtime
 	// ever had (see deletion.Policy.LongerPlan).
 	Plan string
+	// Precondition pins an update to the shoot the spec and the marks were computed from: an update computed from
+	// a stale observation fails with ErrConflict instead of writing old values back. Empty means the caller observed
+	// no shoot: Apply creates one, and finding one is ErrConflict too (the observation was stale).
+	Precondition Precondition
 }
 
 // DeletionMark is what is recorded on a shoot when its Runtime is deleted.
@@ -53,7 +57,7 @@ type ShootProvisioner interface {
 	// with a plain create: a shoot of the same name someone else created meanwhile is never taken over.
 	// Idempotent: applying the same spec again changes nothing in Gardener.
 	// Errors: ErrShootRejected, ErrShootNotManaged (an existing shoot without the operator's marks or of another
-	// runtime), ErrTransient. Returns the shoot as the garden stored it.
+	// runtime), ErrConflict (a.Precondition no longer holds), ErrTransient. Returns the shoot as the garden stored it.
 	Apply(ctx context.Context, a ShootApply) (cluster.Shoot, error)
 	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
 	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
@@ -63,10 +67,11 @@ type ShootProvisioner interface {
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error)
 	// Adopt puts the operator's managed-by mark on a shoot that carries runtimeID in its runtime-id annotation but
-	// not the mark: a shoot the system the operator replaces created for that runtime. Nothing else changes. It
-	// reads the shoot live and returns a live observation. Idempotent. Errors: ErrShootNotFound,
-	// ErrShootNotManaged (the annotation names another runtime or none), ErrTransient.
-	Adopt(ctx context.Context, name, runtimeID string) (cluster.Shoot, error)
+	// not the mark: a shoot the system the operator replaces created for that runtime. It records plan as the
+	// shoot's plan (cluster.Marks.Plan) unless one is recorded; nothing else changes. It reads the shoot live and
+	// returns a live observation. Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged (the annotation names
+	// another runtime or none), ErrTransient.
+	Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error)
 }
 
 // ShootDeletion records, cancels and executes deletions. Every write re-reads the shoot from the garden and
@@ -76,7 +81,8 @@ type ShootDeletion interface {
 	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrConflict (precondition), ErrTransient.
 	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (cluster.Shoot, error)
 	// CancelDeletion removes the pending-deletion record, the restore request and a deletion confirmation left by
-	// a failed delete, wakes the shoot (hibernation off) and records runtimeID as the owner. It refuses a shoot
+	// a failed delete, wakes the shoot (hibernation off), records runtimeID as the owner and the record's plan as the
+	// shoot's plan (the longest window is kept). It refuses a shoot
 	// whose record names another runtime (ErrShootNotManaged). Idempotent. Errors: ErrShootNotFound,
 	// ErrShootNotManaged, ErrConflict, ErrTransient.
 	CancelDeletion(ctx context.Context, name, runtimeID string, pre Precondition) (cluster.Shoot, error)

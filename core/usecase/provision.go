@@ -162,7 +162,11 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		ok, err := p.Seeds.SeedAvailable(ctx, string(rt.Provider), rt.Region)
 		return in.WithSeed(ok), false, err
 	case lifecycle.ActionApplyShoot:
-		s, err := p.Shoots.Apply(ctx, p.desired(req, spec, in.Intent.DesiredSpecHash, in.Shoot.Marks.Plan))
+		a := p.desired(req, spec, in.Intent.DesiredSpecHash, in.Shoot.Marks.Plan)
+		if in.Shoot.Exists {
+			a.Precondition = ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion}
+		}
+		s, err := p.Shoots.Apply(ctx, a)
 		if err != nil {
 			return in, false, err
 		}
@@ -186,7 +190,7 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 			Message: fmt.Sprintf("Shoot %s taken back from pending deletion and woken up", rt.Name)})
 		return in.WithShoot(s), true, nil
 	case lifecycle.ActionAdoptShoot:
-		s, err := p.Shoots.Adopt(ctx, rt.Name, rt.ID)
+		s, err := p.Shoots.Adopt(ctx, rt.Name, rt.ID, req.Plan)
 		if err != nil {
 			return in, false, err
 		}

@@ -46,8 +46,9 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 		return ReapResult{Shoot: s}, err
 	}
 	d := deletion.Reap(in, r.Policy, now)
+	var serverNow time.Time
 	if d.Action == deletion.ReapConfirm {
-		if in, err = r.confirm(ctx, name, in.Guard, now); err != nil {
+		if in, serverNow, err = r.confirm(ctx, name, in.Guard, now); err != nil {
 			return ReapResult{Shoot: s}, err
 		}
 		d = deletion.Reap(in, r.Policy, now)
@@ -56,7 +57,8 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 	pre := ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion}
 	switch d.Action {
 	case deletion.ReapDelete:
-		stop, err := r.reserve(ctx, name, now)
+		// The breaker counts in the API server's time: a jump of the operator's clock must not age its ledger.
+		stop, err := r.reserve(ctx, name, serverNow)
 		if err != nil {
 			return res, err
 		}
@@ -102,27 +104,28 @@ func (r *Reaper) guard(ctx context.Context) (deletion.Guard, error) {
 	return deletion.Guard{Frozen: st.Frozen, Tripped: !st.Ledger.TrippedAt.IsZero()}, nil
 }
 
-// confirm re-reads the shoot live, asks the KCP whether the recorded runtime exists and compares the clocks.
-func (r *Reaper) confirm(ctx context.Context, name string, g deletion.Guard, now time.Time) (deletion.ReapInput, error) {
+// confirm re-reads the shoot live, asks the KCP whether the recorded runtime exists and compares the clocks. It
+// returns the API server's time (zero when it could not be read: the guard then stops the deletion).
+func (r *Reaper) confirm(ctx context.Context, name string, g deletion.Guard, now time.Time) (deletion.ReapInput, time.Time, error) {
 	s, err := r.Shoots.Get(ctx, name, ports.ReadLive)
 	if err != nil {
-		return deletion.ReapInput{}, fmt.Errorf("confirm shoot %s: %w", name, err)
+		return deletion.ReapInput{}, time.Time{}, fmt.Errorf("confirm shoot %s: %w", name, err)
 	}
 	in := deletion.ReapInput{Shoot: s, Guard: g}
 	if pd := s.Marks.PendingDeletion; pd != nil && pd.RuntimeID != "" {
 		exists, err := r.Runtimes.Claims(ctx, pd.RuntimeID, name)
 		if err != nil {
-			return deletion.ReapInput{}, fmt.Errorf("confirm runtime %s is gone: %w", pd.RuntimeID, err)
+			return deletion.ReapInput{}, time.Time{}, fmt.Errorf("confirm runtime %s is gone: %w", pd.RuntimeID, err)
 		}
 		in.RuntimeExists = &exists
 	}
 	server, err := r.Clock.ServerNow(ctx)
 	if err != nil {
 		in.Guard.ClockUnknown = true
-	} else {
-		in.Guard.ClockAhead = now.Sub(server)
+		return in, time.Time{}, nil
 	}
-	return in, nil
+	in.Guard.ClockAhead = now.Sub(server)
+	return in, server, nil
 }
 
 // reserve takes one deletion from the circuit breaker's budget, with optimistic locking on the stored ledger so

@@ -146,13 +146,20 @@ type world struct {
 	gone     map[string]kcpRuntime // runtimes KEB deleted, for a re-create with the same ID
 	foreign  map[string]string     // foreign shoot -> its UID
 	preds    map[string]string     // predecessor shoot UID -> the runtime ID it was created for
+	// longest is, per shoot UID, the window of the plan its runtime had when the operator created (or adopted) the
+	// shoot: relabelling the plan must never shorten the window below it.
+	longest map[string]time.Duration
+	// readyWhenDeleted is, per shoot UID, whether the runtime deleting it was ever Ready (a never-healthy cluster is
+	// deleted at once, whatever its plan).
+	readyWhenDeleted map[string]bool
 }
 
 func newWorld(seed uint64) *world {
 	truth := fake.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 	w := &world{truth: truth, operator: &skewedClock{base: truth}, garden: fake.NewGarden(truth), kcp: fake.NewRuntimes(),
 		access: fake.NewAccessObjects(), guard: &fake.DeletionGuard{}, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
-		runtimes: map[string]*kcpRuntime{}, gone: map[string]kcpRuntime{}, foreign: map[string]string{}, preds: map[string]string{}}
+		runtimes: map[string]*kcpRuntime{}, gone: map[string]kcpRuntime{}, foreign: map[string]string{}, preds: map[string]string{},
+		longest: map[string]time.Duration{}, readyWhenDeleted: map[string]bool{}}
 	policy := modelPolicy()
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
 		Guard: w.guard, Config: modelConfig(), Policy: policy}
@@ -305,6 +312,9 @@ func (w *world) reconcile(id string) {
 	ctx := contextFor()
 	now := w.operator.Now()
 	if rt.deleting {
+		if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.Exists {
+			w.readyWhenDeleted[s.UID] = rt.everReady
+		}
 		doc := fake.RestoreDocument{Name: rt.id, Namespace: modelNamespace, Shoot: rt.shoot, Plan: rt.plan}.Encode()
 		res, err := w.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: id, Namespace: modelNamespace, ShootName: rt.shoot,
 			Plan: rt.plan, EverReady: rt.everReady, RestoreDocument: doc}, now)
@@ -317,6 +327,11 @@ func (w *world) reconcile(id string) {
 	}
 	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
 		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
+	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) {
+		if _, seen := w.longest[s.UID]; !seen { // created (or adopted) just now, for the plan the runtime has now
+			w.longest[s.UID] = modelPolicy().Window(rt.plan)
+		}
+	}
 	if err != nil {
 		return
 	}

@@ -193,6 +193,13 @@ func (c *checker) check() error {
 			return fmt.Errorf("shoot %s deleted at %s, before its window (marked %s, window %s) ended", d.Shoot.Name,
 				d.At.Format(time.RFC3339), markedAt.Format(time.RFC3339), pd.Window)
 		}
+		// A cluster that never became healthy is deleted at once (decided when it was marked; Gardener may have
+		// finished creating it since): the runtime was never Ready.
+		neverHealthy := pd.Window == 0 && !w.readyWhenDeleted[d.Shoot.UID]
+		if longest := w.longest[d.Shoot.UID]; pd.Window < longest && !neverHealthy {
+			return fmt.Errorf("shoot %s deleted with window %s, but it was created for a plan with the window %s (a relabel shortened it)",
+				d.Shoot.Name, pd.Window, longest)
+		}
 		c.times = append(c.times, d.At)
 	}
 	c.deletions = len(deletions)

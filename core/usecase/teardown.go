@@ -61,7 +61,7 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 				return res, fmt.Errorf("confirm shoot %s: %w", req.ShootName, err)
 			}
 		case deletion.ActionAdoptShoot:
-			if in.Shoot, err = t.Shoots.Adopt(ctx, req.ShootName, req.RuntimeID); err != nil {
+			if in.Shoot, err = t.Shoots.Adopt(ctx, req.ShootName, req.RuntimeID, req.Plan); err != nil {
 				return res, fmt.Errorf("adopt shoot %s before marking it: %w", req.ShootName, err)
 			}
 			res.Events = append(res.Events, Event{Reason: EventShootAdopted, Message: d.Message})

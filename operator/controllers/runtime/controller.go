@@ -113,7 +113,9 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: id}}}
 	})
 	err = ctrl.NewControllerManagedBy(mgr).Named("runtime").
-		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		// Labels too: the plan label decides the deletion window the shoot records.
+		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).

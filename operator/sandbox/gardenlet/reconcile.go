@@ -47,8 +47,11 @@ func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 	}
 	if shoot.Spec.SeedName == nil {
+		// A gardenlet only works on shoots scheduled to its seed: an unbound shoot waits for the binding (a
+		// conflict with a concurrent write is retried).
 		if err := g.bind(ctx, shoot); err != nil {
 			g.log.V(1).Info("shoot not scheduled", "shoot", req.String(), "reason", err.Error())
+			return ctrl.Result{RequeueAfter: time.Second}, nil
 		}
 	}
 	op, ok, err := g.pendingOperation(ctx, shoot)
