@@ -11,6 +11,13 @@ type Current struct {
 	// InfrastructureZones are the zones of the infrastructure config in their order. CIDRs are the
 	// zone's subnets: aws [workers, public, internal]; azure [cidr]; alicloud [workers].
 	InfrastructureZones []CurrentZone
+	// SecretBindingName is set on shoots that still reference a SecretBinding (created before
+	// CredentialsBindings); see CredentialsBindingMigration.
+	SecretBindingName string
+	// DualStack is true when the shoot has IPv4 and IPv6.
+	DualStack bool
+	// AuthenticationConfigMap is the structured-authentication ConfigMap the shoot references; empty: none.
+	AuthenticationConfigMap string
 }
 
 // CurrentWorker is an existing worker pool.
@@ -44,19 +51,24 @@ type step struct {
 // infrastructure reads the zones the workers step settled on).
 var steps = []step{
 	{"identity", stepIdentity},
+	{"cleanup-grace-periods", stepCleanupGracePeriods},
 	{"provider", stepProvider},
 	{"cloud-profile", stepCloudProfile},
 	{"credentials-binding", stepCredentialsBinding},
 	{"kubernetes-version", stepKubernetesVersion},
+	{"kubernetes-settings", stepKubernetesSettings},
 	{"oidc", stepOIDC},
 	{"acl", stepACL},
 	{"workers", stepWorkers},
 	{"infrastructure", stepInfrastructure},
 	{"networking", stepNetworking},
+	{"dual-stack", stepDualStack},
 	{"networking-filter", stepNetworkingFilter},
 	{"registry-cache", stepRegistryCache},
 	{"audit-log", stepAuditLog},
 	{"dns-and-certificates", stepDNS},
+	{"oidc-extension", stepOIDCExtension},
+	{"nvidia-openshell", stepNvidiaOpenShell},
 	{"maintenance", stepMaintenance},
 	{"eu-access", stepEUAccess},
 	{"seed-selector", stepSeedSelector},
