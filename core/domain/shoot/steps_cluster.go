@@ -17,19 +17,19 @@ const (
 
 // Values derived from Gardener and landscape rules.
 const (
-	EUAccessRestriction         = "eu-access-only"
-	EUAccessAddonsOption        = "support.gardener.cloud/eu-access-for-cluster-addons"
-	EUAccessNodesOption         = "support.gardener.cloud/eu-access-for-cluster-nodes"
-	KSAToleration               = "ksa-assured-workload"
-	OpenStackExposureClass      = "converged-cloud-internet"
-	SeedRegionLabel             = "seed.gardener.cloud/region"
-	FailureToleranceZone        = "zone"
-	FailureToleranceNode        = "node"
+	EUAccessRestriction    = "eu-access-only"
+	EUAccessAddonsOption   = "support.gardener.cloud/eu-access-for-cluster-addons"
+	EUAccessNodesOption    = "support.gardener.cloud/eu-access-for-cluster-nodes"
+	KSAToleration          = "ksa-assured-workload"
+	OpenStackExposureClass = "converged-cloud-internet"
+	SeedRegionLabel        = "seed.gardener.cloud/region"
+	FailureToleranceZone   = "zone"
+	FailureToleranceNode   = "node"
 )
 
 var (
-	dnsLabel   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	labelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+	dnsLabel      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	labelValue    = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 	shootPurposes = map[string]bool{"evaluation": true, "testing": true, "development": true, "production": true}
 )
 
