@@ -26,6 +26,9 @@ type CurrentWorker struct {
 	ImageName    string
 	ImageVersion string
 	Zones        []string
+	// MachineDrainTimeout and MaxEvictRetries as the pool has them; they win over configured defaults.
+	MachineDrainTimeout string
+	MaxEvictRetries     *int32
 }
 
 // CurrentZone is a zone of the existing infrastructure config.

@@ -96,7 +96,7 @@ func authenticator(c OIDC, field string) (Authenticator, error) {
 			"the API server's structured authentication cannot carry an inline key set; remove jwks and let the API server "+
 				"discover the keys from %s, or wait for OpenIDConnect support inside the runtime", c.IssuerURL)
 	}
-	if c.CABundle != "" && !validPEMCertificates(c.CABundle) {
+	if c.CABundle != "" && !ValidPEMCertificates(c.CABundle) {
 		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".caBundle", "must be one or more PEM-encoded certificates")
 	}
 	usernameClaim := c.UsernameClaim
@@ -156,9 +156,9 @@ func authenticationConfigMapName(in input) string {
 	return AuthenticationConfigMapPrefix + in.rt.Name
 }
 
-// validPEMCertificates reports whether b holds only PEM CERTIFICATE blocks, at least one, each a parsable
+// ValidPEMCertificates reports whether b holds only PEM CERTIFICATE blocks, at least one, each a parsable
 // certificate: the API server refuses to start with anything else.
-func validPEMCertificates(b string) bool {
+func ValidPEMCertificates(b string) bool {
 	rest := []byte(b)
 	n := 0
 	for {

@@ -226,7 +226,7 @@ func TestNodeStability(t *testing.T) {
 			rt := testRuntime(AWS)
 			rt.Networking.Pods = tc.pods
 			w := tc.w
-			if err := nodeStability(input{rt: rt, cfg: cfg}, &w); err != nil {
+			if err := nodeStability(input{rt: rt, cfg: cfg}, &w, nil); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, w); diff != "" {
@@ -234,9 +234,19 @@ func TestNodeStability(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the existing pool's settings beat the defaults", func(t *testing.T) {
+		w := Worker{}
+		cur := &CurrentWorker{MachineDrainTimeout: "2h", MaxEvictRetries: ptr[int32](7)}
+		if err := nodeStability(input{rt: testRuntime(AWS), cfg: cfg}, &w, cur); err != nil {
+			t.Fatal(err)
+		}
+		if w.MachineDrainTimeout != "2h" || *w.MaxEvictRetries != 7 {
+			t.Errorf("got %+v", w)
+		}
+	})
 	t.Run("without configured defaults nothing is set", func(t *testing.T) {
 		w := Worker{}
-		if err := nodeStability(input{rt: testRuntime(AWS), cfg: testConfig()}, &w); err != nil {
+		if err := nodeStability(input{rt: testRuntime(AWS), cfg: testConfig()}, &w, nil); err != nil {
 			t.Fatal(err)
 		}
 		if w.MachineDrainTimeout != "" || w.MaxEvictRetries != nil {

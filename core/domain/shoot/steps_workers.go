@@ -58,7 +58,7 @@ func stepWorkers(in input, s *Spec) error {
 			return err
 		}
 		out := WorkerSpec{Worker: cloneWorker(w), IMDSv2: in.rt.Provider == AWS && in.cfg.Features.AWSIMDSv2}
-		if err := nodeStability(in, &out.Worker); err != nil {
+		if err := nodeStability(in, &out.Worker, currentWorker(in.current, w.Name)); err != nil {
 			return err
 		}
 		if out.ImageName == "" {
@@ -125,7 +125,7 @@ func validateWorker(w Worker, field string) error {
 	}
 	if w.MachineDrainTimeout != "" {
 		if d, err := time.ParseDuration(w.MachineDrainTimeout); err != nil || d < 0 {
-			return invalid(ReasonInvalidWorker, field+".machineControllerManager.drainTimeout", "%q is not a duration like 15m", w.MachineDrainTimeout)
+			return invalid(ReasonInvalidWorker, field+".machineControllerManager.machineDrainTimeout", "%q is not a duration like 15m", w.MachineDrainTimeout)
 		}
 	}
 	for j, cr := range w.ContainerRuntimes {
@@ -235,8 +235,9 @@ func isLegacyAzure(in input) bool {
 // nodeStability applies the landscape's node defaults to a pool: gVisor runtimes get net-raw (Istio's sidecars
 // need raw sockets) unless the Runtime sets the flag, maxPods is clamped to what one node's pod CIDR (a /24, or the
 // whole pods CIDR when smaller) can address, and machine drain timeout and eviction retries get the configured
-// defaults when the pool sets none.
-func nodeStability(in input, w *Worker) error {
+// defaults when neither the pool nor the existing cluster's pool sets them (a value an operator set on the
+// cluster is not overwritten by a default).
+func nodeStability(in input, w *Worker, cur *CurrentWorker) error {
 	for i := range w.ContainerRuntimes {
 		cr := &w.ContainerRuntimes[i]
 		if cr.Type != ContainerRuntimeGVisor {
@@ -255,6 +256,14 @@ func nodeStability(in input, w *Worker) error {
 		}
 	}
 	d := in.cfg.Workers
+	if cur != nil {
+		if d.MachineDrainTimeout == "" || cur.MachineDrainTimeout != "" {
+			d.MachineDrainTimeout = cur.MachineDrainTimeout
+		}
+		if cur.MaxEvictRetries != nil {
+			d.MaxEvictRetries = cur.MaxEvictRetries
+		}
+	}
 	if w.MachineDrainTimeout == "" && d.MachineDrainTimeout != "" {
 		if _, err := time.ParseDuration(d.MachineDrainTimeout); err != nil {
 			return invalid(ReasonInvalidConfig, "shoot.workers.machineDrainTimeout", "%q is not a duration", d.MachineDrainTimeout)
