@@ -69,7 +69,8 @@ func TestCurrentFromShoot(t *testing.T) {
 	want := shoot.Current{
 		KubernetesVersion: "1.33.5",
 		Workers: []shoot.CurrentWorker{
-			{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"eu-west-1b", "eu-west-1a"}},
+			{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"eu-west-1b", "eu-west-1a"},
+				MaxEvictRetries: ptr.To[int32](7)},
 			{Name: "removed", Zones: []string{"eu-west-1a"}},
 		},
 		HasInfrastructureConfig: true,
