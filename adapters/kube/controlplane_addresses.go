@@ -85,7 +85,6 @@ func ParseControlPlaneAddresses(data map[string]string) ([]string, error) {
 	return out, nil
 }
 
-
 // NewControlPlaneAddressesCache returns a cache that holds exactly the ConfigMap key names, and nothing else of
 // KCP's ConfigMaps; its informer is what announces changes. The caller starts it (e.g. mgr.Add).
 func NewControlPlaneAddressesCache(cfg *rest.Config, scheme *runtime.Scheme, key client.ObjectKey) (cache.Cache, error) {

@@ -9,13 +9,13 @@ import (
 )
 
 var (
-	featureGate     = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
-	runtimeConfig   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[a-z0-9]+){1,2}$`)
-	tolerationKey   = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$`)
-	dnsSubdomain    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	dualStackable   = map[string]bool{"aws": true, "gcp": true}
-	oidcExtensions  = map[string]bool{"": true, shoot.OIDCExtensionCustomerIssuers: true, shoot.OIDCExtensionAlways: true, shoot.OIDCExtensionNever: true}
-	dnsModes        = map[string]bool{"": true, shoot.DNSModeExternal: true, shoot.DNSModeInternal: true, shoot.DNSModeOff: true}
+	featureGate    = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	runtimeConfig  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[a-z0-9]+){1,2}$`)
+	tolerationKey  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$`)
+	dnsSubdomain   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	dualStackable  = map[string]bool{"aws": true, "gcp": true}
+	oidcExtensions = map[string]bool{"": true, shoot.OIDCExtensionCustomerIssuers: true, shoot.OIDCExtensionAlways: true, shoot.OIDCExtensionNever: true}
+	dnsModes       = map[string]bool{"": true, shoot.DNSModeExternal: true, shoot.DNSModeInternal: true, shoot.DNSModeOff: true}
 )
 
 // validateLandscape checks the keys of the 2025-26 landscape features; each problem names its key.
@@ -187,4 +187,3 @@ func domainOIDC(o OIDCConfig) shoot.OIDC {
 		GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix, SigningAlgs: o.SigningAlgs, CABundle: o.CABundle,
 	}
 }
-
