@@ -2,21 +2,17 @@ package gardener
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
-
-// FieldManagerOwnerReference applies the owner reference of the structured-authentication ConfigMap. It is a
-// manager of its own so that applying the ConfigMap's content (FieldManager, before the shoot exists) and its
-// owner reference (after the shoot exists) never remove each other's fields.
-const FieldManagerOwnerReference = FieldManager + "-owner-reference"
 
 // ownAuthConfigMap makes the shoot the owner of its structured-authentication ConfigMap, so the garden's garbage
 // collector deletes the ConfigMap with the shoot (garden-in-a-box runs no garbage collector: there it stays). The
@@ -32,14 +28,15 @@ func (c *Shoots) ownAuthConfigMap(ctx context.Context, spec shoot.Spec, s *garde
 	if err == nil && ownedByShoot(cm.OwnerReferences, s) {
 		return nil
 	}
-	ref := shootOwnerReference(s)
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": spec.Authentication.ConfigMapName, "namespace": c.Namespace,
-			"ownerReferences": []any{map[string]any{"apiVersion": ref.APIVersion, "kind": ref.Kind, "name": ref.Name, "uid": string(ref.UID)}}},
-	}}
-	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(FieldManagerOwnerReference), client.ForceOwnership)
-	return c.record("apply", classify(fmt.Sprintf("own authentication ConfigMap %s by shoot %s", spec.Authentication.ConfigMapName, s.Name), err))
+	// A strategic merge patch adds the reference next to any other (ownerReferences merge by uid); it is owned by
+	// an Update entry of the field manager, so the content applies of the ConfigMap never remove it.
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": []metav1.OwnerReference{shootOwnerReference(s)}}})
+	if err != nil {
+		return fmt.Errorf("encode owner reference: %w", err)
+	}
+	target := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: spec.Authentication.ConfigMapName}}
+	err = c.Client.Patch(ctx, target, client.RawPatch(types.StrategicMergePatchType, patch), client.FieldOwner(FieldManager))
+	return c.record("patch", classify(fmt.Sprintf("own authentication ConfigMap %s by shoot %s", spec.Authentication.ConfigMapName, s.Name), err))
 }
 
 func shootOwnerReference(s *gardencorev1beta1.Shoot) metav1.OwnerReference {

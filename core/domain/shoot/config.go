@@ -79,6 +79,8 @@ type ACLSettings struct {
 	// ControlPlaneCIDRs are the operator's and KCP's egress CIDRs, always allowed next to the customer's. They are
 	// read at run time (a KCP ConfigMap), not from the configuration file.
 	ControlPlaneCIDRs []string
+	// ControlPlaneCIDRsProblem, when set, says why ControlPlaneCIDRs could not be read; it is shown to people.
+	ControlPlaneCIDRsProblem string
 }
 
 // WorkerDefaults are applied to worker pools that do not set them.

@@ -178,17 +178,24 @@ func ValidPEMCertificates(b string) bool {
 	return n > 0 && len(bytes.TrimSpace(rest)) == 0
 }
 
+// NeedsControlPlaneCIDRs reports whether generating rt's cluster needs the control plane's egress CIDRs: the ACL
+// feature is on, the provider runs the acl extension, and the Runtime restricts API server access. Only then must
+// the caller read them (and re-generate when they change).
+func NeedsControlPlaneCIDRs(rt Runtime, cfg Config) bool {
+	providers := cfg.ACL.Providers
+	if providers == nil {
+		providers = DefaultACLProviders
+	}
+	return cfg.ACL.Enabled && len(rt.ACL) > 0 && slices.Contains(providers, rt.Provider)
+}
+
 // stepACL restricts API server access through the acl extension (shoot.acl): to the customer's CIDRs plus the
 // operator's and KCP's egress CIDRs, so the control plane keeps its access. Only while the feature is on and only on
 // providers where the extension runs; a Runtime asking for a restriction while the control plane CIDRs are unknown
 // is refused, as applying it would lock the control plane out.
 func stepACL(in input, s *Spec) error {
 	acl := in.cfg.ACL
-	providers := acl.Providers
-	if providers == nil {
-		providers = DefaultACLProviders
-	}
-	if !acl.Enabled || len(in.rt.ACL) == 0 || !slices.Contains(providers, in.rt.Provider) {
+	if !NeedsControlPlaneCIDRs(in.rt, in.cfg) {
 		return nil
 	}
 	var cidrs []string
@@ -204,6 +211,11 @@ func stepACL(in input, s *Spec) error {
 				"%q is not a CIDR", c)
 		}
 		add(p.Masked().String())
+	}
+	if acl.ControlPlaneCIDRsProblem != "" {
+		return invalid(ReasonACLOperatorAddressesMissing, "spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs",
+			"the operator's and KCP's egress addresses cannot be read (%s), so restricting API server access would "+
+				"lock the control plane out", acl.ControlPlaneCIDRsProblem)
 	}
 	if len(acl.ControlPlaneCIDRs) == 0 {
 		return invalid(ReasonACLOperatorAddressesMissing, "spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs",

@@ -36,6 +36,8 @@ func TestStepACLRule(t *testing.T) {
 		{"no control plane addresses: refused, not applied", AWS, []string{"192.168.1.0/24"}, ACLSettings{Enabled: true}, nil, ReasonACLOperatorAddressesMissing},
 		{"a bad customer CIDR", AWS, []string{"not-a-cidr"}, ACLSettings{Enabled: true, ControlPlaneCIDRs: operator}, nil, ReasonInvalidACL},
 		{"a bad control plane CIDR", AWS, []string{"192.168.1.0/24"}, ACLSettings{Enabled: true, ControlPlaneCIDRs: []string{"x"}}, nil, ReasonInvalidConfig},
+		{"an unreadable source: refused with its problem", AWS, []string{"192.168.1.0/24"},
+			ACLSettings{Enabled: true, ControlPlaneCIDRs: operator, ControlPlaneCIDRsProblem: "key acl-list.json is not JSON"}, nil, ReasonACLOperatorAddressesMissing},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
