@@ -22,6 +22,11 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 	if api := s.Spec.Kubernetes.KubeAPIServer; api != nil && api.StructuredAuthentication != nil {
 		cur.AuthenticationConfigMap = api.StructuredAuthentication.ConfigMapName
 	}
+	for _, e := range s.Spec.Extensions {
+		if e.Disabled == nil || !*e.Disabled {
+			cur.ExtensionTypes = append(cur.ExtensionTypes, e.Type)
+		}
+	}
 	for _, w := range s.Spec.Provider.Workers {
 		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
 		if w.Machine.Image != nil {

@@ -18,6 +18,8 @@ type Current struct {
 	DualStack bool
 	// AuthenticationConfigMap is the structured-authentication ConfigMap the shoot references; empty: none.
 	AuthenticationConfigMap string
+	// ExtensionTypes are the extensions the shoot has enabled.
+	ExtensionTypes []string
 }
 
 // CurrentWorker is an existing worker pool.

@@ -3,6 +3,7 @@ package shoot
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,7 +165,9 @@ func stepOIDCExtension(in input, s *Spec) error {
 		return nil
 	case OIDCExtensionAlways:
 	case "", OIDCExtensionCustomerIssuers:
-		if len(customerIssuers(in)) == 0 {
+		// Once enabled it stays: it is applied again rather than left out, which would remove it.
+		enabled := in.current != nil && slices.Contains(in.current.ExtensionTypes, ExtensionOIDC)
+		if len(customerIssuers(in)) == 0 && !enabled {
 			return nil
 		}
 	default:

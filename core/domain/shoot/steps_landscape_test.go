@@ -181,6 +181,15 @@ func TestAuthenticationConfigMapNameIsAdopted(t *testing.T) {
 	}
 }
 
+func TestOIDCExtensionStaysOnceEnabled(t *testing.T) {
+	rt := testRuntime(AWS)
+	rt.OIDCGiven = true // the customer removed the last issuer
+	s, err := runStep(t, stepOIDCExtension, input{rt: rt, cfg: testConfig(), current: &Current{ExtensionTypes: []string{ExtensionOIDC}}})
+	if err != nil || len(s.Extensions) != 1 {
+		t.Errorf("an enabled shoot-oidc-service must stay (left out, it would be removed): %v %v", s.Extensions, err)
+	}
+}
+
 func TestOIDCExtensionModes(t *testing.T) {
 	rt := testRuntime(AWS)
 	rt.OIDCGiven = true // no customer issuer
