@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
@@ -13,10 +15,8 @@ import (
 )
 
 func readyMessage(rt *imv1.Runtime) string {
-	for _, c := range rt.Status.Conditions {
-		if c.Type == imv1.ConditionReady {
-			return c.Message
-		}
+	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil {
+		return c.Message
 	}
 	return ""
 }
