@@ -28,6 +28,17 @@ type ShootsFixture struct {
 	Drift func(t *testing.T, name string)
 }
 
+// reapply applies a again to an existing shoot the way callers must: pinned to the shoot they observed.
+func reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) (cluster.Shoot, error) {
+	t.Helper()
+	cur, err := f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive)
+	if err != nil {
+		return cluster.Shoot{}, err
+	}
+	a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
+	return f.Shoots.Apply(t.Context(), a)
+}
+
 // RunShootsContract runs the Shoots contract against fixtures made by newFixture (one per subtest).
 func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture) {
 	const id = "9f1c0000-0000-4000-8000-000000000001"
@@ -48,7 +59,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if !s.OwnedBy(id) || s.Marks.AppliedRuntimeGeneration != 2 || s.Marks.AppliedSpecHash != "h" {
 			t.Fatalf("marks after apply: %+v (generation %d)", s.Marks, s.Generation)
 		}
-		again, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2, SpecHash: "h"})
+		again, err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2, SpecHash: "h"})
 		if err != nil {
 			t.Fatalf("second apply: %v", err)
 		}
@@ -81,7 +92,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		f.Drift(t, "ct-sync")
 		f.Eventually(t, func() bool { return !inSync(a) }, "not in sync after someone else changed the shoot")
-		if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
+		if _, err := reapply(t, f, a); err != nil {
 			t.Fatalf("re-apply: %v", err)
 		}
 		f.Eventually(t, func() bool { return inSync(a) }, "in sync after re-apply")
@@ -128,7 +139,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("apply with two pools: %v", err)
 		}
 		spec.Workers = spec.Workers[:1]
-		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
+		if _, err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
 			t.Fatalf("apply with one pool: %v", err)
 		}
 		if got := f.WorkerNames(t, "ct-pools"); len(got) != 1 || got[0] != spec.Workers[0].Name {
@@ -203,6 +214,23 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err := f.Shoots.ForceDelete(t.Context(), "ct-force", ports.Precondition{}); !errors.Is(err, ports.ErrShootRejected) {
 			t.Errorf("force-delete of a live shoot: %v, want ErrShootRejected", err)
 		}
+	})
+	t.Run("an apply computed from a stale observation is refused", func(t *testing.T) {
+		f := newFixture(t)
+		a := ports.ShootApply{Spec: f.Spec("ct-stale"), RuntimeID: id, RuntimeGeneration: 1}
+		first, err := f.Shoots.Apply(t.Context(), a)
+		if err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if _, err := f.Shoots.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("a create over an existing shoot (the caller saw none): %v, want ErrConflict", err)
+		}
+		f.Drift(t, "ct-stale")
+		a.Precondition = ports.Precondition{UID: first.UID, ResourceVersion: first.ResourceVersion}
+		f.Eventually(t, func() bool {
+			_, err := f.Shoots.Apply(t.Context(), a)
+			return errors.Is(err, ports.ErrConflict)
+		}, "an apply pinned to the version before the change is refused")
 	})
 	runSafetyContract(t, newFixture, id)
 }

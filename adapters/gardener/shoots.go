@@ -127,10 +127,16 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		// The caller observed no shoot: create it. One that exists after all was missed by a lagging cache; what
 		// the caller computed does not account for it, so the caller has to look again.
 		created, err := c.create(ctx, a)
-		if errors.Is(err, errAlreadyExists) {
+		if !errors.Is(err, errAlreadyExists) {
+			return created, err
+		}
+		if current, err = c.read(ctx, name, ports.ReadLive); err != nil || current == nil {
 			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 		}
-		return created, err
+		if err := ownedBy(current, a.RuntimeID); err != nil {
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+		}
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 	}
 	if current == nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: not in the cache any more: %w", name, ports.ErrConflict)
@@ -166,6 +172,9 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: read result: %w", name, err)
 	}
 	if applied, err = c.removeStalePools(ctx, applied, a.Spec); err != nil {
+		return cluster.Shoot{}, err
+	}
+	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
 		return cluster.Shoot{}, err
 	}
 	return Observe(applied), nil

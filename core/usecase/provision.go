@@ -26,6 +26,10 @@ type Provisioner struct {
 	Guard  ports.DeletionGuard
 	Config shoot.Config
 	Policy deletion.Policy
+	// Addresses are the control plane's egress CIDRs API server ACLs include; nil: ACLs are refused.
+	Addresses ports.ControlPlaneAddresses
+	// Credentials switches adopted shoots from SecretBindings to CredentialsBindings; nil: not done.
+	Credentials ports.CredentialsMigrator
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -95,7 +99,11 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	// fresh is what the Runtime and the configuration ask for; its hash changes only when they do. The spec to
 	// apply to an existing shoot also takes what the update rules keep from it (completed or maintained versions,
 	// zone order), which Gardener changes without anything to re-apply.
-	fresh, genErr := shoot.Generate(rt, p.Config)
+	cfg, err := p.shootConfig(ctx, rt)
+	if err != nil {
+		return lifecycle.Input{}, shoot.Spec{}, err
+	}
+	fresh, genErr := shoot.Generate(rt, cfg)
 	spec := fresh
 	owned := observed.OwnedBy(rt.ID) && observed.Marks.PendingDeletion == nil
 	if genErr == nil && owned {
@@ -104,7 +112,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 			return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 		}
 		if cur != nil {
-			spec, genErr = shoot.GenerateUpdate(rt, p.Config, *cur)
+			spec, genErr = shoot.GenerateUpdate(rt, cfg, *cur)
 		}
 	}
 	if genErr != nil {
@@ -162,6 +170,9 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		ok, err := p.Seeds.SeedAvailable(ctx, string(rt.Provider), rt.Region)
 		return in.WithSeed(ok), false, err
 	case lifecycle.ActionApplyShoot:
+		if migrated, err := p.migrateCredentialsBinding(ctx, spec, res); err != nil || migrated {
+			return in, migrated, err // migrated: the shoot changed, look again before applying
+		}
 		a := p.desired(req, spec, in.Intent.DesiredSpecHash, in.Shoot.Marks.Plan)
 		if in.Shoot.Exists {
 			a.Precondition = ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion}

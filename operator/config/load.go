@@ -22,6 +22,10 @@ const (
 	DefaultDeletionBudgetPeriod = time.Hour
 	// DefaultMaxClockAhead tolerates ordinary clock drift.
 	DefaultMaxClockAhead = 2 * time.Minute
+	// Gardener's cleanup finalize grace periods the production landscape sets (seconds).
+	DefaultCleanupExtendedAPIs        = 120
+	DefaultCleanupKubernetesResources = 120
+	DefaultCleanupWebhooks            = 60
 )
 
 // Load reads, defaults and validates the configuration file at path.
@@ -87,6 +91,16 @@ func (c *OperatorConfig) Default() {
 	if c.Shoot.AuditLog.MissingTenantIsError == nil {
 		v := true
 		c.Shoot.AuditLog.MissingTenantIsError = &v
+	}
+	g := &c.Shoot.CleanupGracePeriods
+	for _, d := range []struct {
+		v   **int64
+		def int64
+	}{{&g.ExtendedAPIs, DefaultCleanupExtendedAPIs}, {&g.KubernetesResources, DefaultCleanupKubernetesResources}, {&g.Webhooks, DefaultCleanupWebhooks}} {
+		if *d.v == nil {
+			v := d.def
+			*d.v = &v
+		}
 	}
 	m := &c.Shoot.Maintenance
 	if m.AutoUpdateKubernetesVersion == nil {

@@ -99,7 +99,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Recorder: mgr.GetEventRecorder("kim-runtime"),
 		Provision: &usecase.Provisioner{Shoots: shoots, Seeds: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()},
 			Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
-			Guard:        guard, Config: cfg, Policy: policy},
+			Guard:        guard, Config: cfg, Policy: policy, Credentials: shoots},
 		Teardown: &usecase.Teardown{Shoots: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()}, Policy: policy},
 	}
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
@@ -112,15 +112,18 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: id}}}
 	})
-	err = ctrl.NewControllerManagedBy(mgr).Named("runtime").
+	b := ctrl.NewControllerManagedBy(mgr).Named("runtime").
 		// Labels too: the plan label decides the deletion window the shoot records.
 		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
 			predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).
-		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
+		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
+	if b, err = c.watchControlPlaneAddresses(mgr, opts.Config, ns, r.Provision, b); err != nil {
+		return fmt.Errorf("runtime controller: %w", err)
+	}
+	err = b.WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
