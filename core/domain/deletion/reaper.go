@@ -65,6 +65,9 @@ type ReapDecision struct {
 	Stop Stop
 }
 
+// RuntimeRecheck is how soon a due shoot whose runtime still exists is looked at again.
+const RuntimeRecheck = 15 * time.Second
+
 // FrozenRecheck is how often a stopped reaper looks again even without an event (the brake's own watch event
 // usually comes first).
 const FrozenRecheck = 5 * time.Minute
@@ -86,7 +89,9 @@ func Reap(in ReapInput, p Policy, now time.Time) ReapDecision {
 		return reapDeleting(in, p, now)
 	}
 	if in.RuntimeExists != nil && *in.RuntimeExists {
-		return ReapDecision{Step: StepRuntimeExists,
+		// Usually the Runtime is still finishing its own deletion (it marked the shoot and is about to let go);
+		// nothing about the shoot changes when it is gone, so look again soon.
+		return ReapDecision{Step: StepRuntimeExists, RequeueAfter: RuntimeRecheck,
 			Message: fmt.Sprintf("Runtime %s exists again; it takes shoot %s back, the shoot is not deleted.", pd.RuntimeID, s.Name)}
 	}
 	limit := p.PrivacyLimit(*pd)
