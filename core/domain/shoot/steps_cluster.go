@@ -33,6 +33,10 @@ var (
 	shootPurposes = map[string]bool{"evaluation": true, "testing": true, "development": true, "production": true}
 )
 
+// MaxProjectAndShootName is Gardener's limit on the length of the project name plus the shoot name (both end up in
+// the technical ID of the shoot's namespaces on the seed).
+const MaxProjectAndShootName = 21
+
 func stepIdentity(in input, s *Spec) error {
 	rt := in.rt
 	if rt.Name == "" {
@@ -43,6 +47,10 @@ func stepIdentity(in input, s *Spec) error {
 	}
 	if in.cfg.Project == "" {
 		return invalid(ReasonInvalidConfig, "gardener.project", "the Gardener project must be configured")
+	}
+	if n := len(in.cfg.Project) + len(rt.Name); n > MaxProjectAndShootName {
+		return invalid(ReasonInvalidName, "spec.shoot.name", "%q is too long for Gardener project %q: project and shoot name may have %d characters together, they have %d",
+			rt.Name, in.cfg.Project, MaxProjectAndShootName, n)
 	}
 	if rt.Region == "" {
 		return invalid(ReasonMissingField, "spec.shoot.region", "the region must be set")

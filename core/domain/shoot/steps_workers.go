@@ -106,6 +106,10 @@ func workerField(i int) string {
 	return fmt.Sprintf("spec.shoot.provider.additionalWorkers[%d]", i-1)
 }
 
+// machineType matches the machine type names of every provider (m6i.large, Standard_D4s_v5, n2-standard-4,
+// g_c4_m16, ecs.g6.xlarge): no spaces or other characters a cloud profile never lists.
+var machineType = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
 func validateWorker(w Worker, field string) error {
 	switch {
 	case w.Name == "":
@@ -114,6 +118,8 @@ func validateWorker(w Worker, field string) error {
 		return invalid(ReasonInvalidWorker, field+".name", "%q must be a DNS label of at most %d characters", w.Name, maxWorkerNameLength)
 	case w.MachineType == "":
 		return invalid(ReasonMissingField, field+".machine.type", "the machine type must be set")
+	case !machineType.MatchString(w.MachineType):
+		return invalid(ReasonInvalidWorker, field+".machine.type", "%q is not a machine type name (letters, digits, '.', '_', '-')", w.MachineType)
 	case w.Minimum < 0 || w.Maximum < w.Minimum:
 		return invalid(ReasonInvalidWorker, field+".maximum", "need 0 <= minimum (%d) <= maximum (%d)", w.Minimum, w.Maximum)
 	case w.VolumeSize != "" && !positiveQuantity(w.VolumeSize):

@@ -32,6 +32,9 @@ func TestGenerateRejectsInvalidRuntimes(t *testing.T) {
 		{"bad HA", func(r *Runtime) { r.HAFailureTolerance = "region" }, ReasonInvalidHighAvailability, "spec.shoot.controlPlane.highAvailability.failureTolerance.type"},
 		{"no credentials binding", func(r *Runtime) { r.CredentialsBinding = "" }, ReasonMissingField, "spec.shoot.secretBindingName"},
 		{"uppercase shoot name", func(r *Runtime) { r.Name = "Shoot" }, ReasonInvalidName, "spec.shoot.name"},
+		// kyma-dev (8) + 14 = 22 > 21: Gardener would refuse it only at create, after every retry.
+		{"shoot name too long for the project", func(r *Runtime) { r.Name = "c-123456789012" }, ReasonInvalidName, "spec.shoot.name"},
+		{"machine type with a space", func(r *Runtime) { r.Workers[0].MachineType = "m6i large" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].machine.type"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
