@@ -75,6 +75,13 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 test-alerts: ## Unit-test the Prometheus alert rules with promtool (installs or builds promtool when missing).
 	BIN=$(BIN) hack/test-alerts.sh
 
+.PHONY: test-safety
+test-safety: ## The safety property test at length (SAFETY_SEQUENCES, default 1,000,000) and the re-introduced defects it must find.
+	$(GO) test ./core/usecase -run TestSafetyProperties -count=1 -timeout 6h -v -safety.sequences=$(SAFETY_SEQUENCES)
+	hack/safety-mutants.sh
+
+SAFETY_SEQUENCES ?= 1000000
+
 .PHONY: test-integration
 test-integration: ## Only the integration tests (test names containing "Integration").
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration ./...

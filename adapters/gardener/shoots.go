@@ -231,6 +231,9 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	if err := c.dropManager(ctx, applied, createManager); err != nil {
 		return cluster.Shoot{}, err
 	}
+	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
+		return cluster.Shoot{}, err
+	}
 	return live(applied), nil
 }
 
