@@ -9,6 +9,7 @@ require (
 	github.com/gardener/gardener/pkg/apis v1.149.3
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
+	github.com/kyma-project/kim/operator/api v0.0.0
 	github.com/operator-framework/api v0.45.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/client_model v0.6.3
@@ -248,3 +249,7 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+// The public API is a module of its own (operator/api/go.mod) so importers do not inherit the operator's
+// dependencies; the operator always builds against the API in this tree.
+replace github.com/kyma-project/kim/operator/api => ./operator/api
