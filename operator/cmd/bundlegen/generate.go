@@ -173,6 +173,9 @@ func buildCSV(in Input, objs *objects, deployments []operatorsv1alpha1.StrategyD
 		return nil, err
 	}
 	csv.Spec.CustomResourceDefinitions.Owned = owned
+	if err := checkMinKubeVersion(csv.Spec.MinKubeVersion, objs.crds); err != nil {
+		return nil, err
+	}
 	return csv, nil
 }
 
