@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/operator/manifests"
 )
 
 // TestInstallModesAreWhatWorks: the CSV declares only the install modes the manager implements. It watches the
@@ -153,7 +155,7 @@ func managerContainerOf(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersi
 // TestMinKubeVersionIsTheTrueMinimum: the CSV states exactly the oldest Kubernetes whose API server accepts the
 // CRDs, no older (installs would fail) and no newer (a false requirement).
 func TestMinKubeVersionIsTheTrueMinimum(t *testing.T) {
-	objs, err := render(filepath.Join(repoRoot(t), "config", "crd"))
+	objs, err := manifests.Render(filepath.Join(repoRoot(t), "config", "crd"))
 	if err != nil {
 		t.Fatal(err)
 	}
