@@ -160,7 +160,12 @@ func (k *kcp) waitEstablished(t *testing.T, crds []*unstructured.Unstructured) {
 			t.Fatalf("CRD %s not established: %v", u.GetName(), err)
 		}
 	}
-	// The client's REST mapper learns new kinds lazily; a fresh client sees them at once.
+	k.refresh(t)
+}
+
+// refresh replaces the client: its REST mapper learns new kinds lazily, a fresh client sees them at once.
+func (k *kcp) refresh(t *testing.T) {
+	t.Helper()
 	c, err := client.New(k.cfg, client.Options{})
 	if err != nil {
 		t.Fatal(err)
