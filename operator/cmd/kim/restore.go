@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
@@ -20,46 +18,51 @@ import (
 // Runtime from the record on the shoot; the operator then cancels the deletion and wakes the shoot.
 func runRestore(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("kim restore", flag.ContinueOnError)
-	kcpKubeconfig := fs.String("kcp-kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the KCP cluster (default $KUBECONFIG)")
-	gardenKubeconfig := fs.String("garden-kubeconfig", "", "kubeconfig of the Gardener project")
+	kcpFlags, gardenFlags := bindKCPFlags(fs), bindGardenFlags(fs)
 	project := fs.String("gardener-project", "kyma", "Gardener project of the shoot")
-	namespace := fs.String("namespace", "kcp-system", "KCP namespace of the Runtime")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: kim restore [flags] SHOOT\n\nRestores the Runtime of a shoot that waits for deletion.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errors.New("exactly one shoot name is required")
 	}
-	if *gardenKubeconfig == "" || *kcpKubeconfig == "" {
-		return errors.New("--garden-kubeconfig and --kcp-kubeconfig (or $KUBECONFIG) are required")
+	if !gardenFlags.set() {
+		return errNoGarden
+	}
+	namespace, err := kcpFlags.namespaceOr("kcp-system")
+	if err != nil {
+		return err
 	}
 	scheme, err := app.NewScheme()
 	if err != nil {
 		return err
 	}
 	gardenNamespace := "garden-" + *project
-	gardenCfg, err := guard.LoadKubeconfig(*gardenKubeconfig, guard.ProjectPolicy(gardenNamespace))
+	gardenCfg, err := gardenFlags.restConfig()
 	if err != nil {
 		return err
+	}
+	if gardenCfg, err = guard.Secure(gardenCfg, guard.ProjectPolicy(gardenNamespace)); err != nil {
+		return fmt.Errorf("garden kubeconfig: %w", err)
 	}
 	garden, err := client.New(gardenCfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return fmt.Errorf("garden client: %w", err)
 	}
-	kcpCfg, err := clientcmd.BuildConfigFromFlags("", *kcpKubeconfig)
+	kcpCfg, err := kcpFlags.restConfig()
 	if err != nil {
-		return fmt.Errorf("KCP kubeconfig %s: %w", *kcpKubeconfig, err)
+		return err
 	}
 	kcp, err := client.New(kcpCfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return fmt.Errorf("KCP client: %w", err)
 	}
-	shoots := &gardener.Shoots{Client: garden, Live: garden, Namespace: gardenNamespace, RuntimeNamespace: *namespace}
+	shoots := &gardener.Shoots{Client: garden, Live: garden, Namespace: gardenNamespace, RuntimeNamespace: namespace}
 	shoot := fs.Arg(0)
 	if err := runtime.Restore(ctx, shoots, kcp, shoot); err != nil {
 		return err
