@@ -132,7 +132,7 @@ $(OPM):
 
 .PHONY: catalog-build
 catalog-build: opm ## Build the file-based catalog image CATALOG_IMG with the bundle BUNDLE_IMG (pushed first) in CHANNELS.
-	OPM=$(OPM) hack/catalog.sh catalog kim $(BUNDLE_IMG) $(CHANNELS) $(DEFAULT_CHANNEL)
+	OPM=$(OPM) hack/catalog.sh catalog kim $(VERSION) $(BUNDLE_IMG) $(CHANNELS) $(DEFAULT_CHANNEL)
 	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
 
 .PHONY: catalog-push
