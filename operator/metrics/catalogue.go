@@ -22,6 +22,8 @@ import (
 // Family is one exported metric.
 type Family struct {
 	Name string
+	// Type is gauge, counter or histogram.
+	Type string
 	// Histogram families are exported as <name>_bucket (with label le), <name>_sum and <name>_count.
 	Histogram bool
 	// Labels are the label names of every series, constant labels included, sorted.
@@ -50,8 +52,8 @@ func Load() (Catalogue, error) {
 	return rec.cat, nil
 }
 
-// Series resolves a series name as Prometheus stores it (a histogram's _bucket/_sum/_count included) to its family
-// and the label names the series has.
+// Series resolves a series name as Prometheus stores it (a histogram's _bucket/_sum/_count, not its family name,
+// which PromQL does not find) to its family and the label names the series has.
 func (c Catalogue) Series(name string) (Family, []string, bool) {
 	if f, ok := c[name]; ok && !f.Histogram {
 		return f, f.Labels, true
@@ -62,6 +64,13 @@ func (c Catalogue) Series(name string) (Family, []string, bool) {
 		}
 	}
 	return Family{}, nil, false
+}
+
+// Has reports whether name is a family or one of its series, as prose may name either.
+func (c Catalogue) Has(name string) bool {
+	_, _, series := c.Series(name)
+	_, family := c[name]
+	return series || family
 }
 
 // Names returns the metric names, sorted.
@@ -81,9 +90,18 @@ type recorder struct {
 }
 
 func (r *recorder) Register(c prometheus.Collector) error {
-	_, histogram := c.(prometheus.Histogram)
-	if _, vec := c.(*prometheus.HistogramVec); vec {
-		histogram = true
+	typ := ""
+	switch c.(type) {
+	case prometheus.Histogram, *prometheus.HistogramVec:
+		typ = "histogram"
+	case prometheus.Gauge, *prometheus.GaugeVec: // before Counter: a Gauge has Inc and Add too
+		typ = "gauge"
+	case prometheus.Counter, *prometheus.CounterVec:
+		typ = "counter"
+	case prometheus.GaugeFunc: // last: the interface is any Metric that is also a Collector
+		typ = "gauge"
+	default:
+		r.errs = append(r.errs, fmt.Errorf("collector %T: unknown metric type", c))
 	}
 	ch := make(chan *prometheus.Desc, 16)
 	go func() { c.Describe(ch); close(ch) }()
@@ -93,7 +111,7 @@ func (r *recorder) Register(c prometheus.Collector) error {
 			r.errs = append(r.errs, err)
 			continue
 		}
-		f.Histogram = histogram
+		f.Type, f.Histogram = typ, typ == "histogram"
 		r.cat[f.Name] = f
 	}
 	return nil

@@ -34,6 +34,12 @@ func TestLoadFindsTheOperatorsMetrics(t *testing.T) {
 	if _, _, ok := cat.Series("kim_runtimes_bucket"); ok {
 		t.Error("a gauge has no _bucket series")
 	}
+	for name, typ := range map[string]string{"kim_runtimes": "gauge", "kim_deletions_executed_total": "counter",
+		"kim_runtime_provisioning_duration_seconds": "histogram", "kim_build_info": "gauge"} {
+		if got := cat[name].Type; got != typ {
+			t.Errorf("%s is a %q, want %s", name, got, typ)
+		}
+	}
 }
 
 func TestParseDesc(t *testing.T) {
