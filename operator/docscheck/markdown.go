@@ -35,12 +35,12 @@ type Snippet struct {
 }
 
 var (
-	fence       = regexp.MustCompile("^\\s*(```|~~~)\\s*([^`\\s]*)")
-	inlineCode  = regexp.MustCompile("(`+)(.+?)(`+)")
-	inlineLink  = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-	refDef      = regexp.MustCompile(`^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$`)
-	heading     = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
-	htmlAnchor  = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
+	fence      = regexp.MustCompile("^\\s*(```|~~~)\\s*([^`\\s]*)")
+	inlineCode = regexp.MustCompile("(`+)(.+?)(`+)")
+	inlineLink = regexp.MustCompile(`!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	refDef     = regexp.MustCompile(`^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$`)
+	heading    = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	htmlAnchor = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
 )
 
 // Parse splits markdown text.

@@ -103,7 +103,9 @@ func TestIntegrationAuditPolicy(t *testing.T) {
 		{operatorUser, "create", "gardenerclusters", "", id},
 		{"keb", "delete", "gardenerclusters", "", id},
 	}
-	key := func(w want) string { return fmt.Sprintf("%s %s %s/%s %s", w.user, w.verb, w.resource, w.subresource, w.name) }
+	key := func(w want) string {
+		return fmt.Sprintf("%s %s %s/%s %s", w.user, w.verb, w.resource, w.subresource, w.name)
+	}
 	var events []auditv1.Event
 	deadline := time.Now().Add(15 * time.Second)
 	for {

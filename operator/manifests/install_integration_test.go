@@ -130,8 +130,7 @@ func (k *kcp) apply(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 	for _, group := range [][]*unstructured.Unstructured{crds, rest} {
 		for _, o := range group {
-			obj := o.DeepCopy()
-			if err := k.client.Patch(ctx, obj, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
+			if err := k.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
 				t.Fatalf("apply %s %s: %v", o.GetKind(), o.GetName(), err)
 			}
 		}

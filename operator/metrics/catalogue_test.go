@@ -13,7 +13,7 @@ func TestLoadFindsTheOperatorsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, labels := range map[string][]string{
-		"kim_runtimes":                                {"provider", "state"},
+		"kim_runtimes": {"provider", "state"},
 		"kim_kubeconfig_expiration_timestamp_seconds": {"runtime_id", "shoot_name"},
 		"kim_gardener_health":                         {"status", "url"},
 		"kim_build_info":                              {"git_commit", "go_version", "version"},

@@ -36,11 +36,11 @@ func Validate(dir string) error {
 	var errs []error
 	for _, r := range validators.Validate(objs...) {
 		for _, e := range r.Errors {
-			errs = append(errs, fmt.Errorf("validation error (%s): %s", r.Name, e))
+			errs = append(errs, fmt.Errorf("validation error (%s): %w", r.Name, e))
 		}
 		for _, w := range r.Warnings {
 			if !justified(w) {
-				errs = append(errs, fmt.Errorf("unjustified validation warning (%s): %s; fix it or justify it in docs/operations/olm-validation.md", r.Name, w))
+				errs = append(errs, fmt.Errorf("unjustified validation warning (%s): %w; fix it or justify it in docs/operations/olm-validation.md", r.Name, w))
 			}
 		}
 	}
