@@ -18,7 +18,6 @@ import (
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -64,10 +63,7 @@ func TestIntegrationAuditPolicy(t *testing.T) {
 	}
 	must("namespace", keb.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}))
 
-	raw, err := os.ReadFile(repoPath("operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
-	must("fixture", err)
-	rt := &unstructured.Unstructured{}
-	must("decode fixture", yaml.Unmarshal(raw, &rt.Object))
+	rt := kebRuntime(t)
 	id := rt.GetName()
 	must("KEB creates the Runtime", keb.Create(ctx, rt))
 	must("the operator writes its status", operator.Status().Patch(ctx, rt.DeepCopy(),

@@ -13,9 +13,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 )
 
 // TestIntegrationDeployTargets runs what `make deploy`, `make uninstall` and `make undeploy` run (hack/deploy.sh with
@@ -59,14 +57,7 @@ func TestIntegrationDeployTargets(t *testing.T) {
 		t.Errorf("deployed image %s, want registry.example/kim:1.2.3", img)
 	}
 
-	raw, err := os.ReadFile(repoPath("operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(raw, &rt.Object); err != nil {
-		t.Fatal(err)
-	}
+	rt := kebRuntime(t)
 	if err := k.client.Create(ctx, rt); err != nil {
 		t.Fatal(err)
 	}

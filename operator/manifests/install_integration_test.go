@@ -268,14 +268,7 @@ func TestIntegrationInstallLeavesKCPNamespaceAlone(t *testing.T) {
 // the condition turns True.
 func checkPrinterColumns(t *testing.T, k *kcp) {
 	ctx := context.Background()
-	raw, err := os.ReadFile(repoPath("operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(raw, &rt.Object); err != nil {
-		t.Fatal(err)
-	}
+	rt := kebRuntime(t)
 	if err := k.client.Create(ctx, rt); err != nil {
 		t.Fatalf("create the KEB Runtime: %v", err)
 	}
@@ -348,6 +341,20 @@ func checkPrinterColumns(t *testing.T, k *kcp) {
 	if err := wait.Wait(); err != nil {
 		t.Errorf("kubectl wait --for=condition=Ready gardenercluster/%s: %v\n%s", id, err, waitOut.String())
 	}
+}
+
+// kebRuntime is the Runtime KEB creates for a trial (operator/api/v1/testdata), in kcp-system.
+func kebRuntime(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := os.ReadFile(repoPath("operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &rt.Object); err != nil {
+		t.Fatalf("decode the KEB Runtime: %v", err)
+	}
+	return rt
 }
 
 func condition(typ, status, reason, message string) map[string]any {

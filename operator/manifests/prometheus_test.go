@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/VictoriaMetrics/metricsql"
-	"github.com/prometheus/client_golang/prometheus"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/operator/metrics"
@@ -50,21 +48,10 @@ func (c *promChecker) seriesLabels(name string) (labelSet, error) {
 	if name == "up" {
 		return setOf("job", "instance"), nil
 	}
-	if !strings.HasPrefix(name, "kim_") && registeredWithControllerRuntime(name) {
+	if !strings.HasPrefix(name, "kim_") && metrics.InControllerRuntimeRegistry(name) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("metric %s is not registered by the operator (known: %v)", name, c.catalogue.Names())
-}
-
-// registeredWithControllerRuntime tells whether controller-runtime's registry (the one the manager serves) holds
-// a metric of that name: registering another collector under the name fails exactly then.
-func registeredWithControllerRuntime(name string) bool {
-	probe := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: "probe of the alert tests"})
-	if err := ctrlmetrics.Registry.Register(probe); err != nil {
-		return true
-	}
-	ctrlmetrics.Registry.Unregister(probe)
-	return false
 }
 
 // check validates every selector and label of the expression and returns the labels of its result (nil: unknown)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
@@ -81,6 +82,18 @@ func (c Catalogue) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// InControllerRuntimeRegistry tells whether controller-runtime's registry (the one the manager serves, holding
+// controller-runtime's own controller_runtime_*, workqueue_* and rest_client_* metrics) has a metric of that name:
+// registering another collector under the name fails exactly then. Their labels are not visible this way.
+func InControllerRuntimeRegistry(name string) bool {
+	probe := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: "probe of the metrics catalogue"})
+	if err := ctrlmetrics.Registry.Register(probe); err != nil {
+		return true
+	}
+	ctrlmetrics.Registry.Unregister(probe)
+	return false
 }
 
 // recorder is a prometheus.Registerer that describes what is registered instead of serving it.
