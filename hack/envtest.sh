@@ -68,6 +68,11 @@ GO
   mv "${DEST}/etcd.tmp" "${DEST}/etcd"
 }
 
-[ -x "${DEST}/etcd" ] || build_etcd
-[ -x "${DEST}/kube-apiserver" ] || build_kube_apiserver
+# Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
+if [ ! -x "${DEST}/etcd" ] || [ ! -x "${DEST}/kube-apiserver" ]; then
+  exec 9>"${CACHE_ROOT}/.build.lock"
+  flock 9
+  [ -x "${DEST}/etcd" ] || build_etcd
+  [ -x "${DEST}/kube-apiserver" ] || build_kube_apiserver
+fi
 echo "${DEST}"
