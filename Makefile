@@ -26,7 +26,7 @@ ENVTEST_ASSETS = $(shell hack/envtest.sh)
 DEMO_ARGS ?=
 GOTEST_FLAGS ?=
 
-##@ Release coordinates
+# Release coordinates.
 
 # VERSION is the semantic version of the manager and the bundle (CSV kim.v$(VERSION)). A release sets it:
 # `make docker-build docker-push bundle bundle-build bundle-push catalog-build catalog-push VERSION=0.2.0`.
