@@ -38,6 +38,9 @@ func TestIntegrationDeployTargets(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, k.env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.ReadFile(repoPath("hack", "deploy.sh")); err != nil { // so go test's cache notices a changed script
+		t.Fatal(err)
+	}
 	script := func(args ...string) (string, error) {
 		cmd := exec.Command(repoPath("hack", "deploy.sh"), args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "KUBECTL="+kubectl, "FORCE=")

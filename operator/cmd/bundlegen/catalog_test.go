@@ -35,8 +35,12 @@ func TestCatalogScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, "opm.log")
+	script := filepath.Join(repoRoot(t), "hack", "catalog.sh")
+	if _, err := os.ReadFile(script); err != nil { // read here so go test's cache notices a changed script
+		t.Fatal(err)
+	}
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(filepath.Join(repoRoot(t), "hack", "catalog.sh"), args...)
+		cmd := exec.Command(script, args...)
 		cmd.Env = append(os.Environ(), "OPM="+opm, "OPM_LOG="+log, "FAKE_VERSION=0.2.0")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
