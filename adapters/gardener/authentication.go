@@ -20,9 +20,10 @@ type authenticationConfiguration struct {
 
 type jwtAuthenticator struct {
 	Issuer struct {
-		URL                 string   `json:"url"`
-		Audiences           []string `json:"audiences"`
-		AudienceMatchPolicy string   `json:"audienceMatchPolicy,omitempty"`
+		URL                  string   `json:"url"`
+		CertificateAuthority string   `json:"certificateAuthority,omitempty"`
+		Audiences            []string `json:"audiences"`
+		AudienceMatchPolicy  string   `json:"audienceMatchPolicy,omitempty"`
 	} `json:"issuer"`
 	ClaimValidationRules []claimValidationRule `json:"claimValidationRules,omitempty"`
 	ClaimMappings        struct {
@@ -44,8 +45,9 @@ type claimValidationRule struct {
 // AuthenticationConfigMapData renders the data of the ConfigMap named auth.ConfigMapName that the
 // shoot's kubeAPIServer.structuredAuthentication references. The controller must create that
 // ConfigMap in the shoot's namespace before it creates or updates the shoot: the
-// gardener-apiserver rejects a reference to a missing ConfigMap. Inline JWKS cannot be expressed
-// in this format and is not rendered.
+// gardener-apiserver rejects a reference to a missing ConfigMap. An issuer's CA bundle becomes its
+// certificateAuthority; an inline JWKS cannot be expressed in this format (Kubernetes up to 1.36), which is why
+// the domain refuses issuers with one instead of dropping it here.
 func AuthenticationConfigMapData(auth *shoot.Authentication) (map[string]string, error) {
 	if auth == nil {
 		return nil, nil
@@ -54,6 +56,7 @@ func AuthenticationConfigMapData(auth *shoot.Authentication) (map[string]string,
 	for _, a := range auth.JWT {
 		var j jwtAuthenticator
 		j.Issuer.URL = a.Issuer
+		j.Issuer.CertificateAuthority = a.CertificateAuthority
 		j.Issuer.Audiences = a.Audiences
 		if len(a.Audiences) > 1 {
 			j.Issuer.AudienceMatchPolicy = "MatchAny"

@@ -66,7 +66,10 @@ type registryCache struct {
 }
 
 type dnsServiceConfig struct {
-	typeMeta                      `json:",inline"`
+	typeMeta               `json:",inline"`
+	DNSProviderReplication *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"dnsProviderReplication,omitempty"`
 	SyncProvidersFromShootSpecDNS bool `json:"syncProvidersFromShootSpecDNS"`
 }
 
@@ -102,7 +105,9 @@ func extensionConfig(e shoot.Extension) (*runtime.RawExtension, error) {
 		if !c.Blackholing {
 			return nil, nil
 		}
-		cfg := networkingFilterConfig{typeMeta: typeMeta{"shoot-networking-filter.extensions.gardener.cloud/v1alpha1", "Configuration"}}
+		// The extension registers Configuration only in its config group and decodes strictly: any other
+		// apiVersion fails its reconcile (checked against the extension's facts in providerconfig_facts_test.go).
+		cfg := networkingFilterConfig{typeMeta: typeMeta{"shoot-networking-filter.extensions.config.gardener.cloud/v1alpha1", "Configuration"}}
 		cfg.EgressFilter = &struct {
 			BlackholingEnabled bool `json:"blackholingEnabled"`
 		}{BlackholingEnabled: true}
@@ -117,10 +122,16 @@ func extensionConfig(e shoot.Extension) (*runtime.RawExtension, error) {
 	case shoot.RegistryCacheConfig:
 		return raw(registryCacheConfig(c))
 	case shoot.DNSServiceConfig:
-		return raw(dnsServiceConfig{
+		cfg := dnsServiceConfig{
 			typeMeta:                      typeMeta{"service.dns.extensions.gardener.cloud/v1alpha1", "DNSConfig"},
 			SyncProvidersFromShootSpecDNS: c.SyncProvidersFromShootSpecDNS,
-		})
+		}
+		if c.ProviderReplication {
+			cfg.DNSProviderReplication = &struct {
+				Enabled bool `json:"enabled"`
+			}{Enabled: true}
+		}
+		return raw(cfg)
 	case shoot.CertServiceConfig:
 		cfg := certServiceConfig{typeMeta: typeMeta{"service.cert.extensions.gardener.cloud/v1alpha1", "CertConfig"}}
 		cfg.ShootIssuers.Enabled = c.ShootIssuers

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
@@ -26,10 +27,6 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/sh
 // A Runtime that must be rejected has testdata/shoots/<name>.error instead. The structured
 // authentication ConfigMap each shoot references is in testdata/authentication/<name>.yaml.
 func TestGoldenShoots(t *testing.T) {
-	cfg, err := config.Load("testdata/config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	files, err := filepath.Glob("testdata/runtimes/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden runtimes: %v", err)
@@ -45,7 +42,7 @@ func TestGoldenShoots(t *testing.T) {
 			if err := yaml.UnmarshalStrict(data, &cr); err != nil {
 				t.Fatalf("runtime is not in the CRD's shape: %v", err)
 			}
-			spec, err := shoot.Generate(mapping.Runtime(&cr), cfg.ShootConfig())
+			spec, err := shoot.Generate(mapping.Runtime(&cr), goldenConfig(t, name))
 			if err != nil {
 				ve := shoot.AsValidationError(err)
 				if ve == nil {
@@ -73,6 +70,62 @@ func TestGoldenShoots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenConfig is testdata/config.yaml, with testdata/configs/<name>.yaml laid over it when that exists (a
+// landscape variant such as Gardener-internal DNS), plus the control plane's egress CIDRs as the operator reads
+// them at run time from the KCP ConfigMap testdata/kcp/acl-ip-list.yaml.
+func goldenConfig(t *testing.T, name string) shoot.Config {
+	t.Helper()
+	base, err := os.ReadFile("testdata/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(base, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if overlay, err := os.ReadFile("testdata/configs/" + name + ".yaml"); err == nil {
+		var o map[string]any
+		if err := yaml.Unmarshal(overlay, &o); err != nil {
+			t.Fatal(err)
+		}
+		doc = mergeMaps(doc, o)
+	}
+	merged, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse(merged)
+	if err != nil {
+		t.Fatalf("golden configuration for %s: %v", name, err)
+	}
+	sc := cfg.ShootConfig()
+	data, err := os.ReadFile("testdata/kcp/acl-ip-list.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(data, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if sc.ACL.ControlPlaneCIDRs, err = kube.ParseControlPlaneAddresses(cm.Data); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func mergeMaps(base, overlay map[string]any) map[string]any {
+	for k, v := range overlay {
+		if bm, ok := base[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				base[k] = mergeMaps(bm, om)
+				continue
+			}
+		}
+		base[k] = v
+	}
+	return base
 }
 
 // TestGoldenShootsLoad checks that every golden Shoot decodes strictly as a v1beta1 Shoot.

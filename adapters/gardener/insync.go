@@ -40,12 +40,12 @@ func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	if len(current.Spec.Provider.Workers) != len(desired.Spec.Provider.Workers) || len(shootDifferences(want.Object, have)) > 0 {
 		return false, nil
 	}
-	return c.authConfigMapInSync(ctx, a)
+	return c.authConfigMapInSync(ctx, a, current)
 }
 
 // authConfigMapInSync reports whether the structured-authentication ConfigMap holds what Apply writes: it decides
 // which identity providers the cluster trusts, so a changed one is drift like a changed shoot field.
-func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply) (bool, error) {
+func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply, owner *gardencorev1beta1.Shoot) (bool, error) {
 	auth := a.Spec.Authentication
 	if auth == nil {
 		return true, nil
@@ -62,7 +62,8 @@ func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply) (b
 	if err != nil {
 		return false, c.record("get", classify("get authentication ConfigMap of shoot "+a.Spec.Name, err))
 	}
-	if cm.Labels[LabelManagedBy] != ManagedByValue {
+	// Without the shoot as owner it would outlive the shoot (and an adopted one would stay the previous system's).
+	if cm.Labels[LabelManagedBy] != ManagedByValue || !ownedByShoot(cm.OwnerReferences, owner) {
 		return false, nil
 	}
 	for k, v := range want {

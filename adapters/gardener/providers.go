@@ -22,6 +22,11 @@ func infrastructureConfig(p shoot.ProviderSpec) (*runtime.RawExtension, error) {
 	switch {
 	case infra.AWS != nil:
 		c := awsInfrastructureConfig{typeMeta: typeMeta{awsAPIVersion, kindInfrastructureConfig}}
+		if infra.AWS.DualStack {
+			c.DualStack = &struct {
+				Enabled bool `json:"enabled"`
+			}{Enabled: true}
+		}
 		c.Networks.VPC.CIDR = infra.AWS.VPCCIDR
 		c.Networks.Zones = []awsZone{}
 		for _, z := range infra.AWS.Zones {
@@ -59,6 +64,16 @@ func infrastructureConfig(p shoot.ProviderSpec) (*runtime.RawExtension, error) {
 			c.Networks.Zones = append(c.Networks.Zones, alicloudZone{Name: z.Name, Workers: z.Workers})
 		}
 		obj = c
+	case infra.GDCH != nil:
+		c := gdchInfrastructureConfig{typeMeta: typeMeta{gdchAPIVersion, kindInfrastructureConfig}, EnableEgress: infra.GDCH.EnableEgress}
+		c.Networks.NodeCIDR = infra.GDCH.NodeCIDR
+		c.Networks.Zones = []gdchZone{}
+		for _, z := range infra.GDCH.Zones {
+			c.Networks.Zones = append(c.Networks.Zones, gdchZone{Name: z.Name, CIDR: z.CIDR})
+		}
+		ref := infra.GDCH.ParentReference
+		c.Networks.ParentReference.Name, c.Networks.ParentReference.Namespace, c.Networks.ParentReference.Type = ref.Name, ref.Namespace, ref.Type
+		obj = c
 	default:
 		return nil, fmt.Errorf("no infrastructure for provider %q", p.Type)
 	}
@@ -69,7 +84,13 @@ func infrastructureConfig(p shoot.ProviderSpec) (*runtime.RawExtension, error) {
 func controlPlaneConfig(p shoot.ProviderSpec) (*runtime.RawExtension, error) {
 	switch p.Type {
 	case shoot.AWS:
-		return raw(typeMeta{awsAPIVersion, kindControlPlaneConfig})
+		c := awsControlPlaneConfig{typeMeta: typeMeta{awsAPIVersion, kindControlPlaneConfig}}
+		if p.ControlPlane.AWSLoadBalancerController {
+			c.LoadBalancerController = &struct {
+				Enabled bool `json:"enabled"`
+			}{Enabled: true}
+		}
+		return raw(c)
 	case shoot.Azure:
 		return raw(typeMeta{azureAPIVersion, kindControlPlaneConfig})
 	case shoot.GCP:
@@ -78,6 +99,8 @@ func controlPlaneConfig(p shoot.ProviderSpec) (*runtime.RawExtension, error) {
 		return raw(openstackControlPlaneConfig{typeMeta: typeMeta{openstackAPIVersion, kindControlPlaneConfig}, LoadBalancerProvider: p.ControlPlane.OpenStackLoadBalancerProvider})
 	case shoot.Alicloud:
 		return raw(typeMeta{alicloudAPIVersion, kindControlPlaneConfig})
+	case shoot.GDCH:
+		return raw(typeMeta{gdchAPIVersion, kindControlPlaneConfig})
 	default:
 		return nil, fmt.Errorf("no control plane config for provider %q", p.Type)
 	}
@@ -138,6 +161,29 @@ func infrastructureZones(provider string, ext *runtime.RawExtension) ([]shoot.Cu
 			}
 			zones = append(zones, shoot.CurrentZone{Name: z.Name, CIDRs: []string{cidr}})
 		}
+	case shoot.GDCH:
+		var c gdchInfrastructureConfig
+		if err := json.Unmarshal(ext.Raw, &c); err != nil {
+			return nil, fmt.Errorf("decode gdch infrastructure config: %w", err)
+		}
+		for _, z := range c.Networks.Zones {
+			zones = append(zones, shoot.CurrentZone{Name: z.Name, CIDRs: []string{z.CIDR}})
+		}
 	}
 	return zones, nil
+}
+
+// networkingConfig renders the calico NetworkConfig, or nil when the operator leaves calico's defaults.
+func networkingConfig(n shoot.NetworkingSpec) (*runtime.RawExtension, error) {
+	if !n.CalicoVXLAN {
+		return nil, nil
+	}
+	c := calicoNetworkConfig{typeMeta: typeMeta{calicoAPIVersion, "NetworkConfig"}}
+	c.Overlay = &struct {
+		Enabled bool `json:"enabled"`
+	}{Enabled: true}
+	c.VXLAN = &struct {
+		Enabled bool `json:"enabled"`
+	}{Enabled: true}
+	return raw(c)
 }

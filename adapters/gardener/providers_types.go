@@ -19,14 +19,28 @@ const (
 	gcpAPIVersion       = "gcp.provider.extensions.gardener.cloud/v1alpha1"
 	openstackAPIVersion = "openstack.provider.extensions.gardener.cloud/v1alpha1"
 	alicloudAPIVersion  = "alicloud.provider.extensions.gardener.cloud/v1alpha1"
+	// The GDCH provider extension is not public; this is the group the production landscape's extension serves.
+	gdchAPIVersion   = "gdch.provider.extensions.gardener.gdc.goog/v1alpha1"
+	calicoAPIVersion = "calico.networking.extensions.gardener.cloud/v1alpha1"
+	gvisorAPIVersion = "gvisor.runtime.extensions.config.gardener.cloud/v1alpha1"
 )
 
 type awsInfrastructureConfig struct {
-	typeMeta `json:",inline"`
+	typeMeta  `json:",inline"`
+	DualStack *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"dualStack,omitempty"`
 	Networks struct {
 		VPC   vpcConfig `json:"vpc"`
 		Zones []awsZone `json:"zones"`
 	} `json:"networks"`
+}
+
+type awsControlPlaneConfig struct {
+	typeMeta               `json:",inline"`
+	LoadBalancerController *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"loadBalancerController,omitempty"`
 }
 
 type awsZone struct {
@@ -110,4 +124,40 @@ type alicloudZone struct {
 type vpcConfig struct {
 	ID   string `json:"id,omitempty"`
 	CIDR string `json:"cidr,omitempty"`
+}
+
+type gdchInfrastructureConfig struct {
+	typeMeta     `json:",inline"`
+	EnableEgress bool `json:"enableEgress"`
+	Networks     struct {
+		NodeCIDR        string     `json:"nodeCIDR"`
+		Zones           []gdchZone `json:"zones"`
+		ParentReference struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace,omitempty"`
+			Type      string `json:"type,omitempty"`
+		} `json:"parentReference"`
+	} `json:"networks"`
+}
+
+type gdchZone struct {
+	Name string `json:"name"`
+	CIDR string `json:"CIDR"` // upper case in the extension's API
+}
+
+// calicoNetworkConfig is the calico NetworkConfig the operator sets: the VXLAN overlay.
+type calicoNetworkConfig struct {
+	typeMeta `json:",inline"`
+	Overlay  *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"overlay,omitempty"`
+	VXLAN *struct {
+		Enabled bool `json:"enabled"`
+	} `json:"vxlan,omitempty"`
+}
+
+// gvisorConfiguration is gVisor's container runtime config.
+type gvisorConfiguration struct {
+	typeMeta    `json:",inline"`
+	ConfigFlags map[string]string `json:"configFlags,omitempty"`
 }

@@ -33,6 +33,10 @@ func ToShoot(spec shoot.Spec) (*gardencorev1beta1.Shoot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
 	}
+	network, err := networkingConfig(spec.Networking)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+	}
 	s := &gardencorev1beta1.Shoot{
 		TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -47,6 +51,7 @@ func ToShoot(spec shoot.Spec) (*gardencorev1beta1.Shoot, error) {
 			Networking: &gardencorev1beta1.Networking{
 				Type: optional(spec.Networking.Type), Pods: optional(spec.Networking.Pods),
 				Nodes: optional(spec.Networking.Nodes), Services: optional(spec.Networking.Services),
+				ProviderConfig: network,
 			},
 			Provider: gardencorev1beta1.Provider{
 				Type:                 string(spec.Provider.Type),
@@ -89,16 +94,28 @@ func optional(s string) *string {
 	return ptr.To(s)
 }
 
-// setKubeAPIServer sets the API server fields we own, keeping all others.
+// setKubeAPIServer sets the API server and kubelet fields we own, keeping all others.
 func setKubeAPIServer(k *gardencorev1beta1.Kubernetes, spec shoot.Spec) {
-	if spec.Authentication == nil && spec.AuditPolicyConfigMap == "" {
-		if k.KubeAPIServer != nil {
-			k.KubeAPIServer.StructuredAuthentication = nil
-		}
-		return
-	}
 	if k.KubeAPIServer == nil {
 		k.KubeAPIServer = &gardencorev1beta1.KubeAPIServerConfig{}
+	}
+	api := k.KubeAPIServer
+	api.FeatureGates = maps.Clone(spec.KubeAPIServer.FeatureGates)
+	api.RuntimeConfig = maps.Clone(spec.KubeAPIServer.RuntimeConfig)
+	if spec.KubeAPIServer.MaxTokenExpiration > 0 {
+		if api.ServiceAccountConfig == nil {
+			api.ServiceAccountConfig = &gardencorev1beta1.ServiceAccountConfig{}
+		}
+		api.ServiceAccountConfig.MaxTokenExpiration = &metav1.Duration{Duration: spec.KubeAPIServer.MaxTokenExpiration}
+		api.ServiceAccountConfig.ExtendTokenExpiration = ptr.To(false)
+	}
+	if len(spec.KubeletFeatureGates) > 0 {
+		if k.Kubelet == nil {
+			k.Kubelet = &gardencorev1beta1.KubeletConfig{}
+		}
+		k.Kubelet.FeatureGates = maps.Clone(spec.KubeletFeatureGates)
+	} else if k.Kubelet != nil {
+		k.Kubelet.FeatureGates = nil
 	}
 	k.KubeAPIServer.StructuredAuthentication = nil
 	if spec.Authentication != nil {
@@ -111,14 +128,18 @@ func setKubeAPIServer(k *gardencorev1beta1.Kubernetes, spec shoot.Spec) {
 	}
 }
 
-// workers maps the pools; a pool of current with the same name is the starting point, so fields
-// we do not own (machine controller settings, provider config extras, ...) survive updates.
+// workers maps the pools. A pool of current with the same name is the starting point, so fields others set
+// survive updates; every field KEB sent (w.Raw: architecture, provider config, data volumes, priority, sysctls,
+// update strategy, autoscaler options, ...) is laid over it, and the fields the operator owns over that.
 func workers(spec shoot.Spec, current []gardencorev1beta1.Worker) ([]gardencorev1beta1.Worker, error) {
 	out := make([]gardencorev1beta1.Worker, 0, len(spec.Workers))
 	for _, w := range spec.Workers {
 		var gw gardencorev1beta1.Worker
 		if i := slices.IndexFunc(current, func(c gardencorev1beta1.Worker) bool { return c.Name == w.Name }); i >= 0 {
 			current[i].DeepCopyInto(&gw)
+		}
+		if err := overlayWorker(&gw, w.Raw); err != nil {
+			return nil, fmt.Errorf("worker %s: %w", w.Name, err)
 		}
 		gw.Name = w.Name
 		gw.Machine.Type = w.MachineType
@@ -142,9 +163,10 @@ func workers(spec shoot.Spec, current []gardencorev1beta1.Worker) ([]gardencorev
 		for _, t := range w.Taints {
 			gw.Taints = append(gw.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
 		}
-		if w.CRI != "" {
-			gw.CRI = &gardencorev1beta1.CRI{Name: gardencorev1beta1.CRIName(w.CRI)}
+		if err := containerRuntimes(&gw, w.Worker); err != nil {
+			return nil, fmt.Errorf("worker %s: %w", w.Name, err)
 		}
+		machineControllerManager(&gw, w.Worker)
 		if w.MaxPods != nil {
 			if gw.Kubernetes == nil {
 				gw.Kubernetes = &gardencorev1beta1.WorkerKubernetes{}

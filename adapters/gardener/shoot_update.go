@@ -3,6 +3,7 @@ package gardener
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/utils/ptr"
@@ -12,12 +13,33 @@ import (
 
 // CurrentFromShoot is the domain view of an existing shoot that shoot.GenerateUpdate needs.
 func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
-	cur := shoot.Current{KubernetesVersion: s.Spec.Kubernetes.Version}
+	cur := shoot.Current{KubernetesVersion: s.Spec.Kubernetes.Version,
+		SecretBindingName: ptr.Deref(s.Spec.SecretBindingName, ""), //nolint:staticcheck // read to migrate shoots away from it
+	}
+	if n := s.Spec.Networking; n != nil {
+		cur.DualStack = slices.Contains(n.IPFamilies, gardencorev1beta1.IPFamilyIPv4) && slices.Contains(n.IPFamilies, gardencorev1beta1.IPFamilyIPv6)
+	}
+	if api := s.Spec.Kubernetes.KubeAPIServer; api != nil && api.StructuredAuthentication != nil {
+		cur.AuthenticationConfigMap = api.StructuredAuthentication.ConfigMapName
+	}
+	for _, e := range s.Spec.Extensions {
+		if e.Disabled == nil || !*e.Disabled {
+			cur.ExtensionTypes = append(cur.ExtensionTypes, e.Type)
+		}
+	}
 	for _, w := range s.Spec.Provider.Workers {
 		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
 		if w.Machine.Image != nil {
 			cw.ImageName = w.Machine.Image.Name
 			cw.ImageVersion = ptr.Deref(w.Machine.Image.Version, "")
+		}
+		if m := w.MachineControllerManagerSettings; m != nil {
+			if m.MachineDrainTimeout != nil {
+				cw.MachineDrainTimeout = m.MachineDrainTimeout.Duration.String()
+			}
+			if m.MaxEvictRetries != nil {
+				cw.MaxEvictRetries = ptr.To(*m.MaxEvictRetries)
+			}
 		}
 		cur.Workers = append(cur.Workers, cw)
 	}
@@ -63,6 +85,13 @@ func ApplySpec(current *gardencorev1beta1.Shoot, spec shoot.Spec) (*gardencorev1
 	n.Pods = keepOr(n.Pods, spec.Networking.Pods)
 	n.Nodes = keepOr(n.Nodes, spec.Networking.Nodes)
 	n.Services = keepOr(n.Services, spec.Networking.Services)
+	if n.ProviderConfig == nil { // the network plugin's mode (overlay, VXLAN) is not switched on a running cluster
+		network, err := networkingConfig(spec.Networking)
+		if err != nil {
+			return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
+		}
+		n.ProviderConfig = network
+	}
 
 	if !spec.Provider.KeepInfrastructure || s.Spec.Provider.InfrastructureConfig == nil {
 		infra, err := infrastructureConfig(spec.Provider)

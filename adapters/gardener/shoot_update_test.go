@@ -69,7 +69,8 @@ func TestCurrentFromShoot(t *testing.T) {
 	want := shoot.Current{
 		KubernetesVersion: "1.33.5",
 		Workers: []shoot.CurrentWorker{
-			{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"eu-west-1b", "eu-west-1a"}},
+			{Name: "cpu-worker-0", ImageName: "gardenlinux", ImageVersion: "1592.4.0", Zones: []string{"eu-west-1b", "eu-west-1a"},
+				MaxEvictRetries: ptr.To[int32](7)},
 			{Name: "removed", Zones: []string{"eu-west-1a"}},
 		},
 		HasInfrastructureConfig: true,
@@ -77,6 +78,7 @@ func TestCurrentFromShoot(t *testing.T) {
 			{Name: "eu-west-1b", CIDRs: []string{"10.250.0.0/19", "10.250.32.0/20", "10.250.48.0/20"}},
 			{Name: "eu-west-1a", CIDRs: []string{"10.250.64.0/19", "10.250.96.0/20", "10.250.112.0/20"}},
 		},
+		ExtensionTypes: []string{"shoot-oidc-service", "registry-cache"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

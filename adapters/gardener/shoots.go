@@ -127,6 +127,9 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if applied, err = c.removeStalePools(ctx, applied, a.Spec); err != nil {
 		return cluster.Shoot{}, err
 	}
+	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
+		return cluster.Shoot{}, err
+	}
 	return Observe(applied), nil
 }
 

@@ -66,6 +66,36 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 			return s + "  auditLog: {enabled: true, policyConfigMapName: p, secretName: s, tenants: {aws: {eu-central-1: {tenantID: t}}}}\n"
 		}, "shoot.auditLog.tenants.aws.eu-central-1.serviceURL"},
 		{"grace period above max", func(s string) string { return s + "deletion: {defaultGracePeriod: 100h, maxGracePeriod: 10h}\n" }, "deletion.defaultGracePeriod"},
+		// Keys of the 2025-26 landscape features: each problem names its key.
+		{"unknown dns mode", func(s string) string { return s + "  dns: {mode: magic}\n" }, "shoot.dns.mode"},
+		{"external dns without prefix", func(s string) string { return s + "  dns: {mode: external, secretName: s, providerType: p}\n" }, "shoot.dns.domainPrefix"},
+		{"internal dns with a provider", func(s string) string { return s + "  dns: {mode: internal, providerType: p}\n" }, "shoot.dns.providerType"},
+		{"operator issuer over http", func(s string) string {
+			return s + "  operatorOIDC: [{issuerURL: 'http://kcp.example.com', clientID: kim}]\n"
+		}, "shoot.operatorOIDC[0].issuerURL"},
+		{"operator issuer with a bad CA", func(s string) string {
+			return s + "  operatorOIDC: [{issuerURL: 'https://kcp.example.com', clientID: kim, caBundle: nope}]\n"
+		}, "shoot.operatorOIDC[0].caBundle"},
+		{"default issuer without client", func(s string) string { return s + "  oidc: {issuerURL: 'https://a.example.com'}\n" }, "shoot.oidc.clientID"},
+		{"unknown oidc extension mode", func(s string) string { return s + "  oidcExtension: sometimes\n" }, "shoot.oidcExtension"},
+		{"gdch without parent network", func(s string) string { return s + "  gdch: {enableEgress: true}\n" }, "shoot.gdch.parentReference.name"},
+		{"empty eu-access region", func(s string) string { return s + "  euAccess: {platformRegions: [cf-eu11, '']}\n" }, "shoot.euAccess.platformRegions[1]"},
+		{"bad toleration key", func(s string) string { return s + "  tolerations: {me-central2: ['not a key']}\n" }, "shoot.tolerations.me-central2[0]"},
+		{"acl on without its ConfigMap", func(s string) string { return s + "  acl: {enabled: true}\n" }, "shoot.acl.configMap"},
+		{"acl ConfigMap without a name", func(s string) string { return s + "  acl: {enabled: true, configMap: {namespace: kcp-system}}\n" }, "shoot.acl.configMap.name"},
+		{"acl on an unknown provider", func(s string) string {
+			return s + "  acl: {providers: [vsphere]}\n"
+		}, "shoot.acl.providers[0]"},
+		{"dual stack on azure", func(s string) string { return s + "  dualStack: {providers: [aws, azure]}\n" }, "shoot.dualStack.providers[1]"},
+		{"negative drain timeout", func(s string) string { return s + "  workers: {machineDrainTimeout: -5m}\n" }, "shoot.workers.machineDrainTimeout"},
+		{"negative evict retries", func(s string) string { return s + "  workers: {maxEvictRetries: -1}\n" }, "shoot.workers.maxEvictRetries"},
+		{"drain timeout not a duration", func(s string) string { return s + "  workers: {machineDrainTimeout: soon}\n" }, "invalid duration"},
+		{"bad api server feature gate", func(s string) string { return s + "  kubeAPIServer: {featureGates: {not-a-gate: true}}\n" }, "shoot.kubeAPIServer.featureGates.not-a-gate"},
+		{"feature gate not a bool", func(s string) string { return s + "  kubelet: {featureGates: {Gate: maybe}}\n" }, "shoot.kubelet.featureGates"},
+		{"bad kubelet feature gate", func(s string) string { return s + "  kubelet: {featureGates: {lower: true}}\n" }, "shoot.kubelet.featureGates.lower"},
+		{"bad runtime config", func(s string) string { return s + "  kubeAPIServer: {runtimeConfig: {'Not A Group': true}}\n" }, "shoot.kubeAPIServer.runtimeConfig.Not A Group"},
+		{"negative token lifetime", func(s string) string { return s + "  kubeAPIServer: {maxTokenExpiration: -1h}\n" }, "shoot.kubeAPIServer.maxTokenExpiration"},
+		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -80,5 +110,47 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 func TestLoadMissingFile(t *testing.T) {
 	if _, err := Load(os.DevNull + "/missing"); err == nil {
 		t.Error("want error for a missing file")
+	}
+}
+
+func TestLandscapeKeysConvert(t *testing.T) {
+	cfg, err := Parse([]byte(minimal + `  dns: {mode: internal}
+  operatorOIDC: [{issuerURL: 'https://kcp.example.com', clientID: kim}]
+  oidcExtension: always
+  gdch: {enableEgress: true, parentReference: {name: net, namespace: ns, type: SingleSubnet}}
+  euAccess: {platformRegions: []}
+  tolerations: {me-central2: [a]}
+  acl: {enabled: true, providers: [aws], configMap: {name: acl-ip-list}}
+  dualStack: {providers: [aws]}
+  workers: {machineDrainTimeout: 15m, maxEvictRetries: 2}
+  kubeAPIServer: {featureGates: {A: true}, runtimeConfig: {resource.k8s.io/v1beta1: true}, maxTokenExpiration: 1000h}
+  kubelet: {featureGates: {B: false}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := cfg.ShootConfig()
+	checks := map[string]bool{
+		"dns mode":              sc.DNS.Mode == shoot.DNSModeInternal,
+		"operator issuer":       len(sc.OperatorOIDC) == 1 && sc.OperatorOIDC[0].ClientID == "kim",
+		"oidc extension":        sc.OIDCExtension == shoot.OIDCExtensionAlways,
+		"gdch":                  sc.GDCH.EnableEgress && sc.GDCH.ParentReference == shoot.GDCHParentReference{Name: "net", Namespace: "ns", Type: "SingleSubnet"},
+		"eu access off":         sc.EUAccessPlatformRegions != nil && len(sc.EUAccessPlatformRegions) == 0,
+		"tolerations":           len(sc.RegionTolerations["me-central2"]) == 1,
+		"acl":                   sc.ACL.Enabled && len(sc.ACL.Providers) == 1 && sc.ACL.Providers[0] == shoot.AWS,
+		"dual stack":            len(sc.DualStack) == 1,
+		"drain timeout":         sc.Workers.MachineDrainTimeout == "15m0s" && *sc.Workers.MaxEvictRetries == 2,
+		"api server":            sc.KubeAPIServer.FeatureGates["A"] && sc.KubeAPIServer.RuntimeConfig["resource.k8s.io/v1beta1"] && sc.KubeAPIServer.MaxTokenExpiration == 1000*time.Hour,
+		"kubelet":               len(sc.Kubelet.FeatureGates) == 1,
+		"cleanup grace default": *sc.CleanupGracePeriods.ExtendedAPIs == 120 && *sc.CleanupGracePeriods.Webhooks == 60,
+	}
+	for name, ok := range checks {
+		if !ok {
+			t.Errorf("%s not converted: %+v", name, sc)
+		}
+	}
+	def, _ := Parse([]byte(minimal))
+	if dsc := def.ShootConfig(); dsc.EUAccessPlatformRegions != nil || dsc.RegionTolerations != nil {
+		t.Errorf("absent keys must leave the domain defaults: %+v", dsc)
 	}
 }

@@ -17,6 +17,10 @@ const (
 	DefaultMaxDeletionGracePeriod = 30 * 24 * time.Hour
 	// DefaultForceDeletionAfter is how long a deletion may be stuck before force-deletion is requested.
 	DefaultForceDeletionAfter = 6 * time.Hour
+	// Gardener's cleanup finalize grace periods the production landscape sets (seconds).
+	DefaultCleanupExtendedAPIs        = 120
+	DefaultCleanupKubernetesResources = 120
+	DefaultCleanupWebhooks            = 60
 )
 
 // Load reads, defaults and validates the configuration file at path.
@@ -74,6 +78,16 @@ func (c *OperatorConfig) Default() {
 	if c.Shoot.AuditLog.MissingTenantIsError == nil {
 		v := true
 		c.Shoot.AuditLog.MissingTenantIsError = &v
+	}
+	g := &c.Shoot.CleanupGracePeriods
+	for _, d := range []struct {
+		v   **int64
+		def int64
+	}{{&g.ExtendedAPIs, DefaultCleanupExtendedAPIs}, {&g.KubernetesResources, DefaultCleanupKubernetesResources}, {&g.Webhooks, DefaultCleanupWebhooks}} {
+		if *d.v == nil {
+			v := d.def
+			*d.v = &v
+		}
 	}
 	m := &c.Shoot.Maintenance
 	if m.AutoUpdateKubernetesVersion == nil {

@@ -38,10 +38,89 @@ type ShootConfig struct {
 	DNS           DNSConfig         `json:"dns,omitempty"`
 	AuditLog      AuditLogConfig    `json:"auditLog,omitempty"`
 	Maintenance   MaintenanceConfig `json:"maintenance,omitempty"`
-	// OIDC is the default issuer for runtimes without additional OIDC configuration.
-	OIDC      *OIDCConfig     `json:"oidc,omitempty"`
-	OpenStack OpenStackConfig `json:"openstack,omitempty"`
-	Features  Features        `json:"features,omitempty"`
+	// OIDC is the default customer issuer: used for Runtimes without additionalOidcConfig (an empty list means none).
+	OIDC *OIDCConfig `json:"oidc,omitempty"`
+	// OperatorOIDC are the operator's own issuers, trusted by every cluster.
+	OperatorOIDC []OIDCConfig `json:"operatorOIDC,omitempty"`
+	// OIDCExtension: when shoot-oidc-service is enabled: customer-issuers (default), always or never.
+	OIDCExtension string          `json:"oidcExtension,omitempty"`
+	OpenStack     OpenStackConfig `json:"openstack,omitempty"`
+	GDCH          GDCHConfig      `json:"gdch,omitempty"`
+	Features      Features        `json:"features,omitempty"`
+	EUAccess      EUAccessConfig  `json:"euAccess,omitempty"`
+	// Tolerations are seed tolerations (keys) per region; without the key: me-central2 -> ksa-assured-workload.
+	Tolerations         map[string][]string       `json:"tolerations,omitempty"`
+	ACL                 ACLConfig                 `json:"acl,omitempty"`
+	DualStack           DualStackConfig           `json:"dualStack,omitempty"`
+	Workers             WorkersConfig             `json:"workers,omitempty"`
+	KubeAPIServer       KubeAPIServerConfig       `json:"kubeAPIServer,omitempty"`
+	Kubelet             KubeletConfig             `json:"kubelet,omitempty"`
+	CleanupGracePeriods CleanupGracePeriodsConfig `json:"cleanupGracePeriods,omitempty"`
+}
+
+// GDCHConfig holds the GDCH specifics of the landscape.
+type GDCHConfig struct {
+	EnableEgress    bool                `json:"enableEgress,omitempty"`
+	ParentReference GDCHParentReference `json:"parentReference,omitempty"`
+}
+
+// GDCHParentReference names the GDCH network cluster subnets are carved from.
+type GDCHParentReference struct {
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Type      string `json:"type,omitempty"`
+}
+
+// EUAccessConfig lists the platform regions whose clusters get the eu-access-only restriction.
+type EUAccessConfig struct {
+	// PlatformRegions; absent: cf-eu11, cf-ch20, cf-eu01, cf-eu02, cf-eu31; [] turns the restriction off.
+	PlatformRegions *[]string `json:"platformRegions,omitempty"`
+}
+
+// ACLConfig configures the API server ACL (acl extension).
+type ACLConfig struct {
+	Enabled bool `json:"enabled,omitempty"`
+	// Providers where the extension runs; default aws and azure.
+	Providers []string `json:"providers,omitempty"`
+	// ConfigMap in KCP with the operator's and KCP's egress CIDRs; required when enabled.
+	ConfigMap *ObjectRef `json:"configMap,omitempty"`
+}
+
+// ObjectRef names a namespaced object; an empty namespace means the operator's (first watched) namespace.
+type ObjectRef struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// DualStackConfig lists the providers on which dual-stack networking is offered (aws and gcp can).
+type DualStackConfig struct {
+	Providers []string `json:"providers,omitempty"`
+}
+
+// WorkersConfig holds defaults for worker pools that do not set them.
+type WorkersConfig struct {
+	MachineDrainTimeout *Duration `json:"machineDrainTimeout,omitempty"`
+	MaxEvictRetries     *int32    `json:"maxEvictRetries,omitempty"`
+}
+
+// KubeAPIServerConfig holds API server settings of every cluster.
+type KubeAPIServerConfig struct {
+	FeatureGates  map[string]bool `json:"featureGates,omitempty"`
+	RuntimeConfig map[string]bool `json:"runtimeConfig,omitempty"`
+	// MaxTokenExpiration of service account tokens, 720h..2160h (default 720h).
+	MaxTokenExpiration *Duration `json:"maxTokenExpiration,omitempty"`
+}
+
+// KubeletConfig holds kubelet settings of every cluster.
+type KubeletConfig struct {
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+}
+
+// CleanupGracePeriodsConfig are Gardener's cleanup finalize grace periods in seconds.
+type CleanupGracePeriodsConfig struct {
+	ExtendedAPIs        *int64 `json:"extendedAPIs,omitempty"`
+	KubernetesResources *int64 `json:"kubernetesResources,omitempty"`
+	Webhooks            *int64 `json:"webhooks,omitempty"`
 }
 
 // MachineImage is an OS image; an empty version lets Gardener pick the newest of the cloud profile.
@@ -50,8 +129,10 @@ type MachineImage struct {
 	Version string `json:"version,omitempty"`
 }
 
-// DNSConfig gives every shoot the domain <shoot>.<domainPrefix> served by one provider.
+// DNSConfig says how shoots get their DNS. Mode external (the default when domainPrefix is set) gives every shoot
+// the domain <shoot>.<domainPrefix> served by one provider; internal uses Gardener's internal domain; off none.
 type DNSConfig struct {
+	Mode         string `json:"mode,omitempty"`
 	DomainPrefix string `json:"domainPrefix,omitempty"`
 	SecretName   string `json:"secretName,omitempty"`
 	ProviderType string `json:"providerType,omitempty"`
@@ -97,6 +178,8 @@ type OIDCConfig struct {
 	GroupsClaim    string   `json:"groupsClaim,omitempty"`
 	GroupsPrefix   *string  `json:"groupsPrefix,omitempty"`
 	SigningAlgs    []string `json:"signingAlgs,omitempty"`
+	// CABundle verifies the issuer's TLS certificate (PEM); empty: system roots.
+	CABundle string `json:"caBundle,omitempty"`
 }
 
 // OpenStackConfig holds OpenStack infrastructure settings.

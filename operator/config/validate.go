@@ -49,14 +49,7 @@ func (c *OperatorConfig) Validate() error {
 			bad("shoot.cloudProfiles."+p, "must not be empty")
 		}
 	}
-	if s.DNS.DomainPrefix != "" {
-		if s.DNS.SecretName == "" {
-			bad("shoot.dns.secretName", "must be set when shoot.dns.domainPrefix is set")
-		}
-		if s.DNS.ProviderType == "" {
-			bad("shoot.dns.providerType", "must be set when shoot.dns.domainPrefix is set")
-		}
-	}
+	validateLandscape(s, bad)
 	validateAuditLog(s.AuditLog, bad)
 	for _, region := range sortedKeys(s.Maintenance.Windows) {
 		w := s.Maintenance.Windows[region]
@@ -65,14 +58,6 @@ func (c *OperatorConfig) Validate() error {
 		}
 		if !windowTime.MatchString(w.End) {
 			bad("shoot.maintenance.windows."+region+".end", "must look like 230000+0000, got %q", w.End)
-		}
-	}
-	if o := s.OIDC; o != nil {
-		if !httpsURL(o.IssuerURL) {
-			bad("shoot.oidc.issuerURL", "must be an https URL, got %q", o.IssuerURL)
-		}
-		if o.ClientID == "" {
-			bad("shoot.oidc.clientID", "must not be empty")
 		}
 	}
 	d := c.Deletion
@@ -170,10 +155,9 @@ func (c *OperatorConfig) ShootConfig() shoot.Config {
 		out.Maintenance.Windows[r] = shoot.TimeWindow{Begin: w.Begin, End: w.End}
 	}
 	if o := s.OIDC; o != nil {
-		out.DefaultOIDC = &shoot.OIDC{
-			IssuerURL: o.IssuerURL, ClientID: o.ClientID, UsernameClaim: o.UsernameClaim, UsernamePrefix: o.UsernamePrefix,
-			GroupsClaim: o.GroupsClaim, GroupsPrefix: o.GroupsPrefix, SigningAlgs: o.SigningAlgs,
-		}
+		def := domainOIDC(*o)
+		out.DefaultOIDC = &def
 	}
+	c.landscapeConfig(&out)
 	return out
 }

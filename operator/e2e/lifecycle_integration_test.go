@@ -88,7 +88,7 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 					w.shootNameReuse(t, gcp)
 				}
 			}},
-		}, w.patchingScenarios(trial)...)...)
+		}, append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...)...)...)
 	})
 	stop()
 	t.Run("EmergencyBrake", func(t *testing.T) {

@@ -2,7 +2,11 @@
 package mapping
 
 import (
+	"encoding/json"
+	"fmt"
+
 	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -30,6 +34,7 @@ func Runtime(cr *imv1.Runtime) shoot.Runtime {
 		CredentialsBinding:  s.SecretBindingName,
 		LicenceType:         ptr.Deref(s.LicenceType, ""),
 		EnforceSeedLocation: ptr.Deref(s.EnforceSeedLocation, false),
+		NvidiaOpenShell:     ptr.Deref(s.EnableNvidiaOpenshell, false),
 		KubernetesVersion:   ptr.Deref(s.Kubernetes.Version, ""),
 		Provider:            shoot.Provider(s.Provider.Type),
 		Networking: shoot.Networking{
@@ -43,9 +48,13 @@ func Runtime(cr *imv1.Runtime) shoot.Runtime {
 	api := s.Kubernetes.KubeAPIServer
 	// KEB sends oidcConfig as {}; only a configured issuer counts.
 	if ptr.Deref(api.OidcConfig.IssuerURL, "") != "" {
-		rt.OIDC = append(rt.OIDC, oidc(api.OidcConfig))
+		legacy := oidc(api.OidcConfig)
+		rt.LegacyOIDC = &legacy
 	}
+	// Absent means "the default customer issuer", present and empty means "none": keep the difference.
 	if api.AdditionalOidcConfig != nil {
+		rt.OIDCGiven = true
+		rt.OIDC = []shoot.OIDC{}
 		for _, c := range *api.AdditionalOidcConfig {
 			rt.OIDC = append(rt.OIDC, oidc(c))
 		}
@@ -76,6 +85,7 @@ func oidc(c imv1.OIDCConfig) shoot.OIDC {
 		UsernameClaim: ptr.Deref(c.UsernameClaim, ""), UsernamePrefix: c.UsernamePrefix,
 		GroupsClaim: ptr.Deref(c.GroupsClaim, ""), GroupsPrefix: c.GroupsPrefix,
 		SigningAlgs: append([]string(nil), c.SigningAlgs...), RequiredClaims: c.RequiredClaims, JWKS: c.JWKS,
+		CABundle: ptr.Deref(c.CABundle, ""),
 	}
 }
 
@@ -101,9 +111,48 @@ func worker(w gardener.Worker) shoot.Worker {
 	}
 	if w.CRI != nil {
 		out.CRI = string(w.CRI.Name)
+		for _, cr := range w.CRI.ContainerRuntimes {
+			out.ContainerRuntimes = append(out.ContainerRuntimes, shoot.ContainerRuntime{Type: cr.Type, ConfigFlags: configFlags(cr.ProviderConfig)})
+		}
 	}
 	if w.Kubernetes != nil && w.Kubernetes.Kubelet != nil && w.Kubernetes.Kubelet.MaxPods != nil {
 		out.MaxPods = ptr.To(*w.Kubernetes.Kubelet.MaxPods)
+	}
+	if m := w.MachineControllerManagerSettings; m != nil {
+		if m.MachineDrainTimeout != nil {
+			out.MachineDrainTimeout = m.MachineDrainTimeout.Duration.String()
+		}
+		if m.MaxEvictRetries != nil {
+			out.MaxEvictRetries = ptr.To(*m.MaxEvictRetries)
+		}
+	}
+	// Everything else of the pool passes through to the shoot unchanged; a pool that cannot be encoded (it
+	// came from JSON) keeps the fields above only.
+	if raw, err := json.Marshal(w); err == nil {
+		out.Raw = raw
+	}
+	return out
+}
+
+// configFlags reads a container runtime's providerConfig.configFlags (gVisor's flags) as strings; nil when it has
+// none or the config is not an object.
+func configFlags(cfg *runtime.RawExtension) map[string]string {
+	if cfg == nil || len(cfg.Raw) == 0 {
+		return nil
+	}
+	var c struct {
+		ConfigFlags map[string]any `json:"configFlags"`
+	}
+	if err := json.Unmarshal(cfg.Raw, &c); err != nil || len(c.ConfigFlags) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c.ConfigFlags))
+	for k, v := range c.ConfigFlags {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		} else {
+			out[k] = fmt.Sprint(v) // the runtime reads strings only
+		}
 	}
 	return out
 }

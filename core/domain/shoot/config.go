@@ -1,5 +1,7 @@
 package shoot
 
+import "time"
+
 // Config is the operator configuration that shoot generation needs. operator/config loads and
 // validates the file and converts it into this value.
 type Config struct {
@@ -14,10 +16,99 @@ type Config struct {
 	DNS           DNSConfig
 	AuditLog      AuditLogConfig
 	Maintenance   MaintenanceConfig
-	// DefaultOIDC is the issuer used when a Runtime has no additional OIDC configuration.
+	// DefaultOIDC is the default customer issuer: used when a Runtime has no additionalOidcConfig at all
+	// (an explicit empty list means "no customer issuer").
 	DefaultOIDC *OIDC
-	OpenStack   OpenStackConfig
-	Features    Features
+	// OperatorOIDC are the operator's own issuers; every cluster trusts them, whatever the Runtime says.
+	OperatorOIDC []OIDC
+	// OIDCExtension decides when the shoot-oidc-service extension is enabled (OIDCExtension* values).
+	OIDCExtension string
+	OpenStack     OpenStackConfig
+	GDCH          GDCHConfig
+	Features      Features
+
+	// EUAccessPlatformRegions get the eu-access-only restriction; nil means DefaultEUAccessPlatformRegions.
+	EUAccessPlatformRegions []string
+	// RegionTolerations are the seed tolerations per region; nil means DefaultRegionTolerations.
+	RegionTolerations map[string][]string
+	// ACL configures the API server access control list (acl extension).
+	ACL ACLSettings
+	// DualStack lists the providers on which a Runtime may ask for dual-stack networking (the landscape enables
+	// it); only providers in DualStackCapableProviders are accepted.
+	DualStack []Provider
+	// Workers holds defaults of worker pool settings.
+	Workers WorkerDefaults
+	// KubeAPIServer and Kubelet hold feature gates and API server settings every cluster gets.
+	KubeAPIServer KubeAPIServerConfig
+	Kubelet       KubeletConfig
+	// CleanupGracePeriods are Gardener's cleanup finalize grace periods (annotations on the shoot).
+	CleanupGracePeriods CleanupGracePeriods
+}
+
+// OIDCExtension values.
+const (
+	// OIDCExtensionCustomerIssuers enables shoot-oidc-service when the Runtime has customer issuers (the default).
+	OIDCExtensionCustomerIssuers = "customer-issuers"
+	// OIDCExtensionAlways enables it on every cluster.
+	OIDCExtensionAlways = "always"
+	// OIDCExtensionNever leaves it to the landscape.
+	OIDCExtensionNever = "never"
+)
+
+// GDCHConfig holds the Google Distributed Cloud Hosted specifics of the landscape.
+type GDCHConfig struct {
+	// EnableEgress lets nodes reach the internet through the GDCH egress gateway.
+	EnableEgress bool
+	// ParentReference names the GDCH network the cluster subnets are carved from.
+	ParentReference GDCHParentReference
+}
+
+// GDCHParentReference is a reference to a GDCH network; Namespace and Type may be empty (provider defaults).
+type GDCHParentReference struct {
+	Name      string
+	Namespace string
+	Type      string
+}
+
+// ACLSettings configure the API server ACL (acl extension).
+type ACLSettings struct {
+	// Enabled turns the feature on; while off, Runtimes' allowedCIDRs are not applied.
+	Enabled bool
+	// Providers where the acl extension runs; nil means DefaultACLProviders.
+	Providers []Provider
+	// ControlPlaneCIDRs are the operator's and KCP's egress CIDRs, always allowed next to the customer's. They are
+	// read at run time (a KCP ConfigMap), not from the configuration file.
+	ControlPlaneCIDRs []string
+	// ControlPlaneCIDRsProblem, when set, says why ControlPlaneCIDRs could not be read; it is shown to people.
+	ControlPlaneCIDRsProblem string
+}
+
+// WorkerDefaults are applied to worker pools that do not set them.
+type WorkerDefaults struct {
+	// MachineDrainTimeout is a Go duration ("15m"); empty: Gardener's default.
+	MachineDrainTimeout string
+	// MaxEvictRetries; nil: Gardener's default.
+	MaxEvictRetries *int32
+}
+
+// KubeAPIServerConfig holds API server settings of every cluster.
+type KubeAPIServerConfig struct {
+	FeatureGates  map[string]bool
+	RuntimeConfig map[string]bool
+	// MaxTokenExpiration is clamped to MinTokenExpiration..MaxTokenExpiration; zero means MinTokenExpiration.
+	MaxTokenExpiration time.Duration
+}
+
+// KubeletConfig holds kubelet settings of every cluster.
+type KubeletConfig struct {
+	FeatureGates map[string]bool
+}
+
+// CleanupGracePeriods are seconds; nil leaves Gardener's default.
+type CleanupGracePeriods struct {
+	ExtendedAPIs        *int64
+	KubernetesResources *int64
+	Webhooks            *int64
 }
 
 // MachineImage names an OS image and optionally its version.
@@ -26,8 +117,11 @@ type MachineImage struct {
 	Version string
 }
 
-// DNSConfig enables shoot DNS (domain "<shoot>.<DomainPrefix>") when DomainPrefix is set.
+// DNSConfig says how shoots get their DNS: Mode DNSModeExternal (domain "<shoot>.<DomainPrefix>" served by one
+// configured provider), DNSModeInternal (Gardener's internal domain) or DNSModeOff. An empty Mode means external
+// when DomainPrefix is set, off otherwise.
 type DNSConfig struct {
+	Mode         string
 	DomainPrefix string
 	SecretName   string
 	ProviderType string
@@ -83,6 +177,31 @@ type Features struct {
 var DefaultCloudProfiles = map[Provider]string{
 	AWS: "aws", Azure: "az", GCP: "gcp", OpenStack: "converged-cloud-kyma", Alicloud: "alicloud", GDCH: "gdch",
 }
+
+// DNS modes.
+const (
+	DNSModeExternal = "external"
+	DNSModeInternal = "internal"
+	DNSModeOff      = "off"
+)
+
+// DefaultEUAccessPlatformRegions are the SAP BTP regions whose clusters stay in EU-access mode.
+var DefaultEUAccessPlatformRegions = []string{"cf-eu11", "cf-ch20", "cf-eu01", "cf-eu02", "cf-eu31"}
+
+// DefaultRegionTolerations are the seed tolerations per region (KSA assured workloads).
+var DefaultRegionTolerations = map[string][]string{"me-central2": {KSAToleration}}
+
+// DefaultACLProviders are the providers the acl extension runs on.
+var DefaultACLProviders = []Provider{AWS, Azure}
+
+// DualStackCapableProviders are the providers whose Gardener extension supports dual-stack networking.
+var DualStackCapableProviders = []Provider{AWS, GCP}
+
+// Service account token lifetime bounds Gardener accepts (kubeAPIServer.serviceAccountConfig.maxTokenExpiration).
+const (
+	MinTokenExpiration = 30 * 24 * time.Hour
+	MaxTokenExpiration = 90 * 24 * time.Hour
+)
 
 // Defaults used when the corresponding Config field is empty.
 const (

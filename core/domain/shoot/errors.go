@@ -33,6 +33,15 @@ const (
 	ReasonInvalidRegistryCache     Reason = "InvalidRegistryCache"
 	ReasonInvalidConfig            Reason = "InvalidConfig"
 	ReasonNoFreeZoneCIDR           Reason = "NoFreeZoneCIDR"
+	// ReasonOIDCJWKSUnsupported: an issuer carries an inline JWKS, which structured authentication cannot hold.
+	ReasonOIDCJWKSUnsupported Reason = "OIDCJWKSUnsupported"
+	// ReasonACLOperatorAddressesMissing: a Runtime restricts API server access but the operator's and KCP's egress
+	// addresses are not known; applying it would lock the control plane out.
+	ReasonACLOperatorAddressesMissing Reason = "ACLOperatorAddressesMissing"
+	// ReasonDualStackUnsupported: dual-stack networking is not available for the provider in this landscape.
+	ReasonDualStackUnsupported Reason = "DualStackUnsupported"
+	// ReasonDualStackImmutable: dual-stack networking cannot be switched on an existing cluster.
+	ReasonDualStackImmutable Reason = "DualStackImmutable"
 )
 
 // ValidationError says which input field is wrong, why (Reason) and what to do (Message).

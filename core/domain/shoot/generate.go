@@ -11,6 +11,15 @@ type Current struct {
 	// InfrastructureZones are the zones of the infrastructure config in their order. CIDRs are the
 	// zone's subnets: aws [workers, public, internal]; azure [cidr]; alicloud [workers].
 	InfrastructureZones []CurrentZone
+	// SecretBindingName is set on shoots that still reference a SecretBinding (created before
+	// CredentialsBindings); see CredentialsBindingMigration.
+	SecretBindingName string
+	// DualStack is true when the shoot has IPv4 and IPv6.
+	DualStack bool
+	// AuthenticationConfigMap is the structured-authentication ConfigMap the shoot references; empty: none.
+	AuthenticationConfigMap string
+	// ExtensionTypes are the extensions the shoot has enabled.
+	ExtensionTypes []string
 }
 
 // CurrentWorker is an existing worker pool.
@@ -19,6 +28,9 @@ type CurrentWorker struct {
 	ImageName    string
 	ImageVersion string
 	Zones        []string
+	// MachineDrainTimeout and MaxEvictRetries as the pool has them; they win over configured defaults.
+	MachineDrainTimeout string
+	MaxEvictRetries     *int32
 }
 
 // CurrentZone is a zone of the existing infrastructure config.
@@ -44,19 +56,24 @@ type step struct {
 // infrastructure reads the zones the workers step settled on).
 var steps = []step{
 	{"identity", stepIdentity},
+	{"cleanup-grace-periods", stepCleanupGracePeriods},
 	{"provider", stepProvider},
 	{"cloud-profile", stepCloudProfile},
 	{"credentials-binding", stepCredentialsBinding},
 	{"kubernetes-version", stepKubernetesVersion},
+	{"kubernetes-settings", stepKubernetesSettings},
 	{"oidc", stepOIDC},
 	{"acl", stepACL},
 	{"workers", stepWorkers},
 	{"infrastructure", stepInfrastructure},
 	{"networking", stepNetworking},
+	{"dual-stack", stepDualStack},
 	{"networking-filter", stepNetworkingFilter},
 	{"registry-cache", stepRegistryCache},
 	{"audit-log", stepAuditLog},
 	{"dns-and-certificates", stepDNS},
+	{"oidc-extension", stepOIDCExtension},
+	{"nvidia-openshell", stepNvidiaOpenShell},
 	{"maintenance", stepMaintenance},
 	{"eu-access", stepEUAccess},
 	{"seed-selector", stepSeedSelector},

@@ -27,9 +27,16 @@ type Runtime struct {
 	CredentialsBinding  string // spec.shoot.secretBindingName (a CredentialsBinding name)
 	LicenceType         string
 	EnforceSeedLocation bool
+	// NvidiaOpenShell enables the NVIDIA OpenShell extension (spec.shoot.enableNvidiaOpenshell).
+	NvidiaOpenShell bool
 
 	KubernetesVersion string // may be major.minor only
-	OIDC              []OIDC
+	// OIDC are the customer issuers. OIDCGiven records that the Runtime listed them (additionalOidcConfig present,
+	// possibly empty): without it the configured default customer issuer applies, with it an empty list means none.
+	OIDC      []OIDC
+	OIDCGiven bool
+	// LegacyOIDC is the single issuer of the old kubeAPIServer.oidcConfig (KEB sends it empty); nil when unset.
+	LegacyOIDC *OIDC
 	// ACL holds the CIDRs allowed to reach the API server; nil or empty means no restriction.
 	ACL []string
 
@@ -56,7 +63,11 @@ type OIDC struct {
 	GroupsPrefix   *string // nil or "-": no prefix
 	SigningAlgs    []string
 	RequiredClaims map[string]string
-	JWKS           []byte // inline key set; cannot be expressed in AuthenticationConfiguration (see Authenticator)
+	// CABundle is a PEM bundle to verify the issuer's TLS certificate; empty: system roots.
+	CABundle string
+	// JWKS is an inline key set. Kubernetes' structured authentication (up to 1.36) cannot carry one, so an issuer
+	// with JWKS is rejected (ReasonOIDCJWKSUnsupported) until it can be served another way.
+	JWKS []byte
 }
 
 // Worker is one worker pool as requested. Empty image name/version mean "use the configured default".
@@ -77,7 +88,31 @@ type Worker struct {
 	Taints         []Taint
 	CRI            string
 	MaxPods        *int32
+	// ContainerRuntimes are the additional runtimes of the pool (cri.containerRuntimes), e.g. gvisor.
+	ContainerRuntimes []ContainerRuntime
+	// MachineDrainTimeout (Go duration) and MaxEvictRetries are the pool's machine-controller-manager settings;
+	// empty or nil: the configured defaults (Config.Workers).
+	MachineDrainTimeout string
+	MaxEvictRetries     *int32
+	// Raw is the pool as KEB sent it, in Gardener's Worker JSON shape. The operator does not interpret it: the
+	// adapter passes every field the operator does not own (architecture, provider config, data volumes,
+	// priority, sysctls, update strategy, autoscaler options, ...) through to the shoot.
+	Raw []byte
 }
+
+// ContainerRuntime is an additional container runtime of a pool. ConfigFlags are runtime flags (gvisor's
+// providerConfig.configFlags); nil when the Runtime set none.
+type ContainerRuntime struct {
+	Type        string
+	ConfigFlags map[string]string
+}
+
+// ContainerRuntimeGVisor is gVisor's container runtime type; GVisorNetRawFlag lets sandboxed pods open raw
+// sockets, which Istio needs.
+const (
+	ContainerRuntimeGVisor = "gvisor"
+	GVisorNetRawFlag       = "net-raw"
+)
 
 // Taint is a node taint of a worker pool.
 type Taint struct {

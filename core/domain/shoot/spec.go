@@ -1,5 +1,7 @@
 package shoot
 
+import "time"
+
 // Spec is the desired state of a runtime's Gardener cluster, in domain terms. The Gardener adapter
 // maps it to a core.gardener.cloud/v1beta1 Shoot.
 type Spec struct {
@@ -18,6 +20,10 @@ type Spec struct {
 	Authentication *Authentication
 	// AuditPolicyConfigMap names the audit policy ConfigMap; empty: none.
 	AuditPolicyConfigMap string
+	// KubeAPIServer holds feature gates, runtime config and the service account token lifetime.
+	KubeAPIServer KubeAPIServerSpec
+	// KubeletFeatureGates are the kubelet feature gates of every pool (spec.kubernetes.kubelet.featureGates).
+	KubeletFeatureGates map[string]bool
 
 	Provider   ProviderSpec
 	Workers    []WorkerSpec
@@ -53,7 +59,16 @@ type Authenticator struct {
 	GroupsPrefix   string
 	RequiredClaims map[string]string
 	SigningAlgs    []string // informational: AuthenticationConfiguration has no field for it
-	JWKS           []byte   // informational: AuthenticationConfiguration cannot carry an inline key set
+	// CertificateAuthority is the PEM bundle the API server verifies the issuer's TLS certificate with.
+	CertificateAuthority string
+}
+
+// KubeAPIServerSpec holds the API server settings the operator sets on every cluster.
+type KubeAPIServerSpec struct {
+	FeatureGates  map[string]bool
+	RuntimeConfig map[string]bool
+	// MaxTokenExpiration is the service account token lifetime (extendTokenExpiration is always off).
+	MaxTokenExpiration time.Duration
 }
 
 // ProviderSpec is the provider part of the cluster: type, infrastructure and control plane intent.
@@ -73,12 +88,15 @@ type Infrastructure struct {
 	GCP       *GCPInfrastructure
 	OpenStack *OpenStackInfrastructure
 	Alicloud  *AlicloudInfrastructure
+	GDCH      *GDCHInfrastructure
 }
 
 // AWSInfrastructure is a VPC with three subnets per zone.
 type AWSInfrastructure struct {
 	VPCCIDR string
 	Zones   []AWSZone
+	// DualStack asks the provider for IPv6 next to IPv4.
+	DualStack bool
 }
 
 // AWSZone holds the subnets of one zone.
@@ -127,10 +145,26 @@ type AlicloudZone struct {
 	Workers string
 }
 
+// GDCHInfrastructure is the node network of a GDCH cluster with one subnet per zone (1 to 3).
+type GDCHInfrastructure struct {
+	EnableEgress    bool
+	NodeCIDR        string
+	Zones           []GDCHZone
+	ParentReference GDCHParentReference
+}
+
+// GDCHZone is a GDCH zone with its subnet.
+type GDCHZone struct {
+	Name string
+	CIDR string
+}
+
 // ControlPlane holds provider control plane settings; only the field of Spec.Provider.Type is used.
 type ControlPlane struct {
 	GCPZone                       string
 	OpenStackLoadBalancerProvider string
+	// AWSLoadBalancerController deploys the AWS Load Balancer Controller (dual-stack load balancers need it).
+	AWSLoadBalancerController bool
 }
 
 // WorkerSpec is a worker pool after defaults and update rules.
@@ -147,6 +181,8 @@ type NetworkingSpec struct {
 	Nodes      string
 	Services   string
 	IPFamilies []string
+	// CalicoVXLAN makes calico use a VXLAN overlay (GDCH has no routing for pod networks).
+	CalicoVXLAN bool
 }
 
 // Extension is one Gardener extension with its typed configuration (one of the *ExtensionConfig types or nil).
@@ -164,11 +200,16 @@ const (
 	ExtensionDNS              = "shoot-dns-service"
 	ExtensionCert             = "shoot-cert-service"
 	ExtensionACL              = "acl"
+	ExtensionNvidiaOpenShell  = "shoot-nvidia-openshell"
+	// ExtensionOIDC serves OpenIDConnect resources inside the cluster. The operator enables it when needed but
+	// never removes it: the system it replaces enabled it on every cluster, and customers' resources depend on it.
+	ExtensionOIDC = "shoot-oidc-service"
 )
 
 // OwnedExtensionTypes lists the extension types generation decides about.
 var OwnedExtensionTypes = []string{
 	ExtensionNetworkingFilter, ExtensionRegistryCache, ExtensionAuditLog, ExtensionDNS, ExtensionCert, ExtensionACL,
+	ExtensionNvidiaOpenShell,
 }
 
 // NetworkingFilterConfig configures shoot-networking-filter.
@@ -197,6 +238,8 @@ type RegistryCacheConfig struct {
 // DNSServiceConfig configures shoot-dns-service.
 type DNSServiceConfig struct {
 	SyncProvidersFromShootSpecDNS bool
+	// ProviderReplication replicates DNSProvider resources of the cluster into the control plane.
+	ProviderReplication bool
 }
 
 // CertServiceConfig configures shoot-cert-service.

@@ -1,6 +1,9 @@
 package shoot
 
 import (
+	"bytes"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -11,21 +14,49 @@ import (
 // noPrefix is the old OIDC flag value meaning "no prefix".
 const noPrefix = "-"
 
-// stepOIDC turns the Runtime's OIDC issuers (or the configured default) into JWT authenticators
-// of a structured authentication configuration: Gardener v1.149 removed the shoot's oidcConfig.
-func stepOIDC(in input, s *Spec) error {
-	configs := in.rt.OIDC
-	field := "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig"
-	if len(configs) == 0 && in.cfg.DefaultOIDC != nil {
-		configs, field = []OIDC{*in.cfg.DefaultOIDC}, "shoot.oidc"
+// issuer is an OIDC issuer with the key that names it in errors.
+type issuer struct {
+	OIDC
+	field string
+}
+
+// customerIssuers are the Runtime's issuers: the legacy oidcConfig (when set) plus additionalOidcConfig; when the
+// Runtime does not list additionalOidcConfig at all, the configured default customer issuer instead. An explicit
+// empty list means no customer issuer.
+func customerIssuers(in input) []issuer {
+	var out []issuer
+	if in.rt.LegacyOIDC != nil {
+		out = append(out, issuer{*in.rt.LegacyOIDC, "spec.shoot.kubernetes.kubeAPIServer.oidcConfig"})
 	}
-	if len(configs) == 0 {
+	if !in.rt.OIDCGiven {
+		if in.cfg.DefaultOIDC != nil {
+			out = append(out, issuer{*in.cfg.DefaultOIDC, "shoot.oidc"})
+		}
+		return out
+	}
+	for i, c := range in.rt.OIDC {
+		out = append(out, issuer{c, fmt.Sprintf("spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[%d]", i)})
+	}
+	return out
+}
+
+// stepOIDC turns the operator's own issuers and the customer's issuers into JWT authenticators of a structured
+// authentication configuration (Gardener v1.149 removed the shoot's oidcConfig). The ConfigMap keeps the name an
+// existing shoot references when that is ours or the previous infrastructure manager's, so it is adopted rather
+// than replaced by a new one.
+func stepOIDC(in input, s *Spec) error {
+	var issuers []issuer
+	for i, c := range in.cfg.OperatorOIDC {
+		issuers = append(issuers, issuer{c, fmt.Sprintf("shoot.operatorOIDC[%d]", i)})
+	}
+	issuers = append(issuers, customerIssuers(in)...)
+	if len(issuers) == 0 {
 		return nil
 	}
-	auth := &Authentication{ConfigMapName: structuredAuthConfigMapName + in.rt.Name}
+	auth := &Authentication{ConfigMapName: authenticationConfigMapName(in)}
 	byIssuer := map[string]int{}
-	for i, c := range configs {
-		a, err := authenticator(c, fmt.Sprintf("%s[%d]", field, i))
+	for _, c := range issuers {
+		a, err := authenticator(c.OIDC, c.field)
 		if err != nil {
 			return err
 		}
@@ -34,8 +65,8 @@ func stepOIDC(in input, s *Spec) error {
 		if j, ok := byIssuer[a.Issuer]; ok {
 			prev := &auth.JWT[j]
 			if !sameMapping(*prev, a) {
-				return invalid(ReasonInvalidOIDC, fmt.Sprintf("%s[%d].issuerURL", field, i),
-					"issuer %q appears twice with different claim mappings", a.Issuer)
+				return invalid(ReasonInvalidOIDC, c.field+".issuerURL",
+					"issuer %q appears twice with different claim mappings or CA bundles", a.Issuer)
 			}
 			for _, aud := range a.Audiences {
 				if !slices.Contains(prev.Audiences, aud) {
@@ -60,6 +91,14 @@ func authenticator(c OIDC, field string) (Authenticator, error) {
 	if c.ClientID == "" {
 		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".clientID", "the client ID must be set")
 	}
+	if len(c.JWKS) > 0 {
+		return Authenticator{}, invalid(ReasonOIDCJWKSUnsupported, field+".jwks",
+			"the API server's structured authentication cannot carry an inline key set; remove jwks and let the API server "+
+				"discover the keys from %s, or wait for OpenIDConnect support inside the runtime", c.IssuerURL)
+	}
+	if c.CABundle != "" && !ValidPEMCertificates(c.CABundle) {
+		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".caBundle", "must be one or more PEM-encoded certificates")
+	}
 	usernameClaim := c.UsernameClaim
 	if usernameClaim == "" {
 		usernameClaim = "sub"
@@ -83,7 +122,8 @@ func authenticator(c OIDC, field string) (Authenticator, error) {
 		UsernamePrefix: usernamePrefix,
 		GroupsClaim:    c.GroupsClaim,
 		SigningAlgs:    slices.Clone(c.SigningAlgs),
-		JWKS:           slices.Clone(c.JWKS),
+
+		CertificateAuthority: c.CABundle,
 	}
 	if c.GroupsClaim != "" {
 		a.GroupsPrefix = groupsPrefix
@@ -97,22 +137,97 @@ func authenticator(c OIDC, field string) (Authenticator, error) {
 func sameMapping(a, b Authenticator) bool {
 	return a.UsernameClaim == b.UsernameClaim && a.UsernamePrefix == b.UsernamePrefix &&
 		a.GroupsClaim == b.GroupsClaim && a.GroupsPrefix == b.GroupsPrefix &&
-		maps.Equal(a.RequiredClaims, b.RequiredClaims)
+		maps.Equal(a.RequiredClaims, b.RequiredClaims) && a.CertificateAuthority == b.CertificateAuthority
 }
 
-// stepACL restricts API server access to the allowed CIDRs through the acl extension.
+// Names of the structured-authentication ConfigMap: ours and the one of the previous infrastructure manager.
+const (
+	AuthenticationConfigMapPrefix       = "structured-auth-"
+	LegacyAuthenticationConfigMapPrefix = "structured-auth-config-"
+)
+
+func authenticationConfigMapName(in input) string {
+	if in.current != nil {
+		switch in.current.AuthenticationConfigMap {
+		case AuthenticationConfigMapPrefix + in.rt.Name, LegacyAuthenticationConfigMapPrefix + in.rt.Name:
+			return in.current.AuthenticationConfigMap
+		}
+	}
+	return AuthenticationConfigMapPrefix + in.rt.Name
+}
+
+// ValidPEMCertificates reports whether b holds only PEM CERTIFICATE blocks, at least one, each a parsable
+// certificate: the API server refuses to start with anything else.
+func ValidPEMCertificates(b string) bool {
+	rest := []byte(b)
+	n := 0
+	for {
+		block, next := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			return false
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return false
+		}
+		n++
+		rest = next
+	}
+	return n > 0 && len(bytes.TrimSpace(rest)) == 0
+}
+
+// NeedsControlPlaneCIDRs reports whether generating rt's cluster needs the control plane's egress CIDRs: the ACL
+// feature is on, the provider runs the acl extension, and the Runtime restricts API server access. Only then must
+// the caller read them (and re-generate when they change).
+func NeedsControlPlaneCIDRs(rt Runtime, cfg Config) bool {
+	providers := cfg.ACL.Providers
+	if providers == nil {
+		providers = DefaultACLProviders
+	}
+	return cfg.ACL.Enabled && len(rt.ACL) > 0 && slices.Contains(providers, rt.Provider)
+}
+
+// stepACL restricts API server access through the acl extension (shoot.acl): to the customer's CIDRs plus the
+// operator's and KCP's egress CIDRs, so the control plane keeps its access. Only while the feature is on and only on
+// providers where the extension runs; a Runtime asking for a restriction while the control plane CIDRs are unknown
+// is refused, as applying it would lock the control plane out.
 func stepACL(in input, s *Spec) error {
-	if len(in.rt.ACL) == 0 {
+	acl := in.cfg.ACL
+	if !NeedsControlPlaneCIDRs(in.rt, in.cfg) {
 		return nil
 	}
-	cidrs := make([]string, 0, len(in.rt.ACL))
+	var cidrs []string
+	add := func(c string) {
+		if !slices.Contains(cidrs, c) {
+			cidrs = append(cidrs, c)
+		}
+	}
 	for i, c := range in.rt.ACL {
 		p, err := netip.ParsePrefix(c)
 		if err != nil {
 			return invalid(ReasonInvalidACL, fmt.Sprintf("spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs[%d]", i),
 				"%q is not a CIDR", c)
 		}
-		cidrs = append(cidrs, p.Masked().String())
+		add(p.Masked().String())
+	}
+	if acl.ControlPlaneCIDRsProblem != "" {
+		return invalid(ReasonACLOperatorAddressesMissing, "spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs",
+			"the operator's and KCP's egress addresses cannot be read (%s), so restricting API server access would "+
+				"lock the control plane out", acl.ControlPlaneCIDRsProblem)
+	}
+	if len(acl.ControlPlaneCIDRs) == 0 {
+		return invalid(ReasonACLOperatorAddressesMissing, "spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs",
+			"the operator's and KCP's egress addresses are not known (shoot.acl.configMap is missing or empty), "+
+				"so restricting API server access would lock the control plane out")
+	}
+	for _, c := range acl.ControlPlaneCIDRs {
+		p, err := netip.ParsePrefix(c)
+		if err != nil {
+			return invalid(ReasonInvalidConfig, "shoot.acl.configMap", "control plane address %q is not a CIDR", c)
+		}
+		add(p.Masked().String())
 	}
 	s.Extensions = append(s.Extensions, Extension{Type: ExtensionACL, Config: ACLConfig{AllowedCIDRs: cidrs}})
 	return nil

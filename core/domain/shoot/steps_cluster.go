@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -16,24 +17,20 @@ const (
 
 // Values derived from Gardener and landscape rules.
 const (
-	EUAccessRestriction         = "eu-access-only"
-	EUAccessAddonsOption        = "support.gardener.cloud/eu-access-for-cluster-addons"
-	EUAccessNodesOption         = "support.gardener.cloud/eu-access-for-cluster-nodes"
-	KSAToleration               = "ksa-assured-workload"
-	OpenStackExposureClass      = "converged-cloud-internet"
-	SeedRegionLabel             = "seed.gardener.cloud/region"
-	FailureToleranceZone        = "zone"
-	FailureToleranceNode        = "node"
-	structuredAuthConfigMapName = "structured-auth-"
+	EUAccessRestriction    = "eu-access-only"
+	EUAccessAddonsOption   = "support.gardener.cloud/eu-access-for-cluster-addons"
+	EUAccessNodesOption    = "support.gardener.cloud/eu-access-for-cluster-nodes"
+	KSAToleration          = "ksa-assured-workload"
+	OpenStackExposureClass = "converged-cloud-internet"
+	SeedRegionLabel        = "seed.gardener.cloud/region"
+	FailureToleranceZone   = "zone"
+	FailureToleranceNode   = "node"
 )
 
 var (
-	dnsLabel   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	labelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
-	// euAccessPlatformRegions are SAP BTP regions whose clusters must stay in EU-access mode.
-	euAccessPlatformRegions = map[string]bool{"cf-eu11": true, "cf-ch20": true}
-	ksaRegions              = map[string]bool{"me-central2": true}
-	shootPurposes           = map[string]bool{"evaluation": true, "testing": true, "development": true, "production": true}
+	dnsLabel      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	labelValue    = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+	shootPurposes = map[string]bool{"evaluation": true, "testing": true, "development": true, "production": true}
 )
 
 func stepIdentity(in input, s *Spec) error {
@@ -81,17 +78,14 @@ func stepIdentity(in input, s *Spec) error {
 
 func stepProvider(in input, s *Spec) error {
 	switch in.rt.Provider {
-	case AWS, Azure, GCP, OpenStack, Alicloud:
+	case AWS, Azure, GCP, OpenStack, Alicloud, GDCH:
 		s.Provider.Type = in.rt.Provider
 		return nil
-	case GDCH:
-		return invalid(ReasonProviderNotSupportedYet, "spec.shoot.provider.type",
-			"provider gdch is not supported yet: its Gardener provider extension API is not publicly documented")
 	case "":
 		return invalid(ReasonMissingField, "spec.shoot.provider.type", "the provider type must be set")
 	default:
 		return invalid(ReasonUnsupportedProvider, "spec.shoot.provider.type",
-			"%q is not one of aws, azure, gcp, openstack, alicloud", in.rt.Provider)
+			"%q is not one of aws, azure, gcp, openstack, alicloud, gdch", in.rt.Provider)
 	}
 }
 
@@ -148,8 +142,13 @@ func stepMaintenance(in input, s *Spec) error {
 	return nil
 }
 
+// stepEUAccess restricts clusters of EU-access platform regions (shoot.euAccess.platformRegions) to the EU.
 func stepEUAccess(in input, s *Spec) error {
-	if !euAccessPlatformRegions[in.rt.PlatformRegion] || in.cfg.Features.DisableEUAccess {
+	regions := in.cfg.EUAccessPlatformRegions
+	if regions == nil {
+		regions = DefaultEUAccessPlatformRegions
+	}
+	if !slices.Contains(regions, in.rt.PlatformRegion) || in.rt.PlatformRegion == "" || in.cfg.Features.DisableEUAccess {
 		return nil
 	}
 	s.AccessRestrictions = []AccessRestriction{{
@@ -166,9 +165,40 @@ func stepSeedSelector(in input, s *Spec) error {
 	return nil
 }
 
+// stepTolerations lets clusters of a region onto the seeds reserved for it (shoot.tolerations).
 func stepTolerations(in input, s *Spec) error {
-	if ksaRegions[in.rt.Region] {
-		s.Tolerations = []Toleration{{Key: KSAToleration}}
+	byRegion := in.cfg.RegionTolerations
+	if byRegion == nil {
+		byRegion = DefaultRegionTolerations
+	}
+	for _, key := range byRegion[in.rt.Region] {
+		s.Tolerations = append(s.Tolerations, Toleration{Key: key})
+	}
+	return nil
+}
+
+// Gardener's cleanup grace periods: how long it waits for finalizers of extended API objects, Kubernetes
+// resources and webhooks before it removes them during deletion.
+const (
+	AnnotationCleanupExtendedAPIs        = "shoot.gardener.cloud/cleanup-extended-apis-finalize-grace-period-seconds"
+	AnnotationCleanupKubernetesResources = "shoot.gardener.cloud/cleanup-kubernetes-resources-finalize-grace-period-seconds"
+	AnnotationCleanupWebhooks            = "shoot.gardener.cloud/cleanup-webhooks-finalize-grace-period-seconds"
+)
+
+// stepCleanupGracePeriods records the configured cleanup grace periods (shoot.cleanupGracePeriods) as annotations.
+func stepCleanupGracePeriods(in input, s *Spec) error {
+	g := in.cfg.CleanupGracePeriods
+	for key, v := range map[string]*int64{
+		AnnotationCleanupExtendedAPIs: g.ExtendedAPIs, AnnotationCleanupKubernetesResources: g.KubernetesResources,
+		AnnotationCleanupWebhooks: g.Webhooks,
+	} {
+		if v == nil {
+			continue
+		}
+		if *v < 0 {
+			return invalid(ReasonInvalidConfig, "shoot.cleanupGracePeriods", "%s must not be negative", key)
+		}
+		s.Annotations[key] = strconv.FormatInt(*v, 10)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package shoot
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +40,8 @@ func stepRegistryCache(in input, s *Spec) error {
 			return invalid(ReasonInvalidRegistryCache, field+".upstream", "%q must be a registry host name", c.Upstream)
 		case seen[c.Upstream]:
 			return invalid(ReasonInvalidRegistryCache, field+".upstream", "upstream %q is cached twice", c.Upstream)
-		case c.VolumeSize != "" && !volumeSize.MatchString(c.VolumeSize):
-			return invalid(ReasonInvalidRegistryCache, field+".volume.size", "%q must be a whole number of Gi", c.VolumeSize)
+		case c.VolumeSize != "" && !positiveQuantity(c.VolumeSize):
+			return invalid(ReasonInvalidRegistryCache, field+".volume.size", "%q must be a positive quantity, e.g. 10Gi or 500M", c.VolumeSize)
 		case (c.SecretReferenceName == "") != (c.CredentialsSecret == ""):
 			return invalid(ReasonInvalidRegistryCache, field+".secretReferenceName", "secret reference and credentials secret must be set together")
 		}
@@ -118,21 +119,69 @@ func stepAuditLog(in input, s *Spec) error {
 	return nil
 }
 
-// stepDNS gives the shoot its domain with one primary provider and enables the DNS and certificate
-// services inside the cluster, when a domain is configured.
+// stepDNS sets up the cluster's DNS (shoot.dns.mode). External: the domain "<shoot>.<domainPrefix>" with one
+// primary provider. Internal: Gardener's internal domain, no providers. Both enable the DNS and certificate
+// services inside the cluster, with DNSProvider replication on, as the landscape's components expect them.
 func stepDNS(in input, s *Spec) error {
 	dns := in.cfg.DNS
-	if dns.DomainPrefix == "" {
+	switch mode := dnsMode(dns); mode {
+	case DNSModeOff:
 		return nil
+	case DNSModeExternal:
+		if dns.DomainPrefix == "" || dns.SecretName == "" || dns.ProviderType == "" {
+			return invalid(ReasonInvalidConfig, "shoot.dns", "external DNS needs domainPrefix, secretName and providerType")
+		}
+		domain := in.rt.Name + "." + dns.DomainPrefix
+		if !isDNSSubdomain(domain) {
+			return invalid(ReasonInvalidConfig, "shoot.dns.domainPrefix", "%q does not form a valid domain", domain)
+		}
+		s.DNS = &DNS{Domain: domain, ProviderType: dns.ProviderType, SecretName: dns.SecretName}
+	case DNSModeInternal:
+	default:
+		return invalid(ReasonInvalidConfig, "shoot.dns.mode", "%q is not one of external, internal, off", mode)
 	}
-	domain := in.rt.Name + "." + dns.DomainPrefix
-	if !isDNSSubdomain(domain) {
-		return invalid(ReasonInvalidConfig, "shoot.dns.domainPrefix", "%q does not form a valid domain", domain)
-	}
-	s.DNS = &DNS{Domain: domain, ProviderType: dns.ProviderType, SecretName: dns.SecretName}
 	s.Extensions = append(s.Extensions,
-		Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true}},
+		Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true}},
 		Extension{Type: ExtensionCert, Config: CertServiceConfig{ShootIssuers: true}},
 	)
+	return nil
+}
+
+func dnsMode(dns DNSConfig) string {
+	switch {
+	case dns.Mode != "":
+		return dns.Mode
+	case dns.DomainPrefix != "":
+		return DNSModeExternal
+	}
+	return DNSModeOff
+}
+
+// stepOIDCExtension enables shoot-oidc-service (shoot.oidcExtension): by default when the cluster has customer
+// issuers, which are served inside the cluster through it. It is never disabled by the operator (see ExtensionOIDC).
+func stepOIDCExtension(in input, s *Spec) error {
+	switch mode := in.cfg.OIDCExtension; mode {
+	case OIDCExtensionNever:
+		return nil
+	case OIDCExtensionAlways:
+	case "", OIDCExtensionCustomerIssuers:
+		// Once enabled it stays: it is applied again rather than left out, which would remove it.
+		enabled := in.current != nil && slices.Contains(in.current.ExtensionTypes, ExtensionOIDC)
+		if len(customerIssuers(in)) == 0 && !enabled {
+			return nil
+		}
+	default:
+		return invalid(ReasonInvalidConfig, "shoot.oidcExtension", "%q is not one of customer-issuers, always, never", mode)
+	}
+	s.Extensions = append(s.Extensions, Extension{Type: ExtensionOIDC})
+	return nil
+}
+
+// stepNvidiaOpenShell enables the NVIDIA OpenShell extension when the Runtime asks for it (enableNvidiaOpenshell);
+// without it the extension is left out, which removes it from an existing cluster.
+func stepNvidiaOpenShell(in input, s *Spec) error {
+	if in.rt.NvidiaOpenShell {
+		s.Extensions = append(s.Extensions, Extension{Type: ExtensionNvidiaOpenShell})
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 )
 
@@ -78,6 +79,12 @@ func stepInfrastructure(in input, s *Spec) error {
 			infra.Zones = append(infra.Zones, AlicloudZone{Name: z, Workers: zoneCIDRs(z, assigned, used, 1)[0]})
 		}
 		s.Provider.Infrastructure.Alicloud = infra
+	case GDCH:
+		infra, err := gdchInfrastructure(in, nodes, zones, used)
+		if err != nil {
+			return err
+		}
+		s.Provider.Infrastructure.GDCH = infra
 	}
 	return nil
 }
@@ -178,9 +185,35 @@ func stepNetworking(in input, s *Spec) error {
 	if len(typ) > 63 || !dnsLabel.MatchString(typ) {
 		return invalid(ReasonInvalidCIDR, "spec.shoot.networking.type", "%q is not a valid networking type", typ)
 	}
-	s.Networking = NetworkingSpec{Type: typ, Pods: n.Pods, Nodes: n.Nodes, Services: n.Services}
-	if n.DualStack {
-		s.Networking.IPFamilies = []string{"IPv4", "IPv6"}
+	s.Networking = NetworkingSpec{Type: typ, Pods: n.Pods, Nodes: n.Nodes, Services: n.Services,
+		// GDCH routes no pod networks between nodes: calico tunnels them (VXLAN overlay).
+		CalicoVXLAN: in.rt.Provider == GDCH && typ == "calico"}
+	return nil
+}
+
+// stepDualStack gives the cluster IPv4 and IPv6 where the provider's extension supports it and the landscape
+// enables it (shoot.dualStack.providers); on aws also the VPC's IPv6 and the AWS Load Balancer Controller, which
+// dual-stack load balancers need. Anywhere else the request is refused rather than ignored, and an existing
+// cluster keeps the IP families it was created with.
+func stepDualStack(in input, s *Spec) error {
+	const field = "spec.shoot.networking.dualStack"
+	want := in.rt.Networking.DualStack
+	if in.current != nil && in.current.DualStack != want {
+		return invalid(ReasonDualStackImmutable, field, "the cluster was created with dualStack=%t; it cannot be switched to %t", in.current.DualStack, want)
+	}
+	if !want {
+		return nil
+	}
+	if !slices.Contains(DualStackCapableProviders, in.rt.Provider) {
+		return invalid(ReasonDualStackUnsupported, field, "provider %s does not support dual-stack networking; only aws and gcp do", in.rt.Provider)
+	}
+	if !slices.Contains(in.cfg.DualStack, in.rt.Provider) {
+		return invalid(ReasonDualStackUnsupported, field, "dual-stack networking is not enabled for %s in this landscape (shoot.dualStack.providers)", in.rt.Provider)
+	}
+	s.Networking.IPFamilies = []string{"IPv4", "IPv6"}
+	if aws := s.Provider.Infrastructure.AWS; aws != nil {
+		aws.DualStack = true
+		s.Provider.ControlPlane.AWSLoadBalancerController = true
 	}
 	return nil
 }

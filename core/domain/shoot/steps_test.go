@@ -48,7 +48,7 @@ func TestStepProviderAndCloudProfile(t *testing.T) {
 		{"configured profile wins", AWS, "aws-kyma", ""},
 		{"azure falls back to the default profile", Azure, "az", ""},
 		{"openstack default profile", OpenStack, "converged-cloud-kyma", ""},
-		{"gdch has no public provider API", GDCH, "", ReasonProviderNotSupportedYet},
+		{"gdch uses its default profile", GDCH, "gdch", ""},
 		{"unknown provider", "vsphere", "", ReasonUnsupportedProvider},
 		{"missing provider", "", "", ReasonMissingField},
 	}
@@ -153,7 +153,7 @@ func TestStepOIDC(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
 			rt := testRuntime(AWS)
-			rt.OIDC = tc.oidc
+			rt.OIDC, rt.OIDCGiven = tc.oidc, tc.oidc != nil
 			cfg := testConfig()
 			cfg.DefaultOIDC = tc.def
 			s, err := runStep(t, stepOIDC, input{rt: rt, cfg: cfg})
@@ -164,23 +164,6 @@ func TestStepOIDC(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestStepACL(t *testing.T) {
-	rt := testRuntime(AWS)
-	rt.ACL = []string{"192.168.1.7/24", "2001:db8::/32"}
-	s, err := runStep(t, stepACL, input{rt: rt, cfg: testConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Extension{{Type: ExtensionACL, Config: ACLConfig{AllowedCIDRs: []string{"192.168.1.0/24", "2001:db8::/32"}}}}
-	if diff := cmp.Diff(want, s.Extensions); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	rt.ACL = []string{"not-a-cidr"}
-	if _, err := runStep(t, stepACL, input{rt: rt, cfg: testConfig()}); reasonOf(err) != ReasonInvalidACL {
-		t.Errorf("want InvalidACL, got %v", err)
 	}
 }
 

@@ -3,18 +3,38 @@ package shoot
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const maxWorkerNameLength = 15 // Gardener's limit
 
 var (
-	volumeSize   = regexp.MustCompile(`^[0-9]+Gi$`)
 	taintEffects = map[string]bool{"NoSchedule": true, "PreferNoSchedule": true, "NoExecute": true}
+	// quantity is a positive Kubernetes resource quantity ("10Gi", "500M", "1.5T", "2e9").
+	quantity = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$`)
 )
+
+// positiveQuantity accepts Kubernetes quantities above zero.
+func positiveQuantity(v string) bool {
+	return quantity.MatchString(v) && !zeroQuantity(v)
+}
+
+// zeroQuantity reports a quantity whose number is zero ("0", "0Gi", "0.0M").
+func zeroQuantity(v string) bool {
+	num := strings.TrimRight(v, "KMGTPEikmnu")
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		num = num[:i]
+	}
+	return strings.Trim(num, "0.") == ""
+}
+
+// perNodePodsCIDRBits is the pod CIDR every node gets (Gardener's default node CIDR mask size): it bounds maxPods.
+const perNodePodsCIDRBits = 24
 
 // stepWorkers applies image defaults, zone order and version rules to every pool. On update, pools
 // missing from the Runtime are dropped, which is what removes them from the shoot.
@@ -38,6 +58,9 @@ func stepWorkers(in input, s *Spec) error {
 			return err
 		}
 		out := WorkerSpec{Worker: cloneWorker(w), IMDSv2: in.rt.Provider == AWS && in.cfg.Features.AWSIMDSv2}
+		if err := nodeStability(in, &out.Worker, currentWorker(in.current, w.Name)); err != nil {
+			return err
+		}
 		if out.ImageName == "" {
 			out.ImageName = in.cfg.DefaultMachineImage.Name
 			if out.ImageVersion == "" {
@@ -93,10 +116,22 @@ func validateWorker(w Worker, field string) error {
 		return invalid(ReasonMissingField, field+".machine.type", "the machine type must be set")
 	case w.Minimum < 0 || w.Maximum < w.Minimum:
 		return invalid(ReasonInvalidWorker, field+".maximum", "need 0 <= minimum (%d) <= maximum (%d)", w.Minimum, w.Maximum)
-	case w.VolumeSize != "" && !volumeSize.MatchString(w.VolumeSize):
-		return invalid(ReasonInvalidWorker, field+".volume.size", "%q must be a whole number of Gi, e.g. 80Gi", w.VolumeSize)
+	case w.VolumeSize != "" && !positiveQuantity(w.VolumeSize):
+		return invalid(ReasonInvalidWorker, field+".volume.size", "%q must be a positive quantity, e.g. 80Gi", w.VolumeSize)
 	case w.MaxPods != nil && *w.MaxPods <= 0:
 		return invalid(ReasonInvalidWorker, field+".kubernetes.kubelet.maxPods", "must be positive")
+	case w.MaxEvictRetries != nil && *w.MaxEvictRetries < 0:
+		return invalid(ReasonInvalidWorker, field+".machineControllerManager.maxEvictRetries", "must not be negative")
+	}
+	if w.MachineDrainTimeout != "" {
+		if d, err := time.ParseDuration(w.MachineDrainTimeout); err != nil || d < 0 {
+			return invalid(ReasonInvalidWorker, field+".machineControllerManager.machineDrainTimeout", "%q is not a duration like 15m", w.MachineDrainTimeout)
+		}
+	}
+	for j, cr := range w.ContainerRuntimes {
+		if cr.Type == "" || !dnsLabel.MatchString(cr.Type) {
+			return invalid(ReasonInvalidWorker, fmt.Sprintf("%s.cri.containerRuntimes[%d].type", field, j), "%q is not a container runtime type", cr.Type)
+		}
 	}
 	surge, err := intOrPercent(w.MaxSurge, field+".maxSurge", false)
 	if err != nil {
@@ -197,6 +232,67 @@ func isLegacyAzure(in input) bool {
 	return in.rt.Provider == Azure && in.current != nil && in.current.HasInfrastructureConfig && len(in.current.InfrastructureZones) == 0
 }
 
+// nodeStability applies the landscape's node defaults to a pool: gVisor runtimes get net-raw (Istio's sidecars
+// need raw sockets) unless the Runtime sets the flag, maxPods is clamped to what one node's pod CIDR (a /24, or the
+// whole pods CIDR when smaller) can address, and machine drain timeout and eviction retries get the configured
+// defaults when neither the pool nor the existing cluster's pool sets them (a value an operator set on the
+// cluster is not overwritten by a default).
+func nodeStability(in input, w *Worker, cur *CurrentWorker) error {
+	for i := range w.ContainerRuntimes {
+		cr := &w.ContainerRuntimes[i]
+		if cr.Type != ContainerRuntimeGVisor {
+			continue
+		}
+		if _, set := cr.ConfigFlags[GVisorNetRawFlag]; !set {
+			if cr.ConfigFlags == nil {
+				cr.ConfigFlags = map[string]string{}
+			}
+			cr.ConfigFlags[GVisorNetRawFlag] = "true"
+		}
+	}
+	if w.MaxPods != nil {
+		if limit := maxPodsPerNode(in.rt.Networking.Pods); *w.MaxPods > limit {
+			*w.MaxPods = limit
+		}
+	}
+	d := in.cfg.Workers
+	if cur != nil {
+		if d.MachineDrainTimeout == "" || cur.MachineDrainTimeout != "" {
+			d.MachineDrainTimeout = cur.MachineDrainTimeout
+		}
+		if cur.MaxEvictRetries != nil {
+			d.MaxEvictRetries = cur.MaxEvictRetries
+		}
+	}
+	if w.MachineDrainTimeout == "" && d.MachineDrainTimeout != "" {
+		if _, err := time.ParseDuration(d.MachineDrainTimeout); err != nil {
+			return invalid(ReasonInvalidConfig, "shoot.workers.machineDrainTimeout", "%q is not a duration", d.MachineDrainTimeout)
+		}
+		w.MachineDrainTimeout = d.MachineDrainTimeout
+	}
+	if w.MaxEvictRetries == nil && d.MaxEvictRetries != nil {
+		v := *d.MaxEvictRetries
+		w.MaxEvictRetries = &v
+	}
+	return nil
+}
+
+// maxPodsPerNode is the number of usable addresses of a node's pod CIDR: a /24, or the pods CIDR when it is
+// smaller. An unparsable pods CIDR (rejected later by the networking step) counts as /24.
+func maxPodsPerNode(pods string) int32 {
+	bits := perNodePodsCIDRBits
+	if p, err := netip.ParsePrefix(pods); err == nil && p.Addr().Is4() && p.Bits() > bits {
+		bits = p.Bits()
+	}
+	switch {
+	case bits >= 32:
+		return 1
+	case bits == 31:
+		return 2
+	}
+	return int32(1)<<(32-bits) - 2 // network and broadcast addresses are not usable
+}
+
 func cloneWorker(w Worker) Worker {
 	w.Zones = slices.Clone(w.Zones)
 	w.Labels = maps.Clone(w.Labels)
@@ -206,5 +302,14 @@ func cloneWorker(w Worker) Worker {
 		v := *w.MaxPods
 		w.MaxPods = &v
 	}
+	if w.MaxEvictRetries != nil {
+		v := *w.MaxEvictRetries
+		w.MaxEvictRetries = &v
+	}
+	w.ContainerRuntimes = slices.Clone(w.ContainerRuntimes)
+	for i := range w.ContainerRuntimes {
+		w.ContainerRuntimes[i].ConfigFlags = maps.Clone(w.ContainerRuntimes[i].ConfigFlags)
+	}
+	w.Raw = slices.Clone(w.Raw)
 	return w
 }

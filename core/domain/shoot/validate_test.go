@@ -27,7 +27,7 @@ func TestGenerateRejectsInvalidRuntimes(t *testing.T) {
 		}, ReasonInvalidWorker, "spec.shoot.provider.workers[0].maximum"},
 		{"surge and unavailable zero", func(r *Runtime) { r.Workers[0].MaxSurge = "0" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].maxUnavailable"},
 		{"bad volume size", func(r *Runtime) { r.Workers[0].VolumeSize = "80GB" }, ReasonInvalidWorker, "spec.shoot.provider.workers[0].volume.size"},
-		{"gdch", func(r *Runtime) { r.Provider = GDCH }, ReasonProviderNotSupportedYet, "spec.shoot.provider.type"},
+		{"gdch without a configured parent network", func(r *Runtime) { r.Provider = GDCH }, ReasonInvalidConfig, "shoot.gdch.parentReference.name"},
 		{"bad purpose", func(r *Runtime) { r.Purpose = "infrastructure" }, ReasonInvalidPurpose, "spec.shoot.purpose"},
 		{"bad HA", func(r *Runtime) { r.HAFailureTolerance = "region" }, ReasonInvalidHighAvailability, "spec.shoot.controlPlane.highAvailability.failureTolerance.type"},
 		{"no credentials binding", func(r *Runtime) { r.CredentialsBinding = "" }, ReasonMissingField, "spec.shoot.secretBindingName"},

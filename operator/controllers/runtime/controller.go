@@ -87,6 +87,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
 		Clock:        clock, ShootConfig: cfg, Policy: policy,
 		Recorder: mgr.GetEventRecorderFor("runtime-controller"), Metrics: m, //nolint:staticcheck // core/v1 events; moving to events.k8s.io needs new RBAC and call sites
+		Credentials: shoots,
 	}
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
@@ -98,13 +99,17 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: id}}}
 	})
-	err := ctrl.NewControllerManagedBy(mgr).Named("runtime").
+	b := ctrl.NewControllerManagedBy(mgr).Named("runtime").
 		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).
-		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
+		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
+	b, err := c.watchControlPlaneAddresses(mgr, opts.Config, ns, r, b)
+	if err != nil {
+		return fmt.Errorf("runtime controller: %w", err)
+	}
+	err = b.WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("runtime controller: %w", err)

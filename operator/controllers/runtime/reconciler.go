@@ -52,6 +52,10 @@ type Reconciler struct {
 	Policy       deletion.Policy
 	Recorder     record.EventRecorder
 	Metrics      *Metrics
+	// Addresses are the control plane's egress CIDRs API server ACLs include; nil: ACLs are refused.
+	Addresses ports.ControlPlaneAddresses
+	// Credentials switches adopted shoots from SecretBindings to CredentialsBindings; nil: not done.
+	Credentials ports.CredentialsMigrator
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -121,10 +125,14 @@ func (r *Reconciler) observe(ctx context.Context, rt *imv1.Runtime) (lifecycle.I
 		RestoreRequested:    rt.Annotations[AnnotationRestore] == "true",
 	}
 	domainRuntime := mapping.Runtime(rt)
+	shootConfig, err := r.shootConfig(ctx, domainRuntime)
+	if err != nil {
+		return lifecycle.Input{}, shoot.Spec{}, err
+	}
 	// fresh is what the Runtime and the configuration ask for; its hash changes only when they do. The spec to
 	// apply to an existing shoot also takes what the update rules keep from it (completed or maintained versions,
 	// zone order), which Gardener changes without anything to re-apply.
-	fresh, genErr := shoot.Generate(domainRuntime, r.ShootConfig)
+	fresh, genErr := shoot.Generate(domainRuntime, shootConfig)
 	spec := fresh
 	owned := observed.OwnedBy(rt.Name) && observed.Marks.PendingDeletion == nil
 	if genErr == nil && owned {
@@ -133,7 +141,7 @@ func (r *Reconciler) observe(ctx context.Context, rt *imv1.Runtime) (lifecycle.I
 			return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", name, err)
 		}
 		if cur != nil {
-			spec, genErr = shoot.GenerateUpdate(domainRuntime, r.ShootConfig, *cur)
+			spec, genErr = shoot.GenerateUpdate(domainRuntime, shootConfig, *cur)
 		}
 	}
 	if genErr != nil {
@@ -173,6 +181,9 @@ func (r *Reconciler) act(ctx context.Context, rt *imv1.Runtime, in lifecycle.Inp
 		return in.WithSeed(ok), false, err
 	case lifecycle.ActionApplyShoot:
 		ctrl.LoggerFrom(ctx).Info("applying shoot", "reason", d.Reason, "message", d.Message)
+		if err := r.migrateCredentialsBinding(ctx, rt, spec); err != nil {
+			return in, false, err
+		}
 		s, err := r.Shoots.Apply(ctx, desiredShoot(rt, spec, in.Intent.DesiredSpecHash))
 		if err != nil {
 			return in, false, err

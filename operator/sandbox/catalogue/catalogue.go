@@ -181,6 +181,7 @@ func Default() Catalogue {
 		ExtensionTypes: []string{
 			"shoot-networking-filter", "shoot-cert-service", "shoot-dns-service", "shoot-oidc-service",
 			"shoot-auditlog-service", "registry-cache", "acl", "shoot-networking-problemdetector", "shoot-lakom-service",
+			"shoot-nvidia-openshell",
 		},
 		// CredentialsBindings: the first of each provider is what gardenbox.NewShoot uses; the "*-kyma-*" ones are
 		// those the golden Runtimes of adapters/gardener/testdata name (their integration test seeds this catalogue).
@@ -222,8 +223,8 @@ func Default() Catalogue {
 			},
 			{
 				Type: "gdch", CloudProfile: "gdch", MachineTypes: gdch, VolumeTypes: []string{"standard-rwo"},
-				Regions:             []Region{zones("zone1", "-a")},
-				CredentialsBindings: []string{"gdch-sandbox"},
+				Regions:             []Region{zones("zone1", "-a", "-b", "-c")},
+				CredentialsBindings: []string{"gdch-sandbox", "gdch-kyma-1"},
 			},
 		},
 	}

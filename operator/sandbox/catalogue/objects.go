@@ -112,13 +112,19 @@ func (c Catalogue) cloudProfile(p Provider) (*gardencorev1beta1.CloudProfile, er
 			// Lifecycle, Classification's successor, needs the alpha gate VersionClassificationLifecycle (off in v1.149).
 			Version: v, Classification: ptr.To(classification(v, c.KubernetesVersions))}) //nolint:staticcheck // see above
 	}
+	// Every image supports the additional container runtimes (gVisor): Gardener accepts a pool's runtime only when
+	// its image version lists it.
+	var runtimes []gardencorev1beta1.ContainerRuntime
+	for _, t := range c.ContainerRuntimeTypes {
+		runtimes = append(runtimes, gardencorev1beta1.ContainerRuntime{Type: t})
+	}
 	for _, img := range c.MachineImages {
 		mi := gardencorev1beta1.MachineImage{Name: img.Name, UpdateStrategy: ptr.To(gardencorev1beta1.UpdateStrategyMajor)}
 		for _, v := range img.Versions {
 			mi.Versions = append(mi.Versions, gardencorev1beta1.MachineImageVersion{
 				//nolint:staticcheck // Classification: Lifecycle needs the alpha gate VersionClassificationLifecycle (off in v1.149)
 				ExpirableVersion: gardencorev1beta1.ExpirableVersion{Version: v, Classification: ptr.To(gardencorev1beta1.ClassificationSupported)},
-				CRI:              []gardencorev1beta1.CRI{{Name: gardencorev1beta1.CRINameContainerD}},
+				CRI:              []gardencorev1beta1.CRI{{Name: gardencorev1beta1.CRINameContainerD, ContainerRuntimes: runtimes}},
 				Architectures:    []string{"amd64", "arm64"},
 			})
 		}

@@ -1,0 +1,133 @@
+package gardener
+
+import (
+	"testing"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/operator/mapping"
+)
+
+// TestAuthConfigMapOwnedByShootIntegration: the structured-authentication ConfigMap is owned by its shoot (the
+// garden's garbage collector deletes it with the shoot); a lost owner reference is drift that Apply repairs; and
+// the ConfigMap the previous infrastructure manager created for an adopted shoot is taken over under its name
+// instead of being orphaned next to a new one.
+func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
+	env := GardenBox(t)
+	cfg := goldenConfig(t, "aws-acl-multi-oidc")
+	c := env.GardenClient
+	ns := env.Catalogue.ProjectNamespace()
+	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
+	rt := loadRuntime(t, "testdata/runtimes/aws-acl-multi-oidc.yaml")
+	configMap := func(name string) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{}
+		err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, cm)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+
+	t.Run("owned after create, repaired after drift", func(t *testing.T) {
+		r := rt.DeepCopy()
+		r.Spec.Shoot.Name = "own-cm"
+		spec, err := shoot.Generate(mapping.Runtime(r), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := ports.ShootApply{Spec: spec, RuntimeID: r.Name, RuntimeGeneration: 1, SpecHash: "h"}
+		if _, err := adapter.Apply(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+		s := getShoot(t, c, ns, "own-cm")
+		cm := configMap(spec.Authentication.ConfigMapName)
+		if cm == nil || !ownedByShoot(cm.OwnerReferences, s) {
+			t.Fatalf("ConfigMap not owned by shoot %s: %+v", s.UID, cm)
+		}
+		patch := client.MergeFrom(cm.DeepCopy())
+		cm.OwnerReferences = nil
+		if err := c.Patch(t.Context(), cm, patch); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := adapter.InSync(t.Context(), a); err != nil || ok {
+			t.Fatalf("in sync (%v, %v) although the ConfigMap lost its owner", ok, err)
+		}
+		if _, err := adapter.Apply(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+		if cm := configMap(spec.Authentication.ConfigMapName); !ownedByShoot(cm.OwnerReferences, s) {
+			t.Errorf("owner not repaired: %+v", cm.OwnerReferences)
+		}
+		if ok, err := adapter.InSync(t.Context(), a); err != nil || !ok {
+			t.Errorf("not in sync after repair: %v, %v", ok, err)
+		}
+	})
+
+	t.Run("the previous system's ConfigMap is adopted under its name", func(t *testing.T) {
+		r := rt.DeepCopy()
+		r.Spec.Shoot.Name = "adopt-cm"
+		spec, err := shoot.Generate(mapping.Runtime(r), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		legacyName := shoot.LegacyAuthenticationConfigMapPrefix + "adopt-cm"
+		// What the previous system left: its ConfigMap (no marks of ours) and a shoot referencing it.
+		legacy := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: legacyName, Namespace: ns},
+			Data: map[string]string{AuthenticationConfigKey: "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt: []\n"}}
+		if err := c.Create(t.Context(), legacy); err != nil {
+			t.Fatal(err)
+		}
+		predecessor, err := ToShoot(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		predecessor.Namespace = ns
+		predecessor.Labels = nil
+		predecessor.Annotations = map[string]string{shoot.AnnotationRuntimeID: r.Name}
+		predecessor.Spec.Kubernetes.KubeAPIServer.StructuredAuthentication = &gardencorev1beta1.StructuredAuthentication{ConfigMapName: legacyName}
+		if err := c.Create(t.Context(), predecessor); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := adapter.Adopt(t.Context(), "adopt-cm", r.Name); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := CurrentFromShoot(getShoot(t, c, ns, "adopt-cm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err = shoot.GenerateUpdate(mapping.Runtime(r), cfg, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec.Authentication.ConfigMapName != legacyName {
+			t.Fatalf("update generates ConfigMap %s, want the adopted %s", spec.Authentication.ConfigMapName, legacyName)
+		}
+		if _, err := adapter.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: r.Name, RuntimeGeneration: 1, SpecHash: "h"}); err != nil {
+			t.Fatal(err)
+		}
+		s := getShoot(t, c, ns, "adopt-cm")
+		cm := configMap(legacyName)
+		want, err := AuthenticationConfigMapData(spec.Authentication)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cm.Labels[LabelManagedBy] != ManagedByValue || cm.Data[AuthenticationConfigKey] != want[AuthenticationConfigKey] || !ownedByShoot(cm.OwnerReferences, s) {
+			t.Errorf("legacy ConfigMap not taken over: labels %v, owners %v, data %q", cm.Labels, cm.OwnerReferences, cm.Data)
+		}
+		if other := configMap(shoot.AuthenticationConfigMapPrefix + "adopt-cm"); other != nil {
+			t.Errorf("a second ConfigMap %s was created next to the adopted one", other.Name)
+		}
+		if ref := s.Spec.Kubernetes.KubeAPIServer.StructuredAuthentication; ref == nil || ref.ConfigMapName != legacyName {
+			t.Errorf("shoot references %v", ref)
+		}
+	})
+}
