@@ -1,17 +1,23 @@
 # The manager image: a static binary on distroless (no shell, no package manager), running as the nonroot user.
-# Build: docker build -t <registry>/infrastructure-manager:<version> .
+# Build: make docker-build IMG=<registry>/infrastructure-manager:<version> (passes VERSION and GIT_COMMIT).
 FROM golang:1.26 AS build
 WORKDIR /workspace
-# Dependencies first, so source changes reuse the module cache layer.
+# Dependencies first, so source changes reuse the module cache layer. The API is a module of its own that the root
+# module replaces with ./operator/api, so its go.mod must be there before the download.
 COPY go.mod go.sum ./
+COPY operator/api/go.mod operator/api/go.sum operator/api/
 RUN go mod download
 COPY core/ core/
 COPY adapters/ adapters/
 COPY operator/ operator/
 ARG TARGETOS=linux
 ARG TARGETARCH=amd64
-RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w" -o /out/manager ./operator/cmd/manager
+# The version stamp (operator/version): logged at start, exported as kim_build_info, printed by --version.
+ARG VERSION=dev
+ARG GIT_COMMIT=unknown
+RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false \
+    -ldflags="-s -w -X github.com/kyma-project/kim/operator/version.Version=${VERSION} -X github.com/kyma-project/kim/operator/version.GitCommit=${GIT_COMMIT}" \
+    -o /out/manager ./operator/cmd/manager
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/manager /manager

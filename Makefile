@@ -1,14 +1,23 @@
-# Kyma Infrastructure Manager. `make help` lists the targets.
+# Kyma Infrastructure Manager. `make help` lists the targets. Target and variable names follow the operator-sdk
+# (kubebuilder go/v4) layout, so people who know that layout find what they expect; PROJECT describes it.
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 BIN        ?= $(CURDIR)/bin
 TOOLS_MOD  := hack/tools/go.mod
 GO         ?= go
+KUBECTL    ?= kubectl
+# docker or podman; the image targets need a running engine.
+CONTAINER_TOOL ?= docker
 
 CONTROLLER_GEN := $(BIN)/controller-gen
 MOCKGEN        := $(BIN)/mockgen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
+OPM            := $(BIN)/opm
+OPM_VERSION    ?= v1.55.0
+
+# The public API is a Go module of its own (operator/api/go.mod); every Go target covers both modules.
+API_MOD_DIR := operator/api
 
 # Integration tests need a real kube-apiserver and etcd; hack/envtest.sh builds them once from the Go module proxy
 # and caches them outside the clone (~/.cache/kim/envtest) because setup-envtest cannot download here.
@@ -17,59 +26,155 @@ ENVTEST_ASSETS = $(shell hack/envtest.sh)
 DEMO_ARGS ?=
 GOTEST_FLAGS ?=
 
+# Release coordinates.
+
+# VERSION is the semantic version of the manager and the bundle (CSV kim.v$(VERSION)). A release sets it:
+# `make docker-build docker-push bundle bundle-build bundle-push catalog-build catalog-push VERSION=0.2.0`.
+VERSION ?= 0.1.0
+# IMAGE_TAG_BASE is the repository of the manager image; the bundle and catalog images sit next to it.
+IMAGE_TAG_BASE ?= europe-docker.pkg.dev/kyma-project/prod/infrastructure-manager
+IMG ?= $(IMAGE_TAG_BASE):$(VERSION)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+# OLM channels of the bundle (comma-separated) and the package's default channel.
+CHANNELS ?= fast
+DEFAULT_CHANNEL ?= fast
+# Version stamp of the binaries (operator/version): logged at start, exported as kim_build_info, printed by --version.
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X github.com/kyma-project/kim/operator/version.Version=$(VERSION) \
+	-X github.com/kyma-project/kim/operator/version.GitCommit=$(GIT_COMMIT)
+
 .PHONY: help
 help: ## Show the targets.
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*##/ {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^##@/ {printf "\n%s\n", substr($$0, 5)} /^[a-zA-Z_-]+:.*##/ {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and the kim CLI into bin/.
-	$(GO) build -o $(BIN)/manager ./operator/cmd/manager
-	@if [ -d operator/cmd/kim ]; then $(GO) build -o $(BIN)/kim ./operator/cmd/kim; fi
+build: ## Build the manager and the kim CLI into bin/ (version-stamped).
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/manager ./operator/cmd/manager
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kim ./operator/cmd/kim
+
+.PHONY: kubectl-plugin
+kubectl-plugin: ## Build kim as the kubectl plugin bin/kubectl-kim; put it on the PATH (or `make install-kubectl-plugin`).
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kubectl-kim ./operator/cmd/kim
+
+# Where install-kubectl-plugin copies kubectl-kim; any directory on the PATH works.
+PLUGIN_DIR ?= $(shell $(GO) env GOPATH)/bin
+
+.PHONY: install-kubectl-plugin
+install-kubectl-plugin: kubectl-plugin ## Install kubectl-kim into PLUGIN_DIR (default $GOPATH/bin): then `kubectl kim restore ...`.
+	install -d $(PLUGIN_DIR) && install -m 0755 $(BIN)/kubectl-kim $(PLUGIN_DIR)/kubectl-kim
+	@echo "installed $(PLUGIN_DIR)/kubectl-kim; check with: kubectl plugin list"
+
+.PHONY: run
+run: ## Run the manager on this machine against the current kubeconfig's cluster as KCP (needs GARDENER_KUBECONFIG).
+	@[ -n "$(GARDENER_KUBECONFIG)" ] || { echo "run: set GARDENER_KUBECONFIG to the kubeconfig of the Gardener project's service account" >&2; exit 2; }
+	$(GO) run -ldflags "$(LDFLAGS)" ./operator/cmd/manager --gardener-kubeconfig-path=$(GARDENER_KUBECONFIG) \
+		--leader-elect=false --metrics-bind-address=0 --health-probe-bind-address=0 --zap-encoder=console \
+		$(if $(RUN_CONFIG),--config=$(RUN_CONFIG),--config-map=kim-manager-config --config-map-namespace=$(RUN_NAMESPACE)) \
+		--watch-namespaces=$(RUN_NAMESPACE) $(RUN_ARGS)
+# RUN_CONFIG: a configuration file (default: the ConfigMap kim-manager-config in RUN_NAMESPACE); RUN_ARGS: more flags.
+RUN_NAMESPACE ?= kcp-system
+RUN_CONFIG ?=
+RUN_ARGS ?=
 
 .PHONY: demo
 demo: ## Run the whole system on the embedded sandbox (garden-in-a-box). Pass flags with DEMO_ARGS.
 	@echo "demo: preparing the API server binaries (built once from the Go module proxy, then cached)..."
-	@assets="$$(hack/envtest.sh)" && echo "demo: building the kim CLI..." && $(GO) build -o $(BIN)/kim ./operator/cmd/kim && \
+	@assets="$$(hack/envtest.sh)" && echo "demo: building the kim CLI..." && $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kim ./operator/cmd/kim && \
 		KUBEBUILDER_ASSETS="$$assets" $(BIN)/kim sandbox $(DEMO_ARGS)
+
+.PHONY: docker-build
+docker-build: ## Build the manager image IMG (version-stamped).
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
 
 ##@ Generated files
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
-	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./operator/api/...
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code of the API module.
+	cd $(API_MOD_DIR) && $(CONTROLLER_GEN) object:headerFile=$(CURDIR)/hack/boilerplate.go.txt paths=./...
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/.
-	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./operator/api/... output:crd:artifacts:config=config/crd/bases
-	@if [ -d operator/controllers ]; then $(CONTROLLER_GEN) rbac:roleName=manager-role paths=./operator/controllers/... output:rbac:artifacts:config=config/rbac; fi
-
-# Bundle version and manager image; empty means the defaults of operator/cmd/bundlegen. A release sets both:
-# `make bundle VERSION=0.2.0 IMG=europe-docker.pkg.dev/kyma-project/prod/infrastructure-manager:0.2.0`.
-VERSION ?=
-IMG ?=
+	cd $(API_MOD_DIR) && $(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./... output:crd:artifacts:config=$(CURDIR)/config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./operator/controllers/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: bundle
-bundle: manifests ## Regenerate the OLM bundle (bundle/, bundle.Dockerfile) from config/manifests, incl. the generated RBAC.
-	$(GO) run ./operator/cmd/bundlegen $(if $(VERSION),-version $(VERSION)) $(if $(IMG),-image $(IMG))
+bundle: manifests ## Regenerate and validate the OLM bundle (bundle/, bundle.Dockerfile) for VERSION, IMG, CHANNELS.
+	$(GO) run ./operator/cmd/bundlegen -version $(VERSION) -image $(IMG) -channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -validate
 
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files differ from what the generators produce now.
 	hack/verify-generated.sh
 
+##@ OLM images
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image BUNDLE_IMG from bundle/ (run `make bundle` first).
+	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image BUNDLE_IMG.
+	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+.PHONY: opm
+opm: $(OPM) ## Download opm (operator-registry) into bin/.
+$(OPM):
+	@mkdir -p $(BIN)
+	os=$$($(GO) env GOOS) && arch=$$($(GO) env GOARCH) && \
+		curl -sSfLo $@ https://github.com/operator-framework/operator-registry/releases/download/$(OPM_VERSION)/$${os}-$${arch}-opm
+	chmod +x $@
+
+.PHONY: catalog-build
+catalog-build: opm ## Build the file-based catalog image CATALOG_IMG with the bundle BUNDLE_IMG (pushed first) in CHANNELS.
+	OPM=$(OPM) hack/catalog.sh catalog kim $(VERSION) $(BUNDLE_IMG) $(CHANNELS) $(DEFAULT_CHANNEL)
+	$(CONTAINER_TOOL) build -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image CATALOG_IMG.
+	$(CONTAINER_TOOL) push $(CATALOG_IMG)
+
+##@ Deployment (current kubeconfig context = KCP)
+
+.PHONY: install
+install: manifests ## Install the CRDs into the cluster.
+	$(KUBECTL) apply --server-side -k config/crd
+
+.PHONY: uninstall
+uninstall: ## Remove the CRDs; refuses while Runtimes or GardenerClusters exist (they go with the CRDs) unless FORCE=true.
+	hack/deploy.sh uninstall
+
+.PHONY: deploy
+deploy: manifests ## Install the operator (config/default: CRDs, RBAC, Deployment, monitoring) with image IMG into kcp-system.
+	hack/deploy.sh deploy $(IMG)
+
+.PHONY: undeploy
+undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes and their clusters stay (`make uninstall` removes the CRDs).
+	hack/deploy.sh undeploy
+
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated test-alerts test-all ## What CI runs: lint, generated-file check, alert rules, unit and integration tests.
+test: lint verify-generated test-alerts test-all ## What CI runs: lint, generated-file check, alert rules, docs check, unit and integration tests.
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
 	$(GO) test $(GOTEST_FLAGS) -short ./...
+	cd $(API_MOD_DIR) && $(GO) test $(GOTEST_FLAGS) -short ./...
 
 .PHONY: test-all
-test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver).
+test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
+	cd $(API_MOD_DIR) && $(GO) test $(GOTEST_FLAGS) ./...
+
+.PHONY: docs-check
+docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.
+	$(GO) test $(GOTEST_FLAGS) -count=1 ./operator/docscheck/
 
 .PHONY: test-alerts
 test-alerts: ## Unit-test the Prometheus alert rules with promtool (installs or builds promtool when missing).
@@ -96,9 +201,10 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## go vet and golangci-lint.
+lint: $(GOLANGCI_LINT) ## go vet and golangci-lint, in both modules.
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
+	cd $(API_MOD_DIR) && $(GO) vet ./... && $(GOLANGCI_LINT) run ./...
 
 ##@ Benchmarks (not part of `make test`)
 

@@ -72,7 +72,8 @@ func DefaultOptions() Options {
 	}
 }
 
-// BindFlags registers the options as command-line flags with the current values as defaults.
+// BindFlags registers the options as command-line flags with the current values as defaults. The manager also
+// applies ApplyEnv to them, so each can be set by its environment variable KIM_<FLAG> (env.go).
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Func("watch-namespaces", "comma-separated KCP namespaces to reconcile (default "+strings.Join(o.WatchNamespaces, ",")+")",
 		func(v string) error {

@@ -29,6 +29,8 @@ const (
 // +kubebuilder:printcolumn:name="Shoot",type=string,JSONPath=`.spec.shoot.name`
 // +kubebuilder:printcolumn:name="Secret",type=string,JSONPath=`.spec.kubeconfig.secret.name`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="Reason of the Ready condition"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1,description="Message of the Ready condition"
 type GardenerCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -97,7 +99,9 @@ type GardenerClusterStatus struct {
 	// +optional
 	// +kubebuilder:validation:Enum=Pending;Ready;Error;Deleting
 	State GardenerClusterState `json:"state,omitempty"`
-	// Conditions explain the state; type KubeconfigManagement carries a stable reason.
+	// Conditions explain the state: KubeconfigManagement carries a stable reason for the last kubeconfig operation,
+	// Ready (the kstatus convention, so `kubectl wait --for=condition=Ready` works) is True while the Secret holds a
+	// valid kubeconfig and otherwise repeats KubeconfigManagement's reason and message.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

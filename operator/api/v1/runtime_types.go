@@ -31,6 +31,8 @@ const (
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.shoot.provider.type`
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.shoot.region`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="Reason of the Ready condition"
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1,description="Message of the Ready condition"
 type Runtime struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/operator-framework/api/pkg/manifests"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
-	"github.com/operator-framework/api/pkg/validation"
-	valerrors "github.com/operator-framework/api/pkg/validation/errors"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -36,46 +33,12 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// justifiedWarnings are the validator warnings we accept, each explained in docs/operations/olm-validation.md.
-// Any other warning fails the test.
-var justifiedWarnings = []string{}
-
-// TestBundleValidates runs the validators `operator-sdk bundle validate --select-optional suite=operatorframework`
-// runs (default bundle validators plus good practices and the OperatorHub checks) against the committed bundle.
+// TestBundleValidates runs what `make bundle -validate` runs against the committed bundle: the validators of
+// `operator-sdk bundle validate --select-optional suite=operatorframework`, zero errors, only justified warnings.
 func TestBundleValidates(t *testing.T) {
-	bundle, err := manifests.GetBundleFromDir(filepath.Join(repoRoot(t), "bundle"))
-	if err != nil {
-		t.Fatalf("load bundle: %v", err)
+	if err := Validate(filepath.Join(repoRoot(t), "bundle")); err != nil {
+		t.Error(err)
 	}
-	validators := validation.DefaultBundleValidators.WithValidators(
-		validation.GoodPracticesValidator,
-		validation.OperatorHubV2Validator,
-		validation.StandardCapabilitiesValidator,
-		validation.StandardCategoriesValidator,
-		validation.ObjectValidator,
-		validation.AlphaDeprecatedAPIsValidator,
-	)
-	objs := append(bundle.ObjectsToValidate(), map[string]string{"k8s-version": "1.30"})
-	results := validators.Validate(objs...)
-	for _, r := range results {
-		for _, e := range r.Errors {
-			t.Errorf("validation error (%s): %s", r.Name, e)
-		}
-		for _, w := range r.Warnings {
-			if !justified(w) {
-				t.Errorf("unjustified validation warning (%s): %s; fix it or justify it in docs/operations/olm-validation.md", r.Name, w)
-			}
-		}
-	}
-}
-
-func justified(w valerrors.Error) bool {
-	for _, s := range justifiedWarnings {
-		if strings.Contains(w.Error(), s) {
-			return true
-		}
-	}
-	return false
 }
 
 func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {

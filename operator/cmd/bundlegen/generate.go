@@ -14,6 +14,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kyma-project/kim/operator/manifests"
 )
 
 // Input says what to generate the bundle from.
@@ -61,7 +63,7 @@ func Generate(in Input) (*Bundle, error) {
 	if in.Package == "" || in.Image == "" || len(in.Channels) == 0 || in.DefaultChannel == "" {
 		return nil, errors.New("package, image, channels and default channel must be set")
 	}
-	rendered, err := render(in.ManifestsDir)
+	rendered, err := manifests.Render(in.ManifestsDir)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +175,9 @@ func buildCSV(in Input, objs *objects, deployments []operatorsv1alpha1.StrategyD
 		return nil, err
 	}
 	csv.Spec.CustomResourceDefinitions.Owned = owned
+	if err := checkMinKubeVersion(csv.Spec.MinKubeVersion, objs.crds); err != nil {
+		return nil, err
+	}
 	return csv, nil
 }
 

@@ -41,6 +41,7 @@ func run(args []string) error {
 	fs.StringVar(&in.Package, "package", defaultPackage, "OLM package name")
 	channels := fs.String("channels", defaultChannel, "comma-separated channels of the bundle")
 	fs.StringVar(&in.DefaultChannel, "default-channel", defaultChannel, "default channel of the package")
+	validate := fs.Bool("validate", false, "validate the written bundle as `operator-sdk bundle validate --select-optional suite=operatorframework` does")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,5 +54,14 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	return b.Write(*out, *dockerfile)
+	if err := b.Write(*out, *dockerfile); err != nil {
+		return err
+	}
+	if *validate {
+		if err := Validate(*out); err != nil {
+			return fmt.Errorf("the written bundle does not validate:\n%w", err)
+		}
+		fmt.Fprintf(os.Stderr, "bundlegen: %s validates (operatorframework suite)\n", *out)
+	}
+	return nil
 }

@@ -1,7 +1,10 @@
-// Command kim is the developer CLI of the Kyma Infrastructure Manager. Its `sandbox` subcommand runs the
-// whole system on one machine: garden-in-a-box (real kube-apiserver/etcd for KCP and garden, the real
-// gardener-apiserver, a simulated gardenlet) plus the operator in-process. The production manager binary
+// Command kim is the CLI of the Kyma Infrastructure Manager. Its `sandbox` subcommand runs the whole system on one
+// machine: garden-in-a-box (real kube-apiserver/etcd for KCP and garden, the real gardener-apiserver, a simulated
+// gardenlet) plus the operator in-process; `restore` is an on-call tool. The production manager binary
 // (operator/cmd/manager) does not carry any of this.
+//
+// Installed as kubectl-kim on the PATH (`make install-kubectl-plugin`), it is the kubectl plugin `kubectl kim`, and it
+// loads kubeconfigs the way kubectl does ($KUBECONFIG with several files, ~/.kube/config, --kubeconfig, --context).
 package main
 
 import (
@@ -10,17 +13,31 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kyma-project/kim/operator/version"
 )
 
-const usage = `kim — Kyma Infrastructure Manager developer CLI
+const usageTemplate = `CMD — Kyma Infrastructure Manager CLI
 
 Usage:
-  kim sandbox [flags]   run garden-in-a-box with the operator (see: kim sandbox -h)
-  kim restore SHOOT     bring back the Runtime of a shoot waiting for deletion (see: kim restore -h)
-  kim help              show this text
+  CMD sandbox [flags]   run garden-in-a-box with the operator (see: CMD sandbox -h)
+  CMD restore SHOOT     bring back the Runtime of a shoot waiting for deletion (see: CMD restore -h)
+  CMD version           print the version
+  CMD help              show this text
 `
 
+// commandName is how the user called us: "kubectl kim" when kubectl runs the binary as the plugin kubectl-kim.
+func commandName() string {
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		return "kubectl kim"
+	}
+	return "kim"
+}
+
 func main() {
+	usage := strings.ReplaceAll(usageTemplate, "CMD", commandName())
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
@@ -44,6 +61,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, "restore:", err)
 			os.Exit(1)
 		}
+	case "version", "--version":
+		fmt.Println(commandName(), version.Get())
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:

@@ -1,69 +1,85 @@
 // Command manager is the Kyma Infrastructure Manager operator as it runs in the control plane: it reconciles
 // Runtimes and GardenerClusters in KCP against a Gardener project. It carries no test environment.
+//
+// Every flag can also be set through the environment (KIM_<FLAG>, e.g. KIM_CONFIG_MAP), which is how
+// Subscription.spec.config.env configures an OLM install; docs/operations/flags.md lists them.
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
-	"go.uber.org/zap/zapcore"
+	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/version"
 )
 
 func main() {
-	if err := run(); err != nil {
+	s, err := parseFlags(os.Args[1:], os.LookupEnv, os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case err != nil:
+		// No logger yet: the flags that configure it are what failed.
 		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(2)
+	case s.showVersion:
+		fmt.Println("manager", version.Get())
+		return
+	}
+	log := newLogger(s, os.Stderr)
+	ctrl.SetLogger(log)
+	if err := run(ctrl.SetupSignalHandler(), s, log); err != nil {
+		// The key controller-runtime uses for errors ("error"), at error level, so log queries find every failure.
+		log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	opts := app.DefaultOptions()
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	opts.BindFlags(fs)
-	gardenKubeconfig := fs.String("gardener-kubeconfig-path", "/gardener/kubeconfig/kubeconfig",
-		"kubeconfig of the Gardener project's service account")
-	// Production logging by default: JSON lines with ISO 8601 timestamps, info level; --zap-* flags fine-tune it.
-	zapOpts := zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
-	zapOpts.BindFlags(fs)
-	logFormat := fs.String("log-format", "json", "log format: json (one object per line) or console (human-readable)")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		return err
+// newLogger builds the process logger from the --zap-* flags (JSON by default).
+func newLogger(s *settings, w io.Writer) logr.Logger {
+	return zap.New(zap.UseFlagOptions(&s.zap), zap.WriteTo(w))
+}
+
+func run(ctx context.Context, s *settings, log logr.Logger) error {
+	stamp := version.Get()
+	log.Info("starting manager", stamp.KeysAndValues()...)
+	if err := ctrlmetrics.Registry.Register(version.NewCollector(stamp)); err != nil {
+		return fmt.Errorf("register %s: %w", version.BuildInfoMetric, err)
 	}
-	if opts.ConfigFile == "" {
-		return fmt.Errorf("--config is required: the operator configuration file (see docs/configuration.md)")
+	kcp, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("KCP kubeconfig: %w", err)
+	}
+	opts := s.opts
+	if s.configMap != "" {
+		cfg, err := loadConfigMap(ctx, kcp, s.configMapNamespace, s.configMap)
+		if err != nil {
+			return err
+		}
+		opts.Config = cfg
+		log.Info("configuration loaded", "configMap", s.configMapNamespace+"/"+s.configMap)
 	}
 	// Load the configuration first: it names the Gardener project the client guard is scoped to.
 	if err := opts.ResolveConfig(); err != nil {
 		return err
 	}
-	if *logFormat != "json" && *logFormat != "console" {
-		return fmt.Errorf("--log-format: %q is neither json nor console", *logFormat)
-	}
-	// The format only picks the encoder; verbosity stays with --zap-log-level (development mode would also turn on
-	// debug logs and stack traces on warnings).
-	timeFormat := func(ec *zapcore.EncoderConfig) { ec.EncodeTime = zapOpts.TimeEncoder }
-	encoder := zap.JSONEncoder(timeFormat)
-	if *logFormat == "console" {
-		encoder = zap.ConsoleEncoder(timeFormat)
-	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), encoder))
-
-	kcp, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("KCP kubeconfig: %w", err)
-	}
 	// The Gardener client refuses unverified TLS and any request outside the project allow list (see
 	// docs/operations/gardener-permissions.md).
-	garden, err := guard.LoadKubeconfig(*gardenKubeconfig, guard.ProjectPolicy(opts.GardenNamespace()))
+	garden, err := guard.LoadKubeconfig(s.gardenKubeconfig, guard.ProjectPolicy(opts.GardenNamespace()))
 	if err != nil {
 		return err
 	}
-	return app.Run(ctrl.SetupSignalHandler(), kcp, garden, opts, controllers.All()...)
+	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
+	return app.Run(ctx, kcp, garden, opts, controllers.All()...)
 }

@@ -36,8 +36,8 @@ const (
 // Secrets are written by server-side apply (patch; create for the first apply) and deleted; events use the
 // events.k8s.io API. Requesting admin kubeconfigs needs shoots/adminkubeconfig create in the Gardener project,
 // which is granted there, not by this role.
-// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,resources=gardenerclusters/status,verbs=get;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=gardenerclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=gardenerclusters/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
 

@@ -43,6 +43,23 @@ func setCondition(gc *imv1.GardenerCluster, state imv1.GardenerClusterState, sta
 	if state == imv1.GardenerClusterStateReady {
 		gc.Status.ObservedGeneration = gc.Generation
 	}
+	setReady(gc)
+}
+
+// setReady derives the Ready condition (the kstatus convention `kubectl wait --for=condition=Ready` relies on) from
+// the state and the KubeconfigManagement condition: True in state Ready, otherwise False with the same reason and
+// message, so `kubectl get gc -o wide` shows why.
+func setReady(gc *imv1.GardenerCluster) {
+	status := metav1.ConditionFalse
+	if gc.Status.State == imv1.GardenerClusterStateReady {
+		status = metav1.ConditionTrue
+	}
+	ready := metav1.Condition{Type: imv1.ConditionReady, Status: status, ObservedGeneration: gc.Generation,
+		Reason: "Unknown", Message: "no kubeconfig operation recorded yet"}
+	if kc := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement); kc != nil {
+		ready.Reason, ready.Message = kc.Reason, kc.Message
+	}
+	meta.SetStatusCondition(&gc.Status.Conditions, ready)
 }
 
 // markValid records that the Secret is fine without a write: an existing successful condition is kept as it is
@@ -56,6 +73,7 @@ func markValid(gc *imv1.GardenerCluster, msg string) {
 	cond.ObservedGeneration = gc.Generation
 	gc.Status.State = imv1.GardenerClusterStateReady
 	gc.Status.ObservedGeneration = gc.Generation
+	setReady(gc)
 }
 
 // succeeded reports whether the status records a successful kubeconfig write or check (condition True).

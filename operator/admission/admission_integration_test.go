@@ -1,4 +1,7 @@
-package v1_test
+// Package admission_test checks the admission rules of the generated CRDs (config/crd/bases) against a real
+// kube-apiserver. It lives outside operator/api so the API module keeps no test dependencies (envtest,
+// controller-runtime) that importers would inherit.
+package admission_test
 
 import (
 	"context"
@@ -53,7 +56,7 @@ func startAPIServer(t *testing.T) *apiServer {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-integration` (it builds the envtest binaries)")
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
 	cfg, err := env.Start()
@@ -82,12 +85,12 @@ func startAPIServer(t *testing.T) *apiServer {
 	return &apiServer{client: c, warnings: rec}
 }
 
-// runtimeFixtures returns the KEB-shaped Runtime documents: ours in testdata and, when the shared design folder is
+// runtimeFixtures returns the KEB-shaped Runtime documents: ours in operator/api/v1/testdata and, when the shared design folder is
 // beside the clone (as in CI), every Runtime fixture there too.
 func runtimeFixtures(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, pattern := range []string{"testdata/*.yaml", "../../../../shared/fixtures/*.yaml"} {
+	for _, pattern := range []string{"../api/v1/testdata/*.yaml", "../../../shared/fixtures/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			data, err := os.ReadFile(f)
@@ -220,7 +223,7 @@ func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit
 func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["testdata/keb-runtime-trial.yaml"])
+	base := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
 	base.SetNamespace("kcp-system")
 	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
 
@@ -301,7 +304,7 @@ func assertRejected(t *testing.T, err error, wantField, wantText string) {
 func TestIntegrationImmutableFieldsCannotChange(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["testdata/keb-runtime-trial.yaml"])
+	base := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
 	base.SetNamespace("kcp-system")
 	if err := api.client.Create(ctx, base.DeepCopy()); err != nil {
 		t.Fatalf("create: %v", err)

@@ -1,4 +1,7 @@
-package main
+// Package manifests renders the kustomizations under config/ in-process and holds the tests of what the project
+// ships there: config/default applied onto a real API server as `kubectl apply -k` does, the KCP audit policy on a
+// real kube-apiserver, and the Prometheus rules against the metrics the code registers.
+package manifests
 
 import (
 	"fmt"
@@ -8,9 +11,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// render builds the kustomization in dir in-process (the same engine as `kubectl kustomize`, pinned in go.mod so the
+// Render builds the kustomization in dir in-process (the same engine as `kubectl kustomize`, pinned in go.mod so the
 // output does not depend on the kubectl installed on a machine) and returns the objects in kustomize's order.
-func render(dir string) ([]*unstructured.Unstructured, error) {
+func Render(dir string) ([]*unstructured.Unstructured, error) {
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	resMap, err := k.Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// kubeconfigFlags select a cluster the way kubectl does: the files in $KUBECONFIG (several, separated by the OS
+// path list separator, merged) or ~/.kube/config, unless --kubeconfig names one file; the current context unless
+// --context names another; the context's namespace unless --namespace/-n is given.
+type kubeconfigFlags struct {
+	kubeconfig string
+	context    string
+	namespace  string
+	// deprecatedKubeconfig is the old --kcp-kubeconfig, kept so existing runbooks keep working.
+	deprecatedKubeconfig string
+}
+
+// bindKCPFlags registers kubectl's names: --kubeconfig, --context, --namespace and -n.
+func bindKCPFlags(fs *flag.FlagSet) *kubeconfigFlags {
+	k := &kubeconfigFlags{}
+	fs.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig file of KCP (default: $KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&k.context, "context", "", "kubeconfig context of KCP (default: the current context)")
+	fs.StringVar(&k.namespace, "namespace", "", "KCP namespace of the Runtimes (default: the context's namespace, else kcp-system)")
+	fs.StringVar(&k.namespace, "n", "", "shorthand for --namespace")
+	fs.StringVar(&k.deprecatedKubeconfig, "kcp-kubeconfig", "", "deprecated: use --kubeconfig")
+	return k
+}
+
+// bindGardenFlags registers --garden-kubeconfig and --garden-context: the garden is usually another context of
+// the same kubeconfig files.
+func bindGardenFlags(fs *flag.FlagSet) *kubeconfigFlags {
+	k := &kubeconfigFlags{}
+	fs.StringVar(&k.kubeconfig, "garden-kubeconfig", "", "kubeconfig file of the Gardener project (default: the same files as KCP)")
+	fs.StringVar(&k.context, "garden-context", "", "kubeconfig context of the Gardener project")
+	return k
+}
+
+func (k *kubeconfigFlags) clientConfig() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = k.kubeconfig
+	if rules.ExplicitPath == "" {
+		rules.ExplicitPath = k.deprecatedKubeconfig
+	}
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: k.context}
+	overrides.Context.Namespace = k.namespace
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+}
+
+// restConfig loads the selected cluster's connection.
+func (k *kubeconfigFlags) restConfig() (*rest.Config, error) {
+	cfg, err := k.clientConfig().ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig%s: %w", k.describe(), err)
+	}
+	return cfg, nil
+}
+
+// namespaceOr is --namespace, else the namespace of the selected context, else def (kubectl would say "default",
+// where no Runtime lives).
+func (k *kubeconfigFlags) namespaceOr(def string) (string, error) {
+	if k.namespace != "" {
+		return k.namespace, nil
+	}
+	raw, err := k.clientConfig().RawConfig()
+	if err != nil {
+		return "", fmt.Errorf("kubeconfig%s: %w", k.describe(), err)
+	}
+	name := k.context
+	if name == "" {
+		name = raw.CurrentContext
+	}
+	if c, ok := raw.Contexts[name]; ok && c.Namespace != "" {
+		return c.Namespace, nil
+	}
+	return def, nil
+}
+
+func (k *kubeconfigFlags) set() bool { return k.kubeconfig != "" || k.context != "" }
+
+func (k *kubeconfigFlags) describe() string {
+	switch {
+	case k.kubeconfig != "" && k.context != "":
+		return fmt.Sprintf(" %s (context %s)", k.kubeconfig, k.context)
+	case k.kubeconfig != "":
+		return " " + k.kubeconfig
+	case k.context != "":
+		return " context " + k.context
+	}
+	return ""
+}
+
+// parseInterspersed parses flags wherever they stand, as kubectl does (`kim restore c-123 --context kcp`); the
+// standard flag package stops at the first argument. Afterwards fs.Args() holds the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...) // everything after an explicit -- is positional
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+var errNoGarden = errors.New("name the Gardener project's cluster with --garden-context (a context of your kubeconfig) or --garden-kubeconfig")

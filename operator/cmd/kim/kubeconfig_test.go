@@ -1,0 +1,130 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+func writeKubeconfig(t *testing.T, path, current string, contexts map[string][2]string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Config\ncurrent-context: " + current + "\nclusters:\n")
+	for name, c := range contexts {
+		b.WriteString("- name: " + name + "\n  cluster: {server: " + c[0] + "}\n")
+	}
+	b.WriteString("users:\n- name: u\n  user: {token: t}\ncontexts:\n")
+	for name, c := range contexts {
+		b.WriteString("- name: " + name + "\n  context: {cluster: " + name + ", user: u, namespace: \"" + c[1] + "\"}\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKubeconfigLoadsLikeKubectl: $KUBECONFIG with several files (merged, the first file's current context wins),
+// ~/.kube/config without it, --kubeconfig for one file, --context to pick another context, -n over the context's
+// namespace, kcp-system where neither names one.
+func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	t.Setenv("HOME", home)
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	writeKubeconfig(t, a, "kcp", map[string][2]string{"kcp": {"https://kcp.example", ""}})
+	writeKubeconfig(t, b, "garden", map[string][2]string{"garden": {"https://garden.example", "garden-kyma"}, "kcp-dev": {"https://kcp-dev.example", "kcp-dev"}})
+	writeKubeconfig(t, filepath.Join(home, ".kube", "config"), "home", map[string][2]string{"home": {"https://home.example", "team"}})
+	// client-go computes ~/.kube/config once at start-up from $HOME; point it at this test's home.
+	saved := clientcmd.RecommendedHomeFile
+	clientcmd.RecommendedHomeFile = filepath.Join(home, ".kube", "config")
+	t.Cleanup(func() { clientcmd.RecommendedHomeFile = saved })
+
+	for _, tc := range []struct {
+		reason     string
+		kubeconfig string // $KUBECONFIG; empty: unset
+		args       []string
+		wantKCP    string
+		wantNS     string
+		wantGarden string
+	}{
+		{reason: "several files in $KUBECONFIG, garden as a context of the second",
+			kubeconfig: a + string(os.PathListSeparator) + b, args: []string{"--garden-context", "garden"},
+			wantKCP: "https://kcp.example", wantNS: "kcp-system", wantGarden: "https://garden.example"},
+		{reason: "--context picks another context and its namespace",
+			kubeconfig: a + string(os.PathListSeparator) + b, args: []string{"--context", "kcp-dev", "--garden-context", "garden"},
+			wantKCP: "https://kcp-dev.example", wantNS: "kcp-dev", wantGarden: "https://garden.example"},
+		{reason: "-n wins over the context's namespace",
+			kubeconfig: b, args: []string{"--context=kcp-dev", "-n", "other", "--garden-context=garden"},
+			wantKCP: "https://kcp-dev.example", wantNS: "other", wantGarden: "https://garden.example"},
+		{reason: "without $KUBECONFIG: ~/.kube/config",
+			args:    []string{"--garden-kubeconfig", b},
+			wantKCP: "https://home.example", wantNS: "team", wantGarden: "https://garden.example"},
+		{reason: "--kubeconfig names one file; the old --kcp-kubeconfig still works",
+			kubeconfig: b, args: []string{"--kcp-kubeconfig", a, "--garden-kubeconfig", b},
+			wantKCP: "https://kcp.example", wantNS: "kcp-system", wantGarden: "https://garden.example"},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			if tc.kubeconfig == "" {
+				t.Setenv("KUBECONFIG", "")
+				if err := os.Unsetenv("KUBECONFIG"); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				t.Setenv("KUBECONFIG", tc.kubeconfig)
+			}
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			kcp, garden := bindKCPFlags(fs), bindGardenFlags(fs)
+			if err := parseInterspersed(fs, tc.args); err != nil {
+				t.Fatal(err)
+			}
+			kcpCfg, err := kcp.restConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, err := kcp.namespaceOr("kcp-system")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gardenCfg, err := garden.restConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []string{kcpCfg.Host, ns, gardenCfg.Host}
+			if diff := cmp.Diff([]string{tc.wantKCP, tc.wantNS, tc.wantGarden}, got); diff != "" {
+				t.Errorf("KCP host, namespace, garden host (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantPos  []string
+		wantCtx  string
+		wantDash bool
+	}{
+		{args: []string{"c-123", "--context", "kcp"}, wantPos: []string{"c-123"}, wantCtx: "kcp"},
+		{args: []string{"--context=kcp", "c-123"}, wantPos: []string{"c-123"}, wantCtx: "kcp"},
+		{args: []string{"a", "--context", "kcp", "b"}, wantPos: []string{"a", "b"}, wantCtx: "kcp"},
+		{args: []string{"--context", "kcp", "--", "--not-a-flag"}, wantPos: []string{"--not-a-flag"}, wantCtx: "kcp"},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		ctx := fs.String("context", "", "")
+		if err := parseInterspersed(fs, tc.args); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if !cmp.Equal(fs.Args(), tc.wantPos) || *ctx != tc.wantCtx {
+			t.Errorf("%v: positional %v context %q, want %v %q", tc.args, fs.Args(), *ctx, tc.wantPos, tc.wantCtx)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.uber.org/zap/zapcore"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kyma-project/kim/operator/app"
+)
+
+// settings are the parsed command line of the manager.
+type settings struct {
+	opts             app.Options
+	gardenKubeconfig string
+	// configMap names the ConfigMap (key config.yaml) holding the landscape configuration; opts.ConfigFile is the
+	// alternative for running outside a cluster. Exactly one of them is set.
+	configMap          string
+	configMapNamespace string
+	zap                zap.Options
+	showVersion        bool
+}
+
+// configMapKey is the key of the configuration file in the ConfigMap named by --config-map.
+const configMapKey = "config.yaml"
+
+// parseFlags reads the command line and, for every flag not given there, the environment (KIM_<FLAG>, see
+// app.ApplyEnv). podNamespace is the namespace the manager runs in (POD_NAMESPACE, empty outside a cluster): it is
+// the default of the watched namespace, the lease namespace and the ConfigMap namespace, so an install into any
+// namespace works without arguments.
+func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.Writer) (*settings, error) {
+	s := &settings{opts: app.DefaultOptions()}
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(output)
+	s.opts.BindFlags(fs)
+	fs.StringVar(&s.gardenKubeconfig, "gardener-kubeconfig-path", "/gardener/kubeconfig/kubeconfig",
+		"kubeconfig of the Gardener project's service account")
+	fs.StringVar(&s.configMap, "config-map", "",
+		"ConfigMap (key "+configMapKey+") with the operator configuration, read at start-up; alternative to --config")
+	fs.StringVar(&s.configMapNamespace, "config-map-namespace", "",
+		"namespace of --config-map (default: the manager's own namespace, else the first watched namespace)")
+	// Production logging by default: JSON lines with ISO 8601 timestamps at info level. The standard --zap-* flags
+	// change it (--zap-encoder=console for people, --zap-log-level=debug, ...).
+	s.zap = zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
+	s.zap.BindFlags(fs)
+	logFormat := fs.String("log-format", "", "deprecated alias of --zap-encoder (json or console)")
+	applied, err := app.ApplyEnv(fs, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	// After ApplyEnv: a variable such as KIM_VERSION=0.2.0 in someone's environment must not turn this on.
+	fs.BoolVar(&s.showVersion, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %v", fs.Args())
+	}
+	given := map[string]bool{}
+	for _, name := range applied {
+		given[name] = true
+	}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := applyLogFormat(fs, *logFormat, given); err != nil {
+		return nil, err
+	}
+	if s.showVersion {
+		return s, nil
+	}
+	podNamespace, _ := lookupEnv("POD_NAMESPACE")
+	s.applyNamespaceDefaults(strings.TrimSpace(podNamespace), given)
+	if (s.opts.ConfigFile == "") == (s.configMap == "") {
+		return nil, errors.New("set exactly one of --config-map (KIM_CONFIG_MAP; the Deployment does) and --config " +
+			"(a file, for running outside the cluster); see docs/configuration.md")
+	}
+	return s, nil
+}
+
+// applyLogFormat keeps the old --log-format working as an alias of --zap-encoder without overriding it: both given
+// with different values is an error instead of one silently winning.
+func applyLogFormat(fs *flag.FlagSet, logFormat string, given map[string]bool) error {
+	if logFormat == "" {
+		return nil
+	}
+	if logFormat != "json" && logFormat != "console" {
+		return fmt.Errorf("--log-format: %q is neither json nor console", logFormat)
+	}
+	if given["zap-encoder"] {
+		if enc := fs.Lookup("zap-encoder").Value.String(); enc != logFormat {
+			return fmt.Errorf("--log-format=%s contradicts --zap-encoder=%s; use --zap-encoder only", logFormat, enc)
+		}
+		return nil
+	}
+	return fs.Set("zap-encoder", logFormat)
+}
+
+func (s *settings) applyNamespaceDefaults(podNamespace string, given map[string]bool) {
+	if podNamespace != "" {
+		if !given["watch-namespaces"] {
+			s.opts.WatchNamespaces = []string{podNamespace}
+		}
+		if !given["leader-election-namespace"] {
+			s.opts.LeaderElectionNamespace = podNamespace
+		}
+	}
+	if s.configMapNamespace == "" {
+		s.configMapNamespace = podNamespace
+	}
+	if s.configMapNamespace == "" && len(s.opts.WatchNamespaces) > 0 {
+		s.configMapNamespace = s.opts.WatchNamespaces[0]
+	}
+}

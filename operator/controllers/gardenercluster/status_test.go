@@ -1,0 +1,50 @@
+package gardenercluster
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// TestReadyConditionFollowsState: every status write keeps a Ready condition (what `kubectl wait
+// --for=condition=Ready gardenercluster/<id>` and kstatus read) that is True exactly in state Ready and carries the
+// reason and message of KubeconfigManagement.
+func TestReadyConditionFollowsState(t *testing.T) {
+	gc := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	steps := []struct {
+		reason     string
+		apply      func()
+		wantStatus metav1.ConditionStatus
+		wantReason string
+	}{
+		{"waiting for the shoot", func() {
+			setCondition(gc, imv1.GardenerClusterStatePending, metav1.ConditionFalse, ReasonWaitingForShoot, "shoot not ready")
+		}, metav1.ConditionFalse, ReasonWaitingForShoot},
+		{"first kubeconfig written", func() {
+			setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, ReasonSecretCreated, "written")
+		}, metav1.ConditionTrue, ReasonSecretCreated},
+		{"a later check finds it valid (reason of the last write stays)", func() { markValid(gc, "still valid") },
+			metav1.ConditionTrue, ReasonSecretCreated},
+		{"rotation fails", func() {
+			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToGetKubeconfig, "gardener says no")
+		}, metav1.ConditionFalse, ReasonFailedToGetKubeconfig},
+		{"deleting", func() {
+			setCondition(gc, imv1.GardenerClusterStateDeleting, metav1.ConditionFalse, ReasonFailedToDeleteSecret, "forbidden")
+		}, metav1.ConditionFalse, ReasonFailedToDeleteSecret},
+	}
+	for _, s := range steps {
+		s.apply()
+		ready := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionReady)
+		if ready == nil {
+			t.Fatalf("%s: no Ready condition", s.reason)
+		}
+		kc := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
+		if ready.Status != s.wantStatus || ready.Reason != s.wantReason || ready.Message != kc.Message || ready.ObservedGeneration != 3 {
+			t.Errorf("%s: Ready %s/%s %q (generation %d), want %s/%s %q (generation 3)",
+				s.reason, ready.Status, ready.Reason, ready.Message, ready.ObservedGeneration, s.wantStatus, s.wantReason, kc.Message)
+		}
+	}
+}

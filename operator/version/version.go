@@ -1,0 +1,81 @@
+// Package version is the build stamp of the binaries. The Makefile and the Dockerfile set Version and GitCommit with
+// -ldflags "-X github.com/kyma-project/kim/operator/version.Version=... -X ...GitCommit=..."; without them, the VCS
+// revision the go command records in every binary built from a git checkout fills GitCommit.
+package version
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Set at link time (-ldflags -X); they must stay plain string variables for that to work.
+var (
+	// Version is the release version, e.g. 0.2.0; "dev" for a build without a stamp.
+	Version = "dev"
+	// GitCommit is the commit the binary was built from.
+	GitCommit = ""
+)
+
+// Info describes the running binary.
+type Info struct {
+	Version   string
+	GitCommit string
+	// Modified is true when the binary was built from a work tree with uncommitted changes (from the VCS stamp).
+	Modified  bool
+	GoVersion string
+}
+
+// Get returns the stamp of this binary.
+func Get() Info {
+	info := Info{Version: Version, GitCommit: GitCommit, GoVersion: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if info.GitCommit == "" {
+					info.GitCommit = s.Value
+				}
+			case "vcs.modified":
+				info.Modified = s.Value == "true"
+			}
+		}
+	}
+	if info.GitCommit == "" {
+		info.GitCommit = "unknown"
+	}
+	return info
+}
+
+// String is the one-line form printed by --version.
+func (i Info) String() string {
+	commit := i.GitCommit
+	if i.Modified {
+		commit += "-dirty"
+	}
+	return fmt.Sprintf("%s (commit %s, %s)", i.Version, commit, i.GoVersion)
+}
+
+// KeysAndValues are the stamp as structured log fields.
+func (i Info) KeysAndValues() []any {
+	return []any{"version", i.Version, "gitCommit", i.GitCommit, "gitTreeModified", i.Modified, "goVersion", i.GoVersion}
+}
+
+// BuildInfoMetric is the name of the gauge NewCollector returns.
+const BuildInfoMetric = "kim_build_info"
+
+// NewCollector returns the gauge kim_build_info{version, git_commit, go_version} with the constant value 1, the
+// Prometheus convention for exporting a build stamp (join on it to see which version produced a series).
+func NewCollector(i Info) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: BuildInfoMetric,
+		Help: "Build stamp of the running manager; the value is always 1.",
+		ConstLabels: prometheus.Labels{
+			"version":    i.Version,
+			"git_commit": i.GitCommit,
+			"go_version": i.GoVersion,
+		},
+	}, func() float64 { return 1 })
+}
