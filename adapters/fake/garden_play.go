@@ -120,3 +120,13 @@ func (g *Garden) FinishDeletion(name string) bool {
 	delete(g.shoots, name)
 	return true
 }
+
+// EditRecord plays someone editing the deletion record of a shoot in the garden (a person, a stale backup).
+func (g *Garden) EditRecord(name string, change func(*cluster.PendingDeletion)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.shoots[name]; ok && s.obs.Marks.PendingDeletion != nil {
+		change(s.obs.Marks.PendingDeletion)
+		g.touch(s)
+	}
+}

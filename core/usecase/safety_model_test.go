@@ -62,12 +62,13 @@ const (
 	opFaults
 	opLag
 	opMassDelete
+	opEditRecord
 	numOps
 )
 
 var opNames = [...]string{"Create", "RecreateSame", "Update", "Delete", "Reconcile", "Reap", "Gardener", "Fail", "SyncCache",
 	"TimePasses", "Skew", "Restore", "RequestRestore", "Relabel", "Brake", "ResetBreaker", "Foreign", "Predecessor",
-	"Kubeconfig", "Faults", "LagCache", "MassDelete"}
+	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord"}
 
 // step is one op with its arguments, drawn once so a sequence can be replayed and shrunk.
 type step struct {
@@ -86,7 +87,7 @@ func (s step) String() string {
 func randomStep(r *rand.Rand) step {
 	weights := map[op]int{opCreate: 4, opRecreateSame: 3, opUpdate: 2, opDelete: 4, opReconcile: 18, opReap: 10, opGardener: 8,
 		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 1, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
-		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 2, opMassDelete: 1}
+		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 2, opMassDelete: 1, opEditRecord: 1}
 	total := 0
 	for _, w := range weights {
 		total += w
@@ -196,7 +197,7 @@ func (w *world) apply(s step) {
 			if ids := w.existingRuntimes(); len(ids) > 0 {
 				id = ids[s.N%len(ids)]
 			}
-		case opReap, opGardener, opFail, opRequestRestore, opRestore:
+		case opReap, opGardener, opFail, opRequestRestore, opRestore, opEditRecord:
 			if names := w.garden.Shoots(); len(names) > 0 {
 				shootName = names[s.N%len(names)]
 			}
@@ -281,6 +282,8 @@ func (w *world) apply(s step) {
 		w.faults = s.On
 	case opLag:
 		w.garden.LagCache(s.On)
+	case opEditRecord: // someone moves the due time of a deletion record to its mark (or a stale copy comes back)
+		w.garden.EditRecord(shootName, func(pd *cluster.PendingDeletion) { pd.DueAt = pd.MarkedAt })
 	case opMassDelete: // a KEB bug deletes every Runtime
 		for _, rt := range w.runtimes {
 			rt.deleting = true
