@@ -86,7 +86,7 @@ func (s step) String() string {
 // randomStep draws a step; reconciles, reaps and Gardener's progress are the most frequent, as in reality.
 func randomStep(r *rand.Rand) step {
 	weights := map[op]int{opCreate: 4, opRecreateSame: 3, opUpdate: 2, opDelete: 4, opReconcile: 18, opReap: 10, opGardener: 8,
-		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 1, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
+		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 2, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
 		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 2, opMassDelete: 1, opEditRecord: 1}
 	total := 0
 	for _, w := range weights {
@@ -100,7 +100,9 @@ func randomStep(r *rand.Rand) step {
 		}
 		n -= weights[o]
 	}
-	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 25 * time.Hour, 73 * time.Hour, 8 * 24 * time.Hour}
+	// Durations land before and after the windows (24h, 72h) and within a clock skew of their end.
+	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 22 * time.Hour, 25 * time.Hour, 70 * time.Hour,
+		73 * time.Hour, 8 * 24 * time.Hour}
 	skews := []time.Duration{0, 0, time.Minute, 3 * time.Hour, -3 * time.Hour}
 	s := step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), Plan: r.IntN(len(modelPlans)),
 		N: r.IntN(100), D: durations[r.IntN(len(durations))], On: r.IntN(2) == 0}
@@ -164,7 +166,7 @@ func newWorld(seed uint64) *world {
 	policy := modelPolicy()
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
 		Guard: w.guard, Config: modelConfig(), Policy: policy}
-	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy}
+	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy, Clock: &fake.ServerClock{Clock: truth}}
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
 	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Guard: w.guard, Clock: &fake.ServerClock{Clock: truth},
 		Restorer: w.restorer, Policy: policy}

@@ -16,6 +16,9 @@ type Teardown struct {
 	Shoots ports.Shoots
 	Access ports.AccessObjects
 	Policy deletion.Policy
+	// Clock is the garden API server's time. The deletion is recorded at the later of it and the operator's
+	// time: an operator clock running behind would otherwise record a window that ends early in real time.
+	Clock ports.ServerClock
 }
 
 // TeardownRequest is a Runtime being deleted.
@@ -49,9 +52,18 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 	in := deletion.RuntimeInput{RuntimeID: req.RuntimeID, Namespace: req.Namespace, Plan: req.Plan, EverReady: req.EverReady,
 		AccessRemoved: gone, RestoreDocumentSize: len(req.RestoreDocument)}
 	var res TeardownResult
-	for range 5 {
+	serverChecked := false
+	for range 6 {
 		d := deletion.OnRuntimeDeleted(in, t.Policy, now)
 		res.Message = d.Message
+		if d.Action == deletion.ActionMarkShoot && !serverChecked && t.Clock != nil {
+			server, err := t.Clock.ServerNow(ctx)
+			if err != nil {
+				return res, fmt.Errorf("read the garden's time before recording the deletion of shoot %s: %w", req.ShootName, err)
+			}
+			now, serverChecked = later(now, server), true
+			continue
+		}
 		switch d.Action {
 		case deletion.ActionRemoveAccess:
 			res.RequeueAfter = AccessRemovalRecheck
@@ -85,4 +97,11 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 		}
 	}
 	return res, fmt.Errorf("deletion of runtime %s did not converge: %s", req.RuntimeID, res.Message)
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -6,6 +6,7 @@ package admission_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,6 +272,16 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 		{"unknown network type", set("spec.shoot.networking.type", "flannel"), "spec.shoot.networking.type", "supported values"},
 		{"missing region", remove("spec.shoot.region"), "spec.shoot.region", ""},
 		{"missing security", remove("spec.security"), "spec.security", ""},
+		// Admission holes of issue 12: bad input that passed the CRD and then looped in the controller.
+		{"purpose Gardener allows only in the garden namespace", set("spec.shoot.purpose", "infrastructure"), "spec.shoot.purpose", "supported values"},
+		{"empty administrator", set("spec.security.administrators", []any{"admin@example.com", ""}), "spec.security.administrators[1]", ""},
+		{"anonymous administrator", set("spec.security.administrators", []any{"system:anonymous"}), "spec.security.administrators[0]", "reserved by Kubernetes"},
+		{"unauthenticated administrator", set("spec.security.administrators", []any{"system:unauthenticated"}), "spec.security.administrators[0]", "reserved by Kubernetes"},
+		{"too many administrators", set("spec.security.administrators", manyStrings(101)), "spec.security.administrators", ""},
+		{"too many labels on a pool", set("spec.shoot.provider.workers", []any{pool("cpu-worker-0", func(w map[string]any) { w["labels"] = manyLabels(65) })}),
+			"spec.shoot.provider.workers", "at most 64 labels"},
+		{"too many taints on an additional pool", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { w["taints"] = manyTaints(33) })}),
+			"spec.shoot.provider.additionalWorkers", "32 taints"},
 		{"registry cache without upstream", set("spec.imageRegistryCache", []any{map[string]any{"name": "docker", "config": map[string]any{"upstream": ""}}}),
 			"spec.imageRegistryCache[0].config.upstream", ""},
 	}
@@ -282,6 +293,43 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 			err := api.client.Create(ctx, obj)
 			assertRejected(t, err, tc.wantField, tc.wantText)
 		})
+	}
+}
+
+func manyStrings(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("user-%d@example.com", i)
+	}
+	return out
+}
+
+func manyLabels(n int) map[string]any {
+	out := map[string]any{}
+	for i := range n {
+		out[fmt.Sprintf("label-%d", i)] = "v"
+	}
+	return out
+}
+
+func manyTaints(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"key": fmt.Sprintf("taint-%d", i), "effect": "NoSchedule"}
+	}
+	return out
+}
+
+// TestIntegrationRuntimeIDLength: the runtime ID (the Runtime's name) is the value of the runtime-id label of every
+// object of the runtime, so it has at most 63 characters; a longer one would loop in the controller.
+func TestIntegrationRuntimeIDLength(t *testing.T) {
+	api := startAPIServer(t)
+	obj := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
+	obj.SetNamespace("kcp-system")
+	obj.SetName(strings.Repeat("a", 64))
+	err := api.client.Create(context.Background(), obj)
+	if err == nil || !strings.Contains(err.Error(), "metadata.name") || !strings.Contains(err.Error(), "63 characters") {
+		t.Errorf("a 64-character runtime ID: %v, want a rejection naming metadata.name", err)
 	}
 }
 

@@ -33,6 +33,7 @@ const (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="Reason of the Ready condition"
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1,description="Message of the Ready condition"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="metadata.name: the runtime ID has at most 63 characters (it is the value of the runtime-id label of every object of the runtime)"
 type Runtime struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -82,7 +83,7 @@ type RuntimeShoot struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="shoot name is immutable; create a new Runtime for a new cluster"
 	Name string `json:"name"`
 	// Purpose of the cluster as Gardener understands it.
-	// +kubebuilder:validation:Enum=evaluation;testing;development;infrastructure;production
+	// +kubebuilder:validation:Enum=evaluation;testing;development;production
 	Purpose string `json:"purpose"`
 	// PlatformRegion is the SAP BTP region of the subaccount, e.g. cf-eu10. cf-eu11 and cf-ch20 restrict the cluster to the EU.
 	// +optional
@@ -221,6 +222,7 @@ type Provider struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, (!has(w.labels) || size(w.labels) <= 64) && (!has(w.annotations) || size(w.annotations) <= 64) && (!has(w.taints) || size(w.taints) <= 32))",message="a worker pool has at most 64 labels, 64 annotations and 32 taints"
 	Workers []gardener.Worker `json:"workers"`
 	// AdditionalWorkers are further pools in Gardener's Worker shape; removing one removes the pool. Pool names must
 	// be unique across workers and additionalWorkers. At most 25 pools: the bound keeps the admission rules within
@@ -232,6 +234,7 @@ type Provider struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each additional worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each additional worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
+	// +kubebuilder:validation:XValidation:rule="self.all(w, (!has(w.labels) || size(w.labels) <= 64) && (!has(w.annotations) || size(w.annotations) <= 64) && (!has(w.taints) || size(w.taints) <= 32))",message="a worker pool has at most 64 labels, 64 annotations and 32 taints"
 	AdditionalWorkers *[]gardener.Worker `json:"additionalWorkers,omitempty"`
 }
 
@@ -266,8 +269,13 @@ type Networking struct {
 
 // Security holds the administrators of the runtime and its network filter.
 type Security struct {
-	// Administrators are user IDs (often e-mail addresses) bound to cluster-admin in the runtime.
+	// Administrators are user IDs (often e-mail addresses) bound to cluster-admin in the runtime. Names with the
+	// system: prefix are reserved by Kubernetes (system:anonymous, system:unauthenticated) and refused.
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:items:XValidation:rule="!self.startsWith('system:')",message="administrators must be user names; names starting with system: (system:anonymous, system:unauthenticated, ...) are reserved by Kubernetes"
 	Administrators []string `json:"administrators"`
 	// Networking configures Gardener's networking filter extension.
 	Networking NetworkingSecurity `json:"networking"`

@@ -100,7 +100,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Provision: &usecase.Provisioner{Shoots: shoots, Seeds: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()},
 			Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
 			Guard:        guard, Config: cfg, Policy: policy, Credentials: shoots},
-		Teardown: &usecase.Teardown{Shoots: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()}, Policy: policy},
+		Teardown: &usecase.Teardown{Shoots: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()}, Policy: policy, Clock: serverClock},
 	}
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
