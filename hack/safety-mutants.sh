@@ -7,6 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 max="${1:-20000}"
+seed="${SAFETY_SEED:-1}"
 work="$(mktemp -d)"
 trap 'git -C "${root}" worktree remove --force "${work}/tree" >/dev/null 2>&1 || true; rm -rf "${work}"' EXIT
 git -C "${root}" worktree add --detach -q "${work}/tree" HEAD
@@ -16,7 +17,7 @@ for patch in "${root}"/hack/safety-mutants/*.patch; do
   git -C "${work}/tree" checkout -q -- .
   git -C "${work}/tree" apply "${patch}"
   start=$(date +%s)
-  out="$(cd "${work}/tree" && go test ./core/usecase -run TestSafetyProperties -count=1 -safety.seed=1 -safety.sequences="${max}" 2>&1 || true)"
+  out="$(cd "${work}/tree" && go test ./core/usecase -run TestSafetyProperties -count=1 -safety.seed="${seed}" -safety.sequences="${max}" 2>&1 || true)"
   secs=$(( $(date +%s) - start ))
   if grep -q "safety invariant broken" <<<"${out}"; then
     where="$(grep -o 'sequence [0-9]* of [0-9]*' <<<"${out}" | head -1)"

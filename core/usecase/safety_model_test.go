@@ -85,9 +85,9 @@ func (s step) String() string {
 
 // randomStep draws a step; reconciles, reaps and Gardener's progress are the most frequent, as in reality.
 func randomStep(r *rand.Rand) step {
-	weights := map[op]int{opCreate: 4, opRecreateSame: 3, opUpdate: 2, opDelete: 4, opReconcile: 18, opReap: 10, opGardener: 8,
+	weights := map[op]int{opCreate: 4, opRecreateSame: 5, opUpdate: 2, opDelete: 5, opReconcile: 18, opReap: 10, opGardener: 8,
 		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 2, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
-		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 2, opMassDelete: 1, opEditRecord: 1}
+		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 4, opMassDelete: 1, opEditRecord: 1}
 	total := 0
 	for _, w := range weights {
 		total += w
