@@ -15,7 +15,7 @@ import (
 
 // Flags of the safety property test. `make test` runs the default; `make test-safety` runs a million sequences.
 var (
-	safetySequences = flag.Int("safety.sequences", 10000, "random sequences the safety property test runs")
+	safetySequences = flag.Int("safety.sequences", 30000, "random sequences the safety property test runs")
 	safetySteps     = flag.Int("safety.steps", 100, "steps per sequence")
 	safetySeed      = flag.Uint64("safety.seed", 0, "first seed (0: derived from the time; printed on failure)")
 )
@@ -29,8 +29,8 @@ func contextFor() context.Context { return context.Background() }
 // `go test ./core/usecase -run TestSafetyProperties -safety.seed=<seed> -safety.sequences=1` replays it.
 func TestSafetyProperties(t *testing.T) {
 	n := *safetySequences
-	if testing.Short() && n > 2000 {
-		n = 2000
+	if testing.Short() && n > 3000 {
+		n = 3000
 	}
 	first := *safetySeed
 	if first == 0 {
