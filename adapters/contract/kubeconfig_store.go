@@ -51,7 +51,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		md := mustRead(t, f, r, ports.ReadLive)
+		md := mustRead(t, f, r)
 		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue,
 			kubeconfig.LabelClusterName: "rid"}
 		for k, v := range wantLabels {
@@ -90,7 +90,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		other := r
 		other.Key = "other"
 		mustKey(t, f, other, []byte("keep"))
-		md := mustRead(t, f, r, ports.ReadLive)
+		md := mustRead(t, f, r)
 		if md.Labels["team"] != "x" || md.Labels["a"] != "1" || md.Annotations["note"] != "keep" {
 			t.Errorf("labels %v / annotations %v: foreign label/annotation lost or owner label missing", md.Labels, md.Annotations)
 		}
@@ -123,7 +123,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.Store.EnsureLabels(t.Context(), r, map[string]string{"kyma-project.io/global-account-id": "ga-2", "new": "v"}); err != nil {
 			t.Fatalf("EnsureLabels: %v", err)
 		}
-		md := mustRead(t, f, r, ports.ReadLive)
+		md := mustRead(t, f, r)
 		if md.Labels["kyma-project.io/global-account-id"] != "ga-2" || md.Labels["new"] != "v" ||
 			md.Labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue {
 			t.Errorf("labels after EnsureLabels: %v", md.Labels)
@@ -193,7 +193,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.Store.Write(t.Context(), first); err != nil {
 			t.Fatalf("create: %v", err)
 		}
-		md := mustRead(t, f, r, ports.ReadLive)
+		md := mustRead(t, f, r)
 		if md.Name != r.Name || md.UID == "" || md.ResourceVersion == "" {
 			t.Errorf("metadata lacks identity: %+v", md)
 		}
@@ -287,9 +287,9 @@ func secretFor(r ports.SecretRef, owner string, kc []byte, labels map[string]str
 		Kubeconfig: kc, IssuedAt: contractIssued, ExpiresAt: contractExpires}
 }
 
-func mustRead(t *testing.T, f SecretStoreFixture, r ports.SecretRef, mode ports.ReadMode) ports.KubeconfigSecretMetadata {
+func mustRead(t *testing.T, f SecretStoreFixture, r ports.SecretRef) ports.KubeconfigSecretMetadata {
 	t.Helper()
-	md, err := f.Store.ReadMetadata(t.Context(), r, mode)
+	md, err := f.Store.ReadMetadata(t.Context(), r, ports.ReadLive)
 	if err != nil {
 		t.Fatalf("ReadMetadata(%s): %v", r, err)
 	}

@@ -41,6 +41,13 @@ type Shoots struct {
 var _ ports.Shoots = (*Shoots)(nil)
 var _ ports.Seeds = (*Shoots)(nil)
 
+// count tells Observe about a request whose error the caller handles itself.
+func (c *Shoots) count(verb string, err error) {
+	if c.Observe != nil {
+		c.Observe(verb, err)
+	}
+}
+
 func (c *Shoots) record(verb string, err error) error {
 	if c.Observe != nil {
 		c.Observe(verb, err)
@@ -78,7 +85,7 @@ func (c *Shoots) read(ctx context.Context, name string, mode ports.ReadMode) (*g
 	s := &gardencorev1beta1.Shoot{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s)
 	if mode == ports.ReadLive {
-		c.record("get", client.IgnoreNotFound(err))
+		c.count("get", client.IgnoreNotFound(err))
 	}
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -213,7 +220,7 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	created := u.DeepCopy()
 	err = c.Client.Create(ctx, created, client.FieldOwner(createManager))
 	if apierrors.IsAlreadyExists(err) {
-		c.record("create", nil)
+		c.count("create", nil)
 		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
 	}
 	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
@@ -256,7 +263,7 @@ func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, ma
 			return err
 		}
 		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
-		c.record("patch", err)
+		c.count("patch", err)
 		return err
 	})
 	return classify("hand the fields of new shoot "+s.Name+" to the apply manager", err)
@@ -432,7 +439,7 @@ func (c *Shoots) mutate(ctx context.Context, verb, name string, pre ports.Precon
 			return fmt.Errorf("%s shoot %s: %w", verb, name, err)
 		}
 		err = c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager))
-		c.record("patch", err)
+		c.count("patch", err)
 		return err
 	})
 	return s, classify(verb+" shoot "+name, err)

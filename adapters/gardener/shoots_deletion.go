@@ -55,7 +55,7 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre
 			return fmt.Errorf("its deletion record names runtime %q, not %q: %w", owner, runtimeID, ports.ErrShootNotManaged)
 		}
 		if s.DeletionTimestamp != nil {
-			return fmt.Errorf("Gardener deletes it already: %w", ports.ErrConflict)
+			return fmt.Errorf("gardener deletes it already: %w", ports.ErrConflict)
 		}
 		if plan := s.Annotations[AnnotationDeletionPlan]; plan != "" {
 			// The record's plan is the one with the longest window the runtime had: taking the cluster back keeps it.
@@ -123,7 +123,7 @@ func (c *Shoots) Delete(ctx context.Context, name string, pre ports.Precondition
 	record := s.Annotations[AnnotationDeletionRuntimeID] + "/" + s.Annotations[AnnotationDeletionDueAt]
 	for attempt := 0; ; attempt++ {
 		err = c.Client.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
-		c.record("delete", client.IgnoreNotFound(err))
+		c.count("delete", client.IgnoreNotFound(err))
 		if !apierrors.IsConflict(err) || attempt == 2 {
 			break
 		}
