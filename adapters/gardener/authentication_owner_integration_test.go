@@ -61,7 +61,7 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if ok, err := adapter.InSync(t.Context(), a); err != nil || ok {
 			t.Fatalf("in sync (%v, %v) although the ConfigMap lost its owner", ok, err)
 		}
-		if _, err := adapter.Apply(t.Context(), a); err != nil {
+		if _, err := reapplyLive(t, adapter, a); err != nil {
 			t.Fatal(err)
 		}
 		if cm := configMap(spec.Authentication.ConfigMapName); !ownedByShoot(cm.OwnerReferences, s) {
@@ -111,7 +111,7 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if spec.Authentication.ConfigMapName != legacyName {
 			t.Fatalf("update generates ConfigMap %s, want the adopted %s", spec.Authentication.ConfigMapName, legacyName)
 		}
-		if _, err := adapter.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: r.Name, RuntimeGeneration: 1, SpecHash: "h"}); err != nil {
+		if _, err := reapplyLive(t, adapter, ports.ShootApply{Spec: spec, RuntimeID: r.Name, RuntimeGeneration: 1, SpecHash: "h"}); err != nil {
 			t.Fatal(err)
 		}
 		s := getShoot(t, c, ns, "adopt-cm")

@@ -145,8 +145,15 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		}
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 	}
-	if current == nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: not in the cache any more: %w", name, ports.ErrConflict)
+	if current == nil || (a.Precondition.ResourceVersion != "" && current.ResourceVersion != a.Precondition.ResourceVersion) {
+		// The caller observed another version than the cache holds (it read live, or the cache moved on):
+		// decide on the shoot as it is now.
+		if current, err = c.read(ctx, name, ports.ReadLive); err != nil {
+			return cluster.Shoot{}, err
+		}
+		if current == nil {
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it is gone: %w", name, ports.ErrConflict)
+		}
 	}
 	if err := ownedBy(current, a.RuntimeID); err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)

@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,12 +15,33 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/mapping"
 )
+
+// reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
+// live here); the simulated gardenlet may change the shoot in between, which is a conflict to retry.
+func reapplyLive(t *testing.T, adapter *Shoots, a ports.ShootApply) (cluster.Shoot, error) {
+	t.Helper()
+	var err error
+	for range 10 {
+		var cur cluster.Shoot
+		if cur, err = adapter.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
+			return cluster.Shoot{}, err
+		}
+		a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
+		var s cluster.Shoot
+		if s, err = adapter.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
+			return s, err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return cluster.Shoot{}, err
+}
 
 // TestShootsContractIntegration runs the Shoots contract against the real adapter and the real
 // gardener-apiserver, with specs generated from the golden aws Runtime.
@@ -114,7 +136,7 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 	if inSync() {
 		t.Error("in sync although the authentication ConfigMap was changed")
 	}
-	if _, err := adapter.Apply(t.Context(), a); err != nil {
+	if _, err := reapplyLive(t, adapter, a); err != nil {
 		t.Fatalf("re-apply: %v", err)
 	}
 	if !inSync() {

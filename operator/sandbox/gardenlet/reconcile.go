@@ -49,9 +49,12 @@ func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	if shoot.Spec.SeedName == nil {
 		// A gardenlet only works on shoots scheduled to its seed: an unbound shoot waits for the binding (a
 		// conflict with a concurrent write is retried).
-		if err := g.bind(ctx, shoot); err != nil {
-			g.log.V(1).Info("shoot not scheduled", "shoot", req.String(), "reason", err.Error())
+		if err := g.bind(ctx, shoot); apierrors.IsConflict(err) {
+			g.log.V(1).Info("shoot not scheduled yet", "shoot", req.String(), "reason", err.Error())
 			return ctrl.Result{RequeueAfter: time.Second}, nil
+		} else if err != nil {
+			// No seed the catalogue offers fits (e.g. access restrictions): simulate the cluster anyway.
+			g.log.V(1).Info("shoot not scheduled", "shoot", req.String(), "reason", err.Error())
 		}
 	}
 	op, ok, err := g.pendingOperation(ctx, shoot)
