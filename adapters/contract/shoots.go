@@ -30,21 +30,21 @@ type ShootsFixture struct {
 
 // reapply applies a again to an existing shoot the way callers must: pinned to the shoot they observed.
 // Gardener may change the shoot in between (a conflict, retried on a fresh read).
-func reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) (cluster.Shoot, error) {
+func reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 	t.Helper()
 	var err error
 	for range 10 {
-		var cur, s cluster.Shoot
+		var cur cluster.Shoot
 		if cur, err = f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
-			return cluster.Shoot{}, err
+			return err
 		}
 		a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
-		if s, err = f.Shoots.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
-			return s, err
+		if _, err = f.Shoots.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
+			return err
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return cluster.Shoot{}, err
+	return err
 }
 
 // RunShootsContract runs the Shoots contract against fixtures made by newFixture (one per subtest).
@@ -113,7 +113,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		f.Drift(t, "ct-sync")
 		f.Eventually(t, func() bool { return !inSync(a) }, "not in sync after someone else changed the shoot")
-		if _, err := reapply(t, f, a); err != nil {
+		if err := reapply(t, f, a); err != nil {
 			t.Fatalf("re-apply: %v", err)
 		}
 		f.Eventually(t, func() bool { return inSync(a) }, "in sync after re-apply")
@@ -160,7 +160,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("apply with two pools: %v", err)
 		}
 		spec.Workers = spec.Workers[:1]
-		if _, err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
+		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
 			t.Fatalf("apply with one pool: %v", err)
 		}
 		if got := f.WorkerNames(t, "ct-pools"); len(got) != 1 || got[0] != spec.Workers[0].Name {
