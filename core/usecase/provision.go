@@ -186,11 +186,7 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		res.ClearForcePatch = res.ClearForcePatch || in.Intent.ForcePatch
 		return in.WithAppliedShoot(s), false, nil
 	case lifecycle.ActionRetryShoot:
-		attempts := 0
-		if in.Shoot.Marks.RetryShootGeneration == in.Shoot.Generation {
-			attempts = in.Shoot.Marks.RetryAttempts
-		}
-		s, err := p.Shoots.RequestRetry(ctx, rt.Name, attempts+1, now)
+		s, err := p.Shoots.RequestRetry(ctx, rt.Name, d.RetryAttempt, now)
 		return in.WithShoot(s), false, err
 	case lifecycle.ActionRestoreCluster:
 		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, ports.Precondition{UID: in.Shoot.UID})

@@ -76,6 +76,9 @@ type Decision struct {
 	RequeueAfter time.Duration
 	// Transient marks a decision made after a failed action that deserves a rate-limited retry.
 	Transient bool
+	// RetryAttempt is the number ActionRetryShoot records with the retry request (1 for the first retry of a
+	// shoot generation); zero for every other action.
+	RetryAttempt int
 }
 
 // Defaults of the state machine.
@@ -295,8 +298,10 @@ func failure(in Input, now time.Time) Decision {
 		return pending(StepWaitForGardener, ActionNone, ReasonGardenerRetryScheduled, due.Sub(now),
 			"%s. The error may clear on its own; retry %d at %s.", s.GardenerMessage(), attempts+1, due.UTC().Format(time.RFC3339))
 	}
-	return pending(StepWaitForGardener, ActionRetryShoot, ReasonGardenerRetryScheduled, 0,
+	d := pending(StepWaitForGardener, ActionRetryShoot, ReasonGardenerRetryScheduled, 0,
 		"%s. Asking Gardener to retry (attempt %d).", s.GardenerMessage(), attempts+1)
+	d.RetryAttempt = attempts + 1
+	return d
 }
 
 func access(in Input) Decision {
