@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -47,12 +48,12 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-rid")
 		in := secretFor(r, "rid", []byte("kubeconfig-1"), map[string]string{"kyma-project.io/runtime-id": "rid",
-			kubeconfig.LabelManagedBy: "lifecycle-manager"})
+			wire.LabelManagedBy: "lifecycle-manager"})
 		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		md := mustRead(t, f, r)
-		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue,
+		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", wire.LabelManagedBy: wire.ManagedByValue,
 			kubeconfig.LabelClusterName: "rid"}
 		for k, v := range wantLabels {
 			if md.Labels[k] != v {
@@ -79,7 +80,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-old")
 		if err := f.PutForeign(t.Context(), r, map[string][]byte{r.Key: []byte("old"), "other": []byte("keep")},
-			map[string]string{"team": "x", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}, map[string]string{"note": "keep"}); err != nil {
+			map[string]string{"team": "x", wire.LabelManagedBy: wire.ManagedByValue}, map[string]string{"note": "keep"}); err != nil {
 			t.Fatalf("PutForeign: %v", err)
 		}
 		in := secretFor(r, "old", []byte("new"), map[string]string{"a": "1"})
@@ -125,7 +126,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		}
 		md := mustRead(t, f, r)
 		if md.Labels["kyma-project.io/global-account-id"] != "ga-2" || md.Labels["new"] != "v" ||
-			md.Labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue {
+			md.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			t.Errorf("labels after EnsureLabels: %v", md.Labels)
 		}
 		mustKey(t, f, r, []byte("kc"))

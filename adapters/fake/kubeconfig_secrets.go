@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -123,7 +124,7 @@ func (s *KubeconfigSecretStore) ListOwnedBy(_ context.Context, ownerNamespace, o
 	var out []ports.SecretRef
 	for k, sec := range s.secrets {
 		ns, name, _ := strings.Cut(k, "/")
-		if sec.labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue || sec.labels[kubeconfig.LabelClusterName] != ownerName {
+		if sec.labels[wire.LabelManagedBy] != wire.ManagedByValue || sec.labels[kubeconfig.LabelClusterName] != ownerName {
 			continue
 		}
 		if owner, ok := sec.annotations[kubeconfig.AnnotationOwner]; ok && owner != ownerNamespace+"/"+ownerName {

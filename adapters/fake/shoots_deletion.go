@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/ports"
@@ -165,4 +166,28 @@ func (g *Garden) Deletions() []DeletionLog {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.log)
+}
+
+// ListManaged implements ports.ShootLister.
+func (g *Garden) ListManaged(_ context.Context) ([]cluster.Shoot, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("ListManaged"); err != nil {
+		return nil, err
+	}
+	source := g.cache
+	if !g.lag {
+		source = map[string]gardenShoot{}
+		for name, s := range g.shoots {
+			source[name] = *s
+		}
+	}
+	var out []cluster.Shoot
+	for _, s := range source {
+		if s.obs.Marks.Managed {
+			out = append(out, copyShoot(s.obs))
+		}
+	}
+	slices.SortFunc(out, func(a, b cluster.Shoot) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -280,7 +281,7 @@ func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, ma
 // names this runtime, and no deletion record (a shoot pending deletion changes only by restore or deletion).
 func ownedBy(s *gardencorev1beta1.Shoot, runtimeID string) error {
 	switch {
-	case s.Labels[LabelManagedBy] != ManagedByValue:
+	case s.Labels[wire.LabelManagedBy] != wire.ManagedByValue:
 		return ports.ErrShootNotManaged
 	case s.Annotations[shoot.AnnotationRuntimeID] != runtimeID:
 		return fmt.Errorf("it belongs to runtime %q: %w", s.Annotations[shoot.AnnotationRuntimeID], ports.ErrShootNotManaged)
@@ -331,7 +332,7 @@ func (c *Shoots) desired(a ports.ShootApply, current *gardencorev1beta1.Shoot) (
 	if d.Annotations == nil {
 		d.Annotations = map[string]string{}
 	}
-	d.Labels[LabelManagedBy] = ManagedByValue
+	d.Labels[wire.LabelManagedBy] = wire.ManagedByValue
 	d.Annotations[shoot.AnnotationRuntimeID] = a.RuntimeID
 	d.Annotations[shoot.AnnotationRuntimeGeneration] = strconv.FormatInt(a.RuntimeGeneration, 10)
 	d.Annotations[AnnotationSpecHash] = a.SpecHash
@@ -385,7 +386,7 @@ func (c *Shoots) applyAuthConfigMap(ctx context.Context, a ports.ShootApply) err
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": spec.Authentication.ConfigMapName, "namespace": c.Namespace,
-			"labels": map[string]any{LabelManagedBy: ManagedByValue}, "annotations": annotations},
+			"labels": map[string]any{wire.LabelManagedBy: wire.ManagedByValue}, "annotations": annotations},
 		"data": toAnyMap(data),
 	}}
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cm), client.FieldOwner(FieldManager), client.ForceOwnership)
@@ -435,7 +436,7 @@ func (c *Shoots) mutate(ctx context.Context, verb, name string, pre ports.Precon
 		if s == nil {
 			return fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotFound)
 		}
-		if s.Labels[LabelManagedBy] != ManagedByValue {
+		if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			return fmt.Errorf("%s shoot %s: %w", verb, name, ports.ErrShootNotManaged)
 		}
 		if err := checkPrecondition(pre, s); err != nil {
@@ -486,7 +487,7 @@ func (c *Shoots) SeedAvailable(ctx context.Context, provider, region string) (bo
 
 // ShootToRuntime returns the Runtime (namespace, name) a shoot belongs to, from the operator's marks.
 func ShootToRuntime(labels, annotations map[string]string) (namespace, name string, ok bool) {
-	if labels[LabelManagedBy] != ManagedByValue {
+	if labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		return "", "", false
 	}
 	name = annotations[shoot.AnnotationRuntimeID]

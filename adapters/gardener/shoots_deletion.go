@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -86,7 +87,7 @@ func (c *Shoots) RestoreSpec(ctx context.Context, name string) ([]byte, error) {
 	if s == nil {
 		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotFound)
 	}
-	if s.Labels[LabelManagedBy] != ManagedByValue {
+	if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotManaged)
 	}
 	return []byte(s.Annotations[AnnotationRestoreSpec]), nil
@@ -98,7 +99,7 @@ func (c *Shoots) RequestRestore(ctx context.Context, name string) error {
 		if s.Annotations[AnnotationDeletionRuntimeID] == "" {
 			return fmt.Errorf("it is not waiting for deletion: %w", ports.ErrConflict)
 		}
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRestore, "true")
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, wire.AnnotationRestore, "true")
 		return nil
 	})
 	return err
@@ -132,7 +133,7 @@ func (c *Shoots) Delete(ctx context.Context, name string, pre ports.Precondition
 		}
 		same := string(s.UID) == pre.UID || pre.UID == ""
 		if !same || s.Annotations[AnnotationDeletionRuntimeID]+"/"+s.Annotations[AnnotationDeletionDueAt] != record ||
-			s.Annotations[v1beta1constants.ConfirmationDeletion] != "true" || s.Annotations[AnnotationRestore] == "true" {
+			s.Annotations[v1beta1constants.ConfirmationDeletion] != "true" || s.Annotations[wire.AnnotationRestore] == "true" {
 			return fmt.Errorf("delete shoot %s: it changed after the deletion was confirmed: %w", name, ports.ErrConflict)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -37,7 +37,7 @@ func TestIntegrationKubeconfigSecretStoreContract(t *testing.T) {
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
-	managed := labels.SelectorFromSet(labels.Set{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue})
+	managed := labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})
 	secretCache, err := cache.New(cfg, cache.Options{Scheme: clientgoscheme.Scheme,
 		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}}})
 	if err != nil {

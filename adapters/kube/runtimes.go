@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -79,7 +80,7 @@ func DecodeRestoreDocument(req ports.RestoreRequest) (*imv1.Runtime, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: rt.Name, Namespace: rt.Namespace, Labels: rt.Labels},
 		Spec:       rt.Spec,
 	}
-	metav1.SetMetaDataAnnotation(&out.ObjectMeta, imv1.AnnotationRestored, "true")
+	metav1.SetMetaDataAnnotation(&out.ObjectMeta, wire.AnnotationRestore, "true")
 	return out, nil
 }
 

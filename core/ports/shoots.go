@@ -102,6 +102,14 @@ type ShootDeletion interface {
 	ForceDelete(ctx context.Context, name string, pre Precondition) error
 }
 
+// ShootLister lists the operator's shoots, for the fleet gauges computed when Prometheus scrapes.
+type ShootLister interface {
+	// ListManaged returns every shoot of the project that carries the operator's managed-by mark, sorted by name.
+	// It reads the same lagging cache as ShootReader.Get with ReadCached and sends nothing to the garden; an empty
+	// list is not an error. Errors wrap ErrTransient.
+	ListManaged(ctx context.Context) ([]cluster.Shoot, error)
+}
+
 // Shoots is every shoot port together, as the Gardener adapter and the fake garden implement them.
 type Shoots interface {
 	ShootReader

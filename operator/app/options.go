@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/operator/config"
 )
 
@@ -131,7 +132,7 @@ func (o Options) Validate() error {
 }
 
 // GardenNamespace is the garden namespace of the configured project.
-func (o Options) GardenNamespace() string { return "garden-" + o.GardenerProject }
+func (o Options) GardenNamespace() string { return wire.GardenNamespace(o.GardenerProject) }
 
 // ResolveConfig loads the configuration file (unless Config is already set), applies the flag overrides and makes
 // GardenerProject the effective project. A bad file is an error that names the key to fix.

@@ -21,17 +21,12 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/health"
 )
 
-// LabelManagedBy marks the Secrets (KCP) and ConfigMaps (garden) this operator writes; the caches hold only objects
-// with it, not every Secret of the watched namespaces or every ConfigMap of the project.
-const (
-	LabelManagedBy   = "operator.kyma-project.io/managed-by"
-	ManagedByValue   = "infrastructure-manager"
-	leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
-)
+const leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
 
 // Controller is one controller of the operator. The garden cluster is passed separately because it is another
 // API server (Gardener), with its own cache restricted to the project namespace.
@@ -131,7 +126,7 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
 		// per shoot, which the operator never reads.
 		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
-			Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})}}
+			Label: labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})}}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create garden cluster client: %w", err)

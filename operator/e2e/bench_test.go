@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
@@ -227,7 +227,7 @@ func watchKCPObjects(ctx context.Context, cfg *rest.Config, rec *moments) error 
 		return err
 	}
 	return watchAll(ctx, cfg, &corev1.SecretList{}, kcpNamespace, func(o runtime.Object) {
-		if s, ok := o.(*corev1.Secret); ok && len(s.Data[kube.SecretKey]) > 0 && strings.HasPrefix(s.Name, "kubeconfig-") {
+		if s, ok := o.(*corev1.Secret); ok && len(s.Data[kubeconfig.SecretKey]) > 0 && strings.HasPrefix(s.Name, "kubeconfig-") {
 			rec.observe(secretKind, strings.TrimPrefix(s.Name, "kubeconfig-"))
 		}
 	})

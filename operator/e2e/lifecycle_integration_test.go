@@ -18,6 +18,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -391,7 +392,7 @@ func (w *world) recoveryInWindow(t *testing.T, rt *imv1.Runtime) {
 	s := w.waitHibernatedAndMarked(t, rt)
 	uid := s.UID
 	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardener.AnnotationRestore, "true")
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, wire.AnnotationRestore, "true")
 	})
 	got := w.waitReady(t, rt.Name, provisionTimeout)
 	if got.Annotations[imv1.AnnotationRestored] != "true" {

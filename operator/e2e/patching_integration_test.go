@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
@@ -517,7 +518,7 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	if s.UID != uid {
 		t.Fatalf("shoot %s was replaced instead of adopted", old.Name)
 	}
-	if s.Labels[gardener.LabelManagedBy] != gardener.ManagedByValue {
+	if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		t.Errorf("adopted shoot lacks the managed-by label: %v", s.Labels)
 	}
 	w.checkShootMatchesGenerated(t, got)

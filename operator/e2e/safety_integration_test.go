@@ -138,7 +138,7 @@ func (w *world) setBrake(t *testing.T, on bool) {
 func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	ctx := context.Background()
 	w.installAdmissionPolicies(t)
-	secretName := kube.SecretName(victim.Name)
+	secretName := kubeconfig.SecretName(victim.Name)
 	before := w.secret(t, secretName)
 	if before == nil || len(before.Data["config"]) == 0 {
 		t.Fatalf("the victim %s has no kubeconfig", victim.Name)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
@@ -384,14 +385,14 @@ func (w *world) waitReady(t testing.TB, name string, timeout time.Duration) *imv
 func (w *world) kubeconfig(t testing.TB, runtimeID string) []byte {
 	t.Helper()
 	s := &corev1.Secret{}
-	err := w.kcp.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: kube.SecretName(runtimeID)}, s)
+	err := w.kcp.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: kubeconfig.SecretName(runtimeID)}, s)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Data[kube.SecretKey]
+	return s.Data[kubeconfig.SecretKey]
 }
 
 // gardenerClusterExists tells whether the GardenerCluster of the runtime exists.

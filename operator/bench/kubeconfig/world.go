@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -208,7 +209,7 @@ func (w *world) converged(ctx context.Context) (progress, error) {
 	secrets := &metav1.PartialObjectMetadataList{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := w.env.KCPClient.List(ctx, secrets, client.InNamespace(kcpNamespace),
-		client.MatchingLabels{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}); err != nil {
+		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 		return p, fmt.Errorf("list secrets: %w", err)
 	}
 	for _, s := range secrets.Items {
@@ -226,7 +227,7 @@ func (w *world) verifySecrets(ctx context.Context) (int, error) {
 	for {
 		var list corev1.SecretList
 		if err := w.env.KCPClient.List(ctx, &list, client.InNamespace(kcpNamespace), client.Limit(500), client.Continue(cont),
-			client.MatchingLabels{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}); err != nil {
+			client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 			return good, fmt.Errorf("list secrets: %w", err)
 		}
 		for _, s := range list.Items {

@@ -12,6 +12,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
@@ -57,7 +58,7 @@ func runRestore(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	gardenNamespace := "garden-" + *project
+	gardenNamespace := wire.GardenNamespace(*project)
 	gardenCfg, err := gardenFlags.restConfig()
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 )
@@ -63,7 +64,7 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]string{imv1.LabelRuntimeID: runtimeID, imv1.LabelShootName: shoot, imv1.LabelGlobalAccountID: "ga-1",
-		kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: runtimeID} {
+		wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: runtimeID} {
 		if s.Labels[k] != v {
 			t.Errorf("Secret label %s = %q, want %q", k, s.Labels[k], v)
 		}
@@ -193,7 +194,7 @@ func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
 	}
 	if err := k.client.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: "kubeconfig-" + legacyID,
-			Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: legacyID}},
+			Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: legacyID}},
 		Data: map[string][]byte{"config": []byte("old kubeconfig")},
 	}); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -34,7 +35,7 @@ func TestGardenerClusterCannotOverwriteForeignSecrets(t *testing.T) {
 		{"another runtime's kubeconfig Secret (owned by its GardenerCluster)", "kubeconfig-" + victim, "kcp-system",
 			func(s *fake.KubeconfigSecretStore) {
 				s.Put("kcp-system", "kubeconfig-"+victim, map[string][]byte{"config": victimData},
-					map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: victim},
+					map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: victim},
 					map[string]string{kubeconfig.AnnotationOwner: "kcp-system/" + victim})
 			}, ReasonSecretNotOwned},
 		{"another runtime's legacy KEB Secret (no owner, its runtime in the name and label)", "kubeconfig-" + victim, "kcp-system",

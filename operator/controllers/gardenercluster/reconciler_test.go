@@ -21,6 +21,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
@@ -142,8 +143,8 @@ func TestFirstKubeconfigForKEBCluster(t *testing.T) {
 	if err != nil || !md.HasKubeconfig {
 		t.Fatalf("Secret %s: %+v, %v; want a kubeconfig", ref, md, err)
 	}
-	if md.Labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue || md.Labels[imv1.LabelGlobalAccountID] != "ga-1" {
-		t.Errorf("Secret labels %v: want the CR's labels with managed-by=%s", md.Labels, kubeconfig.ManagedByValue)
+	if md.Labels[wire.LabelManagedBy] != wire.ManagedByValue || md.Labels[imv1.LabelGlobalAccountID] != "ga-1" {
+		t.Errorf("Secret labels %v: want the CR's labels with managed-by=%s", md.Labels, wire.ManagedByValue)
 	}
 	if md.Annotations[kubeconfig.AnnotationExpiresAt] != "2026-11-04T10:00:00Z" {
 		t.Errorf("expiry annotation %q, want 2026-11-04T10:00:00Z", md.Annotations[kubeconfig.AnnotationExpiresAt])
@@ -370,7 +371,7 @@ func TestAdoption(t *testing.T) {
 			w := newWorld(t, kebCluster(rid, "c-1a2b3c"))
 			w.issuer.AddShoot("c-1a2b3c")
 			w.store.Put("kcp-system", "kubeconfig-"+rid, map[string][]byte{"config": []byte("old")},
-				map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}, tc.annotations)
+				map[string]string{wire.LabelManagedBy: wire.ManagedByValue}, tc.annotations)
 			w.reconcile(rid)
 			if n := w.issuer.TotalCalls(); n != tc.wantCalls {
 				t.Errorf("%s: Gardener calls %d, want %d", tc.reason, n, tc.wantCalls)
@@ -474,10 +475,10 @@ func TestDeletionFailureKeepsFinalizer(t *testing.T) {
 func TestOrphanedSecretIsDeleted(t *testing.T) {
 	w := newWorld(t)
 	w.store.Put("kcp-system", "kubeconfig-"+rid, map[string][]byte{"config": []byte("kc")},
-		map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: rid},
+		map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: rid},
 		map[string]string{kubeconfig.AnnotationOwner: "kcp-system/" + rid})
 	w.store.Put("kcp-system", "kubeconfig-other", map[string][]byte{"config": []byte("kc")},
-		map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: "other"}, nil)
+		map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: "other"}, nil)
 	w.reconcile(rid)
 	if w.store.Exists("kcp-system", "kubeconfig-"+rid) {
 		t.Error("Secret of a GardenerCluster that does not exist was kept")
@@ -515,9 +516,9 @@ func TestSecretOwnerMapping(t *testing.T) {
 }
 
 func TestSecretFormatConstantsMatchTheManagerCache(t *testing.T) {
-	if kubeconfig.LabelManagedBy != app.LabelManagedBy || kubeconfig.ManagedByValue != app.ManagedByValue {
+	if wire.LabelManagedBy != wire.LabelManagedBy || wire.ManagedByValue != wire.ManagedByValue {
 		t.Errorf("the Secret's managed-by label %s=%s differs from the manager's cache selector %s=%s: the operator would not see its Secrets",
-			kubeconfig.LabelManagedBy, kubeconfig.ManagedByValue, app.LabelManagedBy, app.ManagedByValue)
+			wire.LabelManagedBy, wire.ManagedByValue, wire.LabelManagedBy, wire.ManagedByValue)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -134,7 +135,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	err = ctrl.NewControllerManagedBy(mgr).Named("shoot-reaper").
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{},
 			predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
-				return s.Labels[gardener.LabelManagedBy] == gardener.ManagedByValue
+				return s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
 			}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(reaper)

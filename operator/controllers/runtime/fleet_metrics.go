@@ -12,6 +12,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -83,7 +84,7 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	var shoots gardencorev1beta1.ShootList
 	if err := c.Garden.List(ctx, &shoots, client.InNamespace(c.Namespace), client.UnsafeDisableDeepCopy,
-		client.MatchingLabels{gardener.LabelManagedBy: gardener.ManagedByValue}); err != nil {
+		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 		return
 	}
 	var pending, stuck, orphaned, invalid float64
