@@ -213,8 +213,8 @@ BENCH_ARGS ?=
 
 .PHONY: bench-kubeconfig
 bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-in-a-box; prints time, Gardener calls, peak RSS, restart cost.
-	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/bench-kubeconfig-manager ./operator/bench/kubeconfig/manager && \
-		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/bench-kubeconfig-manager $(BENCH_ARGS)
+	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
 ##@ Tools (pinned in hack/tools/go.mod)
 

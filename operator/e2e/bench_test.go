@@ -23,7 +23,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -236,7 +236,7 @@ func watchKCPObjects(ctx context.Context, cfg *rest.Config, rec *moments) error 
 // watchAll hands every added or modified object to handle until ctx ends, re-establishing the watch when the
 // server closes it (a gap would show as a late observation, never as an early one).
 func watchAll(ctx context.Context, cfg *rest.Config, list client.ObjectList, namespace string, handle func(runtime.Object)) error {
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 )
 
 // Safety scenarios of issue 12 on garden-in-a-box. They run inside TestRuntimeLifecycleIntegration: the in-process
@@ -174,7 +173,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 		if c == nil {
 			return false, "no condition"
 		}
-		return c.Reason == gardenercluster.ReasonSecretNotOwned || c.Reason == gardenercluster.ReasonShootNotOfRuntime,
+		return c.Reason == string(kubeconfig.ReasonSecretNotOwned) || c.Reason == string(kubeconfig.ReasonShootNotOfRuntime),
 			c.Reason + ": " + c.Message
 	})
 	unchanged("after the hostile GardenerCluster was reconciled")

@@ -35,9 +35,7 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers"
-	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
-	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
@@ -84,7 +82,7 @@ func startWorld(t testing.TB, o worldOptions) *world {
 		t.Fatalf("%s is not set: run `export %s=$(hack/envtest.sh)` or use `make test-integration`", gardenbox.EnvAssets, gardenbox.EnvAssets)
 	}
 	setupLogging()
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,16 +178,8 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 	opts.GardenerProject = w.project
 	opts.ConfigFile = configFile
 	opts.GardenerQPS, opts.GardenerBurst = 500, 1000
-	all := controllers.All()
-	for _, c := range all {
-		switch c := c.(type) {
-		case *runtimectrl.Controller:
-			c.SkipNameValidation = true
-		case *gardenercluster.Controller:
-			c.SkipNameValidation = true
-		}
-	}
-	mgr, err := app.NewManager(w.env.KCP, w.env.Garden, opts, all...)
+	opts.SkipNameValidation = true
+	mgr, err := app.NewManager(w.env.KCP, w.env.Garden, opts)
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/health"
@@ -38,11 +39,12 @@ type Catalogue map[string]Family
 func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	runtime.NewMetrics(rec)
+	gardenercluster.NewMetrics(rec)
+	app.NewGardenerRequests(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{gardenercluster.ExpirationTimestamp, gardenercluster.Rotations,
-		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
+	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -63,7 +63,7 @@ func runSandbox(args []string) (retErr error) {
 	if _, err := os.Stat(f.crdDir); err != nil {
 		return fmt.Errorf("--crds %s: %w (run from the repository root or pass --crds)", f.crdDir, err)
 	}
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log 
 	if opts.Config == nil && opts.ConfigFile == "" {
 		opts.Config = sandboxConfig(env.Catalogue)
 	}
-	mgr, err := app.NewManager(env.KCP, env.Garden, opts, controllers.All()...)
+	mgr, err := app.NewManager(env.KCP, env.Garden, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,12 @@ func startOperator(t *testing.T, k *kcp, g *garden) *operator {
 	if g.project != "" {
 		opts.GardenerProject = g.project
 	}
-	mgr, err := app.NewManager(k.cfg, g.cfg, opts, gardenercluster.Controller{Issuer: g.issuer, SkipNameValidation: true})
+	opts.Controllers, opts.SkipNameValidation = []string{gardenercluster.Name}, true
+	var overrides []app.Override
+	if g.issuer != nil {
+		overrides = append(overrides, app.WithIssuer(g.issuer))
+	}
+	mgr, err := app.NewManager(k.cfg, g.cfg, opts, overrides...)
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}
@@ -141,9 +146,9 @@ func kebGardenerCluster(runtimeID, shoot string) *imv1.GardenerCluster {
 // gardenerCalls is the number of admin kubeconfig requests the operator made so far (all outcomes).
 func gardenerCalls() int {
 	n := 0.0
-	for _, o := range []string{gardenercluster.OutcomeSuccess, gardenercluster.OutcomeShootNotFound,
-		gardenercluster.OutcomeShootNotReady, gardenercluster.OutcomeForbidden, gardenercluster.OutcomeTransient} {
-		n += testutil.ToFloat64(gardenercluster.GardenerRequests.WithLabelValues(o))
+	m := gardenercluster.NewMetrics(nil) // the operator's collectors, registered by its first start
+	for _, o := range gardenercluster.Outcomes() {
+		n += testutil.ToFloat64(m.GardenerRequests.WithLabelValues(o))
 	}
 	return int(n)
 }

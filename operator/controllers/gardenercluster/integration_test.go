@@ -56,7 +56,7 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, "Ready with KubeconfigSecretCreated", func() (bool, error) {
 		gc, c, err := condition(ctx, k.client, runtimeID)
-		return err == nil && c != nil && c.Reason == gardenercluster.ReasonSecretCreated && gc.Status.State == imv1.GardenerClusterStateReady, err
+		return err == nil && c != nil && c.Reason == string(kubeconfig.ReasonSecretCreated) && gc.Status.State == imv1.GardenerClusterStateReady, err
 	})
 
 	var s corev1.Secret
@@ -144,7 +144,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 			}
 			_, pending := gc.Annotations[imv1.AnnotationForceKubeconfigRotation]
 			kc, err := readKubeconfig(ctx, k.client, runtimeID)
-			return !pending && c.Reason == gardenercluster.ReasonSecretRotated && !bytes.Equal(kc, old), err
+			return !pending && c.Reason == string(kubeconfig.ReasonSecretRotated) && !bytes.Equal(kc, old), err
 		})
 	}
 	// Give late events (the Secret and annotation updates of the last rotation) the chance to cause a double rotation.
@@ -162,8 +162,8 @@ func TestIntegrationForcedRotation(t *testing.T) {
 		t.Errorf("%d Gardener calls for %d forced rotations, want exactly one each", n, rotations)
 	}
 	_, c, err := condition(ctx, k.client, runtimeID)
-	if err != nil || c.Reason != gardenercluster.ReasonSecretRotated {
-		t.Errorf("final reason %v (%v), want %s", c, err, gardenercluster.ReasonSecretRotated)
+	if err != nil || c.Reason != string(kubeconfig.ReasonSecretRotated) {
+		t.Errorf("final reason %v (%v), want %s", c, err, string(kubeconfig.ReasonSecretRotated))
 	}
 	t.Logf("%d rotations, %d concurrent reads, 0 missing/empty", rotations, reads.Load())
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var start = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -55,12 +55,13 @@ type world struct {
 	store    *fake.KubeconfigSecretStore
 	clock    *fake.Clock
 	recorder *events.FakeRecorder
+	m        *Metrics
 	r        *Reconciler
 }
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	t.Helper()
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +74,15 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.r = &Reconciler{Client: c, LiveReader: c, Issuer: w.issuer, Store: w.store, Clock: clock, Policy: policy, Recorder: w.recorder}
+	w.m = NewMetrics(prometheus.NewRegistry())
+	w.r = NewReconciler(c, c, setup.Ports{Clock: clock, Issuer: w.issuer, Secrets: w.store}, policy, w.m, w.recorder)
 	return w
+}
+
+// setShoots gives the reconciler a garden to check the named shoot's owner in.
+func (w *world) setShoots(g *fake.Garden) {
+	h := w.r.Hooks.(*hooks)
+	h.rotator.Shoots = g
 }
 
 func (w *world) reconcile(name string) ctrl.Result {
@@ -130,7 +138,7 @@ const rid = "0b8a3a4e-5e3c-4c8a-9d41-0f3e2b6c1a11"
 func TestFirstKubeconfigForKEBCluster(t *testing.T) {
 	w := newWorld(t, kebCluster(rid, "c-1a2b3c"))
 	w.issuer.AddShoot("c-1a2b3c")
-	rotationsBefore := testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelTime))
+	rotationsBefore := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelTime))
 
 	res := w.reconcile(rid)
 
@@ -149,8 +157,8 @@ func TestFirstKubeconfigForKEBCluster(t *testing.T) {
 	if md.Annotations[kubeconfig.AnnotationExpiresAt] != "2026-11-04T10:00:00Z" {
 		t.Errorf("expiry annotation %q, want 2026-11-04T10:00:00Z", md.Annotations[kubeconfig.AnnotationExpiresAt])
 	}
-	if c := w.condition(rid); c.Reason != ReasonSecretCreated || c.Status != metav1.ConditionTrue {
-		t.Errorf("condition %s/%s, want True/%s", c.Status, c.Reason, ReasonSecretCreated)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonSecretCreated) || c.Status != metav1.ConditionTrue {
+		t.Errorf("condition %s/%s, want True/%s", c.Status, c.Reason, string(kubeconfig.ReasonSecretCreated))
 	}
 	if gc.Status.State != imv1.GardenerClusterStateReady || gc.Status.ObservedGeneration != 1 {
 		t.Errorf("state %s observedGeneration %d, want Ready/1", gc.Status.State, gc.Status.ObservedGeneration)
@@ -162,13 +170,13 @@ func TestFirstKubeconfigForKEBCluster(t *testing.T) {
 	if n := w.issuer.TotalCalls(); n != 1 {
 		t.Errorf("Gardener calls %d, want 1", n)
 	}
-	if ev := w.drainEvents(); len(ev) != 1 || !strings.Contains(ev[0], ReasonSecretCreated) {
-		t.Errorf("events %q, want one %s", ev, ReasonSecretCreated)
+	if ev := w.drainEvents(); len(ev) != 1 || !strings.Contains(ev[0], string(kubeconfig.ReasonSecretCreated)) {
+		t.Errorf("events %q, want one %s", ev, string(kubeconfig.ReasonSecretCreated))
 	}
-	if got := testutil.ToFloat64(ExpirationTimestamp.WithLabelValues(rid, "c-1a2b3c")); got != float64(start.Add(24*time.Hour).Unix()) {
+	if got := testutil.ToFloat64(w.m.ExpirationTimestamp.WithLabelValues(rid, "c-1a2b3c")); got != float64(start.Add(24*time.Hour).Unix()) {
 		t.Errorf("expiration metric %v, want %d", got, start.Add(24*time.Hour).Unix())
 	}
-	if testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelTime)) != rotationsBefore {
+	if testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelTime)) != rotationsBefore {
 		t.Error("the first kubeconfig was counted as a rotation")
 	}
 }
@@ -205,7 +213,7 @@ func TestRotationOnTime(t *testing.T) {
 	w := newWorld(t, kebCluster(rid, "c-1a2b3c"))
 	w.issuer.AddShoot("c-1a2b3c")
 	res := w.reconcile(rid)
-	before := testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelTime))
+	before := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelTime))
 
 	w.clock.Step(res.RequeueAfter)
 	w.reconcile(rid)
@@ -213,10 +221,10 @@ func TestRotationOnTime(t *testing.T) {
 	if n := w.issuer.TotalCalls(); n != 2 {
 		t.Errorf("Gardener calls %d, want 2", n)
 	}
-	if c := w.condition(rid); c.Reason != ReasonSecretRotated {
-		t.Errorf("reason %s, want %s", c.Reason, ReasonSecretRotated)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonSecretRotated) {
+		t.Errorf("reason %s, want %s", c.Reason, string(kubeconfig.ReasonSecretRotated))
 	}
-	if got := testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelTime)) - before; got != 1 {
+	if got := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelTime)) - before; got != 1 {
 		t.Errorf("time rotations +%v, want +1", got)
 	}
 }
@@ -226,7 +234,7 @@ func TestForcedRotation(t *testing.T) {
 	w.issuer.AddShoot("c-1a2b3c")
 	w.reconcile(rid)
 	ref := ports.SecretRef{Namespace: "kcp-system", Name: "kubeconfig-" + rid, Key: "config"}
-	before := testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelForced))
+	before := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelForced))
 
 	for i := 1; i <= 3; i++ {
 		old, _ := w.store.Kubeconfig(ref)
@@ -244,14 +252,14 @@ func TestForcedRotation(t *testing.T) {
 		}
 		// A reconcile right after (the annotation removal's own event) must not rotate again, and the reason stays.
 		w.reconcile(rid)
-		if c := w.condition(rid); c.Reason != ReasonSecretRotated {
-			t.Fatalf("rotation %d: reason %s, want %s", i, c.Reason, ReasonSecretRotated)
+		if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonSecretRotated) {
+			t.Fatalf("rotation %d: reason %s, want %s", i, c.Reason, string(kubeconfig.ReasonSecretRotated))
 		}
 	}
 	if n := w.issuer.TotalCalls(); n != 4 {
 		t.Errorf("Gardener calls %d, want 4 (1 initial + 3 forced)", n)
 	}
-	if got := testutil.ToFloat64(Rotations.WithLabelValues(TriggerLabelForced)) - before; got != 3 {
+	if got := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelForced)) - before; got != 3 {
 		t.Errorf("forced rotations +%v, want +3", got)
 	}
 }
@@ -264,7 +272,7 @@ func TestStaleCacheDoesNotRotateTwice(t *testing.T) {
 	w.reconcile(rid)
 	stale := w.get(rid)
 	stale.Annotations[imv1.AnnotationForceKubeconfigRotation] = "true"
-	scheme, _ := app.NewScheme()
+	scheme, _ := setup.NewScheme()
 	w.r.Client = fakeclient.NewClientBuilder().WithScheme(scheme).WithObjects(stale).
 		WithStatusSubresource(&imv1.GardenerCluster{}).Build()
 
@@ -286,16 +294,16 @@ func TestGardenerFailures(t *testing.T) {
 		wantState   imv1.GardenerClusterState
 		wantReason  string
 	}{
-		{reason: "shoot still being created", err: ports.ErrShootNotReady, wantRequeue: retryShootNotReady, wantOutcome: OutcomeShootNotReady,
-			wantState: imv1.GardenerClusterStatePending, wantReason: ReasonWaitingForShoot},
-		{reason: "shoot not created yet", err: ports.ErrShootNotFound, wantRequeue: retryShootNotFound, wantOutcome: OutcomeShootNotFound,
-			wantState: imv1.GardenerClusterStatePending, wantReason: ReasonWaitingForShoot},
-		{reason: "shoot not ready for a cluster that had a kubeconfig", err: ports.ErrShootNotReady, wasReady: true, wantRequeue: retryShootNotReady,
-			wantOutcome: OutcomeShootNotReady, wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
-		{reason: "no permission", err: ports.ErrForbidden, wantRequeue: retryForbidden, wantOutcome: OutcomeForbidden,
-			wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
+		{reason: "shoot still being created", err: ports.ErrShootNotReady, wantRequeue: kubeconfig.RetryShootNotReady, wantOutcome: OutcomeShootNotReady,
+			wantState: imv1.GardenerClusterStatePending, wantReason: string(kubeconfig.ReasonWaitingForShoot)},
+		{reason: "shoot not created yet", err: ports.ErrShootNotFound, wantRequeue: kubeconfig.RetryShootNotFound, wantOutcome: OutcomeShootNotFound,
+			wantState: imv1.GardenerClusterStatePending, wantReason: string(kubeconfig.ReasonWaitingForShoot)},
+		{reason: "shoot not ready for a cluster that had a kubeconfig", err: ports.ErrShootNotReady, wasReady: true, wantRequeue: kubeconfig.RetryShootNotReady,
+			wantOutcome: OutcomeShootNotReady, wantState: imv1.GardenerClusterStateError, wantReason: string(kubeconfig.ReasonFailedToGetKubeconfig)},
+		{reason: "no permission", err: ports.ErrForbidden, wantRequeue: kubeconfig.RetryForbidden, wantOutcome: OutcomeForbidden,
+			wantState: imv1.GardenerClusterStateError, wantReason: string(kubeconfig.ReasonFailedToGetKubeconfig)},
 		{reason: "Gardener overloaded", err: ports.ErrTransient, wantErr: true, wantOutcome: OutcomeTransient,
-			wantState: imv1.GardenerClusterStateError, wantReason: ReasonFailedToGetKubeconfig},
+			wantState: imv1.GardenerClusterStateError, wantReason: string(kubeconfig.ReasonFailedToGetKubeconfig)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -305,7 +313,7 @@ func TestGardenerFailures(t *testing.T) {
 			}
 			w := newWorld(t, gc)
 			w.issuer.SetShootError("c-1a2b3c", fmt.Errorf("gardener says: boom: %w", tc.err))
-			before := testutil.ToFloat64(GardenerRequests.WithLabelValues(tc.wantOutcome))
+			before := testutil.ToFloat64(w.m.GardenerRequests.WithLabelValues(tc.wantOutcome))
 			res, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: rid}})
 			if (err != nil) != tc.wantErr || res.RequeueAfter != tc.wantRequeue {
 				t.Errorf("%s: Reconcile = %+v, %v; want RequeueAfter %s, error %v", tc.reason, res, err, tc.wantRequeue, tc.wantErr)
@@ -317,7 +325,7 @@ func TestGardenerFailures(t *testing.T) {
 			if st := w.get(rid).Status.State; st != tc.wantState {
 				t.Errorf("%s: state %s, want %s", tc.reason, st, tc.wantState)
 			}
-			if got := testutil.ToFloat64(GardenerRequests.WithLabelValues(tc.wantOutcome)) - before; got != 1 {
+			if got := testutil.ToFloat64(w.m.GardenerRequests.WithLabelValues(tc.wantOutcome)) - before; got != 1 {
 				t.Errorf("%s: requests with outcome %s +%v, want +1", tc.reason, tc.wantOutcome, got)
 			}
 			if w.store.Exists("kcp-system", "kubeconfig-"+rid) {
@@ -334,16 +342,16 @@ func TestWriteFailure(t *testing.T) {
 	if _, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: rid}}); err == nil {
 		t.Fatal("Reconcile succeeded although the Secret could not be written")
 	}
-	if c := w.condition(rid); c.Reason != ReasonFailedToWriteSecret || !strings.Contains(c.Message, "etcd full") {
-		t.Errorf("condition %s %q, want %s with the cause", c.Reason, c.Message, ReasonFailedToWriteSecret)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonFailedToWriteSecret) || !strings.Contains(c.Message, "etcd full") {
+		t.Errorf("condition %s %q, want %s with the cause", c.Reason, c.Message, string(kubeconfig.ReasonFailedToWriteSecret))
 	}
-	if ev := w.drainEvents(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning "+ReasonFailedToWriteSecret) {
-		t.Errorf("events %q, want one Warning %s", ev, ReasonFailedToWriteSecret)
+	if ev := w.drainEvents(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning "+string(kubeconfig.ReasonFailedToWriteSecret)) {
+		t.Errorf("events %q, want one Warning %s", ev, string(kubeconfig.ReasonFailedToWriteSecret))
 	}
 	w.store.WriteErr = nil
 	w.reconcile(rid)
-	if c := w.condition(rid); c.Reason != ReasonSecretCreated || c.Status != metav1.ConditionTrue {
-		t.Errorf("after recovery: condition %s/%s, want True/%s", c.Status, c.Reason, ReasonSecretCreated)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonSecretCreated) || c.Status != metav1.ConditionTrue {
+		t.Errorf("after recovery: condition %s/%s, want True/%s", c.Status, c.Reason, string(kubeconfig.ReasonSecretCreated))
 	}
 }
 
@@ -357,13 +365,13 @@ func TestAdoption(t *testing.T) {
 		{
 			reason:      "Secret of an older operator without expiry: rotated once to learn the expiry",
 			annotations: map[string]string{kubeconfig.AnnotationLastSync: "2026-11-03T09:00:00Z"},
-			wantCalls:   1, wantReason: ReasonSecretRotated,
+			wantCalls:   1, wantReason: string(kubeconfig.ReasonSecretRotated),
 		},
 		{
 			reason: "Secret already in our format and fresh: adopted without a Gardener call",
 			annotations: map[string]string{kubeconfig.AnnotationLastSync: "2026-11-03T09:00:00Z",
 				kubeconfig.AnnotationExpiresAt: "2026-11-04T09:00:00Z"},
-			wantCalls: 0, wantReason: ReasonSecretValid,
+			wantCalls: 0, wantReason: string(kubeconfig.ReasonSecretValid),
 		},
 	}
 	for _, tc := range cases {
@@ -413,7 +421,7 @@ func TestDeletionRemovesSecretThenFinalizer(t *testing.T) {
 	w := newWorld(t, kebCluster(rid, "c-1a2b3c"))
 	w.issuer.AddShoot("c-1a2b3c")
 	w.reconcile(rid)
-	if !hasSeries(t, rid) {
+	if !hasSeries(t, w.m, rid) {
 		t.Fatal("no expiration series after the kubeconfig was issued")
 	}
 	if err := w.client.Delete(context.Background(), w.get(rid)); err != nil {
@@ -427,16 +435,16 @@ func TestDeletionRemovesSecretThenFinalizer(t *testing.T) {
 	if err := w.client.Get(context.Background(), types.NamespacedName{Namespace: "kcp-system", Name: rid}, &gc); err == nil {
 		t.Errorf("GardenerCluster still exists with finalizers %v", gc.Finalizers)
 	}
-	if hasSeries(t, rid) {
+	if hasSeries(t, w.m, rid) {
 		t.Errorf("expiration series of deleted cluster %s still reported", rid)
 	}
 }
 
 // hasSeries reports whether the expiration gauge has a series for the runtime ID.
-func hasSeries(t *testing.T, runtimeID string) bool {
+func hasSeries(t *testing.T, m *Metrics, runtimeID string) bool {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 1000)
-	ExpirationTimestamp.Collect(ch)
+	m.ExpirationTimestamp.Collect(ch)
 	close(ch)
 	for m := range ch {
 		var pb dto.Metric
@@ -467,8 +475,8 @@ func TestDeletionFailureKeepsFinalizer(t *testing.T) {
 	if !containsString(gc.Finalizers, Finalizer) {
 		t.Error("finalizer removed although the Secret still exists")
 	}
-	if c := w.condition(rid); c.Reason != ReasonFailedToDeleteSecret {
-		t.Errorf("reason %s, want %s", c.Reason, ReasonFailedToDeleteSecret)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonFailedToDeleteSecret) {
+		t.Errorf("reason %s, want %s", c.Reason, string(kubeconfig.ReasonFailedToDeleteSecret))
 	}
 }
 
@@ -515,13 +523,6 @@ func TestSecretOwnerMapping(t *testing.T) {
 	}
 }
 
-func TestSecretFormatConstantsMatchTheManagerCache(t *testing.T) {
-	if wire.LabelManagedBy != wire.LabelManagedBy || wire.ManagedByValue != wire.ManagedByValue {
-		t.Errorf("the Secret's managed-by label %s=%s differs from the manager's cache selector %s=%s: the operator would not see its Secrets",
-			wire.LabelManagedBy, wire.ManagedByValue, wire.LabelManagedBy, wire.ManagedByValue)
-	}
-}
-
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -560,8 +561,8 @@ func TestStatusFromLaggingCacheKeepsReason(t *testing.T) {
 
 	w.reconcile(rid)
 
-	if c := w.condition(rid); c.Reason != ReasonSecretCreated {
-		t.Errorf("reason %s, want %s", c.Reason, ReasonSecretCreated)
+	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonSecretCreated) {
+		t.Errorf("reason %s, want %s", c.Reason, string(kubeconfig.ReasonSecretCreated))
 	}
 	if n := w.issuer.TotalCalls(); n != 1 {
 		t.Errorf("Gardener calls %d, want 1", n)

@@ -5,14 +5,11 @@ import (
 	"sync"
 	"time"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/deletion"
-	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -20,12 +17,11 @@ import (
 // FleetCollector computes the fleet gauges of safe deletion when Prometheus scrapes, from the caches: one walk
 // over the managed shoots per scrape instead of one per shoot event.
 type FleetCollector struct {
-	Garden    client.Reader
-	Namespace string
-	KCP       client.Reader
-	Guard     ports.DeletionGuard
-	Policy    deletion.Policy
-	Clock     ports.Clock
+	Shoots ports.ShootLister
+	KCP    client.Reader
+	Guard  ports.DeletionGuard
+	Policy deletion.Policy
+	Clock  ports.Clock
 }
 
 var (
@@ -82,14 +78,12 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	for i := range runtimes.Items {
 		live[runtimes.Items[i].Name] = true
 	}
-	var shoots gardencorev1beta1.ShootList
-	if err := c.Garden.List(ctx, &shoots, client.InNamespace(c.Namespace), client.UnsafeDisableDeepCopy,
-		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
+	shoots, err := c.Shoots.ListManaged(ctx)
+	if err != nil {
 		return
 	}
 	var pending, stuck, orphaned, invalid float64
-	for i := range shoots.Items {
-		s := gardener.Observe(&shoots.Items[i])
+	for _, s := range shoots {
 		pd := s.Marks.PendingDeletion
 		switch {
 		case pd != nil:

@@ -23,12 +23,13 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 type world struct {
-	r        *Reconciler
+	r         *Reconciler
+	provision *usecase.Provisioner
 	guard    *fake.DeletionGuard
 	runtimes *fake.Runtimes
 	restorer *usecase.Restorer
@@ -56,7 +57,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,10 @@ func newWorld(t *testing.T) *world {
 	policy := deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 30 * 24 * time.Hour, Budget: deletion.DefaultBudget()}
 	w.guard = &fake.DeletionGuard{}
 	w.runtimes = fake.NewRuntimes()
-	w.r = &Reconciler{Client: kcp, LiveReader: kcp, Clock: clock,
-		Provision: &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Guard: w.guard,
-			Config: opCfg.ShootConfig(), Policy: policy},
-		Teardown: &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy},
-		Recorder: events.NewFakeRecorder(100), Metrics: NewMetrics(prometheus.NewRegistry())}
+	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Guard: w.guard,
+		Config: opCfg.ShootConfig(), Policy: policy}
+	w.r = NewReconciler(kcp, kcp, clock, events.NewFakeRecorder(100), NewMetrics(prometheus.NewRegistry()), w.provision,
+		&usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy})
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{"kcp-system"}},
 		Policy: policy, DefaultNamespace: "kcp-system"}
 	return w
