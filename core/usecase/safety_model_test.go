@@ -63,12 +63,19 @@ const (
 	opLag
 	opMassDelete
 	opEditRecord
+	opGCCreate
+	opGCHostile
+	opGCReconcile
+	opGCForce
+	opGCDelete
+	opSecretPlant
 	numOps
 )
 
 var opNames = [...]string{"Create", "RecreateSame", "Update", "Delete", "Reconcile", "Reap", "Gardener", "Fail", "SyncCache",
 	"TimePasses", "Skew", "Restore", "RequestRestore", "Relabel", "Brake", "ResetBreaker", "Foreign", "Predecessor",
-	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord"}
+	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord", "GCCreate", "GCHostile", "GCReconcile", "GCForce", "GCDelete",
+	"SecretPlant"}
 
 // step is one op with its arguments, drawn once so a sequence can be replayed and shrunk.
 type step struct {
@@ -76,11 +83,18 @@ type step struct {
 	Runtime, Shoot, Plan, N int
 	D                       time.Duration
 	On                      bool
+	// Side is the kubeconfig step that happens right after (nil: none).
+	Side *step
 }
 
 func (s step) String() string {
-	return fmt.Sprintf("%s(rt=%s shoot=%s plan=%s n=%d d=%s on=%v)", opNames[s.Op], modelIDs[s.Runtime], modelShoots[s.Shoot],
+	out := fmt.Sprintf("%s(rt=%s shoot=%s plan=%s n=%d d=%s on=%v)", opNames[s.Op], modelIDs[s.Runtime], modelShoots[s.Shoot],
 		modelPlans[s.Plan], s.N, s.D, s.On)
+	if s.Side != nil {
+		out += fmt.Sprintf(" + %s(rt=%s shoot=%s n=%d on=%v)", opNames[s.Side.Op], modelIDs[s.Side.Runtime], modelShoots[s.Side.Shoot],
+			s.Side.N, s.Side.On)
+	}
+	return out
 }
 
 // randomStep draws a step; reconciles, reaps and Gardener's progress are the most frequent, as in reality.
@@ -88,6 +102,31 @@ func randomStep(r *rand.Rand) step {
 	weights := map[op]int{opCreate: 4, opRecreateSame: 5, opUpdate: 2, opDelete: 5, opReconcile: 18, opReap: 10, opGardener: 8,
 		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 2, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
 		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 4, opMassDelete: 1, opEditRecord: 1}
+	o := draw(r, weights)
+	// Durations land before and after the windows (24h, 72h) and within a clock skew of their end.
+	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 22 * time.Hour, 25 * time.Hour, 70 * time.Hour,
+		73 * time.Hour, 8 * 24 * time.Hour}
+	skews := []time.Duration{0, 0, time.Minute, 3 * time.Hour, -3 * time.Hour}
+	s := step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), Plan: r.IntN(len(modelPlans)),
+		N: r.IntN(100), D: durations[r.IntN(len(durations))], On: r.IntN(2) == 0}
+	if o == opSkew {
+		s.D = skews[r.IntN(len(skews))]
+	}
+	return s
+}
+
+// randomSideStep draws, from its own stream, the kubeconfig step that happens next to a step (nil: none). A stream
+// of its own keeps the Runtime steps of a seed what they were before GardenerClusters joined the model.
+func randomSideStep(r *rand.Rand) *step {
+	if r.IntN(10) >= 3 {
+		return nil
+	}
+	o := draw(r, map[op]int{opGCCreate: 3, opGCHostile: 2, opGCReconcile: 8, opGCForce: 1, opGCDelete: 2, opSecretPlant: 2})
+	return &step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), N: r.IntN(100), On: r.IntN(2) == 0}
+}
+
+// draw picks an op with the given weights.
+func draw(r *rand.Rand, weights map[op]int) op {
 	total := 0
 	for _, w := range weights {
 		total += w
@@ -100,16 +139,7 @@ func randomStep(r *rand.Rand) step {
 		}
 		n -= weights[o]
 	}
-	// Durations land before and after the windows (24h, 72h) and within a clock skew of their end.
-	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 22 * time.Hour, 25 * time.Hour, 70 * time.Hour,
-		73 * time.Hour, 8 * 24 * time.Hour}
-	skews := []time.Duration{0, 0, time.Minute, 3 * time.Hour, -3 * time.Hour}
-	s := step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), Plan: r.IntN(len(modelPlans)),
-		N: r.IntN(100), D: durations[r.IntN(len(durations))], On: r.IntN(2) == 0}
-	if o == opSkew {
-		s.D = skews[r.IntN(len(skews))]
-	}
-	return s
+	return o
 }
 
 // skewedClock is the operator's clock: the true time plus a skew that a step may change.
@@ -144,6 +174,7 @@ type world struct {
 	teardown  *usecase.Teardown
 	reaper    *usecase.Reaper
 	restorer  *usecase.Restorer
+	kubeconfigs
 
 	runtimes map[string]*kcpRuntime
 	gone     map[string]kcpRuntime // runtimes KEB deleted, for a re-create with the same ID
@@ -170,6 +201,7 @@ func newWorld(seed uint64) *world {
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
 	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Guard: w.guard, Clock: &fake.ServerClock{Clock: truth},
 		Restorer: w.restorer, Policy: policy}
+	w.kubeconfigs = newKubeconfigs(w.garden, truth)
 	w.garden.Err = func(method string) error {
 		if w.faults && method != "Get" && w.rng.IntN(4) == 0 {
 			return fmt.Errorf("%s: injected: %w", method, ports.ErrTransient)
@@ -206,6 +238,7 @@ func (w *world) apply(s step) {
 		}
 	}
 	ctx := contextFor()
+	w.actor = ""
 	switch s.Op {
 	case opCreate:
 		if _, ok := w.runtimes[id]; !ok {
@@ -243,6 +276,7 @@ func (w *world) apply(s step) {
 		w.garden.Fail(shootName, "cloud says no", code)
 	case opSync:
 		w.garden.SyncCache()
+		w.clusters.sync()
 	case opTimePasses:
 		w.truth.Step(s.D)
 	case opSkew:
@@ -284,12 +318,16 @@ func (w *world) apply(s step) {
 		w.faults = s.On
 	case opLag:
 		w.garden.LagCache(s.On)
+		w.clusters.lag = s.On
 	case opEditRecord: // someone moves the due time of a deletion record to its mark (or a stale copy comes back)
 		w.garden.EditRecord(shootName, func(pd *cluster.PendingDeletion) { pd.DueAt = pd.MarkedAt })
 	case opMassDelete: // a KEB bug deletes every Runtime
 		for _, rt := range w.runtimes {
 			rt.deleting = true
 		}
+	}
+	if s.Side != nil {
+		w.applyKubeconfig(*s.Side, w.operator.Now())
 	}
 }
 
