@@ -194,7 +194,7 @@ test-integration: ## Only the integration tests (test names containing "Integrat
 .PHONY: bench-runtime
 bench-runtime: ## Runtime latency benchmark on garden-in-a-box: shoot Succeeded -> Runtime Ready, Gardener requests per runtime (BENCH_RUNTIMES, BENCH_INTERVAL, BENCH_CREATE).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 30m -run '^$$' \
-		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/e2e/
+		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/bench/runtime/
 
 .PHONY: envtest
 envtest: ## Build (once) and print the directory of the envtest binaries.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -60,10 +62,10 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		stale := ports.Precondition{UID: marked.UID, ResourceVersion: marked.ResourceVersion}
 		f.Drift(t, "ct-pre") // someone changes the shoot meanwhile
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			return err == nil && got.ResourceVersion != marked.ResourceVersion
-		}, "the change is visible")
+		}, patience, tick, "the change is visible")
 		if err := f.Shoots.Delete(t.Context(), "ct-pre", stale); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("delete on a stale version: %v, want ErrConflict", err)
 		}
@@ -79,7 +81,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		// Gardener may change the shoot between a read and the delete (a conflict then is the point); with the
 		// version of a fresh read the delete goes through.
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			cur, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			if err != nil {
 				return false
@@ -89,11 +91,11 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 				t.Fatalf("delete with the current version: %v", err)
 			}
 			return err == nil
-		}, "delete with the version of a fresh read")
-		f.Eventually(t, func() bool {
+		}, patience, tick, "delete with the version of a fresh read")
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			return err == nil && (!got.Exists || got.Deleting())
-		}, "the shoot is being deleted")
+		}, patience, tick, "the shoot is being deleted")
 	})
 	t.Run("current and retry", func(t *testing.T) {
 		f := newFixture(t)
@@ -104,10 +106,10 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			cur, err := f.Shoots.Current(t.Context(), "ct-current")
 			return err == nil && cur != nil && len(cur.Workers) == len(spec.Workers) && cur.Workers[0].Name == spec.Workers[0].Name
-		}, "Current shows the applied pools")
+		}, patience, tick, "Current shows the applied pools")
 		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		s, err := f.Shoots.RequestRetry(t.Context(), "ct-current", 2, at)
 		if err != nil || s.Marks.RetryAttempts != 2 || !s.Marks.RetryRequestedAt.Equal(at) || s.Marks.RetryShootGeneration != s.Generation {

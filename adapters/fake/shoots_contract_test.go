@@ -32,11 +32,6 @@ func TestGardenShootsContract(t *testing.T) {
 			Drift: func(_ *testing.T, name string) {
 				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
 			},
-			Eventually: func(t *testing.T, cond func() bool, what string) {
-				if !cond() {
-					t.Errorf("%s: not so", what)
-				}
-			},
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -86,9 +87,6 @@ func TestShootsContractIntegration(t *testing.T) {
 				if err := c.Patch(t.Context(), s, patch, client.FieldOwner("someone-else")); err != nil {
 					t.Fatalf("change shoot %s: %v", name, err)
 				}
-			},
-			Eventually: func(t *testing.T, cond func() bool, what string) {
-				eventually(t, 30*time.Second, what, cond)
 			},
 		}
 	})
@@ -179,10 +177,10 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 				t.Fatalf("apply: %v", err)
 			}
 			applied := getShoot(t, c, ns, spec.Name).Generation
-			eventually(t, 2*time.Minute, "Gardener finished creating", func() bool {
+			require.Eventually(t, func() bool {
 				op := getShoot(t, c, ns, spec.Name).Status.LastOperation
 				return op != nil && op.Type == gardencorev1beta1.LastOperationTypeCreate && op.State == gardencorev1beta1.LastOperationStateSucceeded
-			})
+			}, 2*time.Minute, 200*time.Millisecond, "Gardener finished creating")
 			if s := getShoot(t, c, ns, spec.Name); s.Spec.SeedName == nil || s.Generation == applied {
 				// Some golden runtimes ask for seeds the catalogue lacks; the others prove the point.
 				t.Logf("no generation bump by a seed binding (seed %v, generation %d)", s.Spec.SeedName, s.Generation)
@@ -270,15 +268,4 @@ func getShoot(t *testing.T, c client.Client, ns, name string) *gardencorev1beta1
 		t.Fatalf("get shoot %s: %v", name, err)
 	}
 	return s
-}
-
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
@@ -90,7 +92,7 @@ func (w *world) patchingScenarios(trial *imv1.Runtime) []scenario {
 
 // freshRuntime is a copy of rt as KEB sends it for another instance.
 func freshRuntime(rt *imv1.Runtime, runtimeID, shootName string) *imv1.Runtime {
-	out := withIdentity(rt, runtimeID, shootName)
+	out := keb.WithIdentity(rt, runtimeID, shootName)
 	out.Labels["kyma-project.io/instance-id"] = "instance-" + runtimeID
 	return out
 }
@@ -145,7 +147,7 @@ func (w *world) seedNotAvailable(t *testing.T, rt *imv1.Runtime) {
 		t.Fatalf("create runtime %s: %v", rt.Name, err)
 	}
 	var got *imv1.Runtime
-	eventually(t, stepTimeout, "runtime "+rt.Name+" Failed", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "runtime "+rt.Name+" Failed", func() (bool, string) {
 		got = w.runtime(t, rt.Name)
 		if s := w.shoot(t, rt.Spec.Shoot.Name); s != nil {
 			t.Fatalf("a shoot was created without a seed in region %s: %+v", noSeedRegion, s.Spec.SeedSelector)
@@ -201,7 +203,7 @@ func (w *world) driftCorrection(t *testing.T, rt *imv1.Runtime) {
 	if s := w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) { delete(s.Labels, label) }); s.Labels[label] != "" {
 		t.Fatalf("the label removal did not reach the shoot: %v", s.Labels)
 	}
-	eventually(t, stepTimeout, "the operator to restore label "+label+" of shoot "+shootName, func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the operator to restore label "+label+" of shoot "+shootName, func() (bool, string) {
 		got := w.shoot(t, shootName).Labels[label]
 		return got == wantLabel, fmt.Sprintf("label %s=%q, want %q", label, got, wantLabel)
 	})
@@ -219,7 +221,7 @@ func (w *world) driftCorrection(t *testing.T, rt *imv1.Runtime) {
 func (w *world) waitCorrected(t *testing.T, rtName, shootName string, drifted int64, restored func(*gardencorev1beta1.Shoot) (bool, string)) {
 	t.Helper()
 	sawNotReady := false
-	eventually(t, stepTimeout, "the operator to correct the drift on shoot "+shootName, func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the operator to correct the drift on shoot "+shootName, func() (bool, string) {
 		// The Runtime is read before the shoot: when the shoot is reconciled now, it was at most that when the
 		// Runtime status was read.
 		rt := w.runtime(t, rtName)
@@ -299,7 +301,7 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 	if err := w.garden.Patch(context.Background(), cm, patch); err != nil {
 		t.Fatalf("change authentication ConfigMap %s: %v", key.Name, err)
 	}
-	eventually(t, stepTimeout, "the operator to restore ConfigMap "+key.Name, func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the operator to restore ConfigMap "+key.Name, func() (bool, string) {
 		cur := &corev1.ConfigMap{}
 		if err := w.garden.Get(context.Background(), key, cur); err != nil {
 			t.Fatalf("get authentication ConfigMap %s: %v", key.Name, err)
@@ -317,13 +319,13 @@ func (w *world) forcePatch(t *testing.T, rt *imv1.Runtime) {
 		t.Fatalf("%d forced applies before the annotation was set", n)
 	}
 	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
-	eventually(t, stepTimeout, "the forced re-apply", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the forced re-apply", func() (bool, string) {
 		_, pending := w.runtime(t, rt.Name).Annotations[imv1.AnnotationForcePatchReconciliation]
 		return !pending, "annotation still set"
 	})
 	// The event is written right after the apply and before the annotation is removed; the recorder sends it
 	// asynchronously, hence the wait.
-	eventually(t, stepTimeout, "a ShootApplied event for the forced apply", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "a ShootApplied event for the forced apply", func() (bool, string) {
 		n := w.runtimeEvents(t, rt.Name, "ShootApplied", "forced by annotation")
 		return n == 1, fmt.Sprintf("%d forced-apply events", n)
 	})
@@ -358,7 +360,7 @@ func (w *world) suspendPatch(t *testing.T, rt *imv1.Runtime) {
 	w.annotateRuntime(t, rt.Name, imv1.AnnotationSuspendPatchReconciliation, "true")
 	// Nothing in the status changes; wait until the operator's cache has the annotation so that the drift below is
 	// judged with it.
-	eventually(t, stepTimeout, "the operator to see the suspend annotation", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the operator to see the suspend annotation", func() (bool, string) {
 		cached := &imv1.Runtime{}
 		if err := w.operatorView.Get(context.Background(), client.ObjectKeyFromObject(rt), cached); err != nil {
 			return false, err.Error()
@@ -370,7 +372,7 @@ func (w *world) suspendPatch(t *testing.T, rt *imv1.Runtime) {
 	drift := old + 3
 	drifted := w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) { worker(s, firstPool).Maximum = drift })
 	var s *gardencorev1beta1.Shoot
-	eventually(t, stepTimeout, "Gardener to reconcile the drifted shoot", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "Gardener to reconcile the drifted shoot", func() (bool, string) {
 		s = w.shoot(t, shootName)
 		if m := worker(s, firstPool).Maximum; m != drift {
 			t.Fatalf("shoot %s changed while patching is suspended: maximum %d, drifted to %d", shootName, m, drift)
@@ -384,7 +386,7 @@ func (w *world) suspendPatch(t *testing.T, rt *imv1.Runtime) {
 
 	gen := w.updateRuntime(t, rt.Name, func(r *imv1.Runtime) { r.Spec.Shoot.Provider.Workers[0].Maximum = old + 1 })
 	var got *imv1.Runtime
-	eventually(t, stepTimeout, "runtime to report the suspended patch", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "runtime to report the suspended patch", func() (bool, string) {
 		got = w.runtime(t, rt.Name)
 		return got.Status.ObservedGeneration == gen && readyCondition(got).Reason == string(lifecycle.ReasonPatchSuspended), describe(got)
 	})
@@ -425,7 +427,7 @@ func (w *world) forceDeletion(t *testing.T, rt *imv1.Runtime) {
 
 	sawStuck := false
 	var s *gardencorev1beta1.Shoot
-	eventually(t, stepTimeout+forceDeletionAfter, "force-deletion of shoot "+shootName, func() (bool, string) {
+	testenv.Eventually(t, stepTimeout+forceDeletionAfter, "force-deletion of shoot "+shootName, func() (bool, string) {
 		s = w.shoot(t, shootName)
 		if s == nil || s.UID != uid {
 			t.Fatalf("shoot %s is gone although its deletion is stuck", shootName)
@@ -452,7 +454,7 @@ func (w *world) forceDeletion(t *testing.T, rt *imv1.Runtime) {
 	}
 
 	// Like Gardener, the simulated gardenlet skips the failing cleanup of a force-deleted shoot.
-	eventually(t, stepTimeout, "shoot "+shootName+" gone", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "shoot "+shootName+" gone", func() (bool, string) {
 		cur := w.shoot(t, shootName)
 		return cur == nil || cur.UID != uid, "shoot still there"
 	})
@@ -522,7 +524,7 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 		t.Errorf("adopted shoot lacks the managed-by label: %v", s.Labels)
 	}
 	w.checkShootMatchesGenerated(t, got)
-	eventually(t, stepTimeout, "a ShootAdopted event", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "a ShootAdopted event", func() (bool, string) {
 		return w.runtimeEvents(t, rt.Name, "ShootAdopted", "") > 0, "no event"
 	})
 }

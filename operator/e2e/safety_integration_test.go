@@ -25,6 +25,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -79,7 +80,7 @@ func (w *world) staleStateNearTheDeadline(t *testing.T, base *imv1.Runtime) {
 		t.Fatalf("re-create runtime %s: %v", rt.Name, err)
 	}
 	w.setBrake(t, false)
-	eventually(t, provisionTimeout, "runtime "+rt.Name+" Ready on its old shoot", func() (bool, string) {
+	testenv.Eventually(t, provisionTimeout, "runtime "+rt.Name+" Ready on its old shoot", func() (bool, string) {
 		w.checkNotDeleted(t, rt.Spec.Shoot.Name, marked.UID)
 		got := w.runtime(t, rt.Name)
 		return got != nil && got.Status.State == imv1.RuntimeStateReady, describe(got)
@@ -164,7 +165,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	if err := w.kcp.Create(ctx, hostile); err != nil {
 		t.Fatalf("create the hostile GardenerCluster: %v", err)
 	}
-	eventually(t, stepTimeout, "the hostile GardenerCluster refused", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the hostile GardenerCluster refused", func() (bool, string) {
 		gc := &imv1.GardenerCluster{}
 		if err := w.kcp.Get(ctx, client.ObjectKeyFromObject(hostile), gc); err != nil {
 			return false, err.Error()
@@ -182,7 +183,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	elsewhere.Name = "4057113e-0000-4000-8000-000000000008"
 	elsewhere.Spec.Kubeconfig.Secret.Namespace = "default"
 	var err error
-	eventually(t, 30*time.Second, "a GardenerCluster naming another namespace rejected at admission", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "a GardenerCluster naming another namespace rejected at admission", func() (bool, string) {
 		err = w.kcp.Create(ctx, elsewhere.DeepCopy())
 		if err == nil {
 			_ = w.kcp.Delete(ctx, elsewhere.DeepCopy())
@@ -196,7 +197,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	if err := w.kcp.Delete(ctx, hostile); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, stepTimeout, "the hostile GardenerCluster gone", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the hostile GardenerCluster gone", func() (bool, string) {
 		err := w.kcp.Get(ctx, client.ObjectKeyFromObject(hostile), &imv1.GardenerCluster{})
 		return apierrors.IsNotFound(err), "still there"
 	})
@@ -222,7 +223,7 @@ func (w *world) secret(t *testing.T, name string) *corev1.Secret {
 // installAdmissionPolicies applies config/admission to the KCP, as `kubectl apply -k config/default` does.
 func (w *world) installAdmissionPolicies(t *testing.T) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot, "config", "admission", "gardenercluster_secret_namespace.yaml"))
+	raw, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "admission", "gardenercluster_secret_namespace.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

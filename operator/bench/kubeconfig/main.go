@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/app"
 	opconfig "github.com/kyma-project/kim/operator/config"
 )
@@ -148,11 +149,11 @@ func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
 	}
 	r.created = time.Since(start)
 	var p progress
-	err = poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", func() (int, error) {
+	err = testenv.Poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", reaches(func() (int, error) {
 		var err error
 		p, err = w.converged(ctx)
 		return min(p.ready, p.written), err
-	}, c.n)
+	}, c.n), progressLog)
 	if err != nil {
 		return err
 	}

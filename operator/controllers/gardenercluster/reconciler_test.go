@@ -23,29 +23,19 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var start = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 
-// kebCluster is a GardenerCluster as KEB created them before this operator: its labels, managed-by
-// lifecycle-manager, the skr-domain annotation, no finalizer.
+// kebCluster is a GardenerCluster as KEB created them before this operator (no finalizer), as the API server
+// stores it (generation 1).
 func kebCluster(runtimeID, shoot string) *imv1.GardenerCluster {
-	return &imv1.GardenerCluster{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: runtimeID, Namespace: "kcp-system", Generation: 1,
-			Labels: map[string]string{
-				imv1.LabelRuntimeID: runtimeID, imv1.LabelShootName: shoot, imv1.LabelGlobalAccountID: "ga-1",
-				imv1.LabelManagedBy: "lifecycle-manager",
-			},
-			Annotations: map[string]string{imv1.AnnotationSKRDomain: shoot + ".kyma.example"},
-		},
-		Spec: imv1.GardenerClusterSpec{
-			Shoot:      imv1.Shoot{Name: shoot},
-			Kubeconfig: imv1.Kubeconfig{Secret: imv1.Secret{Name: "kubeconfig-" + runtimeID, Namespace: "kcp-system", Key: "config"}},
-		},
-	}
+	gc := keb.GardenerCluster(runtimeID, shoot)
+	gc.Generation = 1
+	return gc
 }
 
 type world struct {

@@ -27,7 +27,9 @@ func TestReadyConditionFollowsState(t *testing.T) {
 		{"first kubeconfig written", func() {
 			setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated), "written")
 		}, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
-		{"a later check finds it valid (reason of the last write stays)", func() { result(gc, kubeconfig.Status{State: kubeconfig.StateReady, OK: true, Reason: kubeconfig.ReasonSecretValid, Message: "still valid", Keep: true}) },
+		{"a later check finds it valid (reason of the last write stays)", func() {
+			result(gc, kubeconfig.Status{State: kubeconfig.StateReady, OK: true, Reason: kubeconfig.ReasonSecretValid, Message: "still valid", Keep: true})
+		},
 			metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
 		{"rotation fails", func() {
 			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToGetKubeconfig), "gardener says no")

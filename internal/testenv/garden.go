@@ -1,0 +1,98 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"io"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/sandbox/catalogue"
+	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
+	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
+	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+)
+
+// GardenOptions choose what the garden-in-a-box simulates.
+type GardenOptions struct {
+	// RuntimeAPIServers backs shoots with real API servers (none, one shared, one per shoot).
+	RuntimeAPIServers runtimeapi.Mode
+	// Gardenlet sets the simulated gardenlet's timing and faults.
+	Gardenlet gardenlet.Options
+	// Catalogue is seeded into the garden; nil: catalogue.Default().
+	Catalogue *catalogue.Catalogue
+	// CRDDirectory holds the CRDs installed into the KCP; default: the repository's config/crd/bases.
+	CRDDirectory string
+	// Logger and ControlPlaneOutput receive the environment's logs and the API servers' output (default: none).
+	Logger             logr.Logger
+	ControlPlaneOutput io.Writer
+}
+
+// StartGarden starts a garden-in-a-box with the operator's CRDs in its KCP (for commands; tests use Garden). It
+// must be stopped with Stop; one per process.
+func StartGarden(ctx context.Context, o GardenOptions) (*gardenbox.Env, error) {
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	crds := o.CRDDirectory
+	if crds == "" {
+		crds = CRDDirectory()
+	}
+	return gardenbox.Start(ctx, gardenbox.Options{CRDDirectoryPaths: []string{crds}, KCPScheme: scheme,
+		Gardenlet: o.Gardenlet, RuntimeAPIServers: o.RuntimeAPIServers, Catalogue: o.Catalogue, Logger: o.Logger,
+		ControlPlaneOutput: o.ControlPlaneOutput, StartTimeout: 3 * time.Minute})
+}
+
+var shared struct {
+	mu   sync.Mutex
+	env  *gardenbox.Env
+	opts GardenOptions
+	err  error
+}
+
+// Garden returns the process's garden-in-a-box, started by the first call with opts; Main stops it. A test that
+// asks for other options than the first is skipped: the in-process gardener-apiserver runs once per process, so
+// such tests belong in a package of their own.
+func Garden(t testing.TB, opts GardenOptions) *gardenbox.Env {
+	t.Helper()
+	RequireAssets(t)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.env == nil && shared.err == nil {
+		CaptureLogs() // before the garden starts: the in-process gardener-apiserver would claim the global logger
+		shared.opts = opts
+		shared.env, shared.err = StartGarden(context.Background(), opts)
+		if shared.err == nil {
+			t.Logf("garden-in-a-box started: %+v", shared.env.StartupTimes)
+		}
+	}
+	if shared.err != nil {
+		t.Fatalf("start garden-in-a-box: %v", shared.err)
+	}
+	if !reflect.DeepEqual(shared.opts, opts) {
+		t.Skipf("garden-in-a-box already runs in this process with other options (%+v); run this test in its own package", shared.opts)
+	}
+	return shared.env
+}
+
+// Main runs the package's tests and stops the shared garden-in-a-box afterwards: call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	shared.mu.Lock()
+	if shared.env != nil {
+		if err := shared.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop garden-in-a-box:", err)
+			code = 1
+		}
+	}
+	shared.mu.Unlock()
+	os.Exit(code)
+}
