@@ -15,6 +15,8 @@ import (
 // ShootsFixture is one fresh garden project under test.
 type ShootsFixture struct {
 	Shoots ports.Shoots
+	// Lister lists the same garden's shoots.
+	Lister ports.ShootLister
 	// Spec returns a valid desired spec for a new shoot name (valid for the garden behind Shoots).
 	Spec func(name string) shoot.Spec
 	// PutForeign creates a shoot as someone else would, without the operator's marks.

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,5 +119,25 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.RequestRetry(t.Context(), "absent", 1, at); !errors.Is(err, ports.ErrShootNotFound) {
 			t.Errorf("retry of a missing shoot: %v, want ErrShootNotFound", err)
 		}
+	})
+
+	t.Run("ListManaged lists the operator's shoots, not foreign ones", func(t *testing.T) {
+		f := newFixture(t)
+		a := ports.ShootApply{Spec: f.Spec("ct-listed"), RuntimeID: "rt-listed", SpecHash: "h1"}
+		if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		f.PutForeign(t, "ct-unlisted")
+		require.Eventually(t, func() bool {
+			list, err := f.Lister.ListManaged(t.Context())
+			if err != nil {
+				return false
+			}
+			var names []string
+			for _, s := range list {
+				names = append(names, s.Name)
+			}
+			return slices.Contains(names, "ct-listed") && !slices.Contains(names, "ct-unlisted")
+		}, patience, tick, "the applied shoot is listed, the foreign one is not")
 	})
 }

@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -67,7 +69,7 @@ func TestShootsContractIntegration(t *testing.T) {
 	contract.RunShootsContract(t, func(t *testing.T) contract.ShootsFixture {
 		adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
 		return contract.ShootsFixture{
-			Shoots:     adapter,
+			Shoots: adapter, Lister: adapter,
 			Spec:       func(name string) shoot.Spec { return generate(t, name) },
 			PutForeign: func(t *testing.T, name string) { createUnmarked(t, adapter, generate(t, name), "") },
 			PutPredecessor: func(t *testing.T, name, runtimeID string) {
@@ -268,4 +270,28 @@ func getShoot(t *testing.T, c client.Client, ns, name string) *gardencorev1beta1
 		t.Fatalf("get shoot %s: %v", name, err)
 	}
 	return s
+}
+
+// TestSeedsContractIntegration runs the Seeds contract against the real adapter on the sandbox's seeds.
+func TestSeedsContractIntegration(t *testing.T) {
+	env := GardenBox(t)
+	var seeds gardencorev1beta1.SeedList
+	require.NoError(t, env.GardenClient.List(t.Context(), &seeds))
+	require.NotEmpty(t, seeds.Items, "the sandbox catalogue has seeds")
+	first := seeds.Items[0]
+	adapter := &Shoots{Client: env.GardenClient, Live: env.GardenClient, Namespace: env.Catalogue.ProjectNamespace()}
+	fixtures := 0
+	contract.RunSeedsContract(t, func(t *testing.T) contract.SeedsFixture {
+		fixtures++
+		return contract.SeedsFixture{Seeds: adapter,
+			Available: [2]string{first.Spec.Provider.Type, first.Spec.Provider.Region},
+			None:      [2]string{first.Spec.Provider.Type, fmt.Sprintf("nowhere-%d", fixtures)},
+			AddHidden: func(t *testing.T, provider, region string) {
+				hidden := first.DeepCopy()
+				hidden.ObjectMeta = metav1.ObjectMeta{Name: "hidden-" + region, Labels: map[string]string{"seed.gardener.cloud/region": region}}
+				hidden.Spec.Provider.Type, hidden.Spec.Provider.Region = provider, region
+				hidden.Spec.Settings.Scheduling.Visible = false
+				require.NoError(t, env.GardenClient.Create(t.Context(), hidden))
+			}}
+	})
 }

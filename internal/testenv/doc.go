@@ -10,10 +10,9 @@
 package testenv
 
 import (
-	"os"
 	"path/filepath"
-	"testing"
 
+	"github.com/kyma-project/kim/internal/testenv/garden"
 	"github.com/kyma-project/kim/internal/testenv/keb"
 )
 
@@ -23,13 +22,23 @@ func RepoRoot() string { return keb.RepoRoot() }
 // CRDDirectory is where the operator's generated CRDs are.
 func CRDDirectory() string { return filepath.Join(RepoRoot(), "config", "crd", "bases") }
 
-// RequireAssets skips a test under -short and fails it when the API server binaries are not configured.
-func RequireAssets(t testing.TB) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs API servers (KUBEBUILDER_ASSETS)")
-	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run `export KUBEBUILDER_ASSETS=$(hack/envtest.sh)` or use `make test-integration`")
-	}
-}
+// The garden-in-a-box and the logs live in the subpackage garden, which does not need the operator.
+type (
+	// GardenOptions choose what the garden-in-a-box simulates.
+	GardenOptions = garden.Options
+	// Logs keeps the operator's log lines.
+	Logs = garden.Logs
+)
+
+var (
+	// StartGarden starts a garden-in-a-box for a command (one per process; stop it with Stop).
+	StartGarden = garden.Start
+	// Garden returns the process's shared garden-in-a-box for a test (started on first use; Main stops it).
+	Garden = garden.Shared
+	// Main runs a package's tests and stops the shared garden-in-a-box: call it from TestMain.
+	Main = garden.Main
+	// CaptureLogs sends the operator's logs to a sink tests can search (and to $KIM_E2E_LOG).
+	CaptureLogs = garden.CaptureLogs
+	// RequireAssets skips under -short and fails without KUBEBUILDER_ASSETS.
+	RequireAssets = garden.RequireAssets
+)

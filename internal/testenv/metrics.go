@@ -44,36 +44,38 @@ func WaitReconciled(t testing.TB, controller string, atLeast float64, timeout ti
 	}, timeout, 50*time.Millisecond, "controller %s reconciled at least %v times", controller, atLeast)
 }
 
-// busy is how much work the named controller has: items in its queue plus reconciles running.
-func busy(controller string) (float64, error) {
+// busyness is, per controller, how much work it has: items in its queue plus reconciles running.
+func busyness() (map[string]float64, error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
-		return 0, fmt.Errorf("gather metrics: %w", err)
+		return nil, fmt.Errorf("gather metrics: %w", err)
 	}
-	n := 0.0
+	out := map[string]float64{}
 	for _, f := range families {
 		if f.GetName() != "workqueue_depth" && f.GetName() != "controller_runtime_active_workers" {
 			continue
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == controller {
-					n += m.GetGauge().GetValue()
+				if l.GetName() == "controller" {
+					out[l.GetValue()] += m.GetGauge().GetValue()
 				}
 			}
 		}
 	}
-	return n, nil
+	return out, nil
 }
 
-// WaitIdle waits until the named controller's queue is empty and no reconcile runs, five looks in a row 100 ms
-// apart: events caused by what the test waited for (the operator's own writes) are then handled.
-func WaitIdle(t testing.TB, controller string, timeout time.Duration) {
+// WaitIdle waits until the named controller of this operator has an empty queue and no reconcile running, five
+// looks in a row 100 ms apart: events caused by what the test waited for (the operator's own writes) are then
+// handled. The gauges are shared by every operator the process started; what an earlier, stopped one left in them
+// is subtracted.
+func (o *Operator) WaitIdle(t testing.TB, controller string, timeout time.Duration) {
 	t.Helper()
 	quiet := 0
 	require.Eventually(t, func() bool {
-		n, err := busy(controller)
-		if err != nil || n > 0 {
+		now, err := busyness()
+		if err != nil || now[controller]-o.residue[controller] > 0 {
 			quiet = 0
 			return false
 		}

@@ -26,6 +26,8 @@ type Operator struct {
 	done    chan struct{}
 	err     error
 	once    sync.Once
+	// residue is what stopped operators of this process left in the shared queue gauges.
+	residue map[string]float64
 }
 
 // Options are the manager options tests start the operator with: the defaults without metrics endpoint, probes
@@ -55,8 +57,12 @@ func StartOperator(ctx context.Context, kcp, garden *rest.Config, opts app.Optio
 	if err != nil {
 		return nil, err
 	}
+	residue, err := busyness()
+	if err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(ctx)
-	o := &Operator{Manager: mgr, cancel: cancel, done: make(chan struct{})}
+	o := &Operator{Manager: mgr, cancel: cancel, done: make(chan struct{}), residue: residue}
 	go func() {
 		o.err = mgr.Start(runCtx)
 		close(o.done)

@@ -46,7 +46,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	})
 	opts := testenv.Options(env.Catalogue.Project)
 	opts.ConfigFile = testenv.WriteConfig(b, map[string]any{"defaultGracePeriod": "1h"})
-	testenv.RunOperator(b, env.KCP, env.Garden, opts)
+	op := testenv.RunOperator(b, env.KCP, env.Garden, opts)
 	kcp := env.KCPClient
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -85,7 +85,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	b.StopTimer()
 	// In-flight reconciles of the last Ready runtimes finish before the requests are counted.
 	for _, c := range []string{"runtime", "gardenercluster"} {
-		testenv.WaitIdle(b, c, time.Minute)
+		op.WaitIdle(b, c, time.Minute)
 	}
 	requestsAfter, byVerb := testenv.GardenerRequests(b)
 	requests := requestsAfter - requestsBefore

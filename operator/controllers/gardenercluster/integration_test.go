@@ -107,7 +107,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	w := newWorld(t)
 	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
 	w.addShoot(t, shoot)
-	w.startOperator(t)
+	op := w.startOperator(t)
 	ctx := t.Context()
 	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	}
 	// Late events (the Secret and annotation updates of the last rotation) could still cause a double rotation:
 	// wait until the controller has handled them and is idle.
-	testenv.WaitIdle(t, gardenercluster.Name, 30*time.Second)
+	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
 	stopReader()
 	wg.Wait()
 
@@ -262,11 +262,11 @@ func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
 	before := gardenerCalls()
 	reconciled, err := testenv.Reconciles(gardenercluster.Name)
 	require.NoError(t, err)
-	w.startOperator(t)
+	op = w.startOperator(t)
 	// The restarted operator reconciles every cluster at start: wait until it has reconciled all of them (and
 	// whatever that caused is handled), then count.
 	testenv.WaitReconciled(t, gardenercluster.Name, reconciled+n, 60*time.Second)
-	testenv.WaitIdle(t, gardenercluster.Name, 30*time.Second)
+	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
 	if calls := gardenerCalls() - before; calls != 0 {
 		t.Errorf("%d Gardener calls after a restart with no kubeconfig due, want 0", calls)
 	}

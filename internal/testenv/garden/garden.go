@@ -1,9 +1,13 @@
-package testenv
+// Package garden starts the garden-in-a-box for tests and commands, once per process, with the operator's CRDs in
+// its KCP. It is the part of the test environment (internal/testenv) that does not need the operator, so the
+// adapters' own tests can share it too.
+package garden
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/kyma-project/kim/internal/testenv/keb"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -20,8 +25,8 @@ import (
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
 
-// GardenOptions choose what the garden-in-a-box simulates.
-type GardenOptions struct {
+// Options choose what the garden-in-a-box simulates.
+type Options struct {
 	// RuntimeAPIServers backs shoots with real API servers (none, one shared, one per shoot).
 	RuntimeAPIServers runtimeapi.Mode
 	// Gardenlet sets the simulated gardenlet's timing and faults.
@@ -35,16 +40,16 @@ type GardenOptions struct {
 	ControlPlaneOutput io.Writer
 }
 
-// StartGarden starts a garden-in-a-box with the operator's CRDs in its KCP (for commands; tests use Garden). It
+// StartGarden starts a garden-in-a-box with the operator's CRDs in its KCP (for commands; tests use Shared). It
 // must be stopped with Stop; one per process.
-func StartGarden(ctx context.Context, o GardenOptions) (*gardenbox.Env, error) {
+func Start(ctx context.Context, o Options) (*gardenbox.Env, error) {
 	scheme, err := setup.NewScheme()
 	if err != nil {
 		return nil, err
 	}
 	crds := o.CRDDirectory
 	if crds == "" {
-		crds = CRDDirectory()
+		crds = filepath.Join(keb.RepoRoot(), "config", "crd", "bases")
 	}
 	return gardenbox.Start(ctx, gardenbox.Options{CRDDirectoryPaths: []string{crds}, KCPScheme: scheme,
 		Gardenlet: o.Gardenlet, RuntimeAPIServers: o.RuntimeAPIServers, Catalogue: o.Catalogue, Logger: o.Logger,
@@ -54,14 +59,14 @@ func StartGarden(ctx context.Context, o GardenOptions) (*gardenbox.Env, error) {
 var shared struct {
 	mu   sync.Mutex
 	env  *gardenbox.Env
-	opts GardenOptions
+	opts Options
 	err  error
 }
 
-// Garden returns the process's garden-in-a-box, started by the first call with opts; Main stops it. A test that
+// Shared returns the process's garden-in-a-box, started by the first call with opts; Main stops it. A test that
 // asks for other options than the first is skipped: the in-process gardener-apiserver runs once per process, so
 // such tests belong in a package of their own.
-func Garden(t testing.TB, opts GardenOptions) *gardenbox.Env {
+func Shared(t testing.TB, opts Options) *gardenbox.Env {
 	t.Helper()
 	RequireAssets(t)
 	shared.mu.Lock()
@@ -69,7 +74,7 @@ func Garden(t testing.TB, opts GardenOptions) *gardenbox.Env {
 	if shared.env == nil && shared.err == nil {
 		CaptureLogs() // before the garden starts: the in-process gardener-apiserver would claim the global logger
 		shared.opts = opts
-		shared.env, shared.err = StartGarden(context.Background(), opts)
+		shared.env, shared.err = Start(context.Background(), opts)
 		if shared.err == nil {
 			t.Logf("garden-in-a-box started: %+v", shared.env.StartupTimes)
 		}
@@ -95,4 +100,15 @@ func Main(m *testing.M) {
 	}
 	shared.mu.Unlock()
 	os.Exit(code)
+}
+
+// RequireAssets skips a test under -short and fails it when the API server binaries are not configured.
+func RequireAssets(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs API servers (KUBEBUILDER_ASSETS)")
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `export KUBEBUILDER_ASSETS=$(hack/envtest.sh)` or use `make test-integration`")
+	}
 }
