@@ -11,7 +11,6 @@ KUBECTL    ?= kubectl
 CONTAINER_TOOL ?= docker
 
 CONTROLLER_GEN := $(BIN)/controller-gen
-MOCKGEN        := $(BIN)/mockgen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
@@ -220,10 +219,8 @@ bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-i
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
-$(MOCKGEN): $(TOOLS_MOD)
-	$(GO) build -modfile=$(TOOLS_MOD) -o $@ go.uber.org/mock/mockgen
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(MOCKGEN) $(GOLANGCI_LINT) ## Build the pinned development tools.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned development tools.

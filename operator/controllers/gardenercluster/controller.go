@@ -62,7 +62,8 @@ func NewReconciler(c client.Client, live client.Reader, p setup.Ports, policy ku
 	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
 		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
-		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: p.Issuer, Store: p.Secrets, Shoots: p.Shoots, Policy: policy}, metrics: m}}
+		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{p.Issuer, m}, Store: p.Secrets, Shoots: p.Shoots, Policy: policy},
+			metrics: m}}
 }
 
 // SetupWithManager implements setup.Controller: GardenerClusters and managed Secrets of the watched namespaces.

@@ -44,7 +44,6 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.RotationResult
 	}
 	gc, log := s.Obj, ctrl.LoggerFrom(ctx)
 	if res.Requested {
-		h.metrics.GardenerRequests.WithLabelValues(outcome(res.RequestErr)).Inc()
 		log.Info("kubeconfig requested", "trigger", res.Decision.Trigger, "why", res.Decision.Detail, "written", res.Written)
 		if errors.Is(res.RequestErr, ports.ErrForbidden) {
 			log.Error(res.RequestErr, "Gardener refused the admin kubeconfig; check the operator's Gardener credentials")

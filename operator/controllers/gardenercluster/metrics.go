@@ -1,7 +1,9 @@
 package gardenercluster
 
 import (
+	"context"
 	"errors"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -93,4 +95,18 @@ func triggerLabel(t kubeconfig.Trigger) string {
 
 func (m *Metrics) forget(runtimeID string) {
 	m.ExpirationTimestamp.DeletePartialMatch(prometheus.Labels{"runtime_id": runtimeID})
+}
+
+// countingIssuer counts every request to Gardener the moment its answer arrives (before the kubeconfig is written:
+// whoever sees the Secret sees the request counted).
+type countingIssuer struct {
+	ports.KubeconfigIssuer
+	m *Metrics
+}
+
+// IssueAdminKubeconfig implements ports.KubeconfigIssuer.
+func (c countingIssuer) IssueAdminKubeconfig(ctx context.Context, shoot string, validity time.Duration) (ports.IssuedKubeconfig, error) {
+	issued, err := c.KubeconfigIssuer.IssueAdminKubeconfig(ctx, shoot, validity)
+	c.m.GardenerRequests.WithLabelValues(outcome(err)).Inc()
+	return issued, err
 }
