@@ -112,7 +112,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
 	}
-	fleetGauges.use(&FleetCollector{Shoots: deps.Ports.ShootLister, KCP: mgr.GetClient(), Guard: deps.Ports.Guard, Policy: policy,
-		Clock: deps.Ports.Clock})
+	fleetGauges.use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
+		KCP: mgr.GetClient(), Clock: deps.Ports.Clock})
 	return nil
 }
