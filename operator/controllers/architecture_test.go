@@ -1,14 +1,11 @@
 package controllers_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/kim/internal/archtest"
 )
 
 // The composition root (operator/app) builds every adapter; controllers receive ports. A controller that builds or
@@ -21,44 +18,24 @@ const (
 	adapters    = module + "adapters/"
 )
 
-type goPackage struct {
-	ImportPath string
-	Imports    []string
-}
+type goPackage = archtest.Package
 
 // adapterChains returns, per controller package, the first import chain that reaches an adapter.
 func adapterChains(pkgs []goPackage) []string {
-	graph := map[string][]string{}
-	for _, p := range pkgs {
-		graph[p.ImportPath] = p.Imports
-	}
+	graph := archtest.Graph(pkgs)
+	isAdapter := func(p string) bool { return strings.HasPrefix(p, adapters) }
+	inModule := func(p string) bool { return strings.HasPrefix(p, module) }
 	var out []string
 	for _, p := range pkgs {
 		if p.ImportPath != controllers && !strings.HasPrefix(p.ImportPath, controllers+"/") {
 			continue
 		}
-		if chain := reach(graph, p.ImportPath, map[string]bool{}); chain != nil {
+		if chain := archtest.Chain(graph, p.ImportPath, isAdapter, inModule); chain != nil {
 			out = append(out, p.ImportPath+" -> "+strings.Join(chain, " -> "))
 		}
 	}
 	slices.Sort(out)
 	return out
-}
-
-func reach(graph map[string][]string, from string, seen map[string]bool) []string {
-	for _, imp := range graph[from] {
-		if strings.HasPrefix(imp, adapters) {
-			return []string{imp}
-		}
-		if seen[imp] || !strings.HasPrefix(imp, module) {
-			continue
-		}
-		seen[imp] = true
-		if rest := reach(graph, imp, seen); rest != nil {
-			return append([]string{imp}, rest...)
-		}
-	}
-	return nil
 }
 
 func TestAdapterChainsOnSyntheticGraphs(t *testing.T) {
@@ -91,23 +68,7 @@ func TestAdapterChainsOnSyntheticGraphs(t *testing.T) {
 
 // TestControllersImportNoAdapter applies the check to the controllers of the module (their non-test code).
 func TestControllersImportNoAdapter(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
-	var pkgs []goPackage
-	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
-		var p goPackage
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("decode go list output: %v", err)
-		}
-		pkgs = append(pkgs, p)
-	}
+	pkgs := archtest.List(t, "./...")
 	n := 0
 	for _, p := range pkgs {
 		if strings.HasPrefix(p.ImportPath, controllers+"/") {
