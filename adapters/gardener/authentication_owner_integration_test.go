@@ -12,7 +12,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/operator/mapping"
+	"github.com/kyma-project/kim/internal/mapping"
 )
 
 // TestAuthConfigMapOwnedByShootIntegration: the structured-authentication ConfigMap is owned by its shoot (the

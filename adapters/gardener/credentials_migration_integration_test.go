@@ -13,8 +13,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // TestCredentialsMigratorContractIntegration runs the migration contract on the real gardener-apiserver: shoots

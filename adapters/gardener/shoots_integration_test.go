@@ -21,9 +21,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read

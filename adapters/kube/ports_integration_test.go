@@ -23,10 +23,10 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // managerLikeClient reads through a cache restricted as the operator's manager restricts it (Secrets and ConfigMaps

@@ -21,9 +21,9 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/controllers/setup"
-	"github.com/kyma-project/kim/operator/health"
 )
 
 const leaderElectionID = "kim.infrastructuremanager.kyma-project.io"

@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/internal/metrics"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/metrics"
 )
 
 // TestDocumentedMetricsExist: every kim_* metric the docs name is registered by the code, and the metrics table of

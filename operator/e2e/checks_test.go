@@ -20,8 +20,8 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // Checks of what the operator produced: kubeconfigs that work, administrators bound in the runtime, shoots as

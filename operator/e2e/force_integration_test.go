@@ -18,9 +18,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 )
 

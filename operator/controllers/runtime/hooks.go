@@ -12,9 +12,9 @@ import (
 
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // Finalizer keeps a Runtime until its access is removed and its shoot is marked for deletion.

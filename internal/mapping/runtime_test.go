@@ -15,7 +15,7 @@ import (
 )
 
 func TestRuntimeFromKEBTrial(t *testing.T) {
-	data, err := os.ReadFile("../api/v1/testdata/keb-runtime-trial.yaml")
+	data, err := os.ReadFile("../../operator/api/v1/testdata/keb-runtime-trial.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ import (
 	"k8s.io/client-go/rest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
-	"github.com/kyma-project/kim/operator/health"
 	"github.com/kyma-project/kim/operator/version"
 )
 
