@@ -61,3 +61,12 @@ func TestRuntimeConfiguratorContract(t *testing.T) {
 			AddManual: func(_ *testing.T, user string) { c.AddManual("rt-1", user) }}
 	})
 }
+
+func TestKubeconfigRequestsContract(t *testing.T) {
+	contract.RunKubeconfigRequestsContract(t, func(t *testing.T) contract.RequestsFixture {
+		g := fake.NewGardenerClusters()
+		return contract.RequestsFixture{Requests: g, Namespace: "kcp-system",
+			Put:    func(_ *testing.T, req ports.KubeconfigRequest) { g.Put(req) },
+			Delete: func(_ *testing.T, name string) { g.Delete("kcp-system", name) }}
+	})
+}

@@ -3,9 +3,12 @@ package gardenercluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
@@ -117,15 +120,33 @@ func request(gc *imv1.GardenerCluster) ports.KubeconfigRequest {
 			Issued: gc.Status.State != "" && gc.Status.State != imv1.GardenerClusterStatePending}}
 }
 
-// live confirms a GardenerCluster with the API server by rebasing the reconcile on it: the live object becomes
-// both the one the status is written to and the baseline of the status patch.
+// live confirms a GardenerCluster with the API server. The reconcile's own GardenerCluster is confirmed by rebasing
+// the reconcile on it: the live object becomes both the one the status is written to and the baseline of the status
+// patch. Any other is read live.
 type live struct{ s *state }
 
+// Live returns the controller's implementation of ports.KubeconfigRequests for the reconcile s.
+func Live(s *skeleton.State[*imv1.GardenerCluster]) ports.KubeconfigRequests { return live{s} }
+
 // Confirm implements ports.KubeconfigRequests.
-func (l live) Confirm(ctx context.Context, _, _ string) (ports.KubeconfigRequest, bool, error) {
+func (l live) Confirm(ctx context.Context, namespace, name string) (ports.KubeconfigRequest, bool, error) {
+	if key := l.s.Key(); key.Namespace != namespace || key.Name != name {
+		var gc imv1.GardenerCluster
+		err := l.s.Live().Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &gc)
+		if apierrors.IsNotFound(err) {
+			return ports.KubeconfigRequest{}, false, nil
+		}
+		if err != nil {
+			return ports.KubeconfigRequest{}, false, fmt.Errorf("read gardener cluster %s/%s: %w: %w", namespace, name, ports.ErrTransient, err)
+		}
+		return request(&gc), true, nil
+	}
 	exists, err := l.s.Rebase(ctx)
-	if err != nil || !exists {
-		return ports.KubeconfigRequest{}, false, err
+	if err != nil {
+		return ports.KubeconfigRequest{}, false, fmt.Errorf("%w: %w", ports.ErrTransient, err)
+	}
+	if !exists {
+		return ports.KubeconfigRequest{}, false, nil
 	}
 	return request(l.s.Obj), true, nil
 }

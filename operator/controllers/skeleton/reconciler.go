@@ -116,6 +116,15 @@ func (s *State[O]) Rebase(ctx context.Context) (exists bool, err error) {
 // Rebased reports whether Obj was read from the API server in this reconcile.
 func (s *State[O]) Rebased() bool { return s.rebased }
 
+// NewState returns the state of a reconcile of the object key whose live reads go to live (for tests of hooks and
+// of ports built on the state; the Reconciler makes its own).
+func NewState[O client.Object](key client.ObjectKey, live client.Reader, newObj func() O) *State[O] {
+	return &State[O]{key: key, live: live, newObj: newObj}
+}
+
+// Live reads from the API server (not the cache).
+func (s *State[O]) Live() client.Reader { return s.live }
+
 func copyOf[O client.Object](o O) O {
 	c, _ := o.DeepCopyObject().(O)
 	return c
@@ -123,7 +132,7 @@ func copyOf[O client.Object](o O) O {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler[O, Q, R]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s := &State[O]{key: req.NamespacedName, live: r.Live, newObj: r.New}
+	s := NewState(req.NamespacedName, r.Live, r.New)
 	now := r.Clock.Now()
 	obj := r.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); apierrors.IsNotFound(err) {
