@@ -172,9 +172,14 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 	t.Run("a foreign shoot is never changed", func(t *testing.T) {
 		f := newFixture(t)
 		f.PutForeign(t, "ct-foreign")
-		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})
-		if !errors.Is(err, ports.ErrShootNotManaged) {
+		// Seen: refused as not ours. Not seen (a stale view): a conflict, so the caller looks again instead of
+		// reporting a failure; either way nothing is written.
+		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a foreign shoot: %v, want ErrShootNotManaged", err)
+		}
+		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})
+		if !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("create over a foreign shoot the caller did not see: %v, want ErrConflict", err)
 		}
 		if err := f.Shoots.Delete(t.Context(), "ct-foreign", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("delete of a foreign shoot: %v, want ErrShootNotManaged", err)
@@ -215,17 +220,18 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			got, err := f.Shoots.Get(t.Context(), "ct-mark", ports.ReadCached)
 			return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
 		}, patience, tick, "the restore request is visible")
-		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", "", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("cancel for a runtime the record does not name: %v, want ErrShootNotManaged", err)
 		}
-		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "", ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("cancel with another UID: %v, want ErrConflict", err)
 		}
-		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: s.UID})
+		// The caller's plan (the longest of record, shoot and runtime) is what the shoot keeps.
+		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "azure", ports.Precondition{UID: s.UID})
 		if err != nil {
 			t.Fatalf("cancel: %v", err)
 		}
-		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != id || !s.Live {
+		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != id || !s.Live || s.Marks.Plan != "azure" {
 			t.Errorf("after cancel: marks %+v, hibernation %v, live %v", s.Marks, s.HibernationRequested, s.Live)
 		}
 	})

@@ -172,11 +172,14 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 		}
 	}
 	s, ok := g.shoots[a.Spec.Name]
+	if ok && a.Precondition == (ports.Precondition{}) {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", a.Spec.Name, ports.ErrConflict)
+	}
 	if ok && (!s.obs.Marks.Managed || s.obs.Marks.RuntimeID != a.RuntimeID || s.obs.Marks.PendingDeletion != nil) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
 	}
 	pre := a.Precondition
-	if ok && (pre == (ports.Precondition{}) || (pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
+	if ok && ((pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
 	}
 	if !ok {

@@ -33,7 +33,7 @@ func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.Deletio
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre ports.Precondition) (cluster.Shoot, error) {
+func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.managed("CancelDeletion", name, pre)
@@ -49,6 +49,9 @@ func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre p
 	}
 	if pd := s.obs.Marks.PendingDeletion; pd != nil && pd.Plan != "" {
 		s.obs.Marks.Plan = pd.Plan // the window the deletion had: taking the cluster back keeps it
+	}
+	if plan != "" {
+		s.obs.Marks.Plan = plan
 	}
 	s.obs.Marks.PendingDeletion = nil
 	s.obs.Marks.RuntimeID = runtimeID

@@ -133,12 +133,8 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		if !errors.Is(err, errAlreadyExists) {
 			return created, err
 		}
-		if current, err = c.read(ctx, name, ports.ReadLive); err != nil || current == nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
-		}
-		if err := ownedBy(current, a.RuntimeID); err != nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
-		}
+		// Nothing was written; whose shoot it is, the caller decides on its next, fresh observation (a failure
+		// reported from a stale view would tell KEB the runtime failed).
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 	}
 	if current == nil || (a.Precondition.ResourceVersion != "" && current.ResourceVersion != a.Precondition.ResourceVersion) {

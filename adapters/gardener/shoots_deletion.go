@@ -50,7 +50,7 @@ func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.Delet
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre ports.Precondition) (cluster.Shoot, error) {
+func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
 	s, err := c.mutate(ctx, "cancel deletion of", name, pre, func(s *gardencorev1beta1.Shoot) error {
 		if owner := s.Annotations[AnnotationDeletionRuntimeID]; owner != "" && owner != runtimeID {
 			return fmt.Errorf("its deletion record names runtime %q, not %q: %w", owner, runtimeID, ports.ErrShootNotManaged)
@@ -58,8 +58,11 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre
 		if s.DeletionTimestamp != nil {
 			return fmt.Errorf("gardener deletes it already: %w", ports.ErrConflict)
 		}
-		if plan := s.Annotations[AnnotationDeletionPlan]; plan != "" {
+		if recorded := s.Annotations[AnnotationDeletionPlan]; recorded != "" {
 			// The record's plan is the one with the longest window the runtime had: taking the cluster back keeps it.
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, recorded)
+		}
+		if plan != "" { // computed by the caller from the observation the precondition names
 			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)
 		}
 		for _, k := range deletionAnnotations {

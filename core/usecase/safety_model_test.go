@@ -275,8 +275,10 @@ func (w *world) reconcile(id string) {
 	}
 	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
 		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
-	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) {
-		if _, seen := w.longest[s.UID]; !seen { // created (or adopted) just now, for the plan the runtime has now
+	// A shoot still waiting for deletion under this ID was not taken back (yet): it keeps the window of the
+	// deletion, not the plan of the runtime that has not reclaimed it.
+	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) && s.Marks.PendingDeletion == nil {
+		if _, seen := w.longest[s.UID]; !seen { // created, adopted or taken back just now, for the runtime's plan now
 			w.longest[s.UID] = modelPolicy().Window(rt.plan)
 		}
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,18 +179,22 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 			c.Reason + ": " + c.Message
 	})
 	unchanged("after the hostile GardenerCluster was reconciled")
-	elsewhere := hostile.DeepCopy()
-	elsewhere.ResourceVersion = ""
-	elsewhere.Name = "4057113e-0000-4000-8000-000000000008"
-	elsewhere.Spec.Kubeconfig.Secret.Namespace = "default"
 	var err error
+	attempt := 0
 	testenv.Eventually(t, 30*time.Second, "a GardenerCluster naming another namespace rejected at admission", func() (bool, string) {
-		err = w.kcp.Create(ctx, elsewhere.DeepCopy())
+		// A fresh name per attempt: an accepted one carries a finalizer, and re-using its name would be refused
+		// with "object is being deleted" rather than judged by the policy.
+		attempt++
+		elsewhere := hostile.DeepCopy()
+		elsewhere.ResourceVersion = ""
+		elsewhere.Name = fmt.Sprintf("4057113e-0000-4000-8000-%012d", 100+attempt)
+		elsewhere.Spec.Kubeconfig.Secret.Namespace = "default"
+		err = w.kcp.Create(ctx, elsewhere)
 		if err == nil {
-			_ = w.kcp.Delete(ctx, elsewhere.DeepCopy())
+			_ = w.kcp.Delete(ctx, elsewhere)
 			return false, "accepted (the policy may not be active yet)"
 		}
-		return true, err.Error()
+		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), err.Error()
 	})
 	if !strings.Contains(err.Error(), "spec.kubeconfig.secret.namespace") {
 		t.Errorf("the rejection does not name the field: %v", err)
