@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
@@ -103,10 +102,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		return fmt.Errorf("runtime controller: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
-		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{},
-			predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
-				return s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
-			}))).
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Ports.Clock, m, reaper))
 	if err != nil {

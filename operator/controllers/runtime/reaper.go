@@ -8,8 +8,12 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
@@ -25,6 +29,20 @@ func NewReaper(garden client.Client, live client.Reader, clock ports.Clock, m *M
 	return &Reaper{Client: garden, Live: live, Clock: clock,
 		New:   func() *gardencorev1beta1.Shoot { return &gardencorev1beta1.Shoot{} },
 		Hooks: &reaperHooks{reap: reap, metrics: m}}
+}
+
+// reaperEvents enqueues the one shoot an event is about: the work of a shoot event does not grow with the fleet.
+// Shoots waiting for their window come back through the RequeueAfter of their last pass (the due time), not
+// through events of other shoots.
+func reaperEvents() handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+	return &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{}
+}
+
+// managedShoots lets through the events of shoots that carry the operator's managed-by mark.
+func managedShoots() predicate.TypedPredicate[*gardencorev1beta1.Shoot] {
+	return predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
+		return s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
+	})
 }
 
 // reaped is one pass of the reaper use case: its result or the error it ended with (reported after logging).
