@@ -95,7 +95,7 @@ func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeI
 		return false, transient("get kubeconfig Secret of "+runtimeID, err)
 	}
 	expires, err := time.Parse(time.RFC3339, s.Annotations[kubeconfig.AnnotationExpiresAt])
-	return len(s.Data[kubeconfig.SecretKey]) > 0 && err == nil && now.Before(expires), nil
+	return hasData(s, kubeconfig.SecretKey, true) && err == nil && now.Before(expires), nil
 }
 
 // Remove implements ports.AccessObjects.

@@ -45,10 +45,12 @@ func (s *KubeconfigSecretStore) ReadMetadata(ctx context.Context, ref ports.Secr
 	var sec corev1.Secret
 	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
 	var err error = errSecretNotFound
-	if mode == ports.ReadCached {
+	cached := mode == ports.ReadCached
+	if cached {
 		err = s.cached.Get(ctx, key, &sec)
 	}
 	if apierrors.IsNotFound(err) {
+		cached = false
 		err = s.live.Get(ctx, key, &sec)
 	}
 	switch {
@@ -59,8 +61,8 @@ func (s *KubeconfigSecretStore) ReadMetadata(ctx context.Context, ref ports.Secr
 	}
 	return ports.KubeconfigSecretMetadata{
 		Labels:        sec.Labels,
-		Annotations:   sec.Annotations,
-		HasKubeconfig: len(sec.Data[ref.Key]) > 0,
+		Annotations:   withoutCacheRecord(sec.Annotations),
+		HasKubeconfig: hasData(&sec, ref.Key, cached),
 		Name:          sec.Name, UID: string(sec.UID), ResourceVersion: sec.ResourceVersion,
 	}, nil
 }

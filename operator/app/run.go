@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/gardener/guard"
+	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/controllers"
@@ -110,8 +112,12 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		Scheme: scheme,
 		Cache: cache.Options{
 			DefaultNamespaces: namespaces,
-			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard).
-			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}, &corev1.ConfigMap{}: {Label: managed}},
+			// Nothing reads managedFields; at fleet size they are a good part of the cache.
+			DefaultTransform: cache.TransformStripManagedFields(),
+			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard). Secrets are cached
+			// without their data (kube.SecretCacheTransform): the kubeconfig is read live by whoever needs it.
+			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed, Transform: kube.SecretCacheTransform},
+				&corev1.ConfigMap{}: {Label: managed}},
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
@@ -133,6 +139,8 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
+		// Shoots without managedFields and without the status the operator never reads.
+		o.Cache.DefaultTransform = gardener.CacheTransform
 		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
 		// per shoot, which the operator never reads.
 		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: managed}}

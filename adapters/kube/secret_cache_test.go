@@ -1,0 +1,88 @@
+package kube
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+func kubeconfigSecret(config []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: kubeconfig.SecretName("rt-1"), Namespace: "kcp-system", ResourceVersion: "7",
+			Annotations:   map[string]string{kubeconfig.AnnotationExpiresAt: "2026-06-02T12:00:00Z", annotationCachedKeys: "config"}, // planted
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}}},
+		Data: map[string][]byte{kubeconfig.SecretKey: config, "empty": {}},
+	}
+}
+
+// cachedCopy is what the manager's cache holds of sec.
+func cachedCopy(t *testing.T, sec *corev1.Secret) *corev1.Secret {
+	t.Helper()
+	out, err := SecretCacheTransform(sec.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.(*corev1.Secret)
+}
+
+// TestSecretCacheTransform: the cached copy keeps the metadata, loses data and managedFields, and tells which keys
+// held data; a record planted on the server is overwritten, not believed.
+func TestSecretCacheTransform(t *testing.T) {
+	c := cachedCopy(t, kubeconfigSecret([]byte("apiVersion: v1\nkind: Config\n")))
+	if c.Data != nil || c.ManagedFields != nil || c.ResourceVersion != "7" || c.Annotations[kubeconfig.AnnotationExpiresAt] == "" {
+		t.Fatalf("cached copy %+v", c)
+	}
+	if !hasData(c, kubeconfig.SecretKey, true) || hasData(c, "empty", true) || hasData(c, "missing", true) {
+		t.Errorf("record %q: want only %q to hold data", c.Annotations[annotationCachedKeys], kubeconfig.SecretKey)
+	}
+	emptied := cachedCopy(t, kubeconfigSecret(nil)) // someone emptied the kubeconfig; the planted record says "config"
+	if hasData(emptied, kubeconfig.SecretKey, true) {
+		t.Error("an emptied kubeconfig counts as present in the cache")
+	}
+	planted := kubeconfigSecret(nil)
+	planted.Data = nil
+	if hasData(planted, kubeconfig.SecretKey, false) {
+		t.Error("a record on a Secret read live is believed")
+	}
+	if got := withoutCacheRecord(c.Annotations); len(got) != 1 || got[kubeconfig.AnnotationExpiresAt] == "" {
+		t.Errorf("annotations handed out %v; want the server's, without the cache's record", got)
+	}
+}
+
+// TestStoreAndAccessOnTheTrimmedCache: the kubeconfig store and KubeconfigReady decide on a cache of trimmed
+// Secrets as on the full ones, and an emptied kubeconfig is seen as missing.
+func TestStoreAndAccessOnTheTrimmedCache(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	ref := ports.SecretRef{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-1"), Key: kubeconfig.SecretKey}
+	for _, tc := range []struct {
+		name   string
+		config []byte
+	}{{"filled", []byte("apiVersion: v1\nkind: Config\n")}, {"emptied", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			full := kubeconfigSecret(tc.config)
+			cache := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cachedCopy(t, full)).Build()
+			onServer := full.DeepCopy()
+			onServer.ManagedFields = nil // the fake client does not take them
+			live := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(onServer).Build()
+			want := len(tc.config) > 0
+			md, err := NewKubeconfigSecretStore(cache, live, live).ReadMetadata(t.Context(), ref, ports.ReadCached)
+			if err != nil || md.HasKubeconfig != want {
+				t.Errorf("ReadMetadata(cached): HasKubeconfig %v, %v; want %v", md.HasKubeconfig, err, want)
+			}
+			if _, ok := md.Annotations[annotationCachedKeys]; ok {
+				t.Error("ReadMetadata hands out the cache's record as an annotation")
+			}
+			ready, err := (&AccessObjects{Client: cache}).KubeconfigReady(t.Context(), "kcp-system", "rt-1", now)
+			if err != nil || ready != want {
+				t.Errorf("KubeconfigReady: %v, %v; want %v", ready, err, want)
+			}
+		})
+	}
+}
