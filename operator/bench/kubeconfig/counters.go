@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/kyma-project/kim/operator/bench/harness"
 )
 
 // counters are the manager's own metrics that the harness reports.
@@ -19,34 +21,34 @@ type counters struct {
 	depth, active               float64
 }
 
-func (m *manager) counters(ctx context.Context, gardenHost, kcpHost string) (counters, error) {
-	s, err := m.scrape(ctx)
+func readCounters(ctx context.Context, m *harness.Manager, gardenHost, kcpHost string) (counters, error) {
+	s, err := m.Scrape(ctx)
 	if err != nil {
 		return counters{}, err
 	}
 	const ctl = `controller="gardenercluster"`
 	return counters{
-		gardenerRequests: s.sum("kim_gardener_kubeconfig_requests_total"),
-		gardenerSuccess:  s.sum("kim_gardener_kubeconfig_requests_total", `outcome="success"`),
-		gardenPosts:      s.sum("rest_client_requests_total", `host="`+gardenHost+`"`, `method="POST"`),
-		gardenRequests:   s.sum("rest_client_requests_total", `host="`+gardenHost+`"`),
-		kcpRequests:      s.sum("rest_client_requests_total", `host="`+kcpHost+`"`),
-		reconciles:       s.sum("controller_runtime_reconcile_total", ctl),
-		reconcileErrors:  s.sum("controller_runtime_reconcile_errors_total", ctl),
-		depth:            s.sum("workqueue_depth", `name="gardenercluster"`),
-		active:           s.sum("controller_runtime_active_workers", ctl),
-		kcpByMethod:      s.byLabel("rest_client_requests_total", "method", `host="`+kcpHost+`"`),
+		gardenerRequests: s.Sum("kim_gardener_kubeconfig_requests_total"),
+		gardenerSuccess:  s.Sum("kim_gardener_kubeconfig_requests_total", `outcome="success"`),
+		gardenPosts:      s.Sum("rest_client_requests_total", `host="`+gardenHost+`"`, `method="POST"`),
+		gardenRequests:   s.Sum("rest_client_requests_total", `host="`+gardenHost+`"`),
+		kcpRequests:      s.Sum("rest_client_requests_total", `host="`+kcpHost+`"`),
+		reconciles:       s.Sum("controller_runtime_reconcile_total", ctl),
+		reconcileErrors:  s.Sum("controller_runtime_reconcile_errors_total", ctl),
+		depth:            s.Sum("workqueue_depth", `name="gardenercluster"`),
+		active:           s.Sum("controller_runtime_active_workers", ctl),
+		kcpByMethod:      s.ByLabel("rest_client_requests_total", "method", `host="`+kcpHost+`"`),
 	}, nil
 }
 
 // waitIdle polls the manager until it has done at least minReconciles reconciles, its queue is empty, no worker is
 // busy and nothing has changed for quiet. It returns the counters and when the last change was seen.
-func (m *manager) waitIdle(ctx context.Context, gardenHost, kcpHost string, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
+func waitIdle(ctx context.Context, m *harness.Manager, gardenHost, kcpHost string, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	var last counters
 	lastChange := time.Now()
 	for {
-		c, err := m.counters(ctx, gardenHost, kcpHost)
+		c, err := readCounters(ctx, m, gardenHost, kcpHost)
 		if err != nil {
 			return last, lastChange, err
 		}

@@ -16,12 +16,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/bench/harness"
 	opconfig "github.com/kyma-project/kim/operator/config"
 )
 
@@ -41,10 +41,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench-kubeconfig:", err)
 		os.Exit(1)
 	}
-}
-
-func logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
 func parseFlags() (config, error) {
@@ -82,23 +78,23 @@ func run() error {
 	}
 	if c.managerBin == "" {
 		c.managerBin = filepath.Join(c.workDir, "manager")
-		logf("building the manager into %s", c.managerBin)
+		harness.Logf("building the manager into %s", c.managerBin)
 		if out, err := exec.Command("go", "build", "-o", c.managerBin, "./operator/cmd/manager").CombinedOutput(); err != nil {
 			return fmt.Errorf("build bench manager: %w: %s", err, out)
 		}
 	}
-	r := report{cfg: c, loadStart: loadAvg(), started: time.Now()}
+	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
 	if !c.realKeys {
-		poolGardenerKeys(4)
+		harness.PoolGardenerKeys(4)
 	}
-	logf("starting garden-in-a-box")
+	harness.Logf("starting garden-in-a-box")
 	w, err := startWorld(ctx, c.crdDir, c.n)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = w.env.Stop() }()
 	t := time.Now()
-	logf("creating %d shoots in the garden", c.n)
+	harness.Logf("creating %d shoots in the garden", c.n)
 	if err := w.createShoots(ctx, c.timeout); err != nil {
 		return err
 	}
@@ -116,7 +112,7 @@ func run() error {
 	if err := phaseRestart(ctx, c, w, &r); err != nil {
 		return err
 	}
-	r.loadEnd = loadAvg()
+	r.loadEnd = harness.LoadAvg()
 	r.print(os.Stdout)
 	return nil
 }
@@ -136,30 +132,30 @@ func managerArgs(c config, project string) []string {
 // phaseConverge starts the manager, creates the GardenerClusters and waits until all converged and the manager is
 // idle.
 func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
-	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), managerArgs(c, w.env.Catalogue.Project))
+	m, err := harness.StartManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), "gardenercluster", managerArgs(c, w.env.Catalogue.Project))
 	if err != nil {
 		return err
 	}
-	defer m.stop()
-	logf("manager started (pid %d); creating %d GardenerClusters", m.cmd.Process.Pid, c.n)
-	gardenCPU := selfCPU()
+	defer m.Stop()
+	harness.Logf("manager started (pid %d); creating %d GardenerClusters", m.PID(), c.n)
+	gardenCPU := harness.SelfCPU()
 	start := time.Now()
 	if err := w.createGardenerClusters(ctx); err != nil {
 		return err
 	}
 	r.created = time.Since(start)
 	var p progress
-	err = testenv.Poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", reaches(func() (int, error) {
+	err = testenv.Poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", harness.Reaches(func() (int, error) {
 		var err error
 		p, err = w.converged(ctx)
 		return min(p.ready, p.written), err
-	}, c.n), progressLog)
+	}, c.n), harness.ProgressLog)
 	if err != nil {
 		return err
 	}
 	r.converged = time.Since(start)
-	logf("converged in %s; waiting until the manager is idle", r.converged.Round(time.Second))
-	counters, idleAt, err := m.waitIdle(ctx, w.gardenHost, w.kcpHost, c.n, c.idleQuiet, c.timeout)
+	harness.Logf("converged in %s; waiting until the manager is idle", r.converged.Round(time.Second))
+	counters, idleAt, err := waitIdle(ctx, m, w.gardenHost, w.kcpHost, c.n, c.idleQuiet, c.timeout)
 	if err != nil {
 		return err
 	}
@@ -171,56 +167,35 @@ func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
 	if r.first.usable, err = w.verifySecrets(ctx); err != nil {
 		return err
 	}
-	if r.first.peakRSS, err = m.peakRSS(); err != nil {
+	if r.first.peakRSS, err = m.PeakRSS(); err != nil {
 		return err
 	}
-	r.first.cpu, err = m.cpuTime()
-	r.gardenCPU = selfCPU() - gardenCPU
+	r.first.cpu, err = m.CPUTime()
+	r.gardenCPU = harness.SelfCPU() - gardenCPU
 	return err
 }
 
 // phaseRestart starts a new manager on the converged world and waits until it is idle again.
 func phaseRestart(ctx context.Context, c config, w *world, r *report) error {
-	logf("restarting the manager")
-	m, err := startManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-2.log"), managerArgs(c, w.env.Catalogue.Project))
+	harness.Logf("restarting the manager")
+	m, err := harness.StartManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-2.log"), "gardenercluster", managerArgs(c, w.env.Catalogue.Project))
 	if err != nil {
 		return err
 	}
-	defer m.stop()
-	counters, idleAt, err := m.waitIdle(ctx, w.gardenHost, w.kcpHost, c.n, c.idleQuiet, c.timeout)
+	defer m.Stop()
+	counters, idleAt, err := waitIdle(ctx, m, w.gardenHost, w.kcpHost, c.n, c.idleQuiet, c.timeout)
 	if err != nil {
 		return err
 	}
-	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.started)}
+	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.Started())}
 	p, err := w.converged(ctx)
 	if err != nil {
 		return err
 	}
 	r.restart.ready, r.restart.written, r.restart.reasons = p.ready, p.written, p.reasons
-	if r.restart.peakRSS, err = m.peakRSS(); err != nil {
+	if r.restart.peakRSS, err = m.PeakRSS(); err != nil {
 		return err
 	}
-	r.restart.cpu, err = m.cpuTime()
+	r.restart.cpu, err = m.CPUTime()
 	return err
-}
-
-// selfCPU is the CPU time of this process: the harness, the in-process gardener-apiserver and the gardenlet.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }

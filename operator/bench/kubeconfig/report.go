@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kyma-project/kim/operator/bench/harness"
 )
 
 // phaseResult is what one manager process did until it was idle.
@@ -44,7 +45,7 @@ func (r report) print(out io.Writer) {
 	p := func(format string, args ...any) { _, _ = fmt.Fprintf(out, format+"\n", args...) }
 	p("")
 	p("== kubeconfig load harness: N=%d ==", c.n)
-	p("machine: %d CPUs, %s memory; load average (1/5/15 min) at start %s, at end %s", runtime.NumCPU(), memTotal(), r.loadStart, r.loadEnd)
+	p("machine: %d CPUs, %s memory; load average (1/5/15 min) at start %s, at end %s", runtime.NumCPU(), harness.MemTotal(), r.loadStart, r.loadEnd)
 	p("manager: --gardener-cluster-workers=%d --gardener-qps=%g --gardener-burst=%d, leader election off, metrics scraped over HTTP",
 		c.workers, c.gardenerQPS, c.gardenerBurst)
 	p("garden: gardener-apiserver in-process, simulated gardenlet, no runtime API servers; admin kubeconfig keys: %s", keys)
@@ -56,7 +57,7 @@ func (r report) print(out io.Writer) {
 		r.converged.Round(time.Second), r.first.written, c.n, r.first.ready, c.n)
 	p("  Secrets read back, complete          %d/%d", r.first.usable, c.n)
 	r.first.printCounters(p, c.n)
-	p("  manager peak RSS (VmHWM)             %s", mib(r.first.peakRSS))
+	p("  manager peak RSS (VmHWM)             %s", harness.MiB(r.first.peakRSS))
 	p("  CPU time                             manager %s; harness process (in-process gardener-apiserver, gardenlet) %s",
 		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
@@ -64,7 +65,7 @@ func (r report) print(out io.Writer) {
 	p("  idle after                           %s   (from process start: cache sync + one reconcile of each cluster)", r.restart.busy.Round(time.Millisecond))
 	p("  GardenerClusters Ready / Secrets     %d / %d", r.restart.ready, r.restart.written)
 	r.restart.printCounters(p, c.n)
-	p("  manager peak RSS (VmHWM)             %s", mib(r.restart.peakRSS))
+	p("  manager peak RSS (VmHWM)             %s", harness.MiB(r.restart.peakRSS))
 	p("  manager CPU time                     %s", r.restart.cpu.Round(10*time.Millisecond))
 	p("")
 	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
@@ -92,22 +93,4 @@ func (f phaseResult) printCounters(p func(string, ...any), n int) {
 	slices.Sort(methods)
 	p("  API requests                         KCP %.0f (%.2f per cluster: %s), garden %.0f",
 		f.kcpRequests, f.kcpRequests/float64(n), strings.Join(methods, ", "), f.gardenRequests)
-}
-
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-func memTotal() string {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-			}
-		}
-	}
-	return "unknown"
 }

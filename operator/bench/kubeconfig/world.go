@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rsa"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	gardensecrets "github.com/gardener/gardener/pkg/utils/secrets"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +19,7 @@ import (
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/bench/harness"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -67,56 +63,10 @@ func startWorld(ctx context.Context, crdDir string, n int) (*world, error) {
 	return w, nil
 }
 
-// poolGardenerKeys makes the in-process gardener-apiserver reuse a few RSA keys for the client certificates of
-// admin kubeconfigs instead of generating a 3072-bit key per request (~0.7 s of CPU each on this machine, which
-// would measure Gardener's key generation rather than the operator). Certificates are still issued and signed
-// per request. Must be called before the garden starts.
-func poolGardenerKeys(size int) {
-	var mu sync.Mutex
-	pool := map[int][]*rsa.PrivateKey{}
-	next := 0
-	generate := gardensecrets.GenerateKey
-	gardensecrets.GenerateKey = func(r io.Reader, bits int) (*rsa.PrivateKey, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if keys := pool[bits]; len(keys) >= size {
-			next++
-			return keys[next%len(keys)], nil
-		}
-		k, err := generate(r, bits)
-		if err != nil {
-			return nil, err
-		}
-		pool[bits] = append(pool[bits], k)
-		return k, nil
-	}
-}
-
-// parallel runs do(0..n-1) on workers goroutines and returns the first error.
-func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
-	var next atomic.Int64
-	var firstErr error
-	var once sync.Once
-	var wg sync.WaitGroup
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				if err := do(ctx, i); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
-}
-
 // createShoots creates the shoots directly in the garden and waits until the gardenlet has created all of them
 // (lastOperation Create Succeeded, CA objects written, address advertised).
 func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
-	err := parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
+	err := harness.Parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
 		s, err := w.env.NewShoot(keb.ShootName(i), "aws")
 		if err != nil {
 			return err
@@ -129,7 +79,7 @@ func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return testenv.Poll(ctx, timeout, 2*time.Second, "shoots ready", reaches(func() (int, error) {
+	return testenv.Poll(ctx, timeout, 2*time.Second, "shoots ready", harness.Reaches(func() (int, error) {
 		var list gardencorev1beta1.ShootList
 		if err := w.env.GardenClient.List(ctx, &list, client.InNamespace(w.shootNamespace)); err != nil {
 			return 0, fmt.Errorf("list shoots: %w", err)
@@ -141,11 +91,11 @@ func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		return ready, nil
-	}, w.total), progressLog)
+	}, w.total), harness.ProgressLog)
 }
 
 func (w *world) createGardenerClusters(ctx context.Context) error {
-	return parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
+	return harness.Parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
 		if err := w.env.KCPClient.Create(ctx, keb.GardenerCluster(keb.RuntimeID(i), keb.ShootName(i))); err != nil {
 			return fmt.Errorf("create gardener cluster %d: %w", i, err)
 		}
@@ -214,16 +164,3 @@ func (w *world) verifySecrets(ctx context.Context) (int, error) {
 		}
 	}
 }
-
-// reaches is a polling condition: count reaches want (what it saw, or the error, describes the progress).
-func reaches(count func() (int, error), want int) func() (bool, string) {
-	return func() (bool, string) {
-		n, err := count()
-		if err != nil {
-			return false, fmt.Sprintf("%d/%d (%v)", n, want, err)
-		}
-		return n >= want, fmt.Sprintf("%d/%d", n, want)
-	}
-}
-
-func progressLog(what, seen string) { logf("%s: %s", what, seen) }

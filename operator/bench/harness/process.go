@@ -1,0 +1,159 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Manager is the operator running in a child process, with its metrics endpoint on a local port.
+type Manager struct {
+	cmd     *exec.Cmd
+	done    chan struct{} // closed when the process has ended; then exitErr is set
+	exitErr error
+	stopped sync.Once
+	metrics string // URL of the metrics endpoint
+	log     *os.File
+	started time.Time
+}
+
+// StartManager starts the manager binary against the kubeconfigs in dir (garden.kubeconfig, kcp.kubeconfig) and
+// waits until readyController has started (its reconcile metrics exist).
+func StartManager(ctx context.Context, bin, dir, logPath, readyController string, extraArgs []string) (*Manager, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("create manager log: %w", err)
+	}
+	args := append([]string{
+		"--gardener-kubeconfig-path=" + dir + "/garden.kubeconfig",
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
+		"--health-probe-bind-address=0", "--leader-elect=false",
+	}, extraArgs...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+dir+"/kcp.kubeconfig")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: logFile}
+	m.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start manager %s: %w", bin, err)
+	}
+	go func() {
+		m.exitErr = cmd.Wait()
+		close(m.done)
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s, err := m.Scrape(ctx)
+		if err == nil && s.Has("controller_runtime_reconcile_total", `controller="`+readyController+`"`) {
+			return m, nil
+		}
+		select {
+		case <-m.done:
+			m.Stop()
+			return nil, fmt.Errorf("manager exited during start (log: %s): %w", logPath, m.exitErr)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			m.Stop()
+			return nil, fmt.Errorf("manager did not start its controller within 2m (log: %s): %w", logPath, err)
+		}
+	}
+}
+
+// PeakRSS is the child's peak resident set size (VmHWM) in bytes.
+func (m *Manager) PeakRSS() (int64, error) {
+	return procStatusBytes(m.cmd.Process.Pid, "VmHWM:")
+}
+
+// Stop sends SIGTERM (the manager shuts down gracefully) and waits for the process to end.
+func (m *Manager) Stop() {
+	m.stopped.Do(func() {
+		if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			Logf("stop manager: %v", err)
+		}
+		select {
+		case <-m.done:
+		case <-time.After(time.Minute):
+			if err := m.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				Logf("kill manager: %v", err)
+			}
+			<-m.done
+		}
+		if m.exitErr != nil {
+			// The manager exits 0 on SIGTERM; anything else is worth seeing next to the numbers.
+			Logf("manager exited with %v (log: %s)", m.exitErr, m.log.Name())
+		}
+		_ = m.log.Close()
+	})
+}
+
+func procStatusBytes(pid int, field string) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read status of pid %d: %w", pid, err)
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("parse %s %q: %w", field, rest, err)
+			}
+			return kb * 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CPUTime is the CPU time (user+system) the child used so far.
+func (m *Manager) CPUTime() (time.Duration, error) { return procCPU(m.cmd.Process.Pid) }
+
+// procCPU reads utime and stime of a process from /proc/<pid>/stat (in clock ticks of 1/100 s on Linux).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read stat of pid %d: %w", pid, err)
+	}
+	// The command name (field 2) may contain spaces; the fields after it start behind the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("parse /proc/%d/stat: %w", pid, errors.Join(err1, err2))
+	}
+	const clockTick = 10 * time.Millisecond
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// PID is the manager's process ID.
+func (m *Manager) PID() int { return m.cmd.Process.Pid }
+
+// Started is when the process was started.
+func (m *Manager) Started() time.Time { return m.started }
