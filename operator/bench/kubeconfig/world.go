@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,9 +24,10 @@ import (
 
 const kcpNamespace = "kcp-system"
 
-// world is garden-in-a-box prepared for the harness: KCP with the operator's CRDs and namespace, a garden whose
-// simulated gardenlet finishes operations almost at once, no runtime API servers.
+// world is garden-in-a-box prepared for the harness: a garden whose simulated gardenlet finishes operations almost
+// at once, no runtime API servers.
 type world struct {
+	*harness.World
 	env                  *gardenbox.Env
 	gardenHost, kcpHost  string
 	shootNamespace       string
@@ -37,61 +35,29 @@ type world struct {
 }
 
 func startWorld(ctx context.Context, crdDir string, n int) (*world, error) {
-	env, err := testenv.StartGarden(ctx, testenv.GardenOptions{
+	hw, err := harness.StartWorld(ctx, testenv.GardenOptions{
+		CRDDirectory: crdDir,
 		// The kubeconfig controller never talks to a shoot: CA objects and a placeholder address suffice.
 		RuntimeAPIServers: runtimeapi.ModeNone,
 		Gardenlet: gardenlet.Options{
 			CreateDuration: time.Millisecond, ReconcileDuration: time.Millisecond, DeleteDuration: time.Millisecond,
 			ProgressInterval: time.Millisecond, MaxConcurrentReconciles: 20,
 		},
-	})
+	}, kcpNamespace)
 	if err != nil {
-		return nil, fmt.Errorf("start garden-in-a-box: %w", err)
+		return nil, err
 	}
-	w := &world{env: env, shootNamespace: env.Catalogue.ProjectNamespace(), createWorkers: 16, total: n}
-	gu, err1 := url.Parse(env.Garden.Host)
-	ku, err2 := url.Parse(env.KCP.Host)
-	if err := errors.Join(err1, err2); err != nil {
-		_ = env.Stop()
-		return nil, fmt.Errorf("parse API server URLs: %w", err)
-	}
-	w.gardenHost, w.kcpHost = gu.Host, ku.Host
-	if err := env.KCPClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
-		_ = env.Stop()
-		return nil, fmt.Errorf("create namespace %s: %w", kcpNamespace, err)
-	}
-	return w, nil
+	return &world{World: hw, env: hw.Env, gardenHost: hw.GardenHost, kcpHost: hw.KCPHost, shootNamespace: hw.ShootNamespace,
+		createWorkers: 16, total: n}, nil
 }
 
-// createShoots creates the shoots directly in the garden and waits until the gardenlet has created all of them
-// (lastOperation Create Succeeded, CA objects written, address advertised).
+// createShoots creates the shoots directly in the garden and waits until the gardenlet has created all of them.
 func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
-	err := harness.Parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
-		s, err := w.env.NewShoot(keb.ShootName(i), "aws")
-		if err != nil {
-			return err
-		}
-		if err := w.env.GardenClient.Create(ctx, s); err != nil {
-			return fmt.Errorf("create shoot %s: %w", s.Name, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	names := make([]string, w.total)
+	for i := range names {
+		names[i] = keb.ShootName(i)
 	}
-	return testenv.Poll(ctx, timeout, 2*time.Second, "shoots ready", harness.Reaches(func() (int, error) {
-		var list gardencorev1beta1.ShootList
-		if err := w.env.GardenClient.List(ctx, &list, client.InNamespace(w.shootNamespace)); err != nil {
-			return 0, fmt.Errorf("list shoots: %w", err)
-		}
-		ready := 0
-		for _, s := range list.Items {
-			if op := s.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && len(s.Status.AdvertisedAddresses) > 0 {
-				ready++
-			}
-		}
-		return ready, nil
-	}, w.total), harness.ProgressLog)
+	return w.CreateShoots(ctx, names, w.createWorkers, timeout)
 }
 
 func (w *world) createGardenerClusters(ctx context.Context) error {

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
+)
+
+// World is garden-in-a-box prepared for a harness: KCP with the operator's CRDs and the watched namespace, the
+// garden with its simulated gardenlet, and the API servers' host:port (the host label of client-go's metrics).
+type World struct {
+	Env                 *gardenbox.Env
+	GardenHost, KCPHost string
+	ShootNamespace      string
+}
+
+// StartWorld starts garden-in-a-box with o and creates kcpNamespace in the KCP. Stop it with w.Env.Stop.
+func StartWorld(ctx context.Context, o testenv.GardenOptions, kcpNamespace string) (*World, error) {
+	env, err := testenv.StartGarden(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("start garden-in-a-box: %w", err)
+	}
+	w := &World{Env: env, ShootNamespace: env.Catalogue.ProjectNamespace()}
+	gu, err1 := url.Parse(env.Garden.Host)
+	ku, err2 := url.Parse(env.KCP.Host)
+	if err := errors.Join(err1, err2); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("parse API server URLs: %w", err)
+	}
+	w.GardenHost, w.KCPHost = gu.Host, ku.Host
+	if err := env.KCPClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("create namespace %s: %w", kcpNamespace, err)
+	}
+	return w, nil
+}
+
+// CreateShoots creates the shoots named directly in the garden (not managed by the operator) with workers parallel
+// clients and waits until the gardenlet has created all of them (lastOperation Create Succeeded, CA objects
+// written, address advertised).
+func (w *World) CreateShoots(ctx context.Context, names []string, workers int, timeout time.Duration) error {
+	err := Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
+		s, err := w.Env.NewShoot(names[i], "aws")
+		if err != nil {
+			return err
+		}
+		if err := w.Env.GardenClient.Create(ctx, s); err != nil {
+			return fmt.Errorf("create shoot %s: %w", s.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return testenv.Poll(ctx, timeout, 2*time.Second, "shoots ready", Reaches(func() (int, error) {
+		n, err := w.SucceededShoots(ctx)
+		return n, err
+	}, len(names)), ProgressLog)
+}
+
+// SucceededShoots counts the shoots of the project whose last operation Succeeded and whose API server is
+// advertised.
+func (w *World) SucceededShoots(ctx context.Context) (int, error) {
+	var list gardencorev1beta1.ShootList
+	if err := w.Env.GardenClient.List(ctx, &list, client.InNamespace(w.ShootNamespace)); err != nil {
+		return 0, fmt.Errorf("list shoots: %w", err)
+	}
+	ready := 0
+	for _, s := range list.Items {
+		if op := s.Status.LastOperation; op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && len(s.Status.AdvertisedAddresses) > 0 {
+			ready++
+		}
+	}
+	return ready, nil
+}
