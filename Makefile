@@ -215,6 +215,11 @@ bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-i
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
 		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
+.PHONY: bench-fleet
+bench-fleet: ## Fleet load harness: BENCH_RUNTIMES (default 200) Runtimes + as many extra GardenerClusters, all controllers; converge, steady state, restart.
+	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/fleet -runtimes $(or $(BENCH_RUNTIMES),200) -manager-bin $(BIN)/manager $(BENCH_ARGS)
+
 ##@ Tools (pinned in hack/tools/go.mod)
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)

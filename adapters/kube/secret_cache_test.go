@@ -16,7 +16,7 @@ import (
 func kubeconfigSecret(config []byte) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: kubeconfig.SecretName("rt-1"), Namespace: "kcp-system", ResourceVersion: "7",
-			Annotations:   map[string]string{kubeconfig.AnnotationExpiresAt: "2026-06-02T12:00:00Z", annotationCachedKeys: "config"}, // planted
+			Annotations:   map[string]string{kubeconfig.AnnotationExpiresAt: "2026-06-02T12:00:00Z", annotationCachedKeys: "7:config"}, // planted, naming this very version (impossible on a server)
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}}},
 		Data: map[string][]byte{kubeconfig.SecretKey: config, "empty": {}},
 	}
@@ -42,9 +42,20 @@ func TestSecretCacheTransform(t *testing.T) {
 	if !hasData(c, kubeconfig.SecretKey, true) || hasData(c, "empty", true) || hasData(c, "missing", true) {
 		t.Errorf("record %q: want only %q to hold data", c.Annotations[annotationCachedKeys], kubeconfig.SecretKey)
 	}
-	emptied := cachedCopy(t, kubeconfigSecret(nil)) // someone emptied the kubeconfig; the planted record says "config"
-	if hasData(emptied, kubeconfig.SecretKey, true) {
+	again, err := SecretCacheTransform(c.DeepCopy()) // client-go passes cached objects through the transform again
+	if err != nil || !hasData(again.(*corev1.Secret), kubeconfig.SecretKey, true) {
+		t.Errorf("transformed twice: %v, record %q; want the kubeconfig still recorded", err, again.(*corev1.Secret).Annotations[annotationCachedKeys])
+	}
+	emptied := kubeconfigSecret(nil) // someone emptied the kubeconfig and planted a record naming a version
+	emptied.Annotations[annotationCachedKeys] = "6:config"
+	if hasData(cachedCopy(t, emptied), kubeconfig.SecretKey, true) {
 		t.Error("an emptied kubeconfig counts as present in the cache")
+	}
+	noData := kubeconfigSecret(nil)
+	noData.Data = nil
+	noData.Annotations[annotationCachedKeys] = "6:config"
+	if hasData(cachedCopy(t, noData), kubeconfig.SecretKey, true) {
+		t.Error("a Secret without data whose planted record names another version counts as holding a kubeconfig")
 	}
 	planted := kubeconfigSecret(nil)
 	planted.Data = nil

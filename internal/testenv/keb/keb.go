@@ -49,22 +49,36 @@ func GardenerCluster(runtimeID, shoot string) *imv1.GardenerCluster {
 // LoadRuntime reads a Runtime as KEB sends it (strictly: unknown fields fail), in KEB's namespace.
 func LoadRuntime(t testing.TB, path string) *imv1.Runtime {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	rt, err := ReadRuntime(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &imv1.Runtime{}
-	if err := yaml.UnmarshalStrict(raw, rt); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	rt.Generation = 0
-	rt.Namespace = Namespace
 	return rt
 }
 
-// GoldenRuntime loads adapters/gardener/testdata/runtimes/<name>.yaml, the Runtimes the golden shoots are made of.
+// ReadRuntime is LoadRuntime for programs (the load harnesses).
+func ReadRuntime(path string) (*imv1.Runtime, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rt := &imv1.Runtime{}
+	if err := yaml.UnmarshalStrict(raw, rt); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rt.Generation = 0
+	rt.Namespace = Namespace
+	return rt, nil
+}
+
+// GoldenRuntimePath is adapters/gardener/testdata/runtimes/<name>.yaml, a Runtime the golden shoots are made of.
+func GoldenRuntimePath(name string) string {
+	return filepath.Join(RepoRoot(), "adapters", "gardener", "testdata", "runtimes", name+".yaml")
+}
+
+// GoldenRuntime loads GoldenRuntimePath(name).
 func GoldenRuntime(t testing.TB, name string) *imv1.Runtime {
-	return LoadRuntime(t, filepath.Join(RepoRoot(), "adapters", "gardener", "testdata", "runtimes", name+".yaml"))
+	return LoadRuntime(t, GoldenRuntimePath(name))
 }
 
 // WithIdentity returns a copy of rt with another runtime ID and shoot name (empty: kept), as KEB would send for
