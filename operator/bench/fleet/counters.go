@@ -20,6 +20,9 @@ type counters struct {
 	// reconciles and errors per controller; depth and active summed over the controllers' queues.
 	reconciles, errors map[string]float64
 	depth, active      float64
+	// heapInuse is the Go heap in use (go_memstats_heap_inuse_bytes): the live objects and what the garbage
+	// collector has not returned yet, without the headroom GOGC leaves (what GOMEMLIMIT bounds in production).
+	heapInuse float64
 }
 
 func readCounters(ctx context.Context, m *harness.Manager, w *fleetWorld) (counters, error) {
@@ -31,6 +34,7 @@ func readCounters(ctx context.Context, m *harness.Manager, w *fleetWorld) (count
 		garden:     s.ByLabel("rest_client_requests_total", "method", `host="`+w.GardenHost+`"`),
 		kcp:        s.ByLabel("rest_client_requests_total", "method", `host="`+w.KCPHost+`"`),
 		reconciles: map[string]float64{}, errors: map[string]float64{},
+		heapInuse: s.Sum("go_memstats_heap_inuse_bytes"),
 	}
 	for _, ctl := range controllerNames {
 		c.reconciles[ctl] = s.Sum("controller_runtime_reconcile_total", `controller="`+ctl+`"`)

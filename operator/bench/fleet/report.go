@@ -63,7 +63,7 @@ func (r report) print(out io.Writer) {
 		r.converged.Round(time.Second), r.first.progress.runtimesReady, c.runtimes, r.first.progress.clustersReady, clusters)
 	p("  idle after                           %s   (load average then %s)", r.first.busy.Round(time.Second), r.first.load)
 	r.first.printCounters(p, c.runtimes)
-	p("  manager peak RSS (VmHWM)             %s", harness.MiB(r.first.peakRSS))
+	p("  manager peak RSS (VmHWM)             %s; Go heap in use when idle %s", harness.MiB(r.first.peakRSS), harness.MiB(int64(r.first.heapInuse)))
 	p("  CPU time                             manager %s; harness process (in-process API servers, gardenlet) %s",
 		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
@@ -78,8 +78,9 @@ func (r report) print(out io.Writer) {
 	p("  requests                             Gardener %s; KCP %s", join(s.counters.garden), join(s.counters.kcp))
 	p("")
 	rs := r.restart
-	p("restart: idle after %.1f s, Gardener writes: %.0f, Gardener requests: %s, KCP requests: %s, reconciles: %s, peak RSS %s, CPU %.1f s, load %s",
+	p("restart: idle after %.1f s, Gardener writes: %.0f, Gardener requests: %s, KCP requests: %s, reconciles: %s, peak RSS %s, heap in use %s, CPU %.1f s, load %s",
 		rs.busy.Seconds(), rs.gardenWrites(), orNone(join(rs.garden)), orNone(join(rs.kcp)), join(rs.reconciles), harness.MiB(rs.peakRSS),
+		harness.MiB(int64(rs.heapInuse)),
 		rs.cpu.Seconds(), rs.load)
 	p("")
 	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
