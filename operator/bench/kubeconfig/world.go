@@ -34,9 +34,8 @@ type world struct {
 	createWorkers, total int
 }
 
-func startWorld(ctx context.Context, crdDir string, n int) (*world, error) {
+func startWorld(ctx context.Context, n int) (*world, error) {
 	hw, err := harness.StartWorld(ctx, testenv.GardenOptions{
-		CRDDirectory: crdDir,
 		// The kubeconfig controller never talks to a shoot: CA objects and a placeholder address suffice.
 		RuntimeAPIServers: runtimeapi.ModeNone,
 		Gardenlet: gardenlet.Options{
