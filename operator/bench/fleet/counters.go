@@ -76,30 +76,10 @@ func (c counters) minus(o counters) counters {
 // queues are empty, no worker is busy and neither reconciles nor Gardener requests changed for quiet. It returns
 // the counters and when the last change was seen.
 func waitIdle(ctx context.Context, m *harness.Manager, w *fleetWorld, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
-	deadline := time.Now().Add(timeout)
-	var last counters
-	lastChange := time.Now()
-	for {
-		c, err := readCounters(ctx, m, w)
-		if err != nil {
-			return last, lastChange, err
-		}
-		now := time.Now()
-		if total(c.reconciles) != total(last.reconciles) || total(c.garden) != total(last.garden) || c.depth != 0 || c.active != 0 {
-			lastChange = now
-		}
-		last = c
-		if total(c.reconciles) >= float64(minReconciles) && c.depth == 0 && c.active == 0 && now.Sub(lastChange) >= quiet {
-			return c, lastChange, nil
-		}
-		if now.After(deadline) {
-			return c, lastChange, fmt.Errorf("manager not idle after %s (reconciles %v, queues %.0f, busy workers %.0f)",
-				timeout, c.reconciles, c.depth, c.active)
-		}
-		select {
-		case <-ctx.Done():
-			return c, lastChange, ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+	read := func(ctx context.Context) (counters, error) { return readCounters(ctx, m, w) }
+	return harness.WaitIdle(ctx, read, func(c counters) harness.Activity {
+		return harness.Activity{Work: total(c.reconciles) + total(c.garden), Busy: c.depth != 0 || c.active != 0,
+			Enough:      total(c.reconciles) >= float64(minReconciles),
+			Description: fmt.Sprintf("reconciles %v, queues %.0f, busy workers %.0f", c.reconciles, c.depth, c.active)}
+	}, quiet, timeout)
 }

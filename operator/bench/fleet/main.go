@@ -14,10 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/kyma-project/kim/internal/testenv"
@@ -74,21 +71,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// Ctrl-C ends the run through the deferred clean-up, so no API server or manager is left behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, err := harness.Prepare("kim-bench-fleet-", &c.workDir, &c.managerBin)
+	if err != nil {
+		return err
+	}
 	defer stop()
-	if c.workDir == "" {
-		if c.workDir, err = os.MkdirTemp("", "kim-bench-fleet-"); err != nil {
-			return fmt.Errorf("create work dir: %w", err)
-		}
-	}
-	if c.managerBin == "" {
-		c.managerBin = filepath.Join(c.workDir, "manager")
-		harness.Logf("building the manager into %s", c.managerBin)
-		if out, err := exec.Command("go", "build", "-o", c.managerBin, "./operator/cmd/manager").CombinedOutput(); err != nil {
-			return fmt.Errorf("build manager: %w: %s", err, out)
-		}
-	}
 	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
 	// Admin kubeconfigs with a few pooled RSA keys: the harness measures the operator, not Gardener's key generation.
 	harness.PoolGardenerKeys(4)

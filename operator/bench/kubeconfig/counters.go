@@ -44,30 +44,10 @@ func readCounters(ctx context.Context, m *harness.Manager, gardenHost, kcpHost s
 // waitIdle polls the manager until it has done at least minReconciles reconciles, its queue is empty, no worker is
 // busy and nothing has changed for quiet. It returns the counters and when the last change was seen.
 func waitIdle(ctx context.Context, m *harness.Manager, gardenHost, kcpHost string, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
-	deadline := time.Now().Add(timeout)
-	var last counters
-	lastChange := time.Now()
-	for {
-		c, err := readCounters(ctx, m, gardenHost, kcpHost)
-		if err != nil {
-			return last, lastChange, err
-		}
-		now := time.Now()
-		if c.reconciles != last.reconciles || c.gardenerRequests != last.gardenerRequests || c.depth != 0 || c.active != 0 {
-			lastChange = now
-		}
-		last = c
-		if c.reconciles >= float64(minReconciles) && c.depth == 0 && c.active == 0 && now.Sub(lastChange) >= quiet {
-			return c, lastChange, nil
-		}
-		if now.After(deadline) {
-			return c, lastChange, fmt.Errorf("manager not idle after %s (reconciles %.0f, queue %.0f, busy workers %.0f)",
-				timeout, c.reconciles, c.depth, c.active)
-		}
-		select {
-		case <-ctx.Done():
-			return c, lastChange, ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	read := func(ctx context.Context) (counters, error) { return readCounters(ctx, m, gardenHost, kcpHost) }
+	return harness.WaitIdle(ctx, read, func(c counters) harness.Activity {
+		return harness.Activity{Work: c.reconciles + c.gardenerRequests, Busy: c.depth != 0 || c.active != 0,
+			Enough:      c.reconciles >= float64(minReconciles),
+			Description: fmt.Sprintf("reconciles %.0f, queue %.0f, busy workers %.0f", c.reconciles, c.depth, c.active)}
+	}, quiet, timeout)
 }
