@@ -94,7 +94,7 @@ func run() error {
 	if err := w.Env.WriteKubeconfigs(c.workDir); err != nil {
 		return err
 	}
-	cfgPath, err := w.writeOperatorConfig(c.workDir)
+	cfgPath, err := harness.WriteOperatorConfig(c.workDir, w.Env.Catalogue.Project)
 	if err != nil {
 		return err
 	}

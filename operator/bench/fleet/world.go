@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
@@ -55,27 +53,6 @@ func startFleetWorld(ctx context.Context, c config) (*fleetWorld, error) {
 		fw.plans = append(fw.plans, rt)
 	}
 	return fw, nil
-}
-
-// writeOperatorConfig writes the golden operator configuration for the garden's project, with a one-hour deletion
-// window, to dir/config.yaml.
-func (w *fleetWorld) writeOperatorConfig(dir string) (string, error) {
-	raw, err := os.ReadFile(testenv.GoldenConfig())
-	if err != nil {
-		return "", err
-	}
-	doc := map[string]any{}
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return "", err
-	}
-	doc["gardener"] = map[string]any{"project": w.Env.Catalogue.Project}
-	doc["deletion"] = map[string]any{"defaultGracePeriod": "1h"}
-	out, err := yaml.Marshal(doc)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "config.yaml")
-	return path, os.WriteFile(path, out, 0o600)
 }
 
 func (w *fleetWorld) extraShootNames() []string {

@@ -13,12 +13,15 @@ import (
 
 // Prepare is the start of a harness run: a context that Ctrl-C (or SIGTERM) cancels, so the deferred clean-up
 // leaves no API server or manager behind; *workDir created when empty (a new temporary directory named after
-// prefix, kept); *managerBin built from operator/cmd/manager into it when empty. Call stop when done.
+// prefix, kept; a named one is created if missing); *managerBin built from operator/cmd/manager into it when empty. Call stop when done.
 func Prepare(prefix string, workDir, managerBin *string) (ctx context.Context, stop context.CancelFunc, err error) {
 	if *workDir == "" {
-		if *workDir, err = os.MkdirTemp("", prefix); err != nil {
-			return nil, nil, fmt.Errorf("create work dir: %w", err)
-		}
+		*workDir, err = os.MkdirTemp("", prefix)
+	} else {
+		err = os.MkdirAll(*workDir, 0o700)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("create work dir: %w", err)
 	}
 	if *managerBin == "" {
 		*managerBin = filepath.Join(*workDir, "manager")

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -82,4 +85,26 @@ func (w *World) SucceededShoots(ctx context.Context) (int, error) {
 		}
 	}
 	return ready, nil
+}
+
+// WriteOperatorConfig writes the golden operator configuration (testenv.GoldenConfig) for the garden's project,
+// with a one-hour deletion window, to dir/config.yaml and returns its path. The manager validates the whole
+// configuration whatever controllers it runs.
+func WriteOperatorConfig(dir, project string) (string, error) {
+	raw, err := os.ReadFile(testenv.GoldenConfig())
+	if err != nil {
+		return "", err
+	}
+	doc := map[string]any{}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return "", fmt.Errorf("%s: %w", testenv.GoldenConfig(), err)
+	}
+	doc["gardener"] = map[string]any{"project": project}
+	doc["deletion"] = map[string]any{"defaultGracePeriod": "1h"}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "config.yaml")
+	return path, os.WriteFile(path, out, 0o600)
 }

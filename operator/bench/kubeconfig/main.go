@@ -19,7 +19,6 @@ import (
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/bench/harness"
-	opconfig "github.com/kyma-project/kim/operator/config"
 )
 
 type config struct {
@@ -85,8 +84,8 @@ func run() error {
 		return err
 	}
 	r.shootsReady = time.Since(t)
-	cfg := fmt.Sprintf("apiVersion: %s\nkind: %s\ngardener:\n  project: %s\n", opconfig.APIVersion, opconfig.Kind, w.env.Catalogue.Project)
-	if err := os.WriteFile(filepath.Join(c.workDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+	// The golden landscape configuration for the project: the manager validates all of it, whatever it runs.
+	if _, err := harness.WriteOperatorConfig(c.workDir, w.env.Catalogue.Project); err != nil {
 		return err
 	}
 	if err := w.env.WriteKubeconfigs(c.workDir); err != nil {
@@ -103,8 +102,8 @@ func run() error {
 	return nil
 }
 
-// managerArgs are the real manager's flags for the harness: only the kubeconfig controller, and a configuration
-// file naming just the project (shoot generation is not needed to manage kubeconfigs).
+// managerArgs are the real manager's flags for the harness: only the kubeconfig controller, and the configuration
+// file WriteOperatorConfig wrote.
 func managerArgs(c config, project string) []string {
 	return []string{
 		"--controllers=gardenercluster", "--config=" + filepath.Join(c.workDir, "config.yaml"), "--watch-namespaces=" + kcpNamespace,
