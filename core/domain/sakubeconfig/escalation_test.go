@@ -74,7 +74,11 @@ func TestCheckRequest(t *testing.T) {
 			want: ErrEscalation, field: "spec.rules[0]", req: request(rule(nil, core, []string{"secrets"}, readOnly))},
 		{reason: "no rules and no ClusterRole", want: ErrInvalid, field: "spec", req: request()},
 		{reason: "validity below the TokenRequest minimum", want: ErrInvalid, field: "spec.validity",
-			req: func() Request { r := request(rule(kymaSystem, core, []string{"pods"}, readOnly)); r.Validity = time.Minute; return r }()},
+			req: func() Request {
+				r := request(rule(kymaSystem, core, []string{"pods"}, readOnly))
+				r.Validity = time.Minute
+				return r
+			}()},
 		{reason: "a rule without verbs", want: ErrInvalid, field: "spec.rules[0]", req: request(rule(kymaSystem, core, []string{"pods"}, nil))},
 	}
 	for _, tc := range cases {

@@ -28,7 +28,9 @@ type ServiceAccount struct {
 
 // Username is the name the runtime's API server authenticates the ServiceAccount's tokens as (and writes into its
 // audit log).
-func (s ServiceAccount) Username() string { return "system:serviceaccount:" + s.Namespace + ":" + s.Name }
+func (s ServiceAccount) Username() string {
+	return "system:serviceaccount:" + s.Namespace + ":" + s.Name
+}
 
 // String renders the ServiceAccount as namespace/name.
 func (s ServiceAccount) String() string { return s.Namespace + "/" + s.Name }
