@@ -1,0 +1,292 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// IdentityKubeconfigs issues least-privilege kubeconfigs: for a ServiceAccountKubeconfig it keeps a ServiceAccount
+// with exactly the requested permissions in the runtime and a kubeconfig with a short-lived token of it in a KCP
+// Secret, rotated like admin kubeconfigs. Without a due token and without a spec change it makes no call to the
+// runtime at all, so a restart costs the runtimes nothing.
+type IdentityKubeconfigs struct {
+	Runtimes ports.RuntimeIdentities
+	Secrets  ports.IdentityKubeconfigStore
+	// Access is the landscape's part of the no-escalation policy.
+	Access sakubeconfig.AccessPolicy
+	// RotationFraction is the admin kubeconfigs' (kubeconfig.Policy): a token is replaced after this share of its
+	// lifetime, jittered per request.
+	RotationFraction float64
+	// CleanupTimeout bounds how long a deletion waits for an unreachable runtime (0: the domain's default).
+	CleanupTimeout time.Duration
+}
+
+// IdentityState is what the owner's status says about earlier work.
+type IdentityState struct {
+	// Applied: the runtime objects of the request's generation are in place (observedGeneration is the generation
+	// and the request was Ready).
+	Applied bool
+	// Held: the status lists runtime objects, so the runtime may hold some.
+	Held bool
+}
+
+// LiveRequest re-reads the request from the API server (ok false when it is gone or being deleted). It is asked
+// before a token is issued: the cache may still show a force annotation that was already cleared.
+type LiveRequest func(ctx context.Context) (req sakubeconfig.Request, ok bool, err error)
+
+// IdentityResult is the outcome of one Reconcile, for the owner's status.
+type IdentityResult struct {
+	Ready           bool
+	Reason, Message string
+	// Observed: the result describes the request's generation (record it as observedGeneration).
+	Observed bool
+	// Objects are the runtime objects the request holds now, when ObjectsChanged.
+	Objects        []sakubeconfig.ObjectRef
+	ObjectsChanged bool
+	// ExpiresAt is the expiry of the kubeconfig in the Secret (zero when unknown).
+	ExpiresAt time.Time
+	// ClearForce: a forced token was issued; remove the force annotation.
+	ClearForce   bool
+	RequeueAfter time.Duration
+	Events       []Event
+}
+
+// Retry intervals for outcomes a quick retry does not change. Other failures are returned as errors and retried
+// with the controller's backoff.
+const (
+	identityWaitRuntime  = 30 * time.Second
+	identityWaitRole     = time.Minute
+	identityWaitClash    = 5 * time.Minute
+	identityRecheckRoles = 10 * time.Minute
+)
+
+func runtimeOf(req sakubeconfig.Request) ports.RuntimeRef {
+	return ports.RuntimeRef{Namespace: req.Owner.Namespace, RuntimeID: req.RuntimeID}
+}
+
+func secretOf(req sakubeconfig.Request) ports.SecretRef {
+	return ports.SecretRef{Namespace: req.Owner.Namespace, Name: req.SecretName, Key: sakubeconfig.SecretKey}
+}
+
+// secretState is one observation of the request's Secret.
+type secretState struct {
+	md      ports.KubeconfigSecretMetadata
+	verdict sakubeconfig.SecretVerdict
+	rec     sakubeconfig.Recorded
+}
+
+func (u *IdentityKubeconfigs) observe(ctx context.Context, req sakubeconfig.Request, mode ports.ReadMode) (secretState, error) {
+	md, err := u.Secrets.ReadMetadata(ctx, secretOf(req), mode)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ports.ErrSecretNotFound) {
+		return secretState{}, fmt.Errorf("read kubeconfig secret %s: %w", secretOf(req), err)
+	}
+	s := secretState{md: md, rec: sakubeconfig.RecordedFrom(exists, md.HasKubeconfig, md.Annotations)}
+	s.verdict, err = sakubeconfig.CheckSecret(req.Owner, req.SecretName, exists, md.Annotations)
+	return s, err
+}
+
+// Reconcile brings the runtime and the Secret to what req asks for at now.
+func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time, live LiveRequest) (IdentityResult, error) {
+	if err := u.Access.CheckRequest(req); err != nil {
+		return u.refuse(ctx, req, st, err)
+	}
+	sec, err := u.observe(ctx, req, ports.ReadCached)
+	if errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
+		return IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
+	}
+	if err != nil {
+		return IdentityResult{}, err
+	}
+	ep, err := u.Runtimes.Endpoint(ctx, runtimeOf(req))
+	if res, done := runtimeProblem(req, err); done {
+		return res, nil
+	} else if err != nil {
+		return IdentityResult{}, err
+	}
+	policy, err := kubeconfig.NewPolicy(req.Validity, u.RotationFraction)
+	if err != nil {
+		return IdentityResult{Reason: ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
+	}
+	d := sakubeconfig.Rotation(policy, now, req.Owner, sec.rec, req.Force, ep)
+	if !d.Issue && st.Applied {
+		return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+			RequeueAfter: until(d.RotateAt, now)}, nil
+	}
+	if d.Issue && live != nil {
+		// Confirm with the API server before spending a TokenRequest, so one rotation never becomes two.
+		cur, ok, err := live(ctx)
+		if err != nil || !ok {
+			return IdentityResult{}, err
+		}
+		if err := u.Access.CheckRequest(cur); err != nil {
+			return u.refuse(ctx, cur, st, err)
+		}
+		req = cur
+		if sec, err = u.observe(ctx, req, ports.ReadLive); err != nil {
+			return IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
+		}
+		d = sakubeconfig.Rotation(policy, now, req.Owner, sec.rec, req.Force, ep)
+		if !d.Issue && st.Applied {
+			return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+				RequeueAfter: until(d.RotateAt, now)}, nil
+		}
+	}
+	res, err := u.apply(ctx, req, st)
+	if err != nil || !res.ObjectsChanged {
+		return res, err
+	}
+	if !d.Issue {
+		res.Ready, res.Reason, res.ExpiresAt = true, ReasonRulesApplied, d.ExpiresAt
+		res.Message = fmt.Sprintf("rules applied to ServiceAccount %s in runtime %s; %s", req.ServiceAccount, req.RuntimeID, d.Detail)
+		res.Events = append(res.Events, Event{Reason: ReasonRulesApplied, Message: res.Message})
+		res.RequeueAfter = until(d.RotateAt, now)
+		return res, nil
+	}
+	return u.issue(ctx, req, sec, ep, d, policy, now, res)
+}
+
+// runtimeProblem maps the runtime failures a quick retry does not fix to a result (done true).
+func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) {
+	switch {
+	case err == nil:
+		return IdentityResult{}, false
+	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
+		return IdentityResult{Reason: ReasonWaitingForRuntime, RequeueAfter: identityWaitRuntime,
+			Message: fmt.Sprintf("waiting for the admin kubeconfig of runtime %s (Secret %s/kubeconfig-%s): %v", req.RuntimeID, req.Owner.Namespace, req.RuntimeID, err)}, true
+	case errors.Is(err, ports.ErrRuntimeUnreachable):
+		return IdentityResult{Reason: ReasonRuntimeUnreachable, RequeueAfter: identityWaitRuntime,
+			Message: fmt.Sprintf("runtime %s did not answer: %v", req.RuntimeID, err)}, true
+	case errors.Is(err, ports.ErrRuntimeObjectNotOwned):
+		return IdentityResult{Reason: ReasonObjectNotOwned, Observed: true, RequeueAfter: identityWaitClash,
+			Message: fmt.Sprintf("%v: delete or rename it in runtime %s, or choose another ServiceAccount", err, req.RuntimeID)}, true
+	case errors.Is(err, ports.ErrClusterRoleNotFound):
+		return IdentityResult{Reason: ReasonClusterRoleNotFound, RequeueAfter: identityWaitRole,
+			Message: fmt.Sprintf("runtime %s has no ClusterRole %s: %v", req.RuntimeID, req.ClusterRole.Name, err)}, true
+	}
+	return IdentityResult{}, false
+}
+
+// apply checks a bound ClusterRole against the policy and applies the request's objects to the runtime. A refusal
+// or a runtime problem comes back as the result (ObjectsChanged false).
+func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Request, st IdentityState) (IdentityResult, error) {
+	rt := runtimeOf(req)
+	if req.ClusterRole != nil {
+		rules, err := u.Runtimes.ClusterRoleRules(ctx, rt, req.ClusterRole.Name)
+		if res, done := runtimeProblem(req, err); done {
+			return res, nil
+		} else if err != nil {
+			return IdentityResult{Reason: ReasonApplyFailed, Message: err.Error()}, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
+		}
+		if err := u.Access.CheckClusterRole(req, rules); err != nil {
+			res, rerr := u.refuse(ctx, req, st, err)
+			res.RequeueAfter = identityRecheckRoles // the runtime's ClusterRole may change
+			return res, rerr
+		}
+	}
+	objs := sakubeconfig.Desired(req)
+	err := u.Runtimes.Apply(ctx, rt, objs)
+	if res, done := runtimeProblem(req, err); done {
+		return res, nil
+	} else if err != nil {
+		return IdentityResult{Reason: ReasonApplyFailed, Message: fmt.Sprintf("applying the runtime objects failed: %v", err)},
+			fmt.Errorf("apply runtime objects of %s: %w", req.Owner, err)
+	}
+	return IdentityResult{Observed: true, Objects: objs.Refs(), ObjectsChanged: true}, nil
+}
+
+// issue requests a token, renders the kubeconfig and writes it in one request.
+func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Request, sec secretState, ep sakubeconfig.Endpoint,
+	d kubeconfig.Decision, policy kubeconfig.Policy, now time.Time, res IdentityResult) (IdentityResult, error) {
+	tok, err := u.Runtimes.IssueToken(ctx, runtimeOf(req), req.ServiceAccount, req.Validity)
+	if r, done := runtimeProblem(req, err); done {
+		r.Objects, r.ObjectsChanged, r.Observed = res.Objects, true, true
+		return r, nil
+	} else if err != nil {
+		res.Reason, res.Message = ReasonTokenRequestFailed, fmt.Sprintf("the runtime refused the TokenRequest for %s: %v", req.ServiceAccount, err)
+		res.Events = append(res.Events, Event{Warning: true, Reason: ReasonTokenRequestFailed, Message: res.Message})
+		return res, fmt.Errorf("token for %s: %w", req.ServiceAccount, err)
+	}
+	issued := sakubeconfig.Issued{RuntimeID: req.RuntimeID, ServiceAccount: req.ServiceAccount, Endpoint: ep, IssuedAt: now, ExpiresAt: tok.ExpiresAt}
+	s := ports.IdentityKubeconfigSecret{Ref: secretOf(req), Labels: sakubeconfig.SecretLabels(req.Owner),
+		Annotations: sakubeconfig.SecretAnnotations(req.Owner, issued),
+		Kubeconfig:  sakubeconfig.Render(ep, req.RuntimeID, req.ServiceAccount, tok.Token)}
+	if err := u.write(ctx, req, sec, s); errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
+		res.Reason, res.Message, res.RequeueAfter = ReasonSecretNotOwned, err.Error(), identityWaitClash
+		return res, nil
+	} else if err != nil {
+		res.Reason, res.Message = ReasonSecretWriteFailed, fmt.Sprintf("writing the kubeconfig to Secret %s failed: %v", s.Ref, err)
+		res.Events = append(res.Events, Event{Warning: true, Reason: ReasonSecretWriteFailed, Message: res.Message})
+		return res, fmt.Errorf("write kubeconfig secret: %w", err)
+	}
+	res.Ready, res.Reason, res.ExpiresAt, res.ClearForce = true, ReasonKubeconfigIssued, tok.ExpiresAt, req.Force
+	verb := "issued"
+	if d.Trigger.Rotation() {
+		res.Reason, verb = ReasonKubeconfigRotated, "rotated"
+	}
+	res.Message = fmt.Sprintf("kubeconfig of %s in runtime %s %s (%s) into Secret %s, valid until %s", req.ServiceAccount, req.RuntimeID,
+		verb, d.Trigger, s.Ref.Name, kubeconfig.FormatTime(tok.ExpiresAt))
+	res.Events = append(res.Events, Event{Reason: res.Reason, Message: res.Message})
+	res.RequeueAfter = until(policy.RotateAt(req.Owner.String(), now, tok.ExpiresAt), now)
+	return res, nil
+}
+
+// write stores the kubeconfig in the Secret that was checked: a create when it did not exist, otherwise pinned to
+// the checked version. When someone changed the Secret meanwhile it is read and checked again and the same
+// kubeconfig written: the runtime is not asked for a second token.
+func (u *IdentityKubeconfigs) write(ctx context.Context, req sakubeconfig.Request, sec secretState, s ports.IdentityKubeconfigSecret) error {
+	for attempt := 0; ; attempt++ {
+		s.ExpectAbsent = sec.verdict == sakubeconfig.SecretAbsent
+		s.Precondition = ports.Precondition{UID: sec.md.UID, ResourceVersion: sec.md.ResourceVersion}
+		err := u.Secrets.Write(ctx, s)
+		if !errors.Is(err, ports.ErrConflict) || attempt == 2 {
+			return err
+		}
+		if sec, err = u.observe(ctx, req, ports.ReadLive); err != nil {
+			return err
+		}
+	}
+}
+
+// refuse records a refusal. A request that held something (its policy or the landscape's changed since) loses it:
+// a refused request keeps no permissions in the runtime and no kubeconfig.
+func (u *IdentityKubeconfigs) refuse(ctx context.Context, req sakubeconfig.Request, st IdentityState, refusal error) (IdentityResult, error) {
+	res := IdentityResult{Reason: ReasonEscalationRefused, Message: refusal.Error(), Observed: true}
+	if errors.Is(refusal, sakubeconfig.ErrInvalid) {
+		res.Reason = ReasonInvalidRequest
+	}
+	res.Events = []Event{{Warning: true, Reason: res.Reason, Message: res.Message}}
+	sec, err := u.observe(ctx, req, ports.ReadCached)
+	ownSecret := err == nil && sec.verdict == sakubeconfig.SecretOwned
+	if !st.Held && !ownSecret {
+		return res, nil
+	}
+	gone, err := u.Runtimes.Remove(ctx, runtimeOf(req), req.Owner)
+	switch {
+	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
+	case err != nil:
+		return res, fmt.Errorf("revoke the access of refused %s: %w", req.Owner, err)
+	case !gone:
+		res.RequeueAfter = 2 * time.Second
+		return res, nil
+	}
+	if ownSecret {
+		if err := u.Secrets.Delete(ctx, secretOf(req), ports.Precondition{UID: sec.md.UID}); err != nil {
+			return res, fmt.Errorf("delete the kubeconfig of refused %s: %w", req.Owner, err)
+		}
+	}
+	res.Objects, res.ObjectsChanged = []sakubeconfig.ObjectRef{}, true
+	res.Events = append(res.Events, Event{Warning: true, Reason: EventAccessRevoked,
+		Message: fmt.Sprintf("ServiceAccount %s, its roles and bindings were removed from runtime %s and Secret %s deleted: the request is refused",
+			req.ServiceAccount, req.RuntimeID, req.SecretName)})
+	return res, nil
+}
+
+// until is the delay until t, at least a second so a point that just passed does not spin.
+func until(t, now time.Time) time.Duration { return max(t.Sub(now), time.Second) }
