@@ -36,9 +36,10 @@ type IdentityState struct {
 	Held bool
 }
 
-// LiveRequest re-reads the request from the API server (ok false when it is gone or being deleted). It is asked
-// before a token is issued: the cache may still show a force annotation that was already cleared.
-type LiveRequest func(ctx context.Context) (req sakubeconfig.Request, ok bool, err error)
+// LiveRequest re-reads the request and its state from the API server (ok false when it is gone or being deleted).
+// It is asked before the runtime is: the cache may still show a force annotation that was already cleared, or not
+// yet the status that records the last apply.
+type LiveRequest func(ctx context.Context) (req sakubeconfig.Request, st IdentityState, ok bool, err error)
 
 // IdentityResult is the outcome of one Reconcile, for the owner's status.
 type IdentityResult struct {
@@ -92,56 +93,30 @@ func (u *IdentityKubeconfigs) observe(ctx context.Context, req sakubeconfig.Requ
 	return s, err
 }
 
-// Reconcile brings the runtime and the Secret to what req asks for at now.
+// Reconcile brings the runtime and the Secret to what req asks for at now. It decides on the cache first; only
+// when the runtime must be called does it confirm with live (may be nil) and decide again.
 func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time, live LiveRequest) (IdentityResult, error) {
-	if err := u.Access.CheckRequest(req); err != nil {
-		return u.refuse(ctx, req, st, err)
+	o, res, err := u.decide(ctx, req, st, now, ports.ReadCached)
+	if o == nil {
+		return res, err
 	}
-	sec, err := u.observe(ctx, req, ports.ReadCached)
-	if errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
-		return IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
-	}
-	if err != nil {
-		return IdentityResult{}, err
-	}
-	ep, err := u.Runtimes.Endpoint(ctx, runtimeOf(req))
-	if res, done := runtimeProblem(req, err); done {
-		return res, nil
-	} else if err != nil {
-		return IdentityResult{}, err
-	}
-	policy, err := kubeconfig.NewPolicy(req.Validity, u.RotationFraction)
-	if err != nil {
-		return IdentityResult{Reason: ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
-	}
-	d := sakubeconfig.Rotation(policy, now, req.Owner, sec.rec, req.Force, ep)
-	if !d.Issue && st.Applied {
-		return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
-			RequeueAfter: until(d.RotateAt, now)}, nil
-	}
-	if d.Issue && live != nil {
-		// Confirm with the API server before spending a TokenRequest, so one rotation never becomes two.
-		cur, ok, err := live(ctx)
+	if live != nil {
+		// Confirm with the API server before calling the runtime, so one rotation never becomes two and a status
+		// written a moment ago does not cause a second apply.
+		cur, curSt, ok, err := live(ctx)
 		if err != nil || !ok {
 			return IdentityResult{}, err
 		}
-		if err := u.Access.CheckRequest(cur); err != nil {
-			return u.refuse(ctx, cur, st, err)
-		}
-		req = cur
-		if sec, err = u.observe(ctx, req, ports.ReadLive); err != nil {
-			return IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
-		}
-		d = sakubeconfig.Rotation(policy, now, req.Owner, sec.rec, req.Force, ep)
-		if !d.Issue && st.Applied {
-			return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
-				RequeueAfter: until(d.RotateAt, now)}, nil
+		req, st = cur, curSt
+		if o, res, err = u.decide(ctx, req, st, now, ports.ReadLive); o == nil {
+			return res, err
 		}
 	}
-	res, err := u.apply(ctx, req, st)
+	res, err = u.apply(ctx, req, st)
 	if err != nil || !res.ObjectsChanged {
 		return res, err
 	}
+	d := o.decision
 	if !d.Issue {
 		res.Ready, res.Reason, res.ExpiresAt = true, ReasonRulesApplied, d.ExpiresAt
 		res.Message = fmt.Sprintf("rules applied to ServiceAccount %s in runtime %s; %s", req.ServiceAccount, req.RuntimeID, d.Detail)
@@ -149,7 +124,49 @@ func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Re
 		res.RequeueAfter = until(d.RotateAt, now)
 		return res, nil
 	}
-	return u.issue(ctx, req, sec, ep, d, policy, now, res)
+	return u.issue(ctx, req, o, now, res)
+}
+
+// decision is what Reconcile decided before calling the runtime.
+type decision struct {
+	sec      secretState
+	endpoint sakubeconfig.Endpoint
+	policy   kubeconfig.Policy
+	decision kubeconfig.Decision
+}
+
+// decide checks the request and its Secret and applies the rotation policy. It returns nil and the final result
+// when the runtime need not (or must not) be called.
+func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time, mode ports.ReadMode) (*decision, IdentityResult, error) {
+	if err := u.Access.CheckRequest(req); err != nil {
+		res, err := u.refuse(ctx, req, st, err)
+		return nil, res, err
+	}
+	o := &decision{}
+	var err error
+	o.sec, err = u.observe(ctx, req, mode)
+	if errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
+		return nil, IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
+	}
+	if err != nil {
+		return nil, IdentityResult{}, err
+	}
+	o.endpoint, err = u.Runtimes.Endpoint(ctx, runtimeOf(req))
+	if res, done := runtimeProblem(req, err); done {
+		return nil, res, nil
+	} else if err != nil {
+		return nil, IdentityResult{}, err
+	}
+	if o.policy, err = kubeconfig.NewPolicy(req.Validity, u.RotationFraction); err != nil {
+		return nil, IdentityResult{Reason: ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
+	}
+	d := sakubeconfig.Rotation(o.policy, now, req.Owner, o.sec.rec, req.Force, o.endpoint)
+	o.decision = d
+	if !d.Issue && st.Applied {
+		return nil, IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+			RequeueAfter: until(d.RotateAt, now)}, nil
+	}
+	return o, IdentityResult{}, nil
 }
 
 // runtimeProblem maps the runtime failures a quick retry does not fix to a result (done true).
@@ -202,8 +219,8 @@ func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Reques
 }
 
 // issue requests a token, renders the kubeconfig and writes it in one request.
-func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Request, sec secretState, ep sakubeconfig.Endpoint,
-	d kubeconfig.Decision, policy kubeconfig.Policy, now time.Time, res IdentityResult) (IdentityResult, error) {
+func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Request, o *decision, now time.Time, res IdentityResult) (IdentityResult, error) {
+	d, ep := o.decision, o.endpoint
 	tok, err := u.Runtimes.IssueToken(ctx, runtimeOf(req), req.ServiceAccount, req.Validity)
 	if r, done := runtimeProblem(req, err); done {
 		r.Objects, r.ObjectsChanged, r.Observed = res.Objects, true, true
@@ -217,7 +234,7 @@ func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Reques
 	s := ports.IdentityKubeconfigSecret{Ref: secretOf(req), Labels: sakubeconfig.SecretLabels(req.Owner),
 		Annotations: sakubeconfig.SecretAnnotations(req.Owner, issued),
 		Kubeconfig:  sakubeconfig.Render(ep, req.RuntimeID, req.ServiceAccount, tok.Token)}
-	if err := u.write(ctx, req, sec, s); errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
+	if err := u.write(ctx, req, o.sec, s); errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
 		res.Reason, res.Message, res.RequeueAfter = ReasonSecretNotOwned, err.Error(), identityWaitClash
 		return res, nil
 	} else if err != nil {
@@ -233,7 +250,7 @@ func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Reques
 	res.Message = fmt.Sprintf("kubeconfig of %s in runtime %s %s (%s) into Secret %s, valid until %s", req.ServiceAccount, req.RuntimeID,
 		verb, d.Trigger, s.Ref.Name, kubeconfig.FormatTime(tok.ExpiresAt))
 	res.Events = append(res.Events, Event{Reason: res.Reason, Message: res.Message})
-	res.RequeueAfter = until(policy.RotateAt(req.Owner.String(), now, tok.ExpiresAt), now)
+	res.RequeueAfter = until(o.policy.RotateAt(req.Owner.String(), now, tok.ExpiresAt), now)
 	return res, nil
 }
 

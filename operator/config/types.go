@@ -21,6 +21,15 @@ type OperatorConfig struct {
 	Gardener   GardenerConfig `json:"gardener"`
 	Shoot      ShootConfig    `json:"shoot"`
 	Deletion   DeletionConfig `json:"deletion"`
+	// ServiceAccountKubeconfigs is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
+	ServiceAccountKubeconfigs ServiceAccountKubeconfigsConfig `json:"serviceAccountKubeconfigs,omitempty"`
+}
+
+// ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
+type ServiceAccountKubeconfigsConfig struct {
+	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets (and
+	// ServiceAccount tokens) cluster-wide; everyone else must name namespaces. Default: none.
+	ClusterWideSecretsNamespaces []string `json:"clusterWideSecretsNamespaces,omitempty"`
 }
 
 // GardenerConfig locates the Gardener project.

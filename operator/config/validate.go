@@ -85,6 +85,11 @@ func (c *OperatorConfig) Validate() error {
 			bad("deletion.planGracePeriods."+plan, "must be between 0 and deletion.maxGracePeriod (%s)", d.MaxGracePeriod.Duration)
 		}
 	}
+	for i, ns := range c.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces {
+		if len(ns) > 63 || !dnsLabel.MatchString(ns) {
+			bad(fmt.Sprintf("serviceAccountKubeconfigs.clusterWideSecretsNamespaces[%d]", i), "%q is not a namespace name", ns)
+		}
+	}
 	return errors.Join(errs...)
 }
 

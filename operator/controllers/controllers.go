@@ -6,9 +6,10 @@ import (
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 )
 
 // All returns new instances of every controller of the operator, in the order they are set up.
 func All() []app.Controller {
-	return []app.Controller{&gardenercluster.Controller{}, &runtime.Controller{}}
+	return []app.Controller{&gardenercluster.Controller{}, &runtime.Controller{}, &serviceaccountkubeconfig.Controller{}}
 }

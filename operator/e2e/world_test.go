@@ -37,6 +37,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
@@ -185,6 +186,8 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 		case *runtimectrl.Controller:
 			c.SkipNameValidation = true
 		case *gardenercluster.Controller:
+			c.SkipNameValidation = true
+		case *serviceaccountkubeconfig.Controller:
 			c.SkipNameValidation = true
 		}
 	}

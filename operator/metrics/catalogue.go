@@ -16,6 +16,7 @@ import (
 
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/health"
 	"github.com/kyma-project/kim/operator/version"
 )
@@ -42,7 +43,8 @@ func Load() (Catalogue, error) {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
 	for _, c := range []prometheus.Collector{gardenercluster.ExpirationTimestamp, gardenercluster.Rotations,
-		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
+		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{},
+		serviceaccountkubeconfig.ExpirationTimestamp, serviceaccountkubeconfig.Events} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
 		}
