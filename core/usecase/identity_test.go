@@ -62,7 +62,9 @@ func (w *identityWorld) reconcile() usecase.IdentityResult {
 // reconcileSeeing runs the use case on cached, a possibly stale view; the live view is w.req.
 func (w *identityWorld) reconcileSeeing(cached sakubeconfig.Request) usecase.IdentityResult {
 	w.t.Helper()
-	live := func(context.Context) (sakubeconfig.Request, usecase.IdentityState, bool, error) { return w.req, w.state(), true, nil }
+	live := func(context.Context) (sakubeconfig.Request, usecase.IdentityState, bool, error) {
+		return w.req, w.state(), true, nil
+	}
 	res, err := w.uc.Reconcile(context.Background(), cached, w.state(), w.clock.Now(), live)
 	if err != nil {
 		w.t.Fatalf("reconcile: %v", err)
