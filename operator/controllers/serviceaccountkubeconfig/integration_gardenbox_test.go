@@ -26,13 +26,14 @@ import (
 )
 
 const (
-	runtimeID = "5a1f7c3e-0d4b-4e8a-9c2f-6b7d8e9f0a1b"
-	shootName = "c-5a1f7c3"
-	lmName    = "lifecycle-manager-" + runtimeID
-	lmSecret  = "lifecycle-manager-kubeconfig-" + runtimeID
-	kebName   = "kyma-environment-broker-" + runtimeID
-	kebSecret = "kyma-environment-broker-kubeconfig-" + runtimeID
-	lmUser    = "system:serviceaccount:kyma-system:lifecycle-manager"
+	runtimeID       = "5a1f7c3e-0d4b-4e8a-9c2f-6b7d8e9f0a1b"
+	runtimeIDOfTest = runtimeID
+	shootName       = "c-5a1f7c3"
+	lmName          = "lifecycle-manager-" + runtimeID
+	lmSecret        = "lifecycle-manager-kubeconfig-" + runtimeID
+	kebName         = "kyma-environment-broker-" + runtimeID
+	kebSecret       = "kyma-environment-broker-kubeconfig-" + runtimeID
+	lmUser          = "system:serviceaccount:kyma-system:lifecycle-manager"
 	// cleanupTimeout bounds a deletion against a runtime that does not answer (production: 5 minutes).
 	cleanupTimeout = 20 * time.Second
 )
@@ -56,6 +57,11 @@ func podsIn(ns ...string) imv1.AccessRule {
 func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	w := newWorld(t)
 	stop := w.startOperator(t, cleanupTimeout)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	})
 	w.addRuntime(t, runtimeID, shootName)
 	ctx := context.Background()
 	var tokens []string // every token seen, to prove none leaks into logs or events
@@ -172,8 +178,8 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		})
 	})
 
-	reader := startReader(t, w, lmSecret)
 	t.Run("rotation before expiry without a gap, and forced rotation", func(t *testing.T) {
+		reader := startReader(t, w, lmSecret)
 		first := w.secret(t, lmSecret)
 		// The operator's clock passes the rotation point of the 10-minute token (60% to 65% of it); the token itself
 		// is still valid in real time. A touch of the object makes the operator look now instead of in six minutes.
@@ -196,7 +202,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		eventually(t, time.Minute, "forced rotation", func() (bool, string) {
 			s := w.get(t, lmName)
 			_, still := s.Annotations[imv1.AnnotationForceKubeconfigRotation]
-			return issuedAt(w.secret(t, lmSecret)) != issuedAt(rotated) && !still, readyReason(s)
+			return tokenOf(t, w.secret(t, lmSecret).Data["config"]) != tokenOf(t, rotated.Data["config"]) && !still, readyReason(s)
 		})
 		tokens = append(tokens, tokenOf(t, w.secret(t, lmSecret).Data["config"]))
 		time.Sleep(2 * time.Second) // the reader goes on with the new kubeconfig
@@ -208,7 +214,9 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	})
 
 	t.Run("a restart makes no TokenRequest for tokens not due", func(t *testing.T) {
-		stop()
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
 		tokensBefore, resourcesBefore := w.tokenRequests(t, shootName)
 		stop = w.startOperator(t, cleanupTimeout)
 		// The restarted operator reconciles both objects (a touch is a reconcile we can observe as done).
@@ -302,6 +310,8 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	})
 
 	t.Run("a runtime that is gone or hangs does not hold a deletion", func(t *testing.T) {
+		// Deletions are timed from the API server's deletion timestamp: the operator's clock goes back to real time.
+		w.clock.Step(-7 * time.Minute)
 		w.putAdminKubeconfig(t, "hanging-runtime", hangingServer(t))
 		hanging := request("hanging", "hanging-kubeconfig", "kyma-system", "x", time.Hour, podsIn("kyma-system"))
 		hanging.Spec.RuntimeID = "hanging-runtime"
@@ -326,7 +336,11 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		eventually(t, cleanupTimeout+45*time.Second, "the deletion against a hanging runtime released", func() (bool, string) {
 			return w.get(t, "hanging") == nil, readyMessage(w.get(t, "hanging"))
 		})
-		t.Logf("MEASURE deletion against a hanging runtime released after %s (cleanup timeout %s)", time.Since(started).Round(time.Second), cleanupTimeout)
+		took := time.Since(started)
+		t.Logf("MEASURE deletion against a hanging runtime released after %s (cleanup timeout %s)", took.Round(time.Second), cleanupTimeout)
+		if took < cleanupTimeout-time.Second {
+			t.Errorf("released after %s, before the cleanup timeout %s: the hanging runtime was not tried", took, cleanupTimeout)
+		}
 		if !w.hasEvent(t, "hanging", usecase.EventRuntimeObjectsLeftBehind) || !w.hasEvent(t, "gone", usecase.EventRuntimeObjectsLeftBehind) {
 			t.Error("a deletion that left objects behind did not say so")
 		}
@@ -361,6 +375,7 @@ type reader struct {
 	reads, failed atomic.Int64
 }
 
+// startReader starts a reader; it stops when stop is called or the test ends.
 func startReader(t *testing.T, w *world, secret string) *reader {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &reader{cancel: cancel}
@@ -432,11 +447,19 @@ func tokenOf(t *testing.T, kc []byte) string {
 }
 
 // putAdminKubeconfig stores an admin kubeconfig Secret for runtimeID that names server, as the GardenerCluster
-// controller would (with any CA: the server never answers anyway).
+// controller would (with the CA of the real runtime: the client tries the TLS handshake, which never completes).
 func (w *world) putAdminKubeconfig(t *testing.T, runtimeID, server string) {
 	t.Helper()
+	real, err := clientcmd.Load(w.secret(t, "kubeconfig-"+runtimeIDOfTest).Data["config"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ca []byte
+	for _, c := range real.Clusters {
+		ca = c.CertificateAuthorityData
+	}
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: []byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")}
+	cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
 	cfg.AuthInfos["u"] = &clientcmdapi.AuthInfo{Token: "admin"}
 	cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
 	cfg.CurrentContext = "c"

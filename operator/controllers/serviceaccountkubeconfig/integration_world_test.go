@@ -101,6 +101,9 @@ func newWorld(t *testing.T) *world {
 	if shared.err != nil {
 		t.Fatalf("start garden-in-a-box: %v", shared.err)
 	}
+	if path := os.Getenv("KIM_E2E_LOG"); path != "" {
+		t.Cleanup(func() { _ = os.WriteFile(path, []byte(logs.String()), 0o600) })
+	}
 	return &world{env: shared.env, kcp: shared.env.KCPClient, clock: &offsetClock{}}
 }
 
@@ -124,8 +127,9 @@ func (c *offsetClock) Step(d time.Duration) {
 }
 
 // startOperator runs the manager with the kubeconfig controllers (admin kubeconfigs through Gardener, and the
-// ServiceAccountKubeconfig controller on the test's clock) until the returned stop is called.
-func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) (stop func()) {
+// ServiceAccountKubeconfig controller on the test's clock) until the returned stop is called. The caller stops it
+// (a restart outlives the subtest that starts it).
+func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) (stop func() error) {
 	t.Helper()
 	opts := app.DefaultOptions()
 	opts.MetricsAddr, opts.ProbeAddr, opts.LeaderElection = "0", "0", false
@@ -140,16 +144,16 @@ func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) (stop 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	var once sync.Once
-	stop = func() {
+	var stopErr error
+	return func() error {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("manager: %v", err)
+				stopErr = fmt.Errorf("manager: %w", err)
 			}
 		})
+		return stopErr
 	}
-	t.Cleanup(stop)
-	return stop
 }
 
 // addRuntime creates a shoot backed by its own runtime API server and the GardenerCluster KEB would create for it,
