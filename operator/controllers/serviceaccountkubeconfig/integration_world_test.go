@@ -185,7 +185,9 @@ func (w *world) addRuntime(t *testing.T, runtimeID, shootName string) {
 }
 
 // shootKey names a shoot in the runtime API server pool.
-func (w *world) shootKey(shootName string) string { return w.env.Catalogue.ProjectNamespace() + "/" + shootName }
+func (w *world) shootKey(shootName string) string {
+	return w.env.Catalogue.ProjectNamespace() + "/" + shootName
+}
 
 // runtimeAdmin is an admin client of the shoot's runtime API server (from the sandbox, not the operator).
 func (w *world) runtimeAdmin(t *testing.T, shootName string) kubernetes.Interface {
