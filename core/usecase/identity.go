@@ -176,7 +176,8 @@ func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) 
 		return IdentityResult{}, false
 	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
 		return IdentityResult{Reason: ReasonWaitingForRuntime, RequeueAfter: identityWaitRuntime,
-			Message: fmt.Sprintf("waiting for the admin kubeconfig of runtime %s (Secret %s/kubeconfig-%s): %v", req.RuntimeID, req.Owner.Namespace, req.RuntimeID, err)}, true
+			Message: fmt.Sprintf("waiting for the admin kubeconfig of runtime %s: Secret %s/kubeconfig-%s does not hold one yet (the GardenerCluster of the runtime writes it once the cluster is ready)",
+				req.RuntimeID, req.Owner.Namespace, req.RuntimeID)}, true
 	case errors.Is(err, ports.ErrRuntimeUnreachable):
 		return IdentityResult{Reason: ReasonRuntimeUnreachable, RequeueAfter: identityWaitRuntime,
 			Message: fmt.Sprintf("runtime %s did not answer: %v", req.RuntimeID, err)}, true

@@ -11,11 +11,11 @@ import (
 
 // TestIntegrationRotationInRealTime waits for rotations the way production sees them: a 10-minute token, the
 // operator's own requeue timer (no clock steps, no touches), a consumer reading the Secret and listing pods every
-// 50 ms for 14 minutes. It takes that long, so it runs only with KIM_REALTIME_ROTATION=1 (not in make test; the
+// 50 ms for 14 minutes. It takes that long, so it runs only with E2E_REALTIME_ROTATION=1 (not in make test; the
 // main test proves the same with a moved clock).
 func TestIntegrationRotationInRealTime(t *testing.T) {
-	if os.Getenv("KIM_REALTIME_ROTATION") != "1" {
-		t.Skip("set KIM_REALTIME_ROTATION=1 to wait 14 minutes for real rotations")
+	if os.Getenv("E2E_REALTIME_ROTATION") != "1" {
+		t.Skip("set E2E_REALTIME_ROTATION=1 to wait 14 minutes for real rotations")
 	}
 	w := newWorld(t)
 	stop := w.startOperator(t, cleanupTimeout)
