@@ -111,7 +111,7 @@ func (f *RuntimeIdentities) Endpoint(_ context.Context, rt ports.RuntimeRef) (sa
 }
 
 func noKubeconfig(rt ports.RuntimeRef) error {
-	return fmt.Errorf("Secret %s/kubeconfig-%s: %w: %w", rt.Namespace, rt.RuntimeID, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
+	return fmt.Errorf("secret %s/kubeconfig-%s: %w: %w", rt.Namespace, rt.RuntimeID, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 }
 
 // reach counts a request to rt and returns its state; f.mu is held.

@@ -51,11 +51,11 @@ func (r *RuntimeIdentities) adminConfig(ctx context.Context, rt ports.RuntimeRef
 	err := r.KCP.Get(ctx, client.ObjectKey{Namespace: rt.Namespace, Name: name}, s)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("Secret %s/%s not found: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
+		return nil, fmt.Errorf("secret %s/%s not found: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 	case err != nil:
 		return nil, fmt.Errorf("read Secret %s/%s: %w: %w", rt.Namespace, name, ports.ErrTransient, err)
 	case len(s.Data[SecretKey]) == 0:
-		return nil, fmt.Errorf("Secret %s/%s holds no kubeconfig: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
+		return nil, fmt.Errorf("secret %s/%s holds no kubeconfig: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[SecretKey])
 	if err != nil {
