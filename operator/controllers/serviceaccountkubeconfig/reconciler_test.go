@@ -39,8 +39,8 @@ func sample() *imv1.ServiceAccountKubeconfig {
 		ObjectMeta: metav1.ObjectMeta{Name: "lm", Namespace: "kcp-system", Generation: 1},
 		Spec: imv1.ServiceAccountKubeconfigSpec{RuntimeID: "rid", SecretName: "lm-kubeconfig",
 			ServiceAccount: imv1.ServiceAccountReference{Namespace: "kyma-system", Name: "lifecycle-manager"},
-			Rules: []imv1.AccessRule{{Namespaces: []string{"kyma-system"}, APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}},
-			Validity: &metav1.Duration{Duration: time.Hour}},
+			Rules:          []imv1.AccessRule{{Namespaces: []string{"kyma-system"}, APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}},
+			Validity:       &metav1.Duration{Duration: time.Hour}},
 	}
 }
 
