@@ -22,6 +22,7 @@ overlay() {
   {
     echo "resources:"
     echo "- ../default"
+    echo "- ../admission" # admission policies: not part of config/default, which the OLM bundle is rendered from
     echo "patches:"
     if [ "${mode}" = deploy ]; then
       cat <<EOF

@@ -93,6 +93,12 @@ func runSandbox(args []string) (retErr error) {
 	if err := env.WriteKubeconfigs(f.dir); err != nil {
 		return err
 	}
+	// The admission policies of config/admission (next to the CRDs), as `kubectl apply -k config/default` installs them.
+	if admission := filepath.Join(filepath.Dir(filepath.Dir(f.crdDir)), "admission"); dirExists(admission) {
+		if _, err := applySamples(ctx, env, admission, out); err != nil {
+			return fmt.Errorf("admission policies: %w", err)
+		}
+	}
 
 	// The operator gets its own context: it must stop (closing its watches) before the API servers do.
 	opCtx, stopOperator := context.WithCancel(ctx)
@@ -193,4 +199,9 @@ func printConnect(out *printer, dir, metricsAddr string) {
 	if metricsAddr != "0" && metricsAddr != "" {
 		out.say("metrics:  curl -k -H \"Authorization: Bearer <token>\" https://%s/metrics  (a KCP token allowed to get /metrics)", metricsAddr)
 	}
+}
+
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
 }
