@@ -57,9 +57,9 @@ func (a *apiServer) as(t *testing.T, name string) client.Client {
 }
 
 // TestIntegrationOnlyNamedComponentsRequestKubeconfigs applies the shipped requester role, its bindings
-// (config/requesters) and the admission policy (config/admission): the named components may create
-// ServiceAccountKubeconfigs; anyone else, a cluster admin or a component whose roles happen to allow it, may not;
-// the operator's metadata patches pass.
+// (config/requesters) and the admission policy (config/admission): the named components (and break-glass members of
+// system:masters) may create ServiceAccountKubeconfigs; anyone else, also a component whose roles grant cluster-admin
+// in the namespace, may not; the operator's metadata patches pass.
 func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
@@ -83,7 +83,7 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 	// The policy takes effect a moment after it is created.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := api.client.Create(ctx, sampleServiceAccountKubeconfig(t).DeepCopy(), client.DryRunAll)
+		err := api.as(t, "some-operator").Create(ctx, sampleServiceAccountKubeconfig(t).DeepCopy(), client.DryRunAll)
 		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
 			if !strings.Contains(err.Error(), "only system:serviceaccount:kcp-system:klm-controller-manager, system:serviceaccount:kcp-system:kcp-kyma-environment-broker may create") {
 				t.Errorf("the refusal does not say who may: %v", err)
@@ -91,7 +91,7 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a cluster admin still creates ServiceAccountKubeconfigs 30s after the policy: %v", err)
+			t.Fatalf("a component with cluster-admin in kcp-system still creates ServiceAccountKubeconfigs 30s after the policy: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -113,19 +113,26 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 		t.Errorf("a ServiceAccount without roles: %v, want Forbidden", err)
 	}
 
-	// The operator (here: the admin) patches metadata; changing the spec is the requester's.
+	breakGlass := sampleServiceAccountKubeconfig(t)
+	breakGlass.SetName("break-glass")
+	if err := api.client.Create(ctx, breakGlass); err != nil {
+		t.Errorf("a member of system:masters: %v, want allowed", err)
+	}
+
+	// The operator patches metadata (here: a component with cluster-admin in kcp-system); the spec is the requester's.
+	operator := api.as(t, "some-operator")
 	cur := lm.DeepCopy()
-	if err := api.client.Get(ctx, client.ObjectKeyFromObject(lm), cur); err != nil {
+	if err := operator.Get(ctx, client.ObjectKeyFromObject(lm), cur); err != nil {
 		t.Fatal(err)
 	}
 	cur.SetFinalizers([]string{"infrastructuremanager.kyma-project.io/serviceaccountkubeconfig"})
-	if err := api.client.Update(ctx, cur); err != nil {
+	if err := operator.Update(ctx, cur); err != nil {
 		t.Errorf("a metadata change by someone else: %v, want allowed", err)
 	}
 	if err := unstructured.SetNestedField(cur.Object, "1h", "spec", "validity"); err != nil {
 		t.Fatal(err)
 	}
-	if err := api.client.Update(ctx, cur); err == nil || errors.Is(err, context.Canceled) {
+	if err := operator.Update(ctx, cur); err == nil || errors.Is(err, context.Canceled) {
 		t.Error("someone else changed a request's spec")
 	}
 }
