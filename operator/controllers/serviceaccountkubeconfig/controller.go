@@ -35,10 +35,6 @@ import (
 // Name of the controller in logs and metrics.
 const Name = "serviceaccountkubeconfig"
 
-// workers is the number of concurrent reconciles: calls to runtimes happen at rotations and spec changes only, and
-// each is bounded by a timeout, so a few workers keep up with thousands of objects.
-const workers = 5
-
 // runtimeIDField indexes ServiceAccountKubeconfigs by spec.runtimeID, to find those of a runtime whose admin
 // kubeconfig Secret changed.
 const runtimeIDField = "spec.runtimeID"
@@ -98,7 +94,9 @@ func (c Controller) SetupWithManager(mgr manager.Manager, _ cluster.Cluster, opt
 		Named(Name).
 		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(relevantChange())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, SkipNameValidation: &c.SkipNameValidation}).
+		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
+		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.ServiceAccountKubeconfigWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 }
 
