@@ -21,8 +21,9 @@ type IdentityDeletion struct {
 
 // Delete removes what req created: its objects in the runtime (the ServiceAccount last, which invalidates every
 // token issued for it) and its kubeconfig Secret. A runtime without admin kubeconfig lets go at once, an
-// unreachable one after the cleanup timeout since started (the deletion timestamp); both say what was left behind.
-func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Request, started, now time.Time) (IdentityDeletion, error) {
+// unreachable one after the cleanup timeout since started (the deletion timestamp); both say what was left behind,
+// unless st says the request never held anything there.
+func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Request, st IdentityState, started, now time.Time) (IdentityDeletion, error) {
 	var cleanup sakubeconfig.Cleanup
 	gone, err := u.Runtimes.Remove(ctx, runtimeOf(req), req.Owner)
 	switch {
@@ -52,6 +53,12 @@ func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Reque
 		return out, err
 	}
 	out.Release = true
+	if d.LeftBehind && !st.Held && cleanup == sakubeconfig.CleanupNoAccess {
+		out.Message = "the runtime's admin kubeconfig is gone and the request held nothing there"
+		out.Events = append(out.Events, Event{Reason: EventRuntimeObjectsRemoved,
+			Message: fmt.Sprintf("ServiceAccount %s was never created in runtime %s; Secret %s deleted", req.ServiceAccount, req.RuntimeID, req.SecretName)})
+		return out, nil
+	}
 	if d.LeftBehind {
 		out.Events = append(out.Events, Event{Warning: true, Reason: EventRuntimeObjectsLeftBehind,
 			Message: fmt.Sprintf("ServiceAccount %s in runtime %s: %s; Secret %s deleted", req.ServiceAccount, req.RuntimeID, out.Message, req.SecretName)})

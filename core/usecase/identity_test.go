@@ -343,7 +343,7 @@ func TestIdentityDeletion(t *testing.T) {
 		w := newIdentityWorld(t, time.Hour)
 		w.reconcile()
 		token := w.token()
-		d, err := w.uc.Delete(ctx, w.req, w.clock.Now(), w.clock.Now())
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
 		if err != nil || !d.Release || d.Events[0].Reason != usecase.EventRuntimeObjectsRemoved {
 			t.Fatalf("delete: %+v, %v", d, err)
 		}
@@ -354,11 +354,20 @@ func TestIdentityDeletion(t *testing.T) {
 			t.Error("the token still authenticates")
 		}
 	})
+	t.Run("a runtime that never had the identity lets go without a warning", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.ids.DropKubeconfig(w.rt)
+		wantReason(t, w.reconcile(), usecase.ReasonWaitingForRuntime)
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
+		if err != nil || !d.Release || d.Events[0].Warning {
+			t.Fatalf("delete: %+v, %v", d, err)
+		}
+	})
 	t.Run("a runtime without admin kubeconfig lets go at once and says so", func(t *testing.T) {
 		w := newIdentityWorld(t, time.Hour)
 		w.reconcile()
 		w.ids.DropKubeconfig(w.rt)
-		d, err := w.uc.Delete(ctx, w.req, w.clock.Now(), w.clock.Now())
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
 		if err != nil || !d.Release || !d.Events[0].Warning || d.Events[0].Reason != usecase.EventRuntimeObjectsLeftBehind {
 			t.Fatalf("delete: %+v, %v", d, err)
 		}
@@ -371,12 +380,12 @@ func TestIdentityDeletion(t *testing.T) {
 		w.reconcile()
 		w.ids.SetUnreachable(w.rt, true)
 		started := w.clock.Now()
-		d, err := w.uc.Delete(ctx, w.req, started, w.clock.Now())
+		d, err := w.uc.Delete(ctx, w.req, w.state(), started, w.clock.Now())
 		if err != nil || d.Release || d.RequeueAfter <= 0 || !w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
 			t.Fatalf("within the timeout: %+v, %v", d, err)
 		}
 		w.clock.Step(5 * time.Minute)
-		d, err = w.uc.Delete(ctx, w.req, started, w.clock.Now())
+		d, err = w.uc.Delete(ctx, w.req, w.state(), started, w.clock.Now())
 		if err != nil || !d.Release || d.Events[0].Reason != usecase.EventRuntimeObjectsLeftBehind || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
 			t.Fatalf("after the timeout: %+v, %v", d, err)
 		}
@@ -384,7 +393,7 @@ func TestIdentityDeletion(t *testing.T) {
 	t.Run("a Secret of someone else is left alone", func(t *testing.T) {
 		w := newIdentityWorld(t, time.Hour)
 		w.store.Secrets.Put("kcp-system", w.req.SecretName, map[string][]byte{"config": []byte("x")}, nil, nil)
-		d, err := w.uc.Delete(ctx, w.req, w.clock.Now(), w.clock.Now())
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
 		if err != nil || !d.Release || !w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
 			t.Fatalf("delete: %+v, %v", d, err)
 		}
@@ -393,7 +402,7 @@ func TestIdentityDeletion(t *testing.T) {
 		w := newIdentityWorld(t, time.Hour)
 		w.reconcile()
 		w.store.Secrets.DeleteErr = errors.New("etcd is down")
-		if d, err := w.uc.Delete(ctx, w.req, w.clock.Now(), w.clock.Now()); err == nil || d.Release {
+		if d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now()); err == nil || d.Release {
 			t.Fatalf("delete with a failing Secret delete: %+v, %v", d, err)
 		}
 	})

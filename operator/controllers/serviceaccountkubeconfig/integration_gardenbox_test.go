@@ -341,8 +341,11 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if took < cleanupTimeout-time.Second {
 			t.Errorf("released after %s, before the cleanup timeout %s: the hanging runtime was not tried", took, cleanupTimeout)
 		}
-		if !w.hasEvent(t, "hanging", usecase.EventRuntimeObjectsLeftBehind) || !w.hasEvent(t, "gone", usecase.EventRuntimeObjectsLeftBehind) {
-			t.Error("a deletion that left objects behind did not say so")
+		if !w.hasEvent(t, "hanging", usecase.EventRuntimeObjectsLeftBehind) {
+			t.Error("a deletion that may have left objects behind did not say so")
+		}
+		if w.hasEvent(t, "gone", usecase.EventRuntimeObjectsLeftBehind) {
+			t.Error("a request that never reached its runtime warned of objects left behind")
 		}
 	})
 

@@ -115,7 +115,7 @@ func (r *Reconciler) finalize(ctx context.Context, sak *imv1.ServiceAccountKubec
 		return ctrl.Result{}, nil
 	}
 	before := sak.DeepCopy()
-	res, err := r.UseCase.Delete(ctx, Request(sak), sak.DeletionTimestamp.Time, r.Clock.Now())
+	res, err := r.UseCase.Delete(ctx, Request(sak), State(sak), sak.DeletionTimestamp.Time, r.Clock.Now())
 	r.record(ctx, sak, res.Events)
 	ctrl.LoggerFrom(ctx).Info("deletion step", "release", res.Release, "message", res.Message)
 	if !res.Release {
