@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -95,22 +98,15 @@ func RunRuntimeIdentitiesContract(t *testing.T, newFixture func(t *testing.T) Id
 			t.Errorf("after a rule change the token is %q (%v), want it still valid", user, err)
 		}
 
-		for i := range 3 {
+		eventually(t, "Remove reports everything gone", func(c *assert.CollectT) {
 			gone, err := f.Identities.Remove(t.Context(), f.Runtime, req.Owner)
-			if err != nil {
-				t.Fatalf("Remove #%d: %v", i+1, err)
-			}
-			if gone {
-				break
-			}
-			time.Sleep(time.Second)
-		}
+			require.NoError(c, err, "Remove")
+			assert.True(c, gone, "Remove: gone")
+		})
 		checkObjects(t, f, req.Owner, nil)
-		eventually(t, "the token stops working with its ServiceAccount", func() error {
-			if user, err := f.WhoAmI(t.Context(), tok.Token); err == nil {
-				return errors.New("still authenticates as " + user)
-			}
-			return nil
+		eventually(t, "the token stops working with its ServiceAccount", func(c *assert.CollectT) {
+			user, err := f.WhoAmI(t.Context(), tok.Token)
+			assert.Error(c, err, "still authenticates as %s", user)
 		})
 		if gone, err := f.Identities.Remove(t.Context(), f.Runtime, req.Owner); err != nil || !gone {
 			t.Errorf("Remove of nothing: gone=%v err=%v", gone, err)

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -27,7 +28,7 @@ func (s *IdentityKubeconfigStore) ReadMetadata(ctx context.Context, ref ports.Se
 
 // Write implements ports.IdentityKubeconfigStore.
 func (s *IdentityKubeconfigStore) Write(_ context.Context, in ports.IdentityKubeconfigSecret) error {
-	return s.Secrets.write(in.Ref, in.Labels, in.Annotations, in.Kubeconfig, in.ExpectAbsent, in.Precondition)
+	return s.Secrets.write(in.Ref, in.Annotations[sakubeconfig.AnnotationOwner], in.Labels, in.Annotations, in.Kubeconfig, in.ExpectAbsent, in.Precondition)
 }
 
 // Delete implements ports.IdentityKubeconfigStore.

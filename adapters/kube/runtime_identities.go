@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -47,17 +48,17 @@ var _ ports.RuntimeIdentities = (*RuntimeIdentities)(nil)
 // adminConfig reads and parses the runtime's admin kubeconfig.
 func (r *RuntimeIdentities) adminConfig(ctx context.Context, rt ports.RuntimeRef) (*rest.Config, error) {
 	s := &corev1.Secret{}
-	name := SecretName(rt.RuntimeID)
+	name := kubeconfig.SecretName(rt.RuntimeID)
 	err := r.KCP.Get(ctx, client.ObjectKey{Namespace: rt.Namespace, Name: name}, s)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("secret %s/%s not found: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 	case err != nil:
 		return nil, fmt.Errorf("read Secret %s/%s: %w: %w", rt.Namespace, name, ports.ErrTransient, err)
-	case len(s.Data[SecretKey]) == 0:
+	case len(s.Data[kubeconfig.SecretKey]) == 0:
 		return nil, fmt.Errorf("secret %s/%s holds no kubeconfig: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[SecretKey])
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kubeconfig.SecretKey])
 	if err != nil {
 		return nil, fmt.Errorf("admin kubeconfig of runtime %s: %w: %w", rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
 	}

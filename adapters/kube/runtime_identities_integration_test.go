@@ -26,6 +26,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -110,7 +111,7 @@ func TestIntegrationIdentityContracts(t *testing.T) {
 	})
 
 	t.Run("IdentityKubeconfigStore", func(t *testing.T) {
-		managed := labels.SelectorFromSet(labels.Set{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue})
+		managed := labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})
 		secretCache, err := cache.New(cfg, cache.Options{Scheme: clientgoscheme.Scheme,
 			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}}})
 		if err != nil {
@@ -151,8 +152,8 @@ func TestIntegrationIdentityContracts(t *testing.T) {
 // putAdminKubeconfig stores kc as the admin kubeconfig Secret of runtimeID, as the GardenerCluster controller does.
 func putAdminKubeconfig(t *testing.T, c client.Client, runtimeID string, kc []byte) {
 	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: kube.SecretName(runtimeID),
-		Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}}, Data: map[string][]byte{kube.SecretKey: kc}}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: kubeconfig.SecretName(runtimeID),
+		Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue}}, Data: map[string][]byte{kubeconfig.SecretKey: kc}}
 	if err := c.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -306,7 +307,7 @@ func TestIdentityReissuesForARecreatedRuntime(t *testing.T) {
 func TestIdentityRefusesWhatIsNotItsOwn(t *testing.T) {
 	w := newIdentityWorld(t, time.Hour)
 	w.store.Secrets.Put("kcp-system", w.req.SecretName, map[string][]byte{"config": []byte("admin")},
-		map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}, map[string]string{kubeconfig.AnnotationOwner: "kcp-system/rid"})
+		map[string]string{wire.LabelManagedBy: wire.ManagedByValue}, map[string]string{kubeconfig.AnnotationOwner: "kcp-system/rid"})
 	wantReason(t, w.reconcile(), usecase.ReasonSecretNotOwned)
 	if data, _ := w.store.Secrets.Kubeconfig(w.secretRef()); string(data) != "admin" || w.ids.Requests() != 0 {
 		t.Error("a Secret of someone else was changed, or the runtime called")

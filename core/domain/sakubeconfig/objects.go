@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 // Labels and annotations of everything the operator creates for a request: in the runtime (ServiceAccount, roles,
 // bindings, namespaces it had to create) and the kubeconfig Secret in the KCP.
 const (
 	// LabelManagedBy and ManagedByValue mark objects the operator manages (the KCP cache selects Secrets by them).
-	LabelManagedBy = "operator.kyma-project.io/managed-by"
-	ManagedByValue = "infrastructure-manager"
+	LabelManagedBy = wire.LabelManagedBy
+	ManagedByValue = wire.ManagedByValue
 	// LabelOwner is Owner.Key() of the request an object belongs to: how the operator finds its objects again.
 	LabelOwner = "infrastructuremanager.kyma-project.io/serviceaccountkubeconfig"
 	// AnnotationOwner is the owning ServiceAccountKubeconfig as <namespace>/<name>, for people and for the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 var t0 = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -77,7 +78,7 @@ func TestSecretFormatIsNotAnAdminKubeconfigSecret(t *testing.T) {
 	if _, ok := ann[kubeconfig.AnnotationOwner]; ok {
 		t.Error("the Secret carries the GardenerCluster owner annotation")
 	}
-	if labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue {
+	if labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		t.Error("the Secret lacks the managed-by label the operator's cache selects by")
 	}
 	if ann[kubeconfig.AnnotationExpiresAt] != "2026-11-03T11:00:00Z" {

@@ -1,6 +1,6 @@
-// Package serviceaccountkubeconfig is the controller of ServiceAccountKubeconfigs: it maps the custom resource to
-// the least-privilege kubeconfig use case (core/usecase.IdentityKubeconfigs) and its results to status, events
-// and metrics.
+// Package serviceaccountkubeconfig is the controller of ServiceAccountKubeconfigs on the shared reconcile skeleton:
+// it maps the custom resource to the least-privilege kubeconfig use case (core/usecase.IdentityKubeconfigs) and its
+// results to status, events and metrics. Runtimes are reached through the ports the composition root builds.
 package serviceaccountkubeconfig
 
 import (
@@ -8,15 +8,13 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -24,63 +22,55 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
-	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// Name of the controller in logs and metrics.
+// Name of the controller in logs, metrics and the --controllers flag.
 const Name = "serviceaccountkubeconfig"
+
+// Finalizer keeps a ServiceAccountKubeconfig until its runtime objects and Secret are removed (or the runtime is
+// gone, or did not answer within the cleanup timeout).
+const Finalizer = "infrastructuremanager.kyma-project.io/serviceaccountkubeconfig"
 
 // runtimeIDField indexes ServiceAccountKubeconfigs by spec.runtimeID, to find those of a runtime whose admin
 // kubeconfig Secret changed.
 const runtimeIDField = "spec.runtimeID"
 
-// Controller is the ServiceAccountKubeconfig controller as the operator registers it (app.Controller).
-type Controller struct {
-	// Identities replaces the runtime adapter (tests); nil reaches runtimes through their admin kubeconfig Secrets.
-	Identities ports.RuntimeIdentities
-	// Clock replaces the wall clock; nil uses it.
-	Clock ports.Clock
-	// CleanupTimeout bounds how long a deletion waits for an unreachable runtime (0: the domain's default).
-	CleanupTimeout time.Duration
-	// SkipNameValidation allows a second manager with this controller in the same process (tests, the sandbox).
-	SkipNameValidation bool
-}
+// RBAC in KCP: the objects are only patched (finalizer, force annotation), never updated; kubeconfig Secrets are
+// created, applied and deleted, admin kubeconfig Secrets read (markers of the GardenerCluster controller grant
+// both); events use the events.k8s.io API. Nothing is granted in runtimes: the admin kubeconfig is used there.
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=serviceaccountkubeconfigs,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=serviceaccountkubeconfigs/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
 
-var _ app.Controller = Controller{}
+// Controller is the ServiceAccountKubeconfig controller as the operator registers it.
+type Controller struct{}
 
-// Name implements app.Controller.
+var _ setup.Controller = Controller{}
+
+// Name implements setup.Controller.
 func (Controller) Name() string { return Name }
 
-// SetupWithManager implements app.Controller. The garden is not used: runtimes are reached through the admin
+// Reconciler is the ServiceAccountKubeconfig reconciler: the skeleton with this package's hooks.
+type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, acted]
+
+// NewReconciler builds the reconciler on the manager's clients, the given ports and settings.
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics, recorder events.EventRecorder) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+		New: func() *imv1.ServiceAccountKubeconfig { return &imv1.ServiceAccountKubeconfig{} },
+		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: p.Identities, Secrets: p.IdentitySecrets,
+			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}}
+}
+
+// SetupWithManager implements setup.Controller. The garden is not used: runtimes are reached through the admin
 // kubeconfig Secrets in the KCP.
-func (c Controller) SetupWithManager(mgr manager.Manager, _ cluster.Cluster, opts app.Options) error {
-	ids := c.Identities
-	if ids == nil {
-		ids = &kube.RuntimeIdentities{KCP: mgr.GetClient()}
-	}
-	clk := c.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	var access sakubeconfig.AccessPolicy
-	if opts.Config != nil {
-		access.ClusterWideSecretsNamespaces = opts.Config.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces
-	}
-	r := &Reconciler{
-		Client:     mgr.GetClient(),
-		LiveReader: mgr.GetAPIReader(),
-		UseCase: &usecase.IdentityKubeconfigs{
-			Runtimes: ids, Secrets: kube.NewIdentityKubeconfigStore(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient()),
-			Access: access, RotationFraction: opts.KubeconfigRotationFraction, CleanupTimeout: c.CleanupTimeout,
-		},
-		Clock:    clk,
-		Recorder: mgr.GetEventRecorder("kim-" + Name),
-	}
+func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &imv1.ServiceAccountKubeconfig{}, runtimeIDField,
 		func(o client.Object) []string {
 			if s, ok := o.(*imv1.ServiceAccountKubeconfig); ok {
@@ -96,7 +86,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, _ cluster.Cluster, opt
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
 		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
 		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.ServiceAccountKubeconfigWorkers, SkipNameValidation: &c.SkipNameValidation}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: deps.ServiceAccountKubeconfigWorkers}).
 		Complete(r)
 }
 

@@ -19,9 +19,11 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
 
@@ -56,9 +58,9 @@ func podsIn(ns ...string) imv1.AccessRule {
 // gardener-apiserver, and ServiceAccountKubeconfigs as lifecycle-manager and KEB would create them (issue 16).
 func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	w := newWorld(t)
-	stop := w.startOperator(t, cleanupTimeout)
+	op := w.startOperator(t, cleanupTimeout)
 	t.Cleanup(func() {
-		if err := stop(); err != nil {
+		if err := op.Stop(); err != nil {
 			t.Error(err)
 		}
 	})
@@ -71,7 +73,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Create(ctx, request(lmName, lmSecret, "kyma-system", "lifecycle-manager", 10*time.Minute, podsIn("kyma-system"))); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, lmName+" Ready", func() (bool, string) { return ready(w.get(t, lmName)) })
+		testenv.Eventually(t, time.Minute, lmName+" Ready", func() (bool, string) { return ready(w.get(t, lmName)) })
 		t.Logf("MEASURE time to Ready (runtime reachable): %s", time.Since(created).Round(time.Millisecond))
 		s := w.get(t, lmName)
 		if s.Status.SecretName != lmSecret || len(s.Status.RuntimeObjects) != 3 || s.Status.ExpiresAt == nil ||
@@ -110,7 +112,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 10*time.Second, "the audit log records the requests as "+lmUser, func() (bool, string) {
+		testenv.Eventually(t, 10*time.Second, "the audit log records the requests as "+lmUser, func() (bool, string) {
 			events, err := runtimeapi.ReadAuditLog(path)
 			if err != nil {
 				return false, err.Error()
@@ -140,7 +142,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Create(ctx, keb); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, kebName+" Ready", func() (bool, string) { return ready(w.get(t, kebName)) })
+		testenv.Eventually(t, time.Minute, kebName+" Ready", func() (bool, string) { return ready(w.get(t, kebName)) })
 		c, err := consumer(w.secret(t, kebSecret).Data["config"])
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +164,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Update(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "rules applied", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "rules applied", func() (bool, string) {
 			s := w.get(t, lmName)
 			ok, desc := ready(s)
 			return ok && readyReason(s) == usecase.ReasonRulesApplied, desc
@@ -172,7 +174,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 			t.Error("a rule change rewrote the kubeconfig Secret")
 		}
 		c, _ := consumer(after.Data["config"])
-		eventually(t, 10*time.Second, "the old kubeconfig lists configmaps", func() (bool, string) {
+		testenv.Eventually(t, 10*time.Second, "the old kubeconfig lists configmaps", func() (bool, string) {
 			_, err := c.CoreV1().ConfigMaps("kyma-system").List(ctx, metav1.ListOptions{})
 			return err == nil, errString(err)
 		})
@@ -185,7 +187,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		// is still valid in real time. A touch of the object makes the operator look now instead of in six minutes.
 		w.clock.Step(7 * time.Minute)
 		touch(t, w, lmName)
-		eventually(t, time.Minute, "rotated", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "rotated", func() (bool, string) {
 			s := w.get(t, lmName)
 			return issuedAt(w.secret(t, lmSecret)) != issuedAt(first) && readyReason(s) == usecase.ReasonKubeconfigRotated, readyReason(s)
 		})
@@ -199,13 +201,18 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Update(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "forced rotation", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "forced rotation", func() (bool, string) {
 			s := w.get(t, lmName)
 			_, still := s.Annotations[imv1.AnnotationForceKubeconfigRotation]
 			return tokenOf(t, w.secret(t, lmSecret).Data["config"]) != tokenOf(t, rotated.Data["config"]) && !still, readyReason(s)
 		})
 		tokens = append(tokens, tokenOf(t, w.secret(t, lmSecret).Data["config"]))
-		time.Sleep(2 * time.Second) // the reader goes on with the new kubeconfig
+		// The reader goes on with the new kubeconfig.
+		after := reader.reads.Load()
+		testenv.Eventually(t, 30*time.Second, "20 more reads with the forced kubeconfig", func() (bool, string) {
+			n := reader.reads.Load()
+			return n >= after+20, fmt.Sprintf("%d reads", n-after)
+		})
 		reads, failed := reader.stop()
 		t.Logf("MEASURE concurrent reader during 2 rotations: %d reads, %d failed", reads, failed)
 		if failed != 0 || reads < 20 {
@@ -214,15 +221,18 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	})
 
 	t.Run("a restart makes no TokenRequest for tokens not due", func(t *testing.T) {
-		if err := stop(); err != nil {
+		if err := op.Stop(); err != nil {
 			t.Fatal(err)
 		}
 		tokensBefore, resourcesBefore := w.tokenRequests(t, shootName)
-		stop = w.startOperator(t, cleanupTimeout)
-		// The restarted operator reconciles both objects (a touch is a reconcile we can observe as done).
-		touch(t, w, lmName)
-		touch(t, w, kebName)
-		time.Sleep(5 * time.Second)
+		reconciles, err := testenv.Reconciles(serviceaccountkubeconfig.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op = w.startOperator(t, cleanupTimeout)
+		// The restarted operator looks at both objects once its caches are synced; then its queue runs dry.
+		testenv.WaitReconciled(t, serviceaccountkubeconfig.Name, reconciles+2, time.Minute)
+		op.WaitIdle(t, serviceaccountkubeconfig.Name, time.Minute)
 		for _, name := range []string{lmName, kebName} {
 			if ok, desc := ready(w.get(t, name)); !ok {
 				t.Errorf("%s after the restart: %s", name, desc)
@@ -251,7 +261,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Create(ctx, secrets); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "refused", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "refused", func() (bool, string) {
 			s := w.get(t, secrets.Name)
 			_, desc := ready(s)
 			return readyReason(s) == usecase.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, desc
@@ -269,7 +279,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Delete(ctx, secrets); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, "the refused request gone", func() (bool, string) { return w.get(t, secrets.Name) == nil, "" })
+		testenv.Eventually(t, time.Minute, "the refused request gone", func() (bool, string) { return w.get(t, secrets.Name) == nil, "" })
 	})
 
 	t.Run("deletion removes the ServiceAccount, roles, bindings and Secret", func(t *testing.T) {
@@ -278,7 +288,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.Delete(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, time.Minute, lmName+" gone", func() (bool, string) { return w.get(t, lmName) == nil, "" })
+		testenv.Eventually(t, time.Minute, lmName+" gone", func() (bool, string) { return w.get(t, lmName) == nil, "" })
 		if w.secret(t, lmSecret) != nil {
 			t.Error("the Secret is left")
 		}
@@ -300,7 +310,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 			}
 		}
 		c, _ := consumer(kc)
-		eventually(t, 30*time.Second, "the deleted identity's token refused", func() (bool, string) {
+		testenv.Eventually(t, 30*time.Second, "the deleted identity's token refused", func() (bool, string) {
 			_, err := c.CoreV1().Pods("kyma-system").List(ctx, metav1.ListOptions{})
 			return apierrors.IsUnauthorized(err), errString(err)
 		})
@@ -322,7 +332,7 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, time.Minute, "waiting and unreachable", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "waiting and unreachable", func() (bool, string) {
 			h, g := w.get(t, "hanging"), w.get(t, "gone")
 			return readyReason(h) == usecase.ReasonRuntimeUnreachable && readyReason(g) == usecase.ReasonWaitingForRuntime, readyReason(h) + " " + readyReason(g)
 		})
@@ -332,8 +342,8 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		eventually(t, 15*time.Second, "the deletion without a runtime released at once", func() (bool, string) { return w.get(t, "gone") == nil, "" })
-		eventually(t, cleanupTimeout+45*time.Second, "the deletion against a hanging runtime released", func() (bool, string) {
+		testenv.Eventually(t, 15*time.Second, "the deletion without a runtime released at once", func() (bool, string) { return w.get(t, "gone") == nil, "" })
+		testenv.Eventually(t, cleanupTimeout+45*time.Second, "the deletion against a hanging runtime released", func() (bool, string) {
 			return w.get(t, "hanging") == nil, readyMessage(w.get(t, "hanging"))
 		})
 		took := time.Since(started)
@@ -354,9 +364,8 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 		if err := w.kcp.List(ctx, &list, client.InNamespace(kcpNamespace)); err != nil {
 			t.Fatal(err)
 		}
-		out := logs.String()
 		for _, tok := range tokens {
-			if tok == "" || strings.Contains(out, tok) {
+			if tok == "" || w.logs.Count(tok) > 0 {
 				t.Errorf("a token is in the operator's log (or was empty)")
 			}
 			for _, e := range list.Items {
@@ -471,7 +480,7 @@ func (w *world) putAdminKubeconfig(t *testing.T, runtimeID, server string) {
 		t.Fatal(err)
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: "kubeconfig-" + runtimeID,
-		Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}}, Data: map[string][]byte{"config": data}}
+		Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue}}, Data: map[string][]byte{"config": data}}
 	if err := w.kcp.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/testenv"
 )
 
 // TestIntegrationRotationInRealTime waits for rotations the way production sees them: a 10-minute token, the
@@ -18,8 +19,8 @@ func TestIntegrationRotationInRealTime(t *testing.T) {
 		t.Skip("set E2E_REALTIME_ROTATION=1 to wait 14 minutes for real rotations")
 	}
 	w := newWorld(t)
-	stop := w.startOperator(t, cleanupTimeout)
-	defer func() { _ = stop() }()
+	op := w.startOperator(t, cleanupTimeout)
+	defer func() { _ = op.Stop() }()
 	const rid, shoot = "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", "c-0c1d2e3"
 	w.addRuntime(t, rid, shoot)
 	req := request("realtime", "realtime-kubeconfig", "kyma-system", "realtime", 10*time.Minute, podsIn("kyma-system"))
@@ -28,7 +29,7 @@ func TestIntegrationRotationInRealTime(t *testing.T) {
 	if err := w.kcp.Create(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "Ready", func() (bool, string) { return ready(w.get(t, req.Name)) })
+	testenv.Eventually(t, time.Minute, "Ready", func() (bool, string) { return ready(w.get(t, req.Name)) })
 	t.Logf("MEASURE time to Ready: %s", time.Since(created).Round(time.Millisecond))
 	first := w.get(t, req.Name).Status.ExpiresAt.Time
 	r := startReader(t, w, req.Spec.SecretName)

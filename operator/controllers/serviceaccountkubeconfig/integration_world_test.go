@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,17 +14,18 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -36,75 +34,45 @@ import (
 
 const kcpNamespace = "kcp-system"
 
-// logSink keeps the operator's log output, to prove that no token ever reaches it.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// One garden-in-a-box per test binary with one runtime API server per shoot (the in-process gardener-apiserver
+// cannot be started twice); the tests use distinct runtime IDs and shoots.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-var (
-	logs   = &logSink{}
-	shared struct {
-		once sync.Once
-		env  *gardenbox.Env
-		err  error
-	}
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.env != nil {
-		_ = shared.env.Stop()
-	}
-	os.Exit(code)
-}
-
-// world is garden-in-a-box with one runtime API server per shoot, the operator's view and a clock the test moves.
+// world is garden-in-a-box with one runtime API server per shoot, the operator's logs and a clock the test moves.
 type world struct {
 	env   *gardenbox.Env
 	kcp   client.Client // uncached: assertions see the API server
+	logs  *testenv.Logs
 	clock *offsetClock
+	// admin is the operator that keeps the runtimes' admin kubeconfigs, on the wall clock.
+	admin *testenv.Operator
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs garden-in-a-box (KUBEBUILDER_ASSETS)")
+	env := testenv.Garden(t, testenv.GardenOptions{RuntimeAPIServers: runtimeapi.ModePerShoot})
+	err := env.KCPClient.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
 	}
-	shared.once.Do(func() {
-		ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
-		scheme, err := app.NewScheme()
-		if err != nil {
-			shared.err = err
-			return
-		}
-		shared.env, shared.err = gardenbox.Start(context.Background(), gardenbox.Options{
-			CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-			KCPScheme:         scheme, RuntimeAPIServers: runtimeapi.ModePerShoot, StartTimeout: 3 * time.Minute,
-		})
-		if shared.err == nil {
-			shared.err = shared.env.KCPClient.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}})
-		}
-	})
-	if shared.err != nil {
-		t.Fatalf("start garden-in-a-box: %v", shared.err)
-	}
-	if path := os.Getenv("KIM_E2E_LOG"); path != "" {
-		t.Cleanup(func() { _ = os.WriteFile(path, []byte(logs.String()), 0o600) })
-	}
-	return &world{env: shared.env, kcp: shared.env.KCPClient, clock: &offsetClock{}}
+	w := &world{env: env, kcp: env.KCPClient, logs: testenv.CaptureLogs(), clock: &offsetClock{}}
+	// Admin kubeconfigs are issued and rotated on the wall clock (Gardener's certificates expire in real time); only
+	// the ServiceAccountKubeconfig controller runs on the test's clock (startOperator).
+	opts := w.options(0)
+	opts.Controllers = []string{gardenercluster.Name}
+	w.admin = testenv.RunOperator(t, env.KCP, env.Garden, opts)
+	return w
+}
+
+// options are the operator's options for the tests: admin kubeconfigs valid 1 h, and the cleanup timeout of
+// ServiceAccountKubeconfigs (0: the default).
+func (w *world) options(cleanupTimeout time.Duration) app.Options {
+	opts := testenv.Options(w.env.Catalogue.Project)
+	opts.KubeconfigValidity = time.Hour
+	opts.Config = &config.OperatorConfig{APIVersion: config.APIVersion, Kind: config.Kind}
+	opts.Config.Default()
+	opts.Config.ServiceAccountKubeconfigs.CleanupTimeout = config.Set(cleanupTimeout)
+	return opts
 }
 
 // offsetClock is the wall clock plus an offset the test moves: the operator decides on it, while the runtime's
@@ -126,34 +94,17 @@ func (c *offsetClock) Step(d time.Duration) {
 	c.offset += d
 }
 
-// startOperator runs the manager with the kubeconfig controllers (admin kubeconfigs through Gardener, and the
-// ServiceAccountKubeconfig controller on the test's clock) until the returned stop is called. The caller stops it
-// (a restart outlives the subtest that starts it).
-func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) (stop func() error) {
+// startOperator runs the operator with only the ServiceAccountKubeconfig controller, on the test's clock. The caller
+// stops it (a restart outlives the subtest that starts it).
+func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) *testenv.Operator {
 	t.Helper()
-	opts := app.DefaultOptions()
-	opts.MetricsAddr, opts.ProbeAddr, opts.LeaderElection = "0", "0", false
-	opts.GardenerProject = w.env.Catalogue.Project
-	opts.KubeconfigValidity = time.Hour
-	mgr, err := app.NewManager(w.env.KCP, w.env.Garden, opts, gardenercluster.Controller{SkipNameValidation: true},
-		serviceaccountkubeconfig.Controller{Clock: w.clock, CleanupTimeout: cleanupTimeout, SkipNameValidation: true})
+	opts := w.options(cleanupTimeout)
+	opts.Controllers = []string{serviceaccountkubeconfig.Name}
+	o, err := testenv.StartOperator(context.Background(), w.env.KCP, w.env.Garden, opts, app.WithClock(w.clock))
 	if err != nil {
-		t.Fatalf("new manager: %v", err)
+		t.Fatalf("start operator: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	var once sync.Once
-	var stopErr error
-	return func() error {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-				stopErr = fmt.Errorf("manager: %w", err)
-			}
-		})
-		return stopErr
-	}
+	return o
 }
 
 // addRuntime creates a shoot backed by its own runtime API server and the GardenerCluster KEB would create for it,
@@ -175,7 +126,7 @@ func (w *world) addRuntime(t *testing.T, runtimeID, shootName string) {
 	if err := w.kcp.Create(ctx, gc); err != nil {
 		t.Fatalf("create GardenerCluster: %v", err)
 	}
-	eventually(t, 4*time.Minute, "the admin kubeconfig of "+runtimeID, func() (bool, string) {
+	testenv.Eventually(t, 4*time.Minute, "the admin kubeconfig of "+runtimeID, func() (bool, string) {
 		var sh gardencorev1beta1.Shoot
 		_ = w.env.GardenClient.Get(ctx, client.ObjectKeyFromObject(s), &sh)
 		var sec corev1.Secret
@@ -284,24 +235,6 @@ func consumer(kc []byte) (kubernetes.Interface, error) {
 }
 
 func issuedAt(s *corev1.Secret) string { return s.Annotations[kubeconfig.AnnotationLastSync] }
-
-// eventually polls cond every 100 ms until it holds, failing after timeout with cond's last description.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for {
-		ok, desc := cond()
-		if ok {
-			return
-		}
-		last = desc
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s; last seen: %s", timeout, what, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // hangingServer accepts connections and never answers: a runtime API server that hangs.
 func hangingServer(t *testing.T) string {

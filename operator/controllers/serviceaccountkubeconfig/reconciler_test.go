@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,11 +16,12 @@ import (
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var start = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -46,7 +48,7 @@ func sample() *imv1.ServiceAccountKubeconfig {
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	t.Helper()
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +57,9 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 	w := &world{t: t, client: c, clock: clock, ids: fake.NewRuntimeIdentities(clock.Now), store: fake.NewIdentityKubeconfigStore(),
 		recorder: events.NewFakeRecorder(100)}
 	w.ids.AddRuntime(ports.RuntimeRef{Namespace: "kcp-system", RuntimeID: "rid"}, sakubeconfig.Endpoint{Server: "https://api.example", CAData: []byte("ca")})
-	w.r = &Reconciler{Client: c, LiveReader: c, Clock: clock, Recorder: w.recorder,
-		UseCase: &usecase.IdentityKubeconfigs{Runtimes: w.ids, Secrets: w.store, RotationFraction: 0.6, CleanupTimeout: time.Minute}}
+	w.r = NewReconciler(c, c, setup.Ports{Clock: clock, Identities: w.ids, IdentitySecrets: w.store},
+		setup.Settings{Kubeconfig: kubeconfig.Policy{RotationFraction: 0.6}, IdentityCleanupTimeout: time.Minute},
+		NewMetrics(prometheus.NewRegistry()), w.recorder)
 	return w
 }
 

@@ -1,7 +1,6 @@
 package serviceaccountkubeconfig
 
 import (
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -55,8 +54,4 @@ func setCondition(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKub
 	s.Status.State = state
 	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: reason,
 		Message: msg, ObservedGeneration: s.Generation})
-}
-
-func statusChanged(before, after *imv1.ServiceAccountKubeconfig) bool {
-	return !equality.Semantic.DeepEqual(before.Status, after.Status)
 }
