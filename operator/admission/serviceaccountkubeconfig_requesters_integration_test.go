@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/internal/testenv"
 )
 
 // applyManifest creates every document of a manifest file (in namespace ns when it has none) with an optional name
@@ -81,19 +83,13 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 	}
 
 	// The policy takes effect a moment after it is created.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := api.as(t, "some-operator").Create(ctx, sampleServiceAccountKubeconfig(t).DeepCopy(), client.DryRunAll)
-		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
-			if !strings.Contains(err.Error(), "only system:serviceaccount:kcp-system:klm-controller-manager, system:serviceaccount:kcp-system:kcp-kyma-environment-broker may create") {
-				t.Errorf("the refusal does not say who may: %v", err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a component with cluster-admin in kcp-system still creates ServiceAccountKubeconfigs 30s after the policy: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var refusal error
+	testenv.Eventually(t, 30*time.Second, "the policy refuses a component with cluster-admin in kcp-system", func() (bool, string) {
+		refusal = api.as(t, "some-operator").Create(ctx, sampleServiceAccountKubeconfig(t).DeepCopy(), client.DryRunAll)
+		return apierrors.IsForbidden(refusal) || apierrors.IsInvalid(refusal), errString(refusal)
+	})
+	if !strings.Contains(refusal.Error(), "only system:serviceaccount:kcp-system:klm-controller-manager, system:serviceaccount:kcp-system:kcp-kyma-environment-broker may create") {
+		t.Errorf("the refusal does not say who may: %v", refusal)
 	}
 
 	lm := sampleServiceAccountKubeconfig(t)
@@ -135,4 +131,11 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 	if err := operator.Update(ctx, cur); err == nil || errors.Is(err, context.Canceled) {
 		t.Error("someone else changed a request's spec")
 	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "created"
+	}
+	return err.Error()
 }
