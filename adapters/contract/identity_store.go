@@ -31,14 +31,9 @@ func RunIdentityKubeconfigStoreContract(t *testing.T, newFixture func(t *testing
 	// put writes s as a caller must: a create when absent, else pinned to the version read.
 	put := func(t *testing.T, f IdentityStoreFixture, s ports.IdentityKubeconfigSecret) error {
 		t.Helper()
-		md, err := f.Store.ReadMetadata(t.Context(), s.Ref, ports.ReadLive)
-		switch {
-		case errors.Is(err, ports.ErrSecretNotFound):
-			s.ExpectAbsent = true
-		case err != nil:
+		var err error
+		if s.ExpectAbsent, s.Precondition, err = guard(t, f.Store.ReadMetadata, s.Ref); err != nil {
 			return err
-		default:
-			s.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
 		}
 		return f.Store.Write(t.Context(), s)
 	}

@@ -3,12 +3,9 @@
 package contract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,37 +226,6 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 	})
 }
 
-// readWhileWriting calls write(1..n) while a reader reads r's key without pause, and fails when a read sees the
-// key missing, empty or not written by write (every write stores "kc-<i>").
-func readWhileWriting(t *testing.T, read KeyReader, r ports.SecretRef, n int, write func(i int) error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	var reads, bad atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for ctx.Err() == nil {
-			data, found, err := read(ctx, r)
-			if ctx.Err() != nil {
-				return
-			}
-			reads.Add(1)
-			if err != nil || !found || len(data) == 0 || !bytes.HasPrefix(data, []byte("kc-")) {
-				bad.Add(1)
-			}
-		}
-	})
-	for i := 1; i <= n; i++ {
-		if err := write(i); err != nil {
-			t.Errorf("Write #%d: %v", i, err)
-		}
-	}
-	cancel()
-	wg.Wait()
-	if bad.Load() != 0 {
-		t.Errorf("%d of %d concurrent reads saw a missing, empty or foreign kubeconfig", bad.Load(), reads.Load())
-	}
-}
-
 var (
 	contractIssued  = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 	contractExpires = contractIssued.Add(24 * time.Hour)
@@ -268,14 +234,9 @@ var (
 // write writes s as a caller must: a create when the Secret does not exist, otherwise pinned to the version read.
 func write(t *testing.T, f SecretStoreFixture, s ports.KubeconfigSecret) error {
 	t.Helper()
-	md, err := f.Store.ReadMetadata(t.Context(), s.Ref, ports.ReadLive)
-	switch {
-	case errors.Is(err, ports.ErrSecretNotFound):
-		s.ExpectAbsent = true
-	case err != nil:
+	var err error
+	if s.ExpectAbsent, s.Precondition, err = guard(t, f.Store.ReadMetadata, s.Ref); err != nil {
 		return err
-	default:
-		s.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
 	}
 	return f.Store.Write(t.Context(), s)
 }
@@ -296,15 +257,4 @@ func mustRead(t *testing.T, f SecretStoreFixture, r ports.SecretRef) ports.Kubec
 		t.Fatalf("ReadMetadata(%s): %v", r, err)
 	}
 	return md
-}
-
-// KeyReader reads the data of a Secret's key as a consumer would; found is false when the Secret does not exist.
-type KeyReader func(ctx context.Context, ref ports.SecretRef) (data []byte, found bool, err error)
-
-func mustKey(t *testing.T, read KeyReader, r ports.SecretRef, want []byte) {
-	t.Helper()
-	got, found, err := read(t.Context(), r)
-	if err != nil || !found || !bytes.Equal(got, want) {
-		t.Errorf("key %s = %q (found %v, err %v), want %q", r, got, found, err, want)
-	}
 }
