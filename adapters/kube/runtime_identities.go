@@ -37,7 +37,8 @@ const (
 // rotations and spec changes, rarely enough that keeping connections per runtime would only hold memory, and
 // client-go's shared transport cache would keep one entry per admin certificate ever used.
 type RuntimeIdentities struct {
-	// KCP reads the admin kubeconfig Secrets (the manager's cache holds them: they carry the managed-by label).
+	// KCP reads the admin kubeconfig Secrets: an uncached reader (the manager's cache holds Secrets without their
+	// data, see SecretCacheTransform; a cached copy reads as holding no kubeconfig).
 	KCP client.Reader
 	// RequestTimeout and CallTimeout bound each request and each port call (zero: the defaults).
 	RequestTimeout, CallTimeout time.Duration

@@ -57,7 +57,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
 		ShootOwner:   gardener.ShootToRuntime,
 		// Runtimes are reached through the admin kubeconfig Secrets in the KCP, each call bounded by a timeout.
-		Identities:      &kube.RuntimeIdentities{KCP: kcp},
+		Identities:      &kube.RuntimeIdentities{KCP: live},
 		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),
 	}
 	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
