@@ -7,6 +7,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
@@ -30,6 +31,9 @@ type Provisioner struct {
 	Addresses ports.ControlPlaneAddresses
 	// Credentials switches adopted shoots from SecretBindings to CredentialsBindings; nil: not done.
 	Credentials ports.CredentialsMigrator
+	// AuditLogs claims dedicated audit log tenants (auditLogAccessEnabled); nil: the pool is not used and every
+	// cluster gets the shared tenant of its region.
+	AuditLogs *AuditLogClaimer
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -46,6 +50,8 @@ type RuntimeRequest struct {
 	SuspendPatch, ForcePatch bool
 	// ConfiguredGeneration is the generation whose administrators were last configured in the runtime (0: never).
 	ConfiguredGeneration int64
+	// AuditLogAccess is spec.auditLogAccessEnabled: the runtime asks for an audit log tenant of its own.
+	AuditLogAccess bool
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -55,6 +61,8 @@ type ProvisionResult struct {
 	Decision        lifecycle.Decision
 	Events          []Event
 	ClearForcePatch bool
+	// AuditLogCR names the dedicated audit log tenant the runtime holds ("" when none).
+	AuditLogCR string
 }
 
 // maxActionsPerPass bounds the decide-act loop; every action moves the observation forward, so a handful
@@ -64,11 +72,20 @@ const maxActionsPerPass = 6
 // Provision runs one pass for req at now. An error means the observation failed (nothing was decided); a failed
 // action is part of the result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
 func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now time.Time) (ProvisionResult, error) {
+	claim, err := p.claimAuditLog(ctx, req, now)
+	if err != nil {
+		return ProvisionResult{}, err
+	}
+	req.Runtime.DedicatedAuditLog = claim.Dedicated()
 	in, spec, err := p.observe(ctx, req, now)
 	if err != nil {
 		return ProvisionResult{}, err
 	}
-	res := ProvisionResult{}
+	in.Intent.Wait = claim.Wait
+	res := ProvisionResult{Events: claim.Events}
+	if claim.Tenant != nil {
+		res.AuditLogCR = claim.Tenant.Name
+	}
 	d := lifecycle.Decide(in, now)
 	for i := 0; i < maxActionsPerPass && d.Action != lifecycle.ActionNone; i++ {
 		next, stop, err := p.act(ctx, req, in, spec, d, now, &res)
@@ -215,6 +232,20 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		return in.WithRuntimeConfigured(), false, err
 	}
 	return in, true, fmt.Errorf("unknown action %q", d.Action)
+}
+
+// claimAuditLog returns the runtime's dedicated audit log tenant, claiming one when the Runtime asks for it.
+func (p *Provisioner) claimAuditLog(ctx context.Context, req RuntimeRequest, now time.Time) (AuditLogClaim, error) {
+	if p.AuditLogs == nil {
+		return AuditLogClaim{}, nil
+	}
+	rt := req.Runtime
+	claim, err := p.AuditLogs.Claim(ctx, auditlog.Request{RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider),
+		Region: rt.Region, Enabled: req.AuditLogAccess}, now)
+	if err != nil {
+		return AuditLogClaim{}, fmt.Errorf("audit log tenant of runtime %s: %w", rt.ID, err)
+	}
+	return claim, nil
 }
 
 // desired is the desired state of the Runtime's shoot; InSync and Apply must see the same one.

@@ -28,6 +28,18 @@ type Intent struct {
 	// ShootInSync is true when the existing shoot already holds every value the desired spec sets; false means
 	// someone else changed a field the operator owns (drift), or the spec was never applied.
 	ShootInSync bool
+	// Wait is set while something the spec depends on is not there yet (a dedicated audit log tenant): nothing is
+	// created or changed until it is.
+	Wait *Wait
+}
+
+// Wait says what the Runtime waits for before its shoot can be created or changed.
+type Wait struct {
+	Step    Step
+	Reason  Reason
+	Message string
+	// Recheck is when to look again without an event (0: wait for one).
+	Recheck time.Duration
 }
 
 // Problem is a validation failure in words a person can act on.
@@ -100,6 +112,9 @@ func Decide(in Input, now time.Time) Decision {
 	if it.Invalid != nil {
 		return failed(StepValidate, ReasonSpecInvalid, SlowRecheck,
 			"The Runtime is invalid: %s: %s. Fix the Runtime spec.", it.Invalid.Field, it.Invalid.Message)
+	}
+	if w := it.Wait; w != nil {
+		return pending(w.Step, ActionNone, w.Reason, w.Recheck, "%s", w.Message)
 	}
 	if d, done := resolveShootName(in, now); done {
 		return d

@@ -17,6 +17,11 @@ type Reason string
 // Ready condition reasons, one per situation a person may need to tell apart.
 const (
 	ReasonSpecInvalid               Reason = "SpecInvalid"
+	// ReasonAuditLogPoolEmpty: auditLogAccessEnabled asks for a tenant of the runtime's own and the pool has no
+	// free one; the runtime waits (nothing is created or changed) until the landscape adds tenants.
+	ReasonAuditLogPoolEmpty Reason = "AuditLogPoolEmpty"
+	// ReasonClaimingAuditLog: a tenant is being claimed (other claimers raced for the same ones); it is retried.
+	ReasonClaimingAuditLog Reason = "ClaimingAuditLog"
 	ReasonSeedNotAvailable          Reason = "SeedNotAvailable"
 	ReasonCheckingSeed              Reason = "CheckingSeed"
 	ReasonShootNameTaken            Reason = "ShootNameTaken"
@@ -48,6 +53,7 @@ type Step string
 // The named steps of provisioning.
 const (
 	StepValidate              Step = "Validate"
+	StepClaimAuditLog         Step = "ClaimAuditLog"
 	StepResolveShootName      Step = "ResolveShootName"
 	StepCheckSeed             Step = "CheckSeed"
 	StepApplyShoot            Step = "ApplyShoot"
@@ -60,7 +66,7 @@ const (
 
 // Steps lists the provisioning steps in order.
 func Steps() []Step {
-	return []Step{StepValidate, StepResolveShootName, StepCheckSeed, StepApplyShoot, StepWaitForGardener,
+	return []Step{StepValidate, StepClaimAuditLog, StepResolveShootName, StepCheckSeed, StepApplyShoot, StepWaitForGardener,
 		StepEnsureGardenerCluster, StepWaitForKubeconfig, StepConfigureRuntime, StepReady}
 }
 

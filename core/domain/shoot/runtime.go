@@ -51,6 +51,19 @@ type Runtime struct {
 	EgressFilter   bool
 	IngressFilter  bool
 	RegistryCaches []RegistryCache
+	// DedicatedAuditLog is the audit log tenant the runtime claimed for itself (auditLogAccessEnabled); nil: the
+	// shared tenant of its provider and region.
+	DedicatedAuditLog *DedicatedAuditLog
+}
+
+// DedicatedAuditLog is an audit log tenant of one runtime.
+type DedicatedAuditLog struct {
+	// Name identifies the claimed tenant (for messages).
+	Name       string
+	TenantID   string
+	ServiceURL string
+	// SecretName is the tenant's credentials Secret in the project namespace; empty: the configured shared one.
+	SecretName string
 }
 
 // OIDC is one OIDC issuer the API server must trust, in the old Gardener OIDCConfig terms KEB sends.
