@@ -52,6 +52,8 @@ type RuntimeRequest struct {
 	ConfiguredGeneration int64
 	// AuditLogAccess is spec.auditLogAccessEnabled: the runtime asks for an audit log tenant of its own.
 	AuditLogAccess bool
+	// AuditLogCR is status.auditLogCR: the tenant the runtime was seen to hold ("" when none).
+	AuditLogCR string
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -236,8 +238,8 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 
 // claimAuditLog returns the runtime's dedicated audit log tenant, claiming one when the Runtime asks for it.
 func (p *Provisioner) claimAuditLog(ctx context.Context, req RuntimeRequest, now time.Time) (AuditLogClaim, error) {
-	if p.AuditLogs == nil {
-		return AuditLogClaim{}, nil
+	if p.AuditLogs == nil || (!req.AuditLogAccess && req.AuditLogCR == "") {
+		return AuditLogClaim{}, nil // a runtime that never asked for a tenant costs the pool nothing
 	}
 	rt := req.Runtime
 	claim, err := p.AuditLogs.Claim(ctx, auditlog.Request{RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider),

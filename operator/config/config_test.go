@@ -33,6 +33,11 @@ func TestDefaults(t *testing.T) {
 		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
+	rc, pool := cfg.RegistryCache, cfg.Shoot.AuditLog.Pool
+	if !*rc.Enabled || !*rc.CheckUpstreamDNS || rc.SyncInterval.Duration != time.Hour || rc.Workers != DefaultRegistryCacheWorkers ||
+		pool.Enabled || pool.Scope != PoolScopeNamespaced {
+		t.Errorf("self-service defaults not applied: registry cache %+v, audit log pool %+v", rc, pool)
+	}
 }
 
 const minimal = `apiVersion: kim.kyma-project.io/v1alpha1
@@ -100,6 +105,13 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"bad runtime config", func(s string) string { return s + "  kubeAPIServer: {runtimeConfig: {'Not A Group': true}}\n" }, "shoot.kubeAPIServer.runtimeConfig.Not A Group"},
 		{"negative token lifetime", func(s string) string { return s + "  kubeAPIServer: {maxTokenExpiration: -1h}\n" }, "shoot.kubeAPIServer.maxTokenExpiration"},
 		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
+		{"registry cache sync faster than a minute", func(s string) string { return s + "registryCache: {syncInterval: 10s}\n" }, "registryCache.syncInterval"},
+		{"registry cache workers out of range", func(s string) string { return s + "registryCache: {workers: 1000}\n" }, "registryCache.workers"},
+		{"unknown audit log pool scope", func(s string) string { return s + "  auditLog: {pool: {scope: Galaxy}}\n" }, "shoot.auditLog.pool.scope"},
+		{"cluster-scoped pool with a namespace", func(s string) string {
+			return s + "  auditLog: {pool: {scope: Cluster, namespace: kcp-system}}\n"
+		}, "shoot.auditLog.pool.namespace"},
+		{"pool without the shared audit log settings", func(s string) string { return s + "  auditLog: {pool: {enabled: true}}\n" }, "shoot.auditLog.pool.enabled"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -35,7 +35,9 @@ import (
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers"
+	auditlogctrl "github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
 	runtimectrl "github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -185,6 +187,10 @@ func (w *world) startOperator(t testing.TB, configFile string) (stop func()) {
 		case *runtimectrl.Controller:
 			c.SkipNameValidation = true
 		case *gardenercluster.Controller:
+			c.SkipNameValidation = true
+		case *registrycachectrl.Controller:
+			c.SkipNameValidation = true
+		case *auditlogctrl.Controller:
 			c.SkipNameValidation = true
 		}
 	}

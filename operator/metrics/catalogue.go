@@ -14,7 +14,9 @@ import (
 	"k8s.io/client-go/rest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/operator/controllers/registrycache"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/health"
 	"github.com/kyma-project/kim/operator/version"
@@ -38,11 +40,13 @@ type Catalogue map[string]Family
 func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	runtime.NewMetrics(rec)
+	registrycache.NewMetrics(rec)
+	auditlog.NewMetrics(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
 	for _, c := range []prometheus.Collector{gardenercluster.ExpirationTimestamp, gardenercluster.Rotations,
-		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
+		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}, &auditlog.PoolCollector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
 		}

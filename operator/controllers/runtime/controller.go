@@ -123,6 +123,7 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 	if b, err = c.watchControlPlaneAddresses(mgr, opts.Config, ns, r.Provision, b); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
+	b = watchAuditLogPool(mgr, opts, r.Provision, b)
 	err = b.WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
 		Complete(r)
 	if err != nil {

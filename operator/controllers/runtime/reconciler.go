@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -73,6 +74,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		ctrl.LoggerFrom(ctx).Info("action failed", "step", d.Step, "reason", d.Reason, "message", d.Message)
 	}
 	setStatus(rt, res.Input, d, now)
+	if res.AuditLogCR != "" {
+		rt.Status.AuditLogCR = res.AuditLogCR
+	}
 	if err := r.Client.Status().Patch(ctx, rt, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch status of runtime %s: %w", rt.Name, err)
 	}
@@ -90,8 +94,9 @@ func provisionRequest(rt *imv1.Runtime) usecase.RuntimeRequest {
 	domain.ID = rt.Name
 	req := usecase.RuntimeRequest{Runtime: domain, Namespace: rt.Namespace, UID: string(rt.UID), Labels: rt.Labels,
 		Plan:         rt.Labels[imv1.LabelBrokerPlanName],
-		SuspendPatch: rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
-		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true"}
+		SuspendPatch:   rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
+		ForcePatch:     rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
+		AuditLogAccess: ptr.Deref(rt.Spec.AuditLogAccessEnabled, false), AuditLogCR: rt.Status.AuditLogCR}
 	if c := meta.FindStatusCondition(rt.Status.Conditions, ConditionRuntimeConfigured); c != nil && c.Status == "True" {
 		req.ConfiguredGeneration = c.ObservedGeneration
 	}

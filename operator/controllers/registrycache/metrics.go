@@ -1,0 +1,84 @@
+package registrycache
+
+import (
+	"context"
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// Metrics of the registry cache sync. Labels are outcomes and operations only (bounded).
+type Metrics struct {
+	syncs   *prometheus.CounterVec
+	secrets *prometheus.CounterVec
+	refused prometheus.Counter
+}
+
+// NewMetrics creates the collectors and registers them with reg (nil: controller-runtime's registry). A second
+// operator in one process shares the first one's collectors.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	if reg == nil {
+		reg = metrics.Registry
+	}
+	m := &Metrics{
+		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_registry_cache_syncs_total",
+			Help: "Registry cache syncs of runtimes by outcome: synced, module_disabled, not_provisioned, runtime_gone, conflict, unreachable, error."},
+			[]string{"outcome"}),
+		secrets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_registry_cache_garden_secrets_total",
+			Help: "Copies of registry credentials in the Gardener project, by operation (created, deleted)."}, []string{"operation"}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_registry_cache_configs_refused_total",
+			Help: "RegistryCacheConfig objects found invalid by syncs (counted per sync)."}),
+	}
+	m.syncs = register(reg, m.syncs)
+	m.secrets = register(reg, m.secrets)
+	m.refused = register(reg, m.refused)
+	return m
+}
+
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	return c
+}
+
+// Observe records one sync.
+func (m *Metrics) Observe(res usecase.RegistryCacheResult) {
+	if res.Outcome == "" {
+		return
+	}
+	m.syncs.WithLabelValues(res.Outcome).Inc()
+	m.secrets.WithLabelValues("created").Add(float64(res.SecretsCreated))
+	m.secrets.WithLabelValues("deleted").Add(float64(res.SecretsDeleted))
+	m.refused.Add(float64(res.Refused))
+}
+
+// eventRecorder records a use case event on a Runtime.
+type eventRecorder interface {
+	Record(ctx context.Context, runtime types.NamespacedName, e usecase.Event)
+}
+
+// runtimeRecorder records events on the Runtime (by name: the sync may run for a Runtime that is gone).
+type runtimeRecorder struct{ rec events.EventRecorder }
+
+func (r runtimeRecorder) Record(ctx context.Context, key types.NamespacedName, e usecase.Event) {
+	kind := "Normal"
+	if e.Warning {
+		kind = "Warning"
+	}
+	rt := &imv1.Runtime{}
+	rt.Namespace, rt.Name = key.Namespace, key.Name
+	r.rec.Eventf(rt, nil, kind, e.Reason, e.Reason, "%s", e.Message)
+	ctrl.LoggerFrom(ctx).Info("event", "reason", e.Reason, "message", e.Message)
+}
