@@ -189,11 +189,14 @@ func RunRegistryCacheRuntimesContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, entries); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "entries read back", holds(func() bool { return registrycache.EntriesEqual(get(t, f).Entries, entries) }))
+		eventually(t, "entries read back, owned by the operator", holds(func() bool {
+			rt := get(t, f)
+			return registrycache.EntriesEqual(rt.Entries, entries) && rt.Managed
+		}))
 		if err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "entries removed", holds(func() bool { return len(get(t, f).Entries) == 0 }))
+		eventually(t, "entries removed", holds(func() bool { rt := get(t, f); return len(rt.Entries) == 0 && !rt.Managed }))
 	})
 	t.Run("the module switch is read from the Kyma resource", func(t *testing.T) {
 		f := newFixture(t)
@@ -214,6 +217,7 @@ func RunRegistryCacheRuntimesContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.TakeOver(t.Context()); err != nil {
 			t.Fatal(err)
 		}
+		eventually(t, "entries of the other manager", holds(func() bool { rt := get(t, f); return len(rt.Entries) > 0 && !rt.Managed }))
 		err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, entries)
 		if !errors.Is(err, ports.ErrFieldOwnedByOthers) {
 			t.Fatalf("apply over another manager: %v, want ErrFieldOwnedByOthers", err)

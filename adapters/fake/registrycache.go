@@ -66,7 +66,7 @@ func (r *RegistryCacheRuntimes) ApplyEntries(_ context.Context, ref ports.Runtim
 	case r.OwnedByOthers[ref] && !registrycache.EntriesEqual(rt.Entries, entries):
 		return fmt.Errorf("runtime %s spec.imageRegistryCache: %w", ref, ports.ErrFieldOwnedByOthers)
 	}
-	rt.Entries = slices.Clone(entries)
+	rt.Entries, rt.Managed = slices.Clone(entries), len(entries) > 0
 	if len(entries) == 0 {
 		rt.Entries = nil
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,7 +49,7 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 		return ports.RegistryCacheRuntime{}, transient("get runtime "+ref.RuntimeID, err)
 	}
 	out := ports.RegistryCacheRuntime{Exists: true, Deleting: rt.DeletionTimestamp != nil, ShootName: rt.Spec.Shoot.Name,
-		Provisioned: rt.Status.ProvisioningCompleted}
+		Provisioned: rt.Status.ProvisioningCompleted, Managed: ownsCaches(rt)}
 	for _, c := range rt.Spec.ImageRegistryCache {
 		out.Entries = append(out.Entries, registrycache.Entry{Name: c.Name, Namespace: c.Namespace, UID: c.UID, Cache: entryCache(c.Config)})
 	}
@@ -60,6 +61,16 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 		return ports.RegistryCacheRuntime{}, err
 	}
 	return out, nil
+}
+
+// ownsCaches tells whether the operator's field manager owns spec.imageRegistryCache.
+func ownsCaches(rt *imv1.Runtime) bool {
+	for _, m := range rt.ManagedFields {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && bytes.Contains(m.FieldsV1.Raw, []byte(`"f:imageRegistryCache"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // moduleEnabled reads the Kyma resource: a missing one (or a KCP without the Kyma CRD) enables nothing.

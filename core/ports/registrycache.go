@@ -29,6 +29,8 @@ type RegistryCacheRuntime struct {
 	ModuleEnabled bool
 	// Entries are spec.imageRegistryCache as stored.
 	Entries []registrycache.Entry
+	// Managed is true when the operator's field manager owns spec.imageRegistryCache (it wrote the entries).
+	Managed bool
 }
 
 // RegistryCacheRuntimes reads Runtimes and writes their spec.imageRegistryCache in the KCP.

@@ -60,9 +60,12 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 		res := RegistryCacheResult{Outcome: SyncCollected}
 		return res, s.collectAll(ctx, ref.RuntimeID, &res)
 	case !rt.ModuleEnabled:
+		// Only the operator's own entries go; entries someone else wrote (KEB) are not the module's business.
 		res := RegistryCacheResult{Outcome: SyncDisabled, RequeueAfter: s.Interval}
-		if err := s.write(ctx, ref, rt, registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
-			return res, err
+		if rt.Managed {
+			if err := s.write(ctx, ref, rt, registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+				return res, err
+			}
 		}
 		return res, s.collect(ctx, ref.RuntimeID, rt.ShootName, nil, &res)
 	case !rt.Provisioned:

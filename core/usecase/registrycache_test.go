@@ -257,3 +257,16 @@ func TestRegistryCacheCredentialsNeverLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryCacheSyncLeavesOthersEntriesWithTheModuleOff: caches KEB sent in the Runtime are not the module's;
+// a runtime without the module keeps them and gets no event every sync.
+func TestRegistryCacheSyncLeavesOthersEntriesWithTheModuleOff(t *testing.T) {
+	w := newCacheWorld(t)
+	keb := []registrycache.Entry{{Name: "keb", Namespace: "x", Cache: shoot.RegistryCache{Upstream: "docker.io"}}}
+	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true, Entries: keb})
+	applies := w.kcp.Applies
+	if res := w.pass(t); res.Outcome != usecase.SyncDisabled || len(res.Events) != 0 || w.kcp.Applies != applies ||
+		!registrycache.EntriesEqual(w.entries(), keb) {
+		t.Errorf("module off, KEB's entries: %+v, %d applies, entries %+v", res, w.kcp.Applies-applies, w.entries())
+	}
+}
