@@ -359,7 +359,7 @@ func checkMetricTable(t *testing.T, d *Doc, cat metrics.Catalogue) int {
 }
 
 // configKey matches inline code that names a key of the operator configuration file (`gardener.project`).
-var configKey = regexp.MustCompile(`^(gardener|shoot|deletion)(\.[a-z][a-zA-Z0-9]*)+$`)
+var configKey = regexp.MustCompile(`^(gardener|shoot|deletion|registryCache)(\.[a-z][a-zA-Z0-9]*)+$`)
 
 // TestDocumentedConfigKeysExist: every configuration key the docs name exists in the configuration file's schema
 // (operator/config) or, for shoot.*, in the Runtime's spec; every example configuration decodes strictly.
