@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -233,11 +235,10 @@ func RunRegistryCacheRuntimesContract(t *testing.T, newFixture func(t *testing.T
 }
 
 // holds turns a condition into eventually's form.
-func holds(cond func() bool) func() error {
-	return func() error {
-		if cond() {
-			return nil
+func holds(cond func() bool) func(c *assert.CollectT) {
+	return func(c *assert.CollectT) {
+		if !cond() {
+			c.Errorf("condition not met")
 		}
-		return errors.New("condition not met")
 	}
 }

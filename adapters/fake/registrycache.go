@@ -81,7 +81,7 @@ type RegistryCacheSource struct {
 	mu       sync.Mutex
 	runtimes map[string]bool
 	configs  map[string]map[registrycache.Key]registrycache.Config
-	secrets map[string]map[registrycache.Key]map[string][]byte
+	secrets  map[string]map[registrycache.Key]map[string][]byte
 	// Unreachable lists runtimes whose API server does not answer.
 	Unreachable map[string]bool
 	// StatusWrites counts SetStatus calls that wrote.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -42,7 +43,7 @@ var _ ports.RegistryCacheGarden = (*RegistryCacheGarden)(nil)
 func (g *RegistryCacheGarden) Secrets(ctx context.Context, runtimeID string) ([]registrycache.GardenSecret, error) {
 	list := &corev1.SecretList{}
 	err := g.Live.List(ctx, list, client.InNamespace(g.Namespace),
-		client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelRuntimeID: runtimeID})
+		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: runtimeID})
 	if err != nil {
 		return nil, fmt.Errorf("list registry credentials of runtime %s: %w: %w", runtimeID, ports.ErrTransient, err)
 	}
@@ -61,7 +62,7 @@ func (g *RegistryCacheGarden) Secrets(ctx context.Context, runtimeID string) ([]
 func (g *RegistryCacheGarden) EnsureSecret(ctx context.Context, s registrycache.GardenSecret) error {
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: g.Namespace, Name: s.Name, Labels: map[string]string{
-			LabelManagedBy: ManagedByValue, LabelRuntimeID: s.RuntimeID, LabelCacheID: s.CacheUID, LabelShootName: s.ShootName}},
+			wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: s.RuntimeID, LabelCacheID: s.CacheUID, LabelShootName: s.ShootName}},
 		Type: corev1.SecretTypeOpaque, Immutable: ptr.To(true), Data: s.Data,
 	}
 	if err := g.Writer.Create(ctx, sec); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -26,7 +26,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var clusterAuditLogGVK = schema.GroupVersionKind{Group: "cluster.auditlogmanager.test", Version: "v1beta1", Kind: "AuditLog"}
@@ -45,7 +45,7 @@ func startSelfServiceEnv(t *testing.T) (*rest.Config, client.Client, *runtime.Sc
 		t.Fatalf("start envtest (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +197,14 @@ func (p *prefixedPool) List(ctx context.Context, mode ports.ReadMode) ([]auditlo
 	return out, err
 }
 
-func (p *prefixedPool) in(t auditlog.Tenant) auditlog.Tenant   { t.Name = p.prefix + t.Name; return t }
-func (p *prefixedPool) out(t auditlog.Tenant) auditlog.Tenant  { t.Name = t.Name[len(p.prefix):]; return t }
-func (p *prefixedPool) Unreserve(ctx context.Context, t auditlog.Tenant) error { return p.AuditLogPool.Unreserve(ctx, p.in(t)) }
+func (p *prefixedPool) in(t auditlog.Tenant) auditlog.Tenant { t.Name = p.prefix + t.Name; return t }
+func (p *prefixedPool) out(t auditlog.Tenant) auditlog.Tenant {
+	t.Name = t.Name[len(p.prefix):]
+	return t
+}
+func (p *prefixedPool) Unreserve(ctx context.Context, t auditlog.Tenant) error {
+	return p.AuditLogPool.Unreserve(ctx, p.in(t))
+}
 func (p *prefixedPool) Release(ctx context.Context, t auditlog.Tenant, at time.Time) error {
 	return p.AuditLogPool.Release(ctx, p.in(t), at)
 }

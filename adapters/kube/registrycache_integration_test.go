@@ -22,6 +22,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -41,7 +42,7 @@ func writeKubeconfigSecret(t *testing.T, c client.Client, cfg *rest.Config, name
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kube.SecretName(runtimeID)}, Data: map[string][]byte{kube.SecretKey: raw}}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}, Data: map[string][]byte{kubeconfig.SecretKey: raw}}
 	if err := c.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -27,10 +28,10 @@ const RuntimeRequestTimeout = 15 * time.Second
 func NewRuntimeClientFactory(kcp client.Reader, namespace string, scheme *runtime.Scheme) RuntimeClientFactory {
 	return func(ctx context.Context, runtimeID string) (client.Client, error) {
 		s := &corev1.Secret{}
-		if err := kcp.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SecretName(runtimeID)}, s); err != nil {
+		if err := kcp.Get(ctx, client.ObjectKey{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}, s); err != nil {
 			return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 		}
-		kc := s.Data[SecretKey]
+		kc := s.Data[kubeconfig.SecretKey]
 		if len(kc) == 0 {
 			return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
 		}

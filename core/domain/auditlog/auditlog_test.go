@@ -19,7 +19,9 @@ func tenant(name string, mut ...func(*Tenant)) Tenant {
 	return t
 }
 
-func assigned(id string) func(*Tenant) { return func(t *Tenant) { t.AssignedTo, t.ShootName = id, "c-"+id } }
+func assigned(id string) func(*Tenant) {
+	return func(t *Tenant) { t.AssignedTo, t.ShootName = id, "c-"+id }
+}
 func reserved(id string) func(*Tenant) { return func(t *Tenant) { t.ReservedFor = id } }
 
 func TestDecideClaim(t *testing.T) {

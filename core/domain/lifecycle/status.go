@@ -16,12 +16,12 @@ type Reason string
 
 // Ready condition reasons, one per situation a person may need to tell apart.
 const (
-	ReasonSpecInvalid               Reason = "SpecInvalid"
+	ReasonSpecInvalid Reason = "SpecInvalid"
 	// ReasonAuditLogPoolEmpty: auditLogAccessEnabled asks for a tenant of the runtime's own and the pool has no
 	// free one; the runtime waits (nothing is created or changed) until the landscape adds tenants.
 	ReasonAuditLogPoolEmpty Reason = "AuditLogPoolEmpty"
 	// ReasonClaimingAuditLog: a tenant is being claimed (other claimers raced for the same ones); it is retried.
-	ReasonClaimingAuditLog Reason = "ClaimingAuditLog"
+	ReasonClaimingAuditLog          Reason = "ClaimingAuditLog"
 	ReasonSeedNotAvailable          Reason = "SeedNotAvailable"
 	ReasonCheckingSeed              Reason = "CheckingSeed"
 	ReasonShootNameTaken            Reason = "ShootNameTaken"

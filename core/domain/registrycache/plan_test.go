@@ -63,7 +63,11 @@ func TestDecide(t *testing.T) {
 		{
 			reason: "an upstream that does not resolve is refused, also through its remote URL",
 			in: Input{RuntimeID: "rt", Configs: []Config{cfg("a", "nx", "nx.example", 1),
-				func() Config { c := cfg("a", "rem", "docker.io", 1); c.Cache.RemoteURL = "https://mirror.invalid:8443"; return c }(),
+				func() Config {
+					c := cfg("a", "rem", "docker.io", 1)
+					c.Cache.RemoteURL = "https://mirror.invalid:8443"
+					return c
+				}(),
 				cfg("a", "ok", "quay.io", 1)},
 				Unresolvable: map[string]string{"nx.example": "no such host", "mirror.invalid": "no such host"}},
 			accepted: []string{"ok"},

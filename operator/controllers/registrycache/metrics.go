@@ -1,17 +1,12 @@
 package registrycache
 
 import (
-	"context"
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/usecase"
-	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // Metrics of the registry cache sync. Labels are outcomes and operations only (bounded).
@@ -65,20 +60,3 @@ func (m *Metrics) Observe(res usecase.RegistryCacheResult) {
 }
 
 // eventRecorder records a use case event on a Runtime.
-type eventRecorder interface {
-	Record(ctx context.Context, runtime types.NamespacedName, e usecase.Event)
-}
-
-// runtimeRecorder records events on the Runtime (by name: the sync may run for a Runtime that is gone).
-type runtimeRecorder struct{ rec events.EventRecorder }
-
-func (r runtimeRecorder) Record(ctx context.Context, key types.NamespacedName, e usecase.Event) {
-	kind := "Normal"
-	if e.Warning {
-		kind = "Warning"
-	}
-	rt := &imv1.Runtime{}
-	rt.Namespace, rt.Name = key.Namespace, key.Name
-	r.rec.Eventf(rt, nil, kind, e.Reason, e.Reason, "%s", e.Message)
-	ctrl.LoggerFrom(ctx).Info("event", "reason", e.Reason, "message", e.Message)
-}

@@ -10,13 +10,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -95,12 +95,12 @@ func (s *sweeper) Start(ctx context.Context) error {
 func (s *sweeper) sweep(ctx context.Context) error {
 	var list corev1.SecretList
 	if err := s.garden.List(ctx, &list, client.InNamespace(s.namespace),
-		client.MatchingLabels{gardener.LabelManagedBy: gardener.ManagedByValue}); err != nil {
+		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 		return fmt.Errorf("list registry credentials: %w", err)
 	}
 	seen := map[string]bool{}
 	for _, sec := range list.Items {
-		id := sec.Labels[gardener.LabelRuntimeID]
+		id := sec.Labels[imv1.LabelRuntimeID]
 		if id == "" || seen[id] || !strings.HasPrefix(sec.Name, registrycache.SecretPrefix) {
 			continue
 		}

@@ -12,11 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 func TestRegistryCacheTrigger(t *testing.T) {
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

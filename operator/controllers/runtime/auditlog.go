@@ -7,43 +7,38 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
-	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers/auditlog"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 
-// watchAuditLogPool lets provisioning claim dedicated audit log tenants (shoot.auditLog.pool.enabled) and wakes
-// the Runtimes waiting for one (AuditLogPoolEmpty) when the pool changes, so a tenant the landscape adds or a
-// release gives back is used at once. Without the pool nothing is set up and auditLogAccessEnabled has no effect.
-func watchAuditLogPool(mgr manager.Manager, opts app.Options, p *usecase.Provisioner, b *ctrl.Builder) *ctrl.Builder {
-	pool := auditlog.Pool(mgr, opts)
-	if pool == nil {
+// watchAuditLogPool wakes the Runtimes waiting for a dedicated audit log tenant (AuditLogPoolEmpty) when the pool
+// changes, so a tenant the landscape adds or a release gives back is used at once. Without the pool
+// (shoot.auditLog.pool.enabled false) nothing is watched; UseCases then claims nothing either.
+func watchAuditLogPool(kcp cache.Cache, c client.Reader, al *setup.AuditLogPorts, b *ctrl.Builder) *ctrl.Builder {
+	if al == nil {
 		return b
 	}
-	p.AuditLogs = &usecase.AuditLogClaimer{Pool: pool}
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(kube.AuditLogGVK)
+	obj.SetGroupVersionKind(al.Kind)
 	wake := handler.TypedFuncs[*unstructured.Unstructured, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, _ event.TypedCreateEvent[*unstructured.Unstructured], q queue) {
-			addAll(q, waitingForAuditLog(ctx, mgr.GetClient()))
+			addAll(q, waitingForAuditLog(ctx, c))
 		},
 		UpdateFunc: func(ctx context.Context, _ event.TypedUpdateEvent[*unstructured.Unstructured], q queue) {
-			addAll(q, waitingForAuditLog(ctx, mgr.GetClient()))
+			addAll(q, waitingForAuditLog(ctx, c))
 		},
 	}
-	return b.WatchesRawSource(source.Kind(mgr.GetCache(), obj, wake))
+	return b.WatchesRawSource(source.Kind(kcp, obj, wake))
 }
 
 func addAll(q queue, reqs []reconcile.Request) {

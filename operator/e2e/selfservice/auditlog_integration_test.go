@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -41,7 +42,7 @@ func TestAuditLogIntegration(t *testing.T) {
 		}
 	}
 	var waiting string
-	eventually(t, provisionTimeout, "two runtimes with a tenant, one waiting for the pool", func() (bool, string) {
+	testenv.Eventually(t, provisionTimeout, "two runtimes with a tenant, one waiting for the pool", func() (bool, string) {
 		claimed, desc := 0, ""
 		waiting = ""
 		for _, id := range ids {
@@ -94,7 +95,7 @@ func TestAuditLogIntegration(t *testing.T) {
 	if err := w.kcp.Delete(ctx, &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: gone}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "runtime "+gone+" deleted", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "runtime "+gone+" deleted", func() (bool, string) {
 		rt := w.runtime(t, gone)
 		return rt == nil, describe(rt)
 	})
@@ -104,14 +105,14 @@ func TestAuditLogIntegration(t *testing.T) {
 	if tn := w.tenant(t, held); tn.GetLabels()[kube.LabelOrphaned] == "true" {
 		t.Fatalf("tenant %s released while the cluster waits for deletion", held)
 	}
-	eventually(t, 3*time.Minute, "shoot "+shoots[gone]+" deleted after the window", func() (bool, string) {
+	testenv.Eventually(t, 3*time.Minute, "shoot "+shoots[gone]+" deleted after the window", func() (bool, string) {
 		s := w.shoot(t, shoots[gone])
 		if s == nil {
 			return true, ""
 		}
 		return false, fmt.Sprintf("deletionTimestamp %v, last operation %+v", s.DeletionTimestamp, s.Status.LastOperation)
 	})
-	eventually(t, time.Minute, "tenant "+held+" released", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "tenant "+held+" released", func() (bool, string) {
 		tn := w.tenant(t, held)
 		return tn.GetLabels()[kube.LabelOrphaned] == "true", fmt.Sprintf("labels %v", tn.GetLabels())
 	})
@@ -198,7 +199,7 @@ func (w *world) checkDedicated(t *testing.T, id, shootName, tenantName string) {
 	if !found {
 		t.Errorf("shoot %s has no audit log extension", shootName)
 	}
-	eventually(t, time.Minute, "read credentials in runtime "+id, func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "read credentials in runtime "+id, func() (bool, string) {
 		sec := &corev1.Secret{}
 		err := w.runtimeAdmin(t, shootName).Get(context.Background(),
 			client.ObjectKey{Namespace: usecase.AuditLogCredentialsNamespace, Name: usecase.AuditLogCredentialsName}, sec)

@@ -1,29 +1,23 @@
 package selfservice
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -41,103 +35,49 @@ const (
 	provisionTimeout = 4 * time.Minute
 )
 
-// world is one garden-in-a-box with the operator running, shared by the tests of the package.
+// world is the process's garden-in-a-box (internal/testenv) with this test's operator running.
 type world struct {
 	env     *gardenbox.Env
 	kcp     client.Client
 	garden  client.Client
 	project string
 	// logs holds everything the operator logged (checked for credentials).
-	logs *syncBuffer
+	logs *testenv.Logs
 }
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 var (
-	shared     *world
-	sharedErr  error
-	sharedOnce sync.Once
-	stopShared func()
+	kcpCRDs     sync.Once
+	kcpCRDsErr  error
+	gardenSetup = testenv.GardenOptions{RuntimeAPIServers: runtimeapi.ModePerShoot,
+		Gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 2 * time.Second,
+			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond}}
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if stopShared != nil {
-		stopShared()
-	}
-	os.Exit(code)
-}
-
-// startWorld starts garden-in-a-box and the operator once per process (the in-process gardener-apiserver can run
-// only once) and returns it to every test.
+// startWorld returns the shared garden-in-a-box (with the KCP CRDs of the APIs the operator uses but does not own)
+// and runs the operator with the self-service features on until the test ends.
 func startWorld(t *testing.T) *world {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs garden-in-a-box (KUBEBUILDER_ASSETS)")
-	}
-	if os.Getenv(gardenbox.EnvAssets) == "" {
-		t.Fatalf("%s is not set: run `export %s=$(hack/envtest.sh)` or use `make test-integration`", gardenbox.EnvAssets, gardenbox.EnvAssets)
-	}
-	sharedOnce.Do(func() { shared, sharedErr = newWorld() })
-	if sharedErr != nil {
-		t.Fatalf("start garden-in-a-box and the operator: %v", sharedErr)
-	}
-	return shared
-}
-
-func newWorld() (*world, error) {
-	logs := &syncBuffer{}
-	var out io.Writer = logs
-	if path := os.Getenv("KIM_E2E_LOG"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			out = io.MultiWriter(logs, f)
-		}
-	}
-	ctrl.SetLogger(zap.New(zap.WriteTo(out), zap.UseDevMode(true)))
-	scheme, err := app.NewScheme()
-	if err != nil {
-		return nil, err
-	}
-	env, err := gardenbox.Start(context.Background(), gardenbox.Options{
-		CRDDirectoryPaths: []string{filepath.Join(repoRoot, "config", "crd", "bases"), filepath.Join(testCRDs, "kcp")},
-		KCPScheme:         scheme,
-		Gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 2 * time.Second,
-			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
-		RuntimeAPIServers: runtimeapi.ModePerShoot,
-		StartTimeout:      3 * time.Minute,
+	logs := testenv.CaptureLogs()
+	env := testenv.Garden(t, gardenSetup)
+	kcpCRDs.Do(func() {
+		_, kcpCRDsErr = envtest.InstallCRDs(env.KCP, envtest.CRDInstallOptions{Paths: []string{filepath.Join(testCRDs, "kcp")},
+			ErrorIfPathMissing: true})
 	})
-	if err != nil {
-		return nil, err
+	if kcpCRDsErr != nil {
+		t.Fatalf("install the KCP CRDs of foreign APIs: %v", kcpCRDsErr)
 	}
 	w := &world{env: env, kcp: env.KCPClient, garden: env.GardenClient, project: env.Catalogue.Project, logs: logs}
-	if err := w.kcp.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {
-		_ = env.Stop()
-		return nil, err
-	}
 	configFile, err := writeConfig()
 	if err != nil {
-		_ = env.Stop()
-		return nil, err
+		t.Fatal(err)
 	}
-	opts := app.DefaultOptions()
-	opts.MetricsAddr, opts.ProbeAddr, opts.LeaderElection = "0", "0", false
-	opts.GardenerProject, opts.ConfigFile = w.project, configFile
-	opts.GardenerQPS, opts.GardenerBurst = 500, 1000
-	mgr, err := app.NewManager(env.KCP, env.Garden, opts, controllers.All()...)
-	if err != nil {
-		_ = env.Stop()
-		return nil, fmt.Errorf("new manager: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopShared = func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-		}
-		_ = env.Stop()
-		_ = os.Remove(configFile)
-	}
-	return w, nil
+	t.Cleanup(func() { _ = os.Remove(configFile) })
+	opts := testenv.Options(w.project)
+	opts.ConfigFile = configFile
+	testenv.RunOperator(t, env.KCP, env.Garden, opts)
+	return w
 }
 
 // writeConfig writes the golden operator configuration with the self-service features on: dedicated audit log
@@ -218,7 +158,7 @@ func describe(rt *imv1.Runtime) string {
 func (w *world) waitReady(t *testing.T, id string) *imv1.Runtime {
 	t.Helper()
 	var rt *imv1.Runtime
-	eventually(t, provisionTimeout, "runtime "+id+" Ready", func() (bool, string) {
+	testenv.Eventually(t, provisionTimeout, "runtime "+id+" Ready", func() (bool, string) {
 		rt = w.runtime(t, id)
 		return rt != nil && rt.Status.State == imv1.RuntimeStateReady && rt.Status.ObservedGeneration == rt.Generation, describe(rt)
 	})
@@ -232,44 +172,10 @@ func (w *world) runtimeAdmin(t *testing.T, shootName string) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, _ := app.NewScheme()
+	scheme, _ := setup.NewScheme()
 	c, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// eventually polls cond every 100 ms until it holds, failing after timeout with its last description.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, desc := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s; last seen: %s", timeout, what, desc)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Contains(s string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Contains(b.buf.Bytes(), []byte(s))
 }
