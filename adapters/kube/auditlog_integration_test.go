@@ -11,7 +11,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,43 +25,31 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var clusterAuditLogGVK = schema.GroupVersionKind{Group: "cluster.auditlogmanager.test", Version: "v1beta1", Kind: "AuditLog"}
 
-// startSelfServiceEnv starts a kube-apiserver with the operator's CRDs and the test CRDs of the APIs the operator
-// uses but does not own (AuditLog, Kyma, RegistryCacheConfig). The same server plays KCP, garden and runtime.
+// startSelfServiceEnv starts a KCP (internal/testenv) and installs the test CRDs of the APIs the operator uses but
+// does not own (AuditLog, Kyma, RegistryCacheConfig). The same server plays KCP, garden and runtime.
 func startSelfServiceEnv(t *testing.T) (*rest.Config, client.Client, *runtime.Scheme) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs kube-apiserver and etcd (KUBEBUILDER_ASSETS)")
+	k := testenv.StartKCP(t)
+	if _, err := envtest.InstallCRDs(k.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "crds", "kcp"),
+		filepath.Join("testdata", "crds", "runtime")}, ErrorIfPathMissing: true}); err != nil {
+		t.Fatalf("install the test CRDs: %v", err)
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases"),
-		filepath.Join("testdata", "crds", "kcp"), filepath.Join("testdata", "crds", "runtime")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start envtest (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
 	scheme, err := setup.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg, c, scheme
+	return k.Config, k.Client, scheme
 }
 
 func newNamespace(t *testing.T, c client.Client, prefix string) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := c.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
+	return testenv.Namespace(t, c, prefix)
 }
 
 func createTenant(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, namespace, name string) error {
