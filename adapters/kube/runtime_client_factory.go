@@ -16,7 +16,10 @@ import (
 
 // RuntimeClientFactory returns a client of a runtime's API server. The self-service adapters (registry cache,
 // audit log credentials) take one so that how runtime clients are made (a new client per call today, a cache of
-// one client per runtime later) can change without them.
+// one client per runtime later) can change without them. To unify with the runtime-client cache of issue #14
+// (branch feat/inside: clientCache in adapters/kube/runtime_clients.go, one client per runtime ID and kubeconfig
+// hash, runtime.timeout per call), expose that cache's get as a RuntimeClientFactory and pass it in
+// operator/app/ports_selfservice.go instead of NewRuntimeClientFactory; the adapters stay as they are.
 type RuntimeClientFactory func(ctx context.Context, runtimeID string) (client.Client, error)
 
 // RuntimeRequestTimeout bounds every request to a runtime's API server: one slow runtime must not hold a worker.
