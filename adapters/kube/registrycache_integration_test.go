@@ -219,11 +219,11 @@ func registryCacheNextToKEB(t *testing.T, c client.Client) {
 			after.Spec.ImageRegistryCache, after.Spec.Security.Administrators, after.Spec.Shoot.Name)
 	}
 	for _, m := range after.ManagedFields {
-		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && len(m.FieldsV1.Raw) > 2 {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && len(m.FieldsV1.GetRawBytes()) > 2 {
 			var fields map[string]any
-			_ = yaml.Unmarshal(m.FieldsV1.Raw, &fields)
+			_ = yaml.Unmarshal(m.FieldsV1.GetRawBytes(), &fields)
 			if spec, ok := fields["f:spec"].(map[string]any); ok && len(spec) > 0 {
-				t.Errorf("the operator still owns spec fields after removing its caches: %s", m.FieldsV1.Raw)
+				t.Errorf("the operator still owns spec fields after removing its caches: %s", m.FieldsV1.GetRawBytes())
 			}
 		}
 	}

@@ -66,7 +66,7 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 // ownsCaches tells whether the operator's field manager owns spec.imageRegistryCache.
 func ownsCaches(rt *imv1.Runtime) bool {
 	for _, m := range rt.ManagedFields {
-		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && bytes.Contains(m.FieldsV1.Raw, []byte(`"f:imageRegistryCache"`)) {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && bytes.Contains(m.FieldsV1.GetRawBytes(), []byte(`"f:imageRegistryCache"`)) {
 			return true
 		}
 	}

@@ -216,7 +216,7 @@ func (w *world) shootCaches(t *testing.T, shootName string) []shoot.RegistryCach
 
 func managedByRegistryCache(rt *imv1.Runtime) bool {
 	for _, m := range rt.ManagedFields {
-		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.Raw), "f:imageRegistryCache") {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && strings.Contains(m.FieldsV1.GetRawString(), "f:imageRegistryCache") {
 			return true
 		}
 	}
