@@ -12,9 +12,6 @@ import (
 // (e.g. KEB sends spec.imageRegistryCache itself). Nothing was written; the operator never forces.
 var ErrFieldOwnedByOthers = errors.New("field is managed by another field manager")
 
-// RuntimeRef locates a Runtime in the KCP: its namespace and its name (the runtime ID).
-type RuntimeRef struct{ Namespace, RuntimeID string }
-
 // String renders the reference as namespace/runtimeID.
 func (r RuntimeRef) String() string { return r.Namespace + "/" + r.RuntimeID }
 

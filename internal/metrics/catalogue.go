@@ -20,6 +20,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/registrycache"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -44,6 +45,7 @@ func Load() (Catalogue, error) {
 	gardenercluster.NewMetrics(rec)
 	registrycache.NewMetrics(rec)
 	auditlog.NewMetrics(rec)
+	serviceaccountkubeconfig.NewMetrics(rec)
 	app.NewGardenerRequests(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)

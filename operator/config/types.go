@@ -23,6 +23,9 @@ type OperatorConfig struct {
 	Deletion   DeletionConfig `json:"deletion"`
 	// RegistryCache configures reading the customers' RegistryCacheConfig objects from runtimes.
 	RegistryCache RegistryCacheConfig `json:"registryCache,omitempty"`
+	// ServiceAccountKubeconfigs is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs and
+	// how long their deletion waits for an unreachable runtime.
+	ServiceAccountKubeconfigs ServiceAccountKubeconfigsConfig `json:"serviceAccountKubeconfigs,omitempty"`
 }
 
 // RegistryCacheConfig configures the registry cache sync: RegistryCacheConfig objects in runtimes that enable
@@ -36,6 +39,16 @@ type RegistryCacheConfig struct {
 	CheckUpstreamDNS *bool `json:"checkUpstreamDNS,omitempty"`
 	// Workers is the number of runtimes synced at the same time (default 5).
 	Workers int `json:"workers,omitempty"`
+}
+
+// ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
+type ServiceAccountKubeconfigsConfig struct {
+	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets (and
+	// ServiceAccount tokens) cluster-wide; everyone else must name namespaces. Default: none.
+	ClusterWideSecretsNamespaces []string `json:"clusterWideSecretsNamespaces,omitempty"`
+	// CleanupTimeout bounds how long the deletion of a ServiceAccountKubeconfig waits for a runtime that does not
+	// answer before it lets go (and says what it left behind). Unset or 0s: 5m. At most 24h.
+	CleanupTimeout Duration `json:"cleanupTimeout,omitempty"`
 }
 
 // GardenerConfig locates the Gardener project.
