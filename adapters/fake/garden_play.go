@@ -30,6 +30,17 @@ func (g *Garden) AddSeed(provider, region string) {
 	g.seeds[provider+"/"+region] = true
 }
 
+// Schedule plays the gardener-scheduler placing the shoot's control plane on seed, in region.
+func (g *Garden) Schedule(name, seed, region string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seedRegions[seed] = region
+	if s, ok := g.shoots[name]; ok {
+		s.obs.SeedName = seed
+		g.touch(s)
+	}
+}
+
 // PutPredecessor plays the system the operator replaces: a shoot created for runtimeID (its runtime-id
 // annotation) without the operator's managed-by mark, reconciled, with spec as its spec.
 func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {

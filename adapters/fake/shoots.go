@@ -25,6 +25,8 @@ type Garden struct {
 	clock   ports.Clock
 	shoots  map[string]*gardenShoot
 	seeds   map[string]bool
+	// seedRegions maps seed names to regions.
+	seedRegions map[string]string
 	calls   map[string]int
 	version int
 	uids    int
@@ -71,7 +73,7 @@ type WriteLog struct {
 
 // NewGarden returns an empty garden whose timestamps come from clock.
 func NewGarden(clock ports.Clock) *Garden {
-	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, calls: map[string]int{},
+	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, seedRegions: map[string]string{}, calls: map[string]int{},
 		cache: map[string]gardenShoot{}}
 }
 
@@ -306,6 +308,16 @@ func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool
 		return false, err
 	}
 	return g.seeds[provider+"/"+region], nil
+}
+
+// SeedRegion implements ports.Seeds.
+func (g *Garden) SeedRegion(_ context.Context, seedName string) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("SeedRegion"); err != nil {
+		return "", err
+	}
+	return g.seedRegions[seedName], nil
 }
 
 func copyShoot(s cluster.Shoot) cluster.Shoot {

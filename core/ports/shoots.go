@@ -114,4 +114,8 @@ type Seeds interface {
 	// SeedAvailable reports whether at least one seed for provider in region is ready and accepts new shoots.
 	// Read only; errors wrap ErrTransient.
 	SeedAvailable(ctx context.Context, provider, region string) (bool, error)
+	// SeedRegion returns the region of the named seed (the provider region of the seed's cluster); empty, and no
+	// error, when no such seed exists. It may answer from a cache of all seeds refreshed every few minutes (seeds do
+	// not move). Errors wrap ErrTransient.
+	SeedRegion(ctx context.Context, seedName string) (string, error)
 }

@@ -126,7 +126,7 @@ type kcpRuntime struct {
 	generation      int64
 	deleting        bool
 	everReady       bool
-	configured      int64
+	configured      usecase.RecordedConfiguration
 }
 
 // world is one run of the model.
@@ -214,7 +214,7 @@ func (w *world) apply(s step) {
 	case opRecreateSame:
 		if old, ok := w.gone[id]; ok {
 			if _, live := w.runtimes[id]; !live {
-				old.deleting, old.everReady, old.configured, old.generation = false, false, 0, 1
+				old.deleting, old.everReady, old.configured, old.generation = false, false, usecase.RecordedConfiguration{}, 1
 				w.putRuntime(&old)
 			}
 		}
@@ -331,7 +331,7 @@ func (w *world) reconcile(id string) {
 		return
 	}
 	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
-		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
+		Labels: map[string]string{}, Plan: rt.plan, Configured: rt.configured}, now)
 	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) {
 		if _, seen := w.longest[s.UID]; !seen { // created (or adopted) just now, for the plan the runtime has now
 			w.longest[s.UID] = modelPolicy().Window(rt.plan)
@@ -343,9 +343,7 @@ func (w *world) reconcile(id string) {
 	if res.Decision.State == "Ready" {
 		rt.everReady = true
 	}
-	if res.Input.Access.ConfiguredGeneration == rt.generation {
-		rt.configured = rt.generation
-	}
+	rt.configured = res.Configured
 }
 
 // adoptRestored adds Runtimes a restore created in the registry to the model's KCP.

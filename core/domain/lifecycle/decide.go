@@ -42,9 +42,21 @@ type Access struct {
 	GardenerClusterInSync bool
 	// SecretExists is true when the kubeconfig Secret exists and is filled.
 	SecretExists bool
-	// ConfiguredGeneration is the Runtime generation whose administrators were last configured inside
-	// the runtime (0: never).
-	ConfiguredGeneration int64
+	// Configuration is what the operator knows of its configuration inside the runtime.
+	Configuration Configuration
+}
+
+// Configuration is the state of the configuration inside the runtime (core/domain/runtimeconfig): what is desired
+// and what was last reached. It is written only when the desired state changed or a drift period passed since it
+// was last reached (nothing watches inside 5,000 runtimes: re-asserting periodically corrects changes made by hand).
+type Configuration struct {
+	// DesiredHash identifies the desired state; empty when it is not known (the shoot does not exist yet).
+	DesiredHash string
+	// AppliedHash identifies the state last reached inside the runtime, at AppliedAt (empty, zero: never).
+	AppliedHash string
+	AppliedAt   time.Time
+	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
+	Bootstrap bool
 }
 
 // Input is everything Decide looks at.
@@ -63,6 +75,9 @@ type Input struct {
 	Backoff cluster.Backoff
 	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
 	MaxUnknownRetries int
+	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;
+	// zero means DefaultDriftPeriod.
+	DriftPeriod time.Duration
 }
 
 // Decision is the next step, the one action to take now, and the status to report meanwhile.
@@ -92,6 +107,8 @@ const (
 	// EarlyRetry is when access set up ahead of Gardener's Succeeded is tried again after it failed (the new
 	// kube-apiserver may not answer yet); Gardener's progress updates usually bring a reconcile sooner.
 	EarlyRetry = 10 * time.Second
+	// DefaultDriftPeriod is how often the configuration inside a Ready runtime is re-asserted without any change.
+	DefaultDriftPeriod = time.Hour
 )
 
 // Decide returns the next step for a Runtime that is not being deleted. It is total: every input yields a decision.
@@ -114,13 +131,13 @@ func Decide(in Input, now time.Time) Decision {
 	if s.Failed() && s.ObservedGeneration >= s.Generation {
 		return failure(in, now)
 	}
-	if d, done := early(in); done {
+	if d, done := early(in, now); done {
 		return d
 	}
 	if d, done := gardener(in); done {
 		return d
 	}
-	return access(in)
+	return access(in, now)
 }
 
 // resolveShootName makes sure the shoot name is ours to use.
@@ -232,7 +249,7 @@ func update(in Input) (Decision, bool) {
 // that issuing the kubeconfig and configuring the runtime are not on the path from Gardener's Succeeded to Ready.
 // Decisions keep the reason WaitingForGardener: that is what the Runtime waits for. Waiting for the Secret is not
 // a step here; its watch event brings the next reconcile.
-func early(in Input) (Decision, bool) {
+func early(in Input, now time.Time) (Decision, bool) {
 	s, it, a := in.Shoot, in.Intent, in.Access
 	if s.Reconciled() || !s.APIServerAdvertised || s.HibernationRequested || s.Hibernated {
 		return Decision{}, false
@@ -241,9 +258,9 @@ func early(in Input) (Decision, bool) {
 	case !a.GardenerClusterInSync:
 		return pending(StepEnsureGardenerCluster, ActionEnsureGardenerCluster, ReasonWaitingForGardener, 0,
 			"%s; creating GardenerCluster %s meanwhile.", s.GardenerMessage(), it.RuntimeID), true
-	case a.SecretExists && a.ConfiguredGeneration != it.Generation:
+	case a.SecretExists && configurationDue(in, now):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonWaitingForGardener, 0,
-			"%s; configuring the administrators in the runtime meanwhile.", s.GardenerMessage()), true
+			"%s; configuring the runtime meanwhile.", s.GardenerMessage()), true
 	}
 	return Decision{}, false
 }
@@ -299,7 +316,7 @@ func failure(in Input, now time.Time) Decision {
 		"%s. Asking Gardener to retry (attempt %d).", s.GardenerMessage(), attempts+1)
 }
 
-func access(in Input) Decision {
+func access(in Input, now time.Time) Decision {
 	it, a := in.Intent, in.Access
 	switch {
 	case !a.GardenerClusterInSync:
@@ -308,11 +325,12 @@ func access(in Input) Decision {
 	case !a.SecretExists:
 		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
-	case a.ConfiguredGeneration != it.Generation:
+	case configurationDue(in, now):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
-			"Configuring the administrators in the runtime.")
+			"Configuring the runtime (kyma-system, provisioning info, OIDC, administrators).")
 	}
-	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady,
+	// Nothing watches inside the runtime: look again when the configuration is to be re-asserted.
+	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: driftWait(in, now),
 		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}
 }
 
