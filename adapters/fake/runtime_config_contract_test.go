@@ -23,7 +23,9 @@ type fakeInside struct {
 	id string
 }
 
-func (f fakeInside) Namespace(_ context.Context, name string) (bool, error) { return f.c.Namespace(f.id, name), nil }
+func (f fakeInside) Namespace(_ context.Context, name string) (bool, error) {
+	return f.c.Namespace(f.id, name), nil
+}
 
 func (f fakeInside) ConfigMap(_ context.Context, ns, name string) (map[string]string, map[string]string, bool, error) {
 	data, labels, found := f.c.ConfigMap(f.id, ns, name)
@@ -35,7 +37,9 @@ func (f fakeInside) DeleteConfigMap(_ context.Context, ns, name string) error {
 	return nil
 }
 
-func (f fakeInside) OIDC(context.Context) ([]runtimeconfig.ObservedOIDC, error) { return f.c.OIDC(f.id), nil }
+func (f fakeInside) OIDC(context.Context) ([]runtimeconfig.ObservedOIDC, error) {
+	return f.c.OIDC(f.id), nil
+}
 
 func (f fakeInside) PutOIDC(_ context.Context, o runtimeconfig.ObservedOIDC) error {
 	f.c.PutOIDC(f.id, o)

@@ -21,15 +21,15 @@ import (
 // cached reads answer from the state of the last SyncCache, as an informer that has not caught up would. Safe for
 // concurrent use.
 type Garden struct {
-	mu      sync.Mutex
-	clock   ports.Clock
-	shoots  map[string]*gardenShoot
-	seeds   map[string]bool
+	mu     sync.Mutex
+	clock  ports.Clock
+	shoots map[string]*gardenShoot
+	seeds  map[string]bool
 	// seedRegions maps seed names to regions.
 	seedRegions map[string]string
-	calls   map[string]int
-	version int
-	uids    int
+	calls       map[string]int
+	version     int
+	uids        int
 	// lag and cache implement cached reads that miss recent writes.
 	lag    bool
 	cache  map[string]gardenShoot

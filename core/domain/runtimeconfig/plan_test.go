@@ -54,7 +54,9 @@ func TestPlanBindings(t *testing.T) {
 func TestPlanOIDC(t *testing.T) {
 	a := OIDCResource{Name: "kyma-oidc-0", IssuerURL: "https://a.example.com", ClientID: "a", UsernameClaim: "sub"}
 	b := OIDCResource{Name: "kyma-oidc-1", IssuerURL: "https://b.example.com", ClientID: "b", UsernameClaim: "sub", JWKS: []byte(`{"keys":[{}]}`)}
-	observed := func(r OIDCResource, managed bool) ObservedOIDC { return ObservedOIDC{OIDCResource: r, Managed: managed} }
+	observed := func(r OIDCResource, managed bool) ObservedOIDC {
+		return ObservedOIDC{OIDCResource: r, Managed: managed}
+	}
 	defaulted := a
 	defaulted.SupportedSigningAlgs = []string{"RS256"}
 	changed := b
