@@ -61,6 +61,9 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 		APIServerAdvertised:    len(s.Status.AdvertisedAddresses) > 0,
 		ForceDeletionRequested: a[v1beta1constants.AnnotationConfirmationForceDeletion] == "true",
 	}
+	if s.Spec.SeedName != nil {
+		out.SeedName = *s.Spec.SeedName
+	}
 	if s.DeletionTimestamp != nil {
 		ts := s.DeletionTimestamp.Time
 		out.DeletionTimestamp = &ts

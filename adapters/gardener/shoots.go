@@ -36,6 +36,9 @@ type Shoots struct {
 	RuntimeNamespace string
 	// Observe, when set, is told about every request (verb, outcome) for metrics.
 	Observe func(verb string, err error)
+
+	// seeds caches the regions of the garden's seeds (see SeedRegion).
+	seeds seedRegions
 }
 
 var _ ports.Shoots = (*Shoots)(nil)

@@ -30,7 +30,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Deletion.ForceDeletionAfter.Duration != DefaultForceDeletionAfter ||
-		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError {
+		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError ||
+		cfg.Runtime.DriftPeriod.Duration != DefaultDriftPeriod || cfg.Runtime.Timeout.Duration != DefaultRuntimeTimeout || cfg.Runtime.Bootstrap != nil {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
 }
@@ -100,6 +101,9 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"bad runtime config", func(s string) string { return s + "  kubeAPIServer: {runtimeConfig: {'Not A Group': true}}\n" }, "shoot.kubeAPIServer.runtimeConfig.Not A Group"},
 		{"negative token lifetime", func(s string) string { return s + "  kubeAPIServer: {maxTokenExpiration: -1h}\n" }, "shoot.kubeAPIServer.maxTokenExpiration"},
 		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
+		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
+		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
+		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -21,6 +21,8 @@ type OperatorConfig struct {
 	Gardener   GardenerConfig `json:"gardener"`
 	Shoot      ShootConfig    `json:"shoot"`
 	Deletion   DeletionConfig `json:"deletion"`
+	// Runtime configures what the operator keeps inside every runtime (runtime.go).
+	Runtime RuntimeConfig `json:"runtime,omitempty"`
 }
 
 // GardenerConfig locates the Gardener project.

@@ -90,7 +90,7 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 			}},
 			{"SameIDRecreateTakesClusterBack", func(t *testing.T) { w.sameIDRecreateTakesClusterBack(t, azure) }},
 			{"GardenerClusterConfusedDeputy", func(t *testing.T) { w.confusedDeputy(t, trial) }},
-		}, append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...)...)...)
+		}, append(append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...), w.runtimeConfigScenarios(trial, aws)...)...)...)
 	})
 	t.Run("StaleStateNearTheDeadline", func(t *testing.T) { w.staleStateNearTheDeadline(t, aws) })
 	stop()

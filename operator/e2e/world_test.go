@@ -30,6 +30,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
@@ -159,6 +160,9 @@ func (w *world) writeConfig(t testing.TB, name string, deletion map[string]any) 
 		t.Fatal(err)
 	}
 	doc["deletion"] = deletion
+	// Inside the runtimes: a short drift period so objects deleted by hand come back within the test, and a short
+	// timeout so a paused runtime API server is reported quickly.
+	doc["runtime"] = map[string]any{"driftPeriod": runtimeDriftPeriod.String(), "timeout": runtimeTimeout.String()}
 	out, err := yaml.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +455,7 @@ func (w *world) checkAdminBindings(t testing.TB, shootName string, admins []stri
 	t.Helper()
 	c := w.runtimeAdmin(t, shootName)
 	var list rbacv1.ClusterRoleBindingList
-	if err := c.List(context.Background(), &list, client.MatchingLabels{kube.LabelAdminBinding: kube.AdminBindingValue}); err != nil {
+	if err := c.List(context.Background(), &list, client.MatchingLabels{runtimeconfig.LabelManagedBy: runtimeconfig.ManagedByValue}); err != nil {
 		t.Fatalf("list admin bindings in runtime %s: %v", shootName, err)
 	}
 	got := map[string]string{}
@@ -466,8 +470,8 @@ func (w *world) checkAdminBindings(t testing.TB, shootName string, admins []stri
 		t.Errorf("runtime %s has admin bindings for %v, want exactly %v", shootName, keys(got), admins)
 	}
 	for _, a := range admins {
-		if got[a] != kube.AdminBindingName(a) {
-			t.Errorf("runtime %s: no ClusterRoleBinding %s for administrator %s (have %v)", shootName, kube.AdminBindingName(a), a, got)
+		if got[a] != runtimeconfig.AdminBindingName(a) {
+			t.Errorf("runtime %s: no ClusterRoleBinding %s for administrator %s (have %v)", shootName, runtimeconfig.AdminBindingName(a), a, got)
 		}
 	}
 }

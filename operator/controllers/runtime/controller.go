@@ -98,10 +98,10 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		Client: mgr.GetClient(), LiveReader: mgr.GetAPIReader(), Clock: clk, Metrics: m,
 		Recorder: mgr.GetEventRecorder("kim-runtime"),
 		Provision: &usecase.Provisioner{Shoots: shoots, Seeds: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()},
-			Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
-			Guard:        guard, Config: cfg, Policy: policy, Credentials: shoots},
+			Guard: guard, Config: cfg, Policy: policy, Credentials: shoots},
 		Teardown: &usecase.Teardown{Shoots: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()}, Policy: policy, Clock: serverClock},
 	}
+	configureRuntimes(mgr, opts.Config, ns, r.Provision, r.Teardown)
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
@@ -121,6 +121,9 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).
 		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
 	if b, err = c.watchControlPlaneAddresses(mgr, opts.Config, ns, r.Provision, b); err != nil {
+		return fmt.Errorf("runtime controller: %w", err)
+	}
+	if b, err = watchBootstrap(mgr, opts.Config, ns, r.Provision, b); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
 	err = b.WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,8 +22,9 @@ import (
 // Finalizer keeps a Runtime until its access is removed and its shoot is marked for deletion.
 const Finalizer = "infrastructuremanager.kyma-project.io/runtime"
 
-// ConditionRuntimeConfigured records (in its observedGeneration) the generation whose administrators were configured.
-const ConditionRuntimeConfigured = "RuntimeConfigured"
+// conditionRuntimeConfigured is the condition earlier versions of the operator recorded the configured generation
+// in; status.runtimeConfiguration replaced it and it is removed.
+const conditionRuntimeConfigured = "RuntimeConfigured"
 
 // Reconciler reconciles one Runtime: it maps the CR to the provisioning and teardown use cases and their results
 // to status, events and metrics. It holds no state between reconciles except metrics.
@@ -72,7 +72,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if d.Transient {
 		ctrl.LoggerFrom(ctx).Info("action failed", "step", d.Step, "reason", d.Reason, "message", d.Message)
 	}
-	setStatus(rt, res.Input, d, now)
+	setStatus(rt, res, now)
 	if err := r.Client.Status().Patch(ctx, rt, client.MergeFrom(before)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch status of runtime %s: %w", rt.Name, err)
 	}
@@ -91,9 +91,10 @@ func provisionRequest(rt *imv1.Runtime) usecase.RuntimeRequest {
 	req := usecase.RuntimeRequest{Runtime: domain, Namespace: rt.Namespace, UID: string(rt.UID), Labels: rt.Labels,
 		Plan:         rt.Labels[imv1.LabelBrokerPlanName],
 		SuspendPatch: rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
-		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true"}
-	if c := meta.FindStatusCondition(rt.Status.Conditions, ConditionRuntimeConfigured); c != nil && c.Status == "True" {
-		req.ConfiguredGeneration = c.ObservedGeneration
+		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
+		InstanceID:   rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName]}
+	if rc := rt.Status.RuntimeConfiguration; rc != nil {
+		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt)}
 	}
 	return req
 }
