@@ -66,6 +66,8 @@ type world struct {
 	configDir string
 	// operatorView reads through the cache of the running operator: what its reconcilers see.
 	operatorView client.Reader
+	// runtimeSection is the runtime section of the operator configurations written (nil: the defaults).
+	runtimeSection map[string]any
 }
 
 // worldOptions tune the environment for a test.
@@ -160,9 +162,9 @@ func (w *world) writeConfig(t testing.TB, name string, deletion map[string]any) 
 		t.Fatal(err)
 	}
 	doc["deletion"] = deletion
-	// Inside the runtimes: a short drift period so objects deleted by hand come back within the test, and a short
-	// timeout so a paused runtime API server is reported quickly.
-	doc["runtime"] = map[string]any{"driftPeriod": runtimeDriftPeriod.String(), "timeout": runtimeTimeout.String()}
+	if w.runtimeSection != nil {
+		doc["runtime"] = w.runtimeSection
+	}
 	out, err := yaml.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
