@@ -104,11 +104,7 @@ func (r *RuntimeConfigurator) configureOIDC(rt *memRuntime, d runtimeconfig.Desi
 	if !rt.serveOIDC {
 		return runtimeconfig.Failed(runtimeconfig.ReasonOIDCNotServed, "The runtime does not serve OpenIDConnect resources (yet).")
 	}
-	var observed []runtimeconfig.ObservedOIDC
-	for _, o := range rt.oidc {
-		observed = append(observed, o)
-	}
-	plan := runtimeconfig.PlanOIDC(observed, d.OIDC)
+	plan := runtimeconfig.PlanOIDC(byName(rt.oidc), d.OIDC)
 	for _, a := range plan.Apply {
 		rt.oidc[a.Name] = runtimeconfig.ObservedOIDC{OIDCResource: a, Managed: true}
 		r.Writes++
@@ -122,11 +118,7 @@ func (r *RuntimeConfigurator) configureOIDC(rt *memRuntime, d runtimeconfig.Desi
 }
 
 func (r *RuntimeConfigurator) configureBindings(rt *memRuntime, d runtimeconfig.Desired) runtimeconfig.Outcome {
-	var observed []runtimeconfig.ObservedBinding
-	for _, b := range rt.bindings {
-		observed = append(observed, b)
-	}
-	plan := runtimeconfig.PlanBindings(observed, d.Administrators)
+	plan := runtimeconfig.PlanBindings(byName(rt.bindings), d.Administrators)
 	for _, b := range append(slices.Clone(plan.Recreate), plan.Apply...) {
 		rt.bindings[b.Name] = runtimeconfig.ObservedBinding{Name: b.Name, Managed: true, RoleKind: "ClusterRole",
 			RoleName: runtimeconfig.ClusterAdminRole, Subjects: []runtimeconfig.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: b.User}}}

@@ -5,7 +5,6 @@ package fake
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 )
@@ -50,12 +49,7 @@ func (r *RuntimeConfigurator) DeleteConfigMap(runtimeID, namespace, name string)
 func (r *RuntimeConfigurator) OIDC(runtimeID string) []runtimeconfig.ObservedOIDC {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []runtimeconfig.ObservedOIDC
-	for _, o := range r.runtime(runtimeID).oidc {
-		out = append(out, o)
-	}
-	slices.SortFunc(out, func(a, b runtimeconfig.ObservedOIDC) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return byName(r.runtime(runtimeID).oidc)
 }
 
 // PutOIDC plays someone writing an OpenIDConnect resource (Managed: with the operator's label).
@@ -76,11 +70,15 @@ func (r *RuntimeConfigurator) DeleteOIDC(runtimeID, name string) {
 func (r *RuntimeConfigurator) Bindings(runtimeID string) []runtimeconfig.ObservedBinding {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []runtimeconfig.ObservedBinding
-	for _, b := range r.runtime(runtimeID).bindings {
-		out = append(out, b)
+	return byName(r.runtime(runtimeID).bindings)
+}
+
+// byName returns the values of m in the order of their keys (names).
+func byName[T any](m map[string]T) []T {
+	out := make([]T, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
-	slices.SortFunc(out, func(a, b runtimeconfig.ObservedBinding) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
