@@ -80,9 +80,13 @@ func (p *Provisioner) configure(ctx context.Context, in lifecycle.Input, c desir
 		return in, false, &configurationError{reason: lifecycle.ReasonRuntimeAPIServerUnreachable, err: err}
 	}
 	if prob := r.Problem(); prob != nil {
-		ce := &configurationError{reason: lifecycle.Reason(prob.Reason), permanent: prob.Permanent, err: errors.New(prob.Message)}
-		if prob.Reason == runtimeconfig.ReasonBootstrapInProgress {
+		// The Ready condition keeps its few stable reasons; the part's own reason is on its condition.
+		ce := &configurationError{reason: lifecycle.ReasonRuntimeConfigFailed, permanent: prob.Permanent, err: errors.New(prob.Message)}
+		switch prob.Reason {
+		case runtimeconfig.ReasonBootstrapInProgress:
 			ce.reason, ce.retryAfter = lifecycle.ReasonBootstrapInProgress, BootstrapRecheck
+		case runtimeconfig.ReasonRuntimeAPIServerUnreachable:
+			ce.reason = lifecycle.ReasonRuntimeAPIServerUnreachable
 		}
 		return in, false, ce
 	}

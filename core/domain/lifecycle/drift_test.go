@@ -89,8 +89,8 @@ func TestConfigureFailures(t *testing.T) {
 			lc.ActionError{Reason: lc.ReasonBootstrapInProgress, Message: "waiting for Deployment x", RetryAfter: 15 * time.Second},
 			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StatePending, lc.ReasonBootstrapInProgress, 15 * time.Second}, false},
 		{"an object the runtime refuses as invalid: Failed, rechecked slowly",
-			lc.ActionError{Permanent: true, Reason: lc.Reason(runtimeconfig.ReasonOidcError), Message: "spec.issuerURL: Invalid value"},
-			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StateFailed, lc.Reason(runtimeconfig.ReasonOidcError), lc.SlowRecheck}, false},
+			lc.ActionError{Permanent: true, Message: "spec.issuerURL: Invalid value"},
+			brief{lc.StepConfigureRuntime, lc.ActionNone, lc.StateFailed, lc.ReasonRuntimeConfigFailed, lc.SlowRecheck}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
