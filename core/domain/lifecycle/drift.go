@@ -7,8 +7,13 @@ import (
 
 // configurationDue reports whether the runtime's configuration is to be written now: the desired state differs from
 // the one last reached, or the drift period since then has passed (objects changed or deleted by hand inside the
-// runtime are set back then).
+// runtime are set back then). Never while the cluster hibernates.
 func configurationDue(in Input, now time.Time) bool {
+	if in.Shoot.HibernationRequested || in.Shoot.Hibernated {
+		// A hibernated cluster has no API server to write to; waking up is a Gardener operation whose success
+		// changes the desired state (lastReconcileTime), so the configuration is written right after.
+		return false
+	}
 	c := in.Access.Configuration
 	if c.AppliedHash == "" || c.AppliedHash != c.DesiredHash {
 		return true

@@ -55,6 +55,17 @@ func TestDrift(t *testing.T) {
 			t.Errorf("got %+v", d)
 		}
 	})
+	t.Run("a hibernated cluster is not configured (no API server); it is once it woke up", func(t *testing.T) {
+		in := at(2*period, "c4")
+		in.Shoot.HibernationRequested, in.Shoot.Hibernated = true, true
+		if d := lc.Decide(in, now); d.Action != lc.ActionNone || d.State != lc.StateReady {
+			t.Errorf("hibernated: %+v", d)
+		}
+		in.Shoot.HibernationRequested, in.Shoot.Hibernated = false, false
+		if d := lc.Decide(in, now); d.Action != lc.ActionConfigureRuntime {
+			t.Errorf("woken up: %+v", d)
+		}
+	})
 	t.Run("runtimes configured together come due at different times", func(t *testing.T) {
 		seen := map[time.Duration]bool{}
 		for _, id := range []string{"a", "b", "c", "d", "e"} {
