@@ -50,8 +50,8 @@ type FixtureOptions struct {
 	ServeOIDC bool
 }
 
-// ContractJWKS is the key set the contract's first issuer carries.
-var ContractJWKS = []byte(`{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}`)
+// JWKS is the key set the contract's first issuer carries.
+var JWKS = []byte(`{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}`)
 
 // contractFacts is a KEB-shaped runtime: two pools, two customer issuers (jwks, CA bundle), two administrators.
 func contractFacts(runtimeID string) runtimeconfig.Facts {
@@ -63,15 +63,15 @@ func contractFacts(runtimeID string) runtimeconfig.Facts {
 		OIDCGiven:  true,
 		OIDC: []shoot.OIDC{
 			{IssuerURL: "https://offline.example.com", ClientID: "app", UsernameClaim: "email", UsernamePrefix: &prefix,
-				SigningAlgs: []string{"ES256"}, JWKS: ContractJWKS, RequiredClaims: map[string]string{"tenant": "t1"}},
-			{IssuerURL: "https://private.example.com", ClientID: "app2", GroupsClaim: "groups", CABundle: ContractCABundle},
+				SigningAlgs: []string{"ES256"}, JWKS: JWKS, RequiredClaims: map[string]string{"tenant": "t1"}},
+			{IssuerURL: "https://private.example.com", ClientID: "app2", GroupsClaim: "groups", CABundle: CABundle},
 		},
 		Administrators: []string{"alice@example.com", "bob@example.com"}}
 	return runtimeconfig.Facts{Runtime: rt, OIDCServed: true}
 }
 
-// ContractCABundle is the CA bundle the contract's second issuer carries.
-const ContractCABundle = `-----BEGIN CERTIFICATE-----
+// CABundle is the CA bundle the contract's second issuer carries.
+const CABundle = `-----BEGIN CERTIFICATE-----
 MIIBnzCCAUWgAwIBAgIUcMf4Ks5hmwZPAsVUYiD9odolq2IwCgYIKoZIzj0EAwIw
 JDEiMCAGA1UEAwwZbG9naW4uYWNtZS5leGFtcGxlLmNvbSBDQTAgFw0yNjExMzAy
 MjIwMzlaGA8yMTI2MTEwNjIyMjAzOVowJDEiMCAGA1UEAwwZbG9naW4uYWNtZS5l
@@ -216,7 +216,7 @@ func runBootstrapContract(t *testing.T, newFixture func(t *testing.T, o FixtureO
 		f := newFixture(t, FixtureOptions{ServeOIDC: true})
 		ctx := t.Context()
 		facts := contractFacts(f.RuntimeID)
-		facts.Bootstrap = ContractBootstrap()
+		facts.Bootstrap = BootstrapSet()
 		d := compute(t, facts)
 		res, err := f.Configurator.Configure(ctx, d)
 		if err != nil {
@@ -242,7 +242,7 @@ func runBootstrapContract(t *testing.T, newFixture func(t *testing.T, o FixtureO
 	t.Run("bootstrap: manifests that cannot be used hold nothing up and apply nothing", func(t *testing.T) {
 		f := newFixture(t, FixtureOptions{ServeOIDC: true})
 		facts := contractFacts(f.RuntimeID)
-		facts.Bootstrap = ContractBootstrap()
+		facts.Bootstrap = BootstrapSet()
 		facts.Bootstrap.Problem = "manifests.yaml: document 2 has no kind"
 		d := compute(t, facts)
 		res := mustConfigure(t, f, d)
@@ -255,8 +255,8 @@ func runBootstrapContract(t *testing.T, newFixture func(t *testing.T, o FixtureO
 	})
 }
 
-// ContractBootstrap is a bootstrap set of a ConfigMap and a Deployment that pulls with a pull secret.
-func ContractBootstrap() *runtimeconfig.Bootstrap {
+// BootstrapSet is a bootstrap set of a ConfigMap and a Deployment that pulls with a pull secret.
+func BootstrapSet() *runtimeconfig.Bootstrap {
 	return &runtimeconfig.Bootstrap{Source: "kcp-system/bootstrap",
 		PullSecret: &runtimeconfig.PullSecret{Name: "bootstrap-pull", Type: "kubernetes.io/dockerconfigjson",
 			Data: map[string][]byte{".dockerconfigjson": []byte(`{"auths":{}}`)}},

@@ -119,7 +119,7 @@ func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[runtimeID]; ok {
-		rc := e.Value.(*runtimeClient) //nolint:forcetypeassert // the list holds only *runtimeClient
+		rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
 		if rc.kubeconfigHash == hash {
 			c.order.MoveToFront(e)
 			return rc, nil
@@ -153,7 +153,7 @@ func (c *clientCache) len() int {
 }
 
 func (c *clientCache) removeLocked(e *list.Element) {
-	rc := e.Value.(*runtimeClient) //nolint:forcetypeassert // the list holds only *runtimeClient
+	rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
 	c.order.Remove(e)
 	delete(c.entries, rc.runtimeID)
 	rc.http.CloseIdleConnections() // requests in flight finish; the pool goes with the client

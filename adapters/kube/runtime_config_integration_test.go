@@ -252,14 +252,14 @@ func openIDConnectCRDValidates(t *testing.T, r *runtimes) {
 		t.Errorf("an http issuer with HS256 was not refused by the CRD: %v", err)
 	}
 	good := kube.OIDCObject(runtimeconfig.OIDCResource{Name: "good", IssuerURL: "https://i.example.com", ClientID: "c", UsernameClaim: "sub",
-		CABundle: contract.ContractCABundle, JWKS: contract.ContractJWKS})
+		CABundle: contract.CABundle, JWKS: contract.JWKS})
 	created, err := in.dynamic.Resource(kube.OpenIDConnectResource).Create(t.Context(), good, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = in.DeleteOIDC(context.Background(), "good") }()
 	got := kube.ObserveOIDC(created)
-	if got.CABundle != contract.ContractCABundle || string(got.JWKS) != string(contract.ContractJWKS) ||
+	if got.CABundle != contract.CABundle || string(got.JWKS) != string(contract.JWKS) ||
 		len(got.SupportedSigningAlgs) != 1 || got.SupportedSigningAlgs[0] != "RS256" {
 		t.Errorf("read back %+v: the CA bundle and key set must survive, the algorithms default to RS256", got.OIDCResource)
 	}

@@ -62,9 +62,9 @@ func insideRuntime(aws *imv1.Runtime) *imv1.Runtime {
 	str := func(s string) *string { return &s }
 	rt.Spec.Shoot.Kubernetes.KubeAPIServer.AdditionalOidcConfig = &[]imv1.OIDCConfig{
 		{IssuerURL: str("https://offline-idp.example.com"), ClientID: str("kyma-app"), UsernameClaim: str("email"), UsernamePrefix: str("-"),
-			GroupsClaim: str("groups"), GroupsPrefix: str("-"), SigningAlgs: []string{"ES256"}, JWKS: contract.ContractJWKS},
+			GroupsClaim: str("groups"), GroupsPrefix: str("-"), SigningAlgs: []string{"ES256"}, JWKS: contract.JWKS},
 		{IssuerURL: str("https://login.acme.example.com/oauth2"), ClientID: str("customer-app"), UsernameClaim: str("sub"),
-			UsernamePrefix: str("acme:"), CABundle: str(contract.ContractCABundle), RequiredClaims: map[string]string{"tenant": "acme"}},
+			UsernamePrefix: str("acme:"), CABundle: str(contract.CABundle), RequiredClaims: map[string]string{"tenant": "acme"}},
 	}
 	rt.Spec.Security.Administrators = []string{"first.admin@example.com", "second.admin@example.com"}
 	return rt
@@ -98,7 +98,7 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 		GlobalAccountID: rt.Labels[imv1.LabelGlobalAccountID], SubaccountID: rt.Labels[imv1.LabelSubaccountID],
 		EnvironmentInstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], RuntimeID: rt.Name,
 		ShootName: insideShoot, Provider: "aws", Region: "eu-central-1", PlatformRegion: "cf-eu10", SeedRegion: w.seedRegion(t, s),
-		Infrastructure: runtimeconfig.Infrastructure{Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13", Zones: info.Infrastructure.Zones},
+		Infrastructure:    runtimeconfig.Infrastructure{Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13", Zones: info.Infrastructure.Zones},
 		LastReconcileTime: s.Status.LastOperation.LastUpdateTime.UTC().Format(time.RFC3339),
 	}
 	if diff := diffInfo(want, info); diff != "" {
@@ -111,10 +111,10 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 	if len(oidc) != 2 || oidc[0].GetName() != "kyma-oidc-0" || oidc[1].GetName() != "kyma-oidc-1" {
 		t.Fatalf("OpenIDConnect resources %v, want kyma-oidc-0 and kyma-oidc-1", names(oidc))
 	}
-	if keys := specBytes(oidc[0], "jwks", "keys"); string(keys) != string(contract.ContractJWKS) {
+	if keys := specBytes(oidc[0], "jwks", "keys"); string(keys) != string(contract.JWKS) {
 		t.Errorf("kyma-oidc-0 jwks.keys = %q, want the Runtime's key set", keys)
 	}
-	if ca := specBytes(oidc[1], "caBundle"); string(ca) != contract.ContractCABundle {
+	if ca := specBytes(oidc[1], "caBundle"); string(ca) != contract.CABundle {
 		t.Errorf("kyma-oidc-1 caBundle = %q, want the Runtime's CA bundle", ca)
 	}
 	w.checkOperatorIssuerOnly(t, s)
