@@ -40,8 +40,16 @@ func (a *AccessObjects) InSync(_ context.Context, spec ports.GardenerClusterSpec
 		return false, err
 	}
 	got, ok := a.clusters[spec.Namespace+"/"+spec.RuntimeID]
-	return ok && got.ShootName == spec.ShootName && got.SecretName == spec.SecretName && got.SecretKey == spec.SecretKey &&
-		got.SKRDomain == spec.SKRDomain && maps.Equal(got.Labels, spec.Labels), nil
+	if !ok || got.ShootName != spec.ShootName || got.SecretName != spec.SecretName || got.SecretKey != spec.SecretKey ||
+		(spec.SKRDomain != "" && got.SKRDomain != spec.SKRDomain) {
+		return false, nil
+	}
+	for k, v := range spec.Labels { // labels others added (KEB) are no drift
+		if cur, ok := got.Labels[k]; !ok || cur != v {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Ensure implements ports.AccessObjects.
@@ -51,9 +59,29 @@ func (a *AccessObjects) Ensure(_ context.Context, spec ports.GardenerClusterSpec
 	if err := a.fail("Ensure"); err != nil {
 		return err
 	}
-	spec.Labels = maps.Clone(spec.Labels)
-	a.clusters[spec.Namespace+"/"+spec.RuntimeID] = spec
+	key := spec.Namespace + "/" + spec.RuntimeID
+	labels := map[string]string{}
+	if old, ok := a.clusters[key]; ok {
+		labels = old.Labels // labels set by others are kept unless spec sets them
+		if spec.SKRDomain == "" {
+			spec.SKRDomain = old.SKRDomain
+		}
+	}
+	maps.Copy(labels, spec.Labels)
+	spec.Labels = labels
+	a.clusters[key] = spec
 	return nil
+}
+
+// AddLabel sets a label on a runtime's GardenerCluster as someone else (KEB) would.
+func (a *AccessObjects) AddLabel(namespace, runtimeID, key, value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gc, ok := a.clusters[namespace+"/"+runtimeID]; ok {
+		gc.Labels = maps.Clone(gc.Labels)
+		gc.Labels[key] = value
+		a.clusters[namespace+"/"+runtimeID] = gc
+	}
 }
 
 // KubeconfigReady implements ports.AccessObjects.

@@ -13,7 +13,9 @@ func TestRuntimeConfiguratorContract(t *testing.T) {
 	contract.RunRuntimeConfiguratorContract(t, func(t *testing.T, o contract.FixtureOptions) contract.RuntimeConfiguratorFixture {
 		c := fake.NewRuntimeConfigurator()
 		c.ServeOIDCByDefault = o.ServeOIDC
-		return contract.RuntimeConfiguratorFixture{Configurator: c, RuntimeID: "rt-1", Inside: fakeInside{c, "rt-1"}}
+		c.SetUnreachable("rt-unreachable", true)
+		return contract.RuntimeConfiguratorFixture{Configurator: c, RuntimeID: "rt-1", Inside: fakeInside{c, "rt-1"},
+			Unreachable: "rt-unreachable"}
 	})
 }
 

@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -18,9 +21,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
@@ -66,7 +69,7 @@ func TestShootsContractIntegration(t *testing.T) {
 	contract.RunShootsContract(t, func(t *testing.T) contract.ShootsFixture {
 		adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
 		return contract.ShootsFixture{
-			Shoots:     adapter,
+			Shoots: adapter, Lister: adapter,
 			Spec:       func(name string) shoot.Spec { return generate(t, name) },
 			PutForeign: func(t *testing.T, name string) { createUnmarked(t, adapter, generate(t, name), "") },
 			PutPredecessor: func(t *testing.T, name, runtimeID string) {
@@ -86,9 +89,6 @@ func TestShootsContractIntegration(t *testing.T) {
 				if err := c.Patch(t.Context(), s, patch, client.FieldOwner("someone-else")); err != nil {
 					t.Fatalf("change shoot %s: %v", name, err)
 				}
-			},
-			Eventually: func(t *testing.T, cond func() bool, what string) {
-				eventually(t, 30*time.Second, what, cond)
 			},
 		}
 	})
@@ -179,10 +179,10 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 				t.Fatalf("apply: %v", err)
 			}
 			applied := getShoot(t, c, ns, spec.Name).Generation
-			eventually(t, 2*time.Minute, "Gardener finished creating", func() bool {
+			require.Eventually(t, func() bool {
 				op := getShoot(t, c, ns, spec.Name).Status.LastOperation
 				return op != nil && op.Type == gardencorev1beta1.LastOperationTypeCreate && op.State == gardencorev1beta1.LastOperationStateSucceeded
-			})
+			}, 2*time.Minute, 200*time.Millisecond, "Gardener finished creating")
 			if s := getShoot(t, c, ns, spec.Name); s.Spec.SeedName == nil || s.Generation == applied {
 				// Some golden runtimes ask for seeds the catalogue lacks; the others prove the point.
 				t.Logf("no generation bump by a seed binding (seed %v, generation %d)", s.Spec.SeedName, s.Generation)
@@ -272,13 +272,27 @@ func getShoot(t *testing.T, c client.Client, ns, name string) *gardencorev1beta1
 	return s
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+// TestSeedsContractIntegration runs the Seeds contract against the real adapter on the sandbox's seeds.
+func TestSeedsContractIntegration(t *testing.T) {
+	env := GardenBox(t)
+	var seeds gardencorev1beta1.SeedList
+	require.NoError(t, env.GardenClient.List(t.Context(), &seeds))
+	require.NotEmpty(t, seeds.Items, "the sandbox catalogue has seeds")
+	first := seeds.Items[0]
+	adapter := &Shoots{Client: env.GardenClient, Live: env.GardenClient, Namespace: env.Catalogue.ProjectNamespace()}
+	fixtures := 0
+	contract.RunSeedsContract(t, func(t *testing.T) contract.SeedsFixture {
+		fixtures++
+		return contract.SeedsFixture{Seeds: adapter,
+			Available: [2]string{first.Spec.Provider.Type, first.Spec.Provider.Region},
+			None:      [2]string{first.Spec.Provider.Type, fmt.Sprintf("nowhere-%d", fixtures)},
+			Seed:      first.Name, SeedRegion: first.Spec.Provider.Region,
+			AddHidden: func(t *testing.T, provider, region string) {
+				hidden := first.DeepCopy()
+				hidden.ObjectMeta = metav1.ObjectMeta{Name: "hidden-" + region, Labels: map[string]string{"seed.gardener.cloud/region": region}}
+				hidden.Spec.Provider.Type, hidden.Spec.Provider.Region = provider, region
+				hidden.Spec.Settings.Scheduling.Visible = false
+				require.NoError(t, env.GardenClient.Create(t.Context(), hidden))
+			}}
+	})
 }

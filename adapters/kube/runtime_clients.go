@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -41,10 +42,10 @@ type SecretKubeconfigs struct {
 // Kubeconfig implements KubeconfigSource.
 func (s SecretKubeconfigs) Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error) {
 	secret := &corev1.Secret{}
-	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: SecretName(runtimeID)}, secret); err != nil {
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: kubeconfig.SecretName(runtimeID)}, secret); err != nil {
 		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
-	kc := secret.Data[SecretKey]
+	kc := secret.Data[kubeconfig.SecretKey]
 	if len(kc) == 0 {
 		return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
 	}

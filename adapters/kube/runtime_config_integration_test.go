@@ -123,7 +123,7 @@ func runtimeConfiguratorContract(t *testing.T, r *runtimes) {
 		t.Cleanup(func() { in.clean(t) })
 		const timeout = 3 * time.Second
 		return contract.RuntimeConfiguratorFixture{Configurator: &kube.RuntimeConfigurator{Kubeconfigs: r, Timeout: timeout},
-			RuntimeID: id, Inside: in, Timeout: timeout}
+			RuntimeID: id, Inside: in, Timeout: timeout, Unreachable: id + "-without-kubeconfig"}
 	})
 }
 

@@ -99,19 +99,19 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 	return res, nil
 }
 
-// observation is what a pass computed besides the domain input: the spec to apply and the desired configuration
+// provisionFacts is what a pass computed besides the domain input: the spec to apply and the desired configuration
 // inside the runtime.
-type observation struct {
+type provisionFacts struct {
 	spec   shoot.Spec
 	config desiredConfiguration
 }
 
 // observe builds the domain input: the intent from the request (with the generated spec), the shoot and access.
-func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.Time) (lifecycle.Input, observation, error) {
+func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.Time) (lifecycle.Input, provisionFacts, error) {
 	rt := req.Runtime
 	observed, err := p.Shoots.Get(ctx, rt.Name, ports.ReadCached)
 	if err != nil {
-		return lifecycle.Input{}, observation{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+		return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 	}
 	it := lifecycle.Intent{RuntimeID: rt.ID, Generation: rt.Generation, ShootName: rt.Name, Region: rt.Region,
 		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch}
@@ -120,7 +120,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	// zone order), which Gardener changes without anything to re-apply.
 	cfg, err := p.shootConfig(ctx, rt)
 	if err != nil {
-		return lifecycle.Input{}, observation{}, err
+		return lifecycle.Input{}, provisionFacts{}, err
 	}
 	fresh, genErr := shoot.Generate(rt, cfg)
 	spec := fresh
@@ -128,7 +128,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	var cur *shoot.Current
 	if genErr == nil && owned {
 		if cur, err = p.Shoots.Current(ctx, rt.Name); err != nil {
-			return lifecycle.Input{}, observation{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+			return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 		}
 		if cur != nil {
 			spec, genErr = shoot.GenerateUpdate(rt, cfg, *cur)
@@ -143,7 +143,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		it.DesiredSpecHash = fresh.Hash()
 		if owned {
 			if it.ShootInSync, err = p.Shoots.InSync(ctx, p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)); err != nil {
-				return lifecycle.Input{}, observation{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+				return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 			}
 		}
 	}
@@ -151,21 +151,21 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		Access: lifecycle.Access{Configuration: lifecycle.Configuration{AppliedHash: req.Configured.Hash, AppliedAt: req.Configured.AppliedAt}}}
 	if pd := observed.Marks.PendingDeletion; pd != nil && pd.RuntimeID != rt.ID {
 		if in.DeletionsFrozen, err = p.deletionsStopped(ctx); err != nil {
-			return lifecycle.Input{}, observation{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 	}
-	obs := observation{spec: spec}
+	obs := provisionFacts{spec: spec}
 	if genErr == nil && observed.Exists {
 		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
-			return lifecycle.Input{}, observation{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID, now); err != nil {
-			return lifecycle.Input{}, observation{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 	}
 	if genErr == nil && owned {
 		if obs.config, err = p.desiredConfiguration(ctx, req, spec, cur, observed); err != nil {
-			return lifecycle.Input{}, observation{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 		in.Access.Configuration.DesiredHash = obs.config.hash
 		in.Access.Configuration.Bootstrap = obs.config.desired.Bootstrap != nil
@@ -189,7 +189,7 @@ func (p *Provisioner) deletionsStopped(ctx context.Context) (bool, error) {
 }
 
 // act performs one decided action and folds its result into the input. stop asks to end this pass.
-func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.Input, obs observation, d lifecycle.Decision,
+func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.Input, obs provisionFacts, d lifecycle.Decision,
 	now time.Time, res *ProvisionResult) (lifecycle.Input, bool, error) {
 	rt, spec := req.Runtime, obs.spec
 	switch d.Action {
@@ -213,14 +213,17 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		res.ClearForcePatch = res.ClearForcePatch || in.Intent.ForcePatch
 		return in.WithAppliedShoot(s), false, nil
 	case lifecycle.ActionRetryShoot:
-		attempts := 0
-		if in.Shoot.Marks.RetryShootGeneration == in.Shoot.Generation {
-			attempts = in.Shoot.Marks.RetryAttempts
-		}
-		s, err := p.Shoots.RequestRetry(ctx, rt.Name, attempts+1, now)
+		s, err := p.Shoots.RequestRetry(ctx, rt.Name, d.RetryAttempt, now)
 		return in.WithShoot(s), false, err
 	case lifecycle.ActionRestoreCluster:
-		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, ports.Precondition{UID: in.Shoot.UID})
+		// The window the cluster keeps is the longest of its record, its own plan and the runtime taking it back;
+		// it is computed from exactly the observation the write is pinned to.
+		plan := p.Policy.LongerPlan(in.Shoot.Marks.Plan, req.Plan)
+		if pd := in.Shoot.Marks.PendingDeletion; pd != nil {
+			plan = p.Policy.LongerPlan(pd.Plan, plan)
+		}
+		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, plan,
+			ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion})
 		if err != nil {
 			return in, false, err
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -127,12 +128,13 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 		list := *r.Spec.Shoot.Kubernetes.KubeAPIServer.AdditionalOidcConfig
 		r.Spec.Shoot.Kubernetes.KubeAPIServer.AdditionalOidcConfig = &[]imv1.OIDCConfig{list[1]}
 	})
-	eventually(t, stepTimeout, "provisioning info and OpenIDConnect resources to follow the change", func() (bool, string) {
-		info := w.provisioningInfo(t, insideShoot)
-		oidc := w.openIDConnects(t, insideShoot)
-		ok := len(info.WorkerPools.Custom) == 1 && info.WorkerPools.Custom[0].AutoScalerMax == 4 && len(oidc) == 1 &&
-			oidc[0].GetName() == "kyma-oidc-0" && str(oidc[0], "issuerURL") == "https://login.acme.example.com/oauth2"
-		return ok, fmt.Sprintf("custom pools %+v, OpenIDConnect %v", info.WorkerPools.Custom, names(oidc))
+	dyn := w.runtimeDynamic(t, insideShoot)
+	testenv.Eventually(t, stepTimeout, "provisioning info and OpenIDConnect resources to follow the change", func() (bool, string) {
+		info, infoErr := readProvisioningInfo(c)
+		oidc, oidcErr := listOpenIDConnects(dyn)
+		ok := infoErr == nil && oidcErr == nil && len(info.WorkerPools.Custom) == 1 && info.WorkerPools.Custom[0].AutoScalerMax == 4 &&
+			len(oidc) == 1 && oidc[0].GetName() == "kyma-oidc-0" && str(oidc[0], "issuerURL") == "https://login.acme.example.com/oauth2"
+		return ok, fmt.Sprintf("custom pools %+v (%v), OpenIDConnect %v (%v)", info.WorkerPools.Custom, infoErr, names(oidc), oidcErr)
 	})
 	w.waitReady(t, rt.Name, stepTimeout)
 
@@ -143,19 +145,20 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 	if err := c.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: runtimeconfig.Namespace, Name: runtimeconfig.ProvisioningInfoName}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.runtimeDynamic(t, insideShoot).Resource(kube.OpenIDConnectResource).Delete(ctx, "kyma-oidc-0", metav1.DeleteOptions{}); err != nil {
+	if err := dyn.Resource(kube.OpenIDConnectResource).Delete(ctx, "kyma-oidc-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	binding := runtimeconfig.AdminBindingName(rt.Spec.Security.Administrators[0])
 	if err := c.Delete(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: binding}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, driftWait, "objects deleted by hand to come back", func() (bool, string) {
+	testenv.Eventually(t, driftWait, "objects deleted by hand to come back", func() (bool, string) {
 		cm := &corev1.ConfigMap{}
 		cmErr := c.Get(ctx, client.ObjectKey{Namespace: runtimeconfig.Namespace, Name: runtimeconfig.ProvisioningInfoName}, cm)
 		crbErr := c.Get(ctx, client.ObjectKey{Name: binding}, &rbacv1.ClusterRoleBinding{})
-		oidc := w.openIDConnects(t, insideShoot)
-		return cmErr == nil && crbErr == nil && len(oidc) == 1, fmt.Sprintf("ConfigMap: %v, binding: %v, OpenIDConnect %v", cmErr, crbErr, names(oidc))
+		oidc, oidcErr := listOpenIDConnects(dyn)
+		return cmErr == nil && crbErr == nil && oidcErr == nil && len(oidc) == 1,
+			fmt.Sprintf("ConfigMap: %v, binding: %v, OpenIDConnect %v (%v)", cmErr, crbErr, names(oidc), oidcErr)
 	})
 	t.Logf("objects deleted by hand were back after %s (drift period %s)", time.Since(deleted).Round(time.Second), runtimeDriftPeriod)
 	if after := w.provisioningInfo(t, insideShoot); diffInfo(before, after) != "" {
@@ -182,7 +185,7 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 	if err := w.kcp.Create(ctx, bystander.DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, runtimeTimeout+stepTimeout, "the paused runtime to report RuntimeAPIServerUnreachable", func() (bool, string) {
+	testenv.Eventually(t, runtimeTimeout+stepTimeout, "the paused runtime to report RuntimeAPIServerUnreachable", func() (bool, string) {
 		rt := w.runtime(t, paused.Name)
 		c := meta.FindStatusCondition(rt.Status.Conditions, lifecycle.ConditionConfigured)
 		return rt.Status.State == imv1.RuntimeStatePending && readyCondition(rt).Reason == string(lifecycle.ReasonRuntimeAPIServerUnreachable) &&
@@ -208,19 +211,27 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 // provisioningInfo reads the details of the runtime's kyma-provisioning-info ConfigMap.
 func (w *world) provisioningInfo(t testing.TB, shootName string) runtimeconfig.ProvisioningInfo {
 	t.Helper()
-	cm := &corev1.ConfigMap{}
-	if err := w.runtimeAdmin(t, shootName).Get(context.Background(),
-		client.ObjectKey{Namespace: runtimeconfig.Namespace, Name: runtimeconfig.ProvisioningInfoName}, cm); err != nil {
-		t.Fatalf("ConfigMap kyma-system/kyma-provisioning-info in runtime %s: %v", shootName, err)
-	}
-	if cm.Labels[runtimeconfig.LabelManagedBy] != runtimeconfig.ManagedByValue {
-		t.Errorf("ConfigMap labels %v", cm.Labels)
-	}
-	var info runtimeconfig.ProvisioningInfo
-	if err := yaml.Unmarshal([]byte(cm.Data[runtimeconfig.ProvisioningInfoKey]), &info); err != nil {
-		t.Fatalf("details of kyma-provisioning-info are not YAML: %v", err)
+	info, err := readProvisioningInfo(w.runtimeAdmin(t, shootName))
+	if err != nil {
+		t.Fatalf("runtime %s: %v", shootName, err)
 	}
 	return info
+}
+
+// readProvisioningInfo reads the details of the kyma-provisioning-info ConfigMap through c (safe in a poll).
+func readProvisioningInfo(c client.Reader) (runtimeconfig.ProvisioningInfo, error) {
+	var info runtimeconfig.ProvisioningInfo
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: runtimeconfig.Namespace, Name: runtimeconfig.ProvisioningInfoName}, cm); err != nil {
+		return info, fmt.Errorf("ConfigMap kyma-system/kyma-provisioning-info: %w", err)
+	}
+	if cm.Labels[runtimeconfig.LabelManagedBy] != runtimeconfig.ManagedByValue {
+		return info, fmt.Errorf("ConfigMap kyma-system/kyma-provisioning-info has labels %v, want the operator's", cm.Labels)
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data[runtimeconfig.ProvisioningInfoKey]), &info); err != nil {
+		return info, fmt.Errorf("details of kyma-provisioning-info are not YAML: %w", err)
+	}
+	return info, nil
 }
 
 func diffInfo(want, got runtimeconfig.ProvisioningInfo) string {
@@ -278,13 +289,22 @@ func (w *world) runtimeDynamic(t testing.TB, shootName string) dynamic.Interface
 // openIDConnects lists the runtime's OpenIDConnect resources labelled as the operator's, sorted by name.
 func (w *world) openIDConnects(t testing.TB, shootName string) []unstructured.Unstructured {
 	t.Helper()
-	list, err := w.runtimeDynamic(t, shootName).Resource(kube.OpenIDConnectResource).List(context.Background(),
+	list, err := listOpenIDConnects(w.runtimeDynamic(t, shootName))
+	if err != nil {
+		t.Fatalf("runtime %s: %v", shootName, err)
+	}
+	return list
+}
+
+// listOpenIDConnects lists the OpenIDConnect resources labelled as the operator's, sorted by name (safe in a poll).
+func listOpenIDConnects(d dynamic.Interface) ([]unstructured.Unstructured, error) {
+	list, err := d.Resource(kube.OpenIDConnectResource).List(context.Background(),
 		metav1.ListOptions{LabelSelector: runtimeconfig.LabelOIDCManagedBy + "=" + runtimeconfig.ManagedByValue})
 	if err != nil {
-		t.Fatalf("list OpenIDConnect in runtime %s: %v", shootName, err)
+		return nil, fmt.Errorf("list OpenIDConnect: %w", err)
 	}
 	slices.SortFunc(list.Items, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
-	return list.Items
+	return list.Items, nil
 }
 
 func names(list []unstructured.Unstructured) []string {

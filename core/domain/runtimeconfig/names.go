@@ -1,5 +1,7 @@
 package runtimeconfig
 
+import "github.com/kyma-project/kim/core/domain/wire"
+
 // Names and labels inside every runtime. They are those of the system the operator replaces, so what it left behind
 // is adopted, and consumers (lifecycle-manager, istio, dashboards) find what they always found.
 const (
@@ -13,10 +15,11 @@ const (
 	// LabelManagedBy marks the ClusterRoleBindings and the ConfigMap the operator keeps; only bindings with it are
 	// ever deleted.
 	LabelManagedBy = "reconciler.kyma-project.io/managed-by"
-	// LabelOIDCManagedBy marks the OpenIDConnect resources the operator keeps; only resources with it are ever deleted.
-	LabelOIDCManagedBy = "operator.kyma-project.io/managed-by"
+	// LabelOIDCManagedBy marks the OpenIDConnect resources the operator keeps (the operator's own mark, as on
+	// everything it writes in KCP and the garden); only resources with it are ever deleted.
+	LabelOIDCManagedBy = wire.LabelManagedBy
 	// ManagedByValue is the value of both labels.
-	ManagedByValue = "infrastructure-manager"
+	ManagedByValue = wire.ManagedByValue
 
 	// OIDCNamePrefix names the OpenIDConnect resources: kyma-oidc-<n>, n the issuer's position.
 	OIDCNamePrefix = "kyma-oidc-"

@@ -20,7 +20,6 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -81,5 +80,5 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		return err
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
-	return app.Run(ctx, kcp, garden, opts, controllers.All()...)
+	return app.Run(ctx, kcp, garden, opts)
 }

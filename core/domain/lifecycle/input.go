@@ -1,0 +1,96 @@
+package lifecycle
+
+import (
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/deletion"
+)
+
+// Intent is what KEB asked for, reduced to what the state machine decides on.
+type Intent struct {
+	RuntimeID  string
+	Generation int64
+	ShootName  string
+	Region     string
+	// EnforceSeedLocation requires a seed in Region before the shoot is created.
+	EnforceSeedLocation bool
+	// SuspendPatch (annotation suspend-patch-reconciliation) stops applying spec changes to an existing shoot.
+	SuspendPatch bool
+	// ForcePatch (annotation force-patch-reconciliation) re-applies the spec once even if nothing changed, also
+	// while patching is suspended.
+	ForcePatch bool
+	// Invalid is set when validating the Runtime or generating its shoot spec failed.
+	Invalid *Problem
+	// DesiredSpecHash identifies the generated shoot spec; a different hash on the shoot means re-apply.
+	DesiredSpecHash string
+	// ShootInSync is true when the existing shoot already holds every value the desired spec sets; false means
+	// someone else changed a field the operator owns (drift), or the spec was never applied.
+	ShootInSync bool
+}
+
+// Problem is a validation failure in words a person can act on.
+type Problem struct {
+	Field   string
+	Message string
+}
+
+// Access is what the operator observed of access to the runtime.
+type Access struct {
+	// GardenerClusterInSync is true when the GardenerCluster named by the runtime ID exists with the expected spec.
+	GardenerClusterInSync bool
+	// SecretExists is true when the kubeconfig Secret exists and is filled.
+	SecretExists bool
+	// Configuration is what the operator knows of its configuration inside the runtime.
+	Configuration Configuration
+}
+
+// Configuration is the state of the configuration inside the runtime (core/domain/runtimeconfig): what is desired
+// and what was last reached. It is written only when the desired state changed or a drift period passed since it
+// was last reached (nothing watches inside 5,000 runtimes: re-asserting periodically corrects changes made by hand).
+type Configuration struct {
+	// DesiredHash identifies the desired state; empty when it is not known (the shoot does not exist yet).
+	DesiredHash string
+	// AppliedHash identifies the state last reached inside the runtime, at AppliedAt (empty, zero: never).
+	AppliedHash string
+	AppliedAt   time.Time
+	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
+	Bootstrap bool
+}
+
+// Input is everything Decide looks at.
+type Input struct {
+	Intent Intent
+	Shoot  cluster.Shoot
+	Access Access
+	// SeedAvailable is nil until checked (only needed with EnforceSeedLocation).
+	SeedAvailable *bool
+	// DeletionsFrozen is true while the deletion guard stops deletions (brake, breaker, clock): a Runtime waiting
+	// for an old cluster says so.
+	DeletionsFrozen bool
+	// DeletionPolicy tells when an old cluster holding the shoot name is due.
+	DeletionPolicy deletion.Policy
+	// Backoff spaces retries of failed shoots; zero means cluster.DefaultBackoff.
+	Backoff cluster.Backoff
+	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
+	MaxUnknownRetries int
+	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;
+	// zero means DefaultDriftPeriod.
+	DriftPeriod time.Duration
+}
+
+// Decision is the next step, the one action to take now, and the status to report meanwhile.
+type Decision struct {
+	Step    Step
+	Action  Action
+	State   State
+	Reason  Reason
+	Message string
+	// RequeueAfter asks to look again after this long even without a watch event (0: wait for an event).
+	RequeueAfter time.Duration
+	// Transient marks a decision made after a failed action that deserves a rate-limited retry.
+	Transient bool
+	// RetryAttempt is the number ActionRetryShoot records with the retry request (1 for the first retry of a
+	// shoot generation); zero for every other action.
+	RetryAttempt int
+}
