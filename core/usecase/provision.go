@@ -53,6 +53,8 @@ type RuntimeRequest struct {
 	InstanceID, InstanceName string
 	// Configured is what the Runtime's status records of the configuration inside the runtime.
 	Configured RecordedConfiguration
+	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
+	ReadyReported bool
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -169,6 +171,8 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		}
 		in.Access.Configuration.DesiredHash = obs.config.hash
 		in.Access.Configuration.Bootstrap = obs.config.desired.Bootstrap != nil
+		in.Access.Configuration.OnlyReconcileTimeDue = obs.config.onlyReconcileTime
+		in.Access.Configuration.ReadyReported = req.ReadyReported
 	}
 	return in, obs, nil
 }

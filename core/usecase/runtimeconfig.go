@@ -31,6 +31,8 @@ type desiredConfiguration struct {
 	desired      runtimeconfig.Desired
 	hash         string
 	reconciledAt time.Time
+	// onlyReconcileTime: computed with the recorded reconcile time, the desired state is the one reached.
+	onlyReconcileTime bool
 }
 
 // desiredConfiguration computes what the runtime of req must hold, from the Runtime, the spec applied to its shoot,
@@ -68,7 +70,14 @@ func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeReque
 	if err != nil {
 		return desiredConfiguration{}, err
 	}
-	return desiredConfiguration{desired: d, hash: d.Hash(), reconciledAt: at}, nil
+	out := desiredConfiguration{desired: d, hash: d.Hash(), reconciledAt: at}
+	if rec := req.Configured; rec.Hash != "" && rec.Hash != out.hash && !at.Equal(rec.ShootReconciledAt) {
+		facts.Shoot.ReconciledAt = rec.ShootReconciledAt
+		if before, err := runtimeconfig.Compute(facts); err == nil && before.Hash() == rec.Hash {
+			out.onlyReconcileTime = true
+		}
+	}
+	return out, nil
 }
 
 // configure writes the desired state into the runtime and records it when every part reached it.

@@ -26,6 +26,8 @@ type configWorld struct {
 	p       *usecase.Provisioner
 	req     usecase.RuntimeRequest
 	last    usecase.ProvisionResult
+	// readyGeneration is the generation the status reports Ready for (0: none), as the Ready condition says.
+	readyGeneration int64
 }
 
 const driftPeriod = 10 * time.Minute
@@ -47,11 +49,16 @@ func newConfigWorld(t *testing.T) *configWorld {
 
 func (w *configWorld) pass() lifecycle.Decision {
 	w.t.Helper()
+	w.req.ReadyReported = w.readyGeneration == w.req.Runtime.Generation
 	res, err := w.p.Provision(context.Background(), w.req, w.clock.Now())
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	w.req.Configured, w.last = res.Configured, res
+	w.readyGeneration = 0
+	if res.Decision.State == lifecycle.StateReady {
+		w.readyGeneration = w.req.Runtime.Generation
+	}
 	return res.Decision
 }
 
@@ -66,8 +73,20 @@ func (w *configWorld) toReady() {
 		w.t.Fatalf("while Gardener creates: %s %s, configured %v; want the runtime configured meanwhile", d.State, d.Reason, w.last.Configuration)
 	}
 	w.garden.Succeed("c-1")
-	if d := w.pass(); d.State != lifecycle.StateReady {
-		w.t.Fatalf("after Gardener succeeded: %s %s (%s)", d.State, d.Reason, d.Message)
+	// Everything but Gardener's reconcile time was reached meanwhile: Ready without a request into the runtime
+	// (nothing on the path from Succeeded to Ready), the reconcile time written on the next pass, a second later.
+	writes := w.runtime.Writes
+	if d := w.pass(); d.State != lifecycle.StateReady || d.RequeueAfter != time.Second || w.last.Configuration != nil || w.runtime.Writes != writes {
+		w.t.Fatalf("after Gardener succeeded: %s %s (%s), requeue %s, configured %v; want Ready at once", d.State, d.Reason, d.Message,
+			d.RequeueAfter, w.last.Configuration != nil)
+	}
+	if strings.Contains(w.details(), "lastReconcileTime:") {
+		w.t.Fatalf("the reconcile time is written before Gardener reported one:\n%s", w.details())
+	}
+	w.clock.Step(time.Second)
+	if d := w.pass(); d.State != lifecycle.StateReady || w.last.Configuration == nil || !strings.Contains(w.details(), "lastReconcileTime:") {
+		w.t.Fatalf("a second after Ready: %s %s, configured %v; want the reconcile time written:\n%s", d.State, d.Reason,
+			w.last.Configuration != nil, w.details())
 	}
 }
 

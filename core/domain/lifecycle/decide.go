@@ -241,12 +241,16 @@ func access(in Input, now time.Time) Decision {
 	case !a.SecretExists:
 		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
-	case configurationDue(in, now):
+	case configurationDue(in, now) && !refreshAfterReady(in):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
 			"Configuring the runtime (kyma-system, provisioning info, OIDC, administrators).")
 	}
+	wait := driftWait(in, now)
+	if refreshAfterReady(in) {
+		wait = time.Second // the reconcile time is written right after Ready is reported
+	}
 	// Nothing watches inside the runtime: look again when the configuration is to be re-asserted.
-	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: driftWait(in, now),
+	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: wait,
 		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}
 }
 

@@ -21,6 +21,15 @@ func configurationDue(in Input, now time.Time) bool {
 	return !now.Before(c.AppliedAt.Add(driftPeriod(in)))
 }
 
+// refreshAfterReady reports whether the configuration due now may wait until Ready is reported: everything was
+// reached (during the early access phase, while Gardener finished) except the shoot's reconcile time that
+// Gardener's Succeeded changed. Writing it first would put a round of requests into the runtime on the path from
+// Succeeded to Ready (P1); it is written on the next pass instead, a second later.
+func refreshAfterReady(in Input) bool {
+	c := in.Access.Configuration
+	return c.OnlyReconcileTimeDue && !c.ReadyReported
+}
+
 // driftWait is how long until the configuration is due again by the drift period (at least a second).
 func driftWait(in Input, now time.Time) time.Duration {
 	wait := in.Access.Configuration.AppliedAt.Add(driftPeriod(in)).Sub(now)

@@ -66,6 +66,22 @@ func TestDrift(t *testing.T) {
 			t.Errorf("woken up: %+v", d)
 		}
 	})
+	t.Run("only Gardener's reconcile time changed: Ready first, the time written right after", func(t *testing.T) {
+		in := at(time.Second, "c4")
+		in.Access.Configuration.OnlyReconcileTimeDue = true
+		d := lc.Decide(in, now)
+		if d.State != lc.StateReady || d.Action != lc.ActionNone || d.RequeueAfter != time.Second {
+			t.Fatalf("before Ready is reported: %+v, want Ready and a look again in a second", d)
+		}
+		in.Access.Configuration.ReadyReported = true
+		if d := lc.Decide(in, now.Add(time.Second)); d.Action != lc.ActionConfigureRuntime {
+			t.Errorf("once Ready is reported the reconcile time is written: %+v", d)
+		}
+		in.Access.Configuration.OnlyReconcileTimeDue, in.Access.Configuration.ReadyReported = false, false
+		if d := lc.Decide(in, now); d.Action != lc.ActionConfigureRuntime || d.State == lc.StateReady {
+			t.Errorf("any other change is configured before Ready: %+v", d)
+		}
+	})
 	t.Run("runtimes configured together come due at different times", func(t *testing.T) {
 		seen := map[time.Duration]bool{}
 		for _, id := range []string{"a", "b", "c", "d", "e"} {

@@ -56,6 +56,11 @@ type Configuration struct {
 	AppliedAt   time.Time
 	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
 	Bootstrap bool
+	// OnlyReconcileTimeDue is true when the desired state differs from the one reached only in the shoot's last
+	// reconcile time (the provisioning info's lastReconcileTime, which Gardener's Succeeded changes).
+	OnlyReconcileTimeDue bool
+	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
+	ReadyReported bool
 }
 
 // Input is everything Decide looks at.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,6 +62,10 @@ func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, er
 		SuspendPatch: rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
 		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
 		InstanceID:   rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName]}
+	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil && c.Status == metav1.ConditionTrue &&
+		c.ObservedGeneration == rt.Generation && rt.Status.State == imv1.RuntimeStateReady {
+		req.ReadyReported = true
+	}
 	if rc := rt.Status.RuntimeConfiguration; rc != nil {
 		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt)}
 	}
