@@ -92,6 +92,7 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 	if err := c.Get(context.Background(), client.ObjectKey{Name: runtimeconfig.Namespace}, ns); err != nil {
 		t.Errorf("namespace kyma-system: %v", err)
 	}
+	reconciled := w.waitReconcileTime(t, c, insideShoot)
 	info := w.provisioningInfo(t, insideShoot)
 	want := runtimeconfig.ProvisioningInfo{
 		WorkerPools: runtimeconfig.WorkerPools{Kyma: runtimeconfig.WorkerPool{Name: "cpu-worker-0", MachineType: "m6i.large", HAZones: true, AutoScalerMin: 3, AutoScalerMax: 3},
@@ -100,7 +101,7 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 		EnvironmentInstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], RuntimeID: rt.Name,
 		ShootName: insideShoot, Provider: "aws", Region: "eu-central-1", PlatformRegion: "cf-eu10", SeedRegion: w.seedRegion(t, s),
 		Infrastructure:    runtimeconfig.Infrastructure{Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13", Zones: info.Infrastructure.Zones},
-		LastReconcileTime: s.Status.LastOperation.LastUpdateTime.UTC().Format(time.RFC3339),
+		LastReconcileTime: reconciled,
 	}
 	if diff := diffInfo(want, info); diff != "" {
 		t.Errorf("provisioning info: %s", diff)
@@ -137,6 +138,7 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 		return ok, fmt.Sprintf("custom pools %+v (%v), OpenIDConnect %v (%v)", info.WorkerPools.Custom, infoErr, names(oidc), oidcErr)
 	})
 	w.waitReady(t, rt.Name, stepTimeout)
+	w.waitReconcileTime(t, c, insideShoot)
 
 	// Deleted by hand: back within the drift period, nothing watches inside the runtime.
 	ctx := context.Background()
@@ -206,6 +208,19 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 	}
 	w.waitReady(t, paused.Name, stepTimeout)
 	w.checkAdminBindings(t, pausedShoot, admins)
+}
+
+// waitReconcileTime waits until the runtime's provisioning info carries the shoot's last reconcile time (written a
+// second after Ready: it does not hold Ready back) and returns it.
+func (w *world) waitReconcileTime(t *testing.T, c client.Reader, shootName string) string {
+	t.Helper()
+	s := w.shoot(t, shootName)
+	reconciled := s.Status.LastOperation.LastUpdateTime.UTC().Format(time.RFC3339)
+	testenv.Eventually(t, stepTimeout, "the provisioning info to carry the shoot's reconcile time", func() (bool, string) {
+		info, err := readProvisioningInfo(c)
+		return err == nil && info.LastReconcileTime == reconciled, fmt.Sprintf("lastReconcileTime %q (%v), want %q", info.LastReconcileTime, err, reconciled)
+	})
+	return reconciled
 }
 
 // provisioningInfo reads the details of the runtime's kyma-provisioning-info ConfigMap.
