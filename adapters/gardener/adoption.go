@@ -66,8 +66,8 @@ func isMark(path string) bool {
 	return false
 }
 
-// AuthenticationPathPrefix starts the paths of differences in the structured authentication ConfigMap.
-const AuthenticationPathPrefix = "configmap."
+// AuthenticationPath is the path of differences in the structured authentication ConfigMap.
+const AuthenticationPath = ".authenticationConfigMap"
 
 // authenticationDifferences compares the configuration the operator writes with the live one, as documents (the
 // previous system may have rendered it differently): a JWT authenticator added, removed or changed is a difference.
@@ -79,9 +79,9 @@ func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]D
 	if want == nil {
 		return nil, nil // nothing is written; a ConfigMap the shoot no longer references stays as it is
 	}
-	path := AuthenticationPathPrefix + spec.Authentication.ConfigMapName
+	path := AuthenticationPath
 	if liveAuth == nil {
-		return []Difference{{Path: path, Want: "created", Have: nil}}, nil
+		return []Difference{{Path: path, Want: "ConfigMap " + spec.Authentication.ConfigMapName, Have: nil}}, nil
 	}
 	var w, h any
 	if err := yaml.Unmarshal([]byte(want[AuthenticationConfigKey]), &w); err != nil {
@@ -93,7 +93,7 @@ func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]D
 	if reflect.DeepEqual(w, h) {
 		return nil, nil
 	}
-	return []Difference{{Path: path + "." + AuthenticationConfigKey, Want: w, Have: h}}, nil
+	return []Difference{{Path: path + ".data." + AuthenticationConfigKey, Want: w, Have: h}}, nil
 }
 
 // DryRunAdoption asks the gardener-apiserver what the operator's apply would store, with a server-side apply in
