@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -96,34 +97,55 @@ func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]D
 	return []Difference{{Path: path + ".data." + AuthenticationConfigKey, Want: w, Have: h}}, nil
 }
 
-// DryRunAdoption asks the gardener-apiserver what the operator's apply would store, with a server-side apply in
-// dry-run mode (nothing is persisted: Gardener's defaulting, validation and admission run, the result is
-// discarded), and lists every field of the spec and of the labels and annotations (except the operator's marks)
-// whose stored value would differ from live, in both directions. It needs the patch permission on shoots. A shoot
-// that still names a SecretBinding cannot be checked this way (the apply names the CredentialsBinding, and Gardener
-// refuses a shoot naming both before the operator's switch): it returns ErrShootRejected then.
+// DryRunAdoption asks the gardener-apiserver what the operator's first write after adopting live would store: the
+// same write the operator sends (Apply's: only the marks when live already holds every value, otherwise the
+// server-side apply), in dry-run mode (Gardener's defaulting, validation and admission run, nothing is persisted).
+// It lists every field of the spec and of the labels and annotations (except the operator's marks) whose stored value
+// would differ from live, in both directions, and a new generation (".metadata.generation": Gardener would reconcile
+// the cluster). It needs the patch permission on shoots. A shoot that still names a SecretBinding cannot be checked
+// this way (the apply names the CredentialsBinding, and Gardener refuses a shoot naming both before the operator's
+// switch): the write is refused then (ErrShootRejected).
 func (c *Shoots) DryRunAdoption(ctx context.Context, live *gardencorev1beta1.Shoot, a ports.ShootApply) ([]Difference, error) {
 	a.Spec.Namespace = c.Namespace
 	desired, err := c.desired(a, live)
 	if err != nil {
-		return nil, fmt.Errorf("dry-run apply of shoot %s: %w", live.Name, err)
+		return nil, fmt.Errorf("dry run for shoot %s: %w", live.Name, err)
 	}
-	u, err := toApplyObject(desired)
+	marksOnly, err := adoptedInSync(live, desired)
 	if err != nil {
-		return nil, fmt.Errorf("dry-run apply of shoot %s: %w", live.Name, err)
+		return nil, fmt.Errorf("dry run for shoot %s: %w", live.Name, err)
 	}
-	u.SetUID(live.UID)
-	u.SetResourceVersion(live.ResourceVersion)
-	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll)
-	if err := classify("dry-run apply of shoot "+live.Name, err); err != nil {
-		return nil, err
+	var stored any
+	if marksOnly {
+		raw, err := marksPatch(live, desired)
+		if err != nil {
+			return nil, err
+		}
+		s := live.DeepCopy()
+		err = c.Client.Patch(ctx, s, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(FieldManager), client.DryRunAll)
+		if err := classify("dry-run patch of shoot "+live.Name, err); err != nil {
+			return nil, err
+		}
+		stored = s
+	} else {
+		u, err := toApplyObject(desired)
+		if err != nil {
+			return nil, fmt.Errorf("dry run for shoot %s: %w", live.Name, err)
+		}
+		u.SetUID(live.UID)
+		u.SetResourceVersion(live.ResourceVersion)
+		err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll)
+		if err := classify("dry-run apply of shoot "+live.Name, err); err != nil {
+			return nil, err
+		}
+		stored = u.Object
 	}
-	stored, err := json.Marshal(u.Object)
+	raw, err := json.Marshal(stored)
 	if err != nil {
 		return nil, err
 	}
 	result := map[string]any{}
-	if err := json.Unmarshal(stored, &result); err != nil {
+	if err := json.Unmarshal(raw, &result); err != nil {
 		return nil, err
 	}
 	have, err := toJSONMap(live)
@@ -137,6 +159,9 @@ func (c *Shoots) DryRunAdoption(ctx context.Context, live *gardencorev1beta1.Sho
 				out = append(out, d)
 			}
 		}
+	}
+	if g, ok := lookup(result, "metadata.generation").(float64); ok && int64(g) != live.Generation {
+		out = append(out, Difference{Path: ".metadata.generation", Want: int64(g), Have: live.Generation})
 	}
 	return out, nil
 }

@@ -59,15 +59,8 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 	if err := c.List(ctx, &have, client.MatchingLabels{LabelAdminBinding: AdminBindingValue}); err != nil {
 		return fmt.Errorf("list admin bindings of runtime %s: %w: %w", cfg.RuntimeID, ports.ErrRuntimeUnreachable, err)
 	}
-	for i := range have.Items {
-		b := &have.Items[i]
-		if _, ok := want[b.Name]; ok {
-			continue
-		}
-		if err := c.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete stale admin binding %s of runtime %s: %w: %w", b.Name, cfg.RuntimeID, ports.ErrTransient, err)
-		}
-	}
+	// Bindings are created before stale ones are deleted: a user who keeps access through a new binding (another
+	// name, e.g. one the previous system created) never loses it in between.
 	for name, user := range want {
 		b := &rbacv1.ClusterRoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
@@ -81,6 +74,15 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 		}
 		if err != nil {
 			return fmt.Errorf("create admin binding for %s in runtime %s: %w: %w", user, cfg.RuntimeID, ports.ErrTransient, err)
+		}
+	}
+	for i := range have.Items {
+		b := &have.Items[i]
+		if _, ok := want[b.Name]; ok {
+			continue
+		}
+		if err := c.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete stale admin binding %s of runtime %s: %w: %w", b.Name, cfg.RuntimeID, ports.ErrTransient, err)
 		}
 	}
 	return nil
