@@ -69,7 +69,7 @@ type prevRuntime struct {
 type previousLandscape struct {
 	good []prevRuntime
 	// diff is the runtime whose adoption would change its shoot; noID, ambiguous, ambiguous2, unlabelled are bad input.
-	diff                                  prevRuntime
+	diff                                   prevRuntime
 	noID, ambiguous, ambiguous2, unlabeled string
 	project                                string
 }

@@ -347,4 +347,3 @@ func usableKubeconfig(data []byte) string {
 	}
 	return ""
 }
-
