@@ -23,6 +23,8 @@ type settings struct {
 	configMapNamespace string
 	zap                zap.Options
 	showVersion        bool
+	// previous holds the flags of the previous infrastructure manager that were given (deprecation warnings).
+	previous *previousFlags
 }
 
 // configMapKey is the key of the configuration file in the ConfigMap named by --config-map.
@@ -54,7 +56,11 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	}
 	// After ApplyEnv: a variable such as KIM_VERSION=0.2.0 in someone's environment must not turn this on.
 	fs.BoolVar(&s.showVersion, "version", false, "print the version and exit")
+	s.previous = bindPreviousFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := s.previous.checkConflicts(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
