@@ -18,7 +18,7 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
-// SecretName is the kubeconfig Secret of a runtime (KEB-CONTRACT.md).
+// SecretName is the kubeconfig Secret of a runtime (docs/keb-contract.md).
 func SecretName(runtimeID string) string { return kubeconfig.SecretName(runtimeID) }
 
 // SecretKey is the data key of the kubeconfig in its Secret.

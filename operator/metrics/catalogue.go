@@ -1,4 +1,5 @@
-// Package metrics lists every metric the manager exports on its /metrics endpoint, with its type and label names,
+// Package metrics lists every metric the manager exports on its /metrics endpoint (the previous infrastructure
+// manager's, which it exports with --legacy-metrics, included), with its type and label names,
 // by registering the operator's real collectors into a recording registry. Tests use it to check that alerts,
 // dashboards, promtool test series and docs name only metrics and labels that exist. The manager does not import it.
 package metrics
@@ -17,6 +18,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/health"
+	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -42,7 +44,7 @@ func Load() (Catalogue, error) {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
 	for _, c := range []prometheus.Collector{gardenercluster.ExpirationTimestamp, gardenercluster.Rotations,
-		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
+		gardenercluster.GardenerRequests, version.NewCollector(version.Get()), &runtime.FleetCollector{}, &legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
 		}
@@ -96,6 +98,12 @@ func InControllerRuntimeRegistry(name string) bool {
 	return false
 }
 
+// TypedCollector is a collector of metrics of different types that tells each one's (gauge, counter).
+type TypedCollector interface {
+	prometheus.Collector
+	MetricType(name string) string
+}
+
 // recorder is a prometheus.Registerer that describes what is registered instead of serving it.
 type recorder struct {
 	cat  Catalogue
@@ -115,6 +123,8 @@ func (r *recorder) Register(c prometheus.Collector) error {
 		typ = "gauge"
 	case runtime.GaugesOnly:
 		typ = "gauge"
+	case TypedCollector:
+		typ = "per metric"
 	default:
 		r.errs = append(r.errs, fmt.Errorf("collector %T: unknown metric type", c))
 	}
@@ -127,6 +137,9 @@ func (r *recorder) Register(c prometheus.Collector) error {
 			continue
 		}
 		f.Type, f.Histogram = typ, typ == "histogram"
+		if tc, ok := c.(TypedCollector); ok {
+			f.Type = tc.MetricType(f.Name)
+		}
 		r.cat[f.Name] = f
 	}
 	return nil

@@ -152,7 +152,7 @@ func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 	}, w.total)
 }
 
-// gardenerCluster is a GardenerCluster in the shape KEB creates (KEB-CONTRACT.md).
+// gardenerCluster is a GardenerCluster in the shape KEB creates (docs/keb-contract.md).
 func gardenerCluster(i int) *imv1.GardenerCluster {
 	id, shoot := runtimeID(i), shootName(i)
 	return &imv1.GardenerCluster{

@@ -23,6 +23,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -86,7 +87,15 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		return err
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
-	return app.Run(ctx, kcp, garden, opts, controllers.All()...)
+	all := controllers.All()
+	if s.legacyMetrics {
+		mode := legacymetrics.ModeLow
+		if s.legacyMetricsFull {
+			mode = legacymetrics.ModeFull
+		}
+		all = append(all, &legacymetrics.Exporter{Mode: mode})
+	}
+	return app.Run(ctx, kcp, garden, opts, all...)
 }
 
 // kcpConfig is the KCP connection: the in-cluster service account, or $KUBECONFIG / ~/.kube/config, unless the
