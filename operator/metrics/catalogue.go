@@ -1,5 +1,5 @@
 // Package metrics lists every metric the manager exports on its /metrics endpoint (the previous infrastructure
-// manager's, which it exports with --legacy-metrics, included), with its type and label names,
+// manager's, which it exports with --legacy-metrics, and the end-to-end probe's, which kim probe pushes, included), with its type and label names,
 // by registering the operator's real collectors into a recording registry. Tests use it to check that alerts,
 // dashboards, promtool test series and docs name only metrics and labels that exist. The manager does not import it.
 package metrics
@@ -19,6 +19,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/health"
 	"github.com/kyma-project/kim/operator/legacymetrics"
+	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -40,6 +41,7 @@ type Catalogue map[string]Family
 func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	runtime.NewMetrics(rec)
+	probe.NewMetrics(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
