@@ -11,7 +11,6 @@ KUBECTL    ?= kubectl
 CONTAINER_TOOL ?= docker
 
 CONTROLLER_GEN := $(BIN)/controller-gen
-MOCKGEN        := $(BIN)/mockgen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
@@ -194,7 +193,7 @@ test-integration: ## Only the integration tests (test names containing "Integrat
 .PHONY: bench-runtime
 bench-runtime: ## Runtime latency benchmark on garden-in-a-box: shoot Succeeded -> Runtime Ready, Gardener requests per runtime (BENCH_RUNTIMES, BENCH_INTERVAL, BENCH_CREATE).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 30m -run '^$$' \
-		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/e2e/
+		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/bench/runtime/
 
 .PHONY: envtest
 envtest: ## Build (once) and print the directory of the envtest binaries.
@@ -213,17 +212,15 @@ BENCH_ARGS ?=
 
 .PHONY: bench-kubeconfig
 bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-in-a-box; prints time, Gardener calls, peak RSS, restart cost.
-	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/bench-kubeconfig-manager ./operator/bench/kubeconfig/manager && \
-		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/bench-kubeconfig-manager $(BENCH_ARGS)
+	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
 ##@ Tools (pinned in hack/tools/go.mod)
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
-$(MOCKGEN): $(TOOLS_MOD)
-	$(GO) build -modfile=$(TOOLS_MOD) -o $@ go.uber.org/mock/mockgen
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(MOCKGEN) $(GOLANGCI_LINT) ## Build the pinned development tools.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned development tools.

@@ -1,14 +1,11 @@
 package core_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/kim/internal/archtest"
 )
 
 // forbiddenPrefixes are the module path prefixes core/ must never reach, directly or transitively: the domain
@@ -16,10 +13,7 @@ import (
 var forbiddenPrefixes = []string{"k8s.io/", "sigs.k8s.io/", "github.com/gardener/"}
 
 // goPackage is the part of `go list -json` output the check needs.
-type goPackage struct {
-	ImportPath string
-	Imports    []string
-}
+type goPackage = archtest.Package
 
 // violation is a core package that imports (directly) a package which is, or leads to, a forbidden one.
 type violation struct {
@@ -43,37 +37,18 @@ func isForbidden(importPath string) bool {
 // findViolations walks the import graph from every root package whose path starts with corePrefix and reports, per
 // root, the first chain that reaches a forbidden package.
 func findViolations(pkgs []goPackage, corePrefix string) []violation {
-	graph := make(map[string][]string, len(pkgs))
-	for _, p := range pkgs {
-		graph[p.ImportPath] = p.Imports
-	}
+	graph := archtest.Graph(pkgs)
 	var out []violation
 	for _, p := range pkgs {
 		if !strings.HasPrefix(p.ImportPath, corePrefix) {
 			continue
 		}
-		if chain := forbiddenChain(graph, p.ImportPath, map[string]bool{}); chain != nil {
+		if chain := archtest.Chain(graph, p.ImportPath, isForbidden, func(string) bool { return true }); chain != nil {
 			out = append(out, violation{corePackage: p.ImportPath, chain: chain})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].corePackage < out[j].corePackage })
 	return out
-}
-
-func forbiddenChain(graph map[string][]string, from string, seen map[string]bool) []string {
-	for _, imp := range graph[from] {
-		if isForbidden(imp) {
-			return []string{imp}
-		}
-		if seen[imp] {
-			continue
-		}
-		seen[imp] = true
-		if rest := forbiddenChain(graph, imp, seen); rest != nil {
-			return append([]string{imp}, rest...)
-		}
-	}
-	return nil
 }
 
 func TestFindViolationsOnSyntheticGraphs(t *testing.T) {
@@ -134,24 +109,7 @@ func TestFindViolationsOnSyntheticGraphs(t *testing.T) {
 
 // TestCoreImportsNoKubernetesOrGardener applies the check to the real module.
 func TestCoreImportsNoKubernetesOrGardener(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports", "./...")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
-	var pkgs []goPackage
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p goPackage
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("decode go list output: %v", err)
-		}
-		pkgs = append(pkgs, p)
-	}
+	pkgs := archtest.List(t, "./...")
 	const core = "github.com/kyma-project/kim/core/"
 	var roots int
 	for _, p := range pkgs {

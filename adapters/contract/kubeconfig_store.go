@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -47,12 +50,12 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-rid")
 		in := secretFor(r, "rid", []byte("kubeconfig-1"), map[string]string{"kyma-project.io/runtime-id": "rid",
-			kubeconfig.LabelManagedBy: "lifecycle-manager"})
+			wire.LabelManagedBy: "lifecycle-manager"})
 		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		md := mustRead(t, f, r)
-		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue,
+		wantLabels := map[string]string{"kyma-project.io/runtime-id": "rid", wire.LabelManagedBy: wire.ManagedByValue,
 			kubeconfig.LabelClusterName: "rid"}
 		for k, v := range wantLabels {
 			if md.Labels[k] != v {
@@ -79,7 +82,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		f := newFixture(t)
 		r := ref(f, "kubeconfig-old")
 		if err := f.PutForeign(t.Context(), r, map[string][]byte{r.Key: []byte("old"), "other": []byte("keep")},
-			map[string]string{"team": "x", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}, map[string]string{"note": "keep"}); err != nil {
+			map[string]string{"team": "x", wire.LabelManagedBy: wire.ManagedByValue}, map[string]string{"note": "keep"}); err != nil {
 			t.Fatalf("PutForeign: %v", err)
 		}
 		in := secretFor(r, "old", []byte("new"), map[string]string{"a": "1"})
@@ -125,7 +128,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		}
 		md := mustRead(t, f, r)
 		if md.Labels["kyma-project.io/global-account-id"] != "ga-2" || md.Labels["new"] != "v" ||
-			md.Labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue {
+			md.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			t.Errorf("labels after EnsureLabels: %v", md.Labels)
 		}
 		mustKey(t, f, r, []byte("kc"))
@@ -156,25 +159,15 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := write(t, f, secretFor(r, "owned", []byte("kc"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		eventually(t, "cached metadata shows the write", func() error {
+		eventually(t, "cached metadata shows the write", func(c *assert.CollectT) {
 			md, err := f.Store.ReadMetadata(t.Context(), r, ports.ReadCached)
-			if err != nil {
-				return err
-			}
-			if md.Annotations[kubeconfig.AnnotationLastSync] == "" {
-				return errors.New("no last-sync annotation yet")
-			}
-			return nil
+			assert.NoError(c, err)
+			assert.NotEmpty(c, md.Annotations[kubeconfig.AnnotationLastSync], "last-sync annotation")
 		})
-		eventually(t, "ListOwnedBy finds the Secret", func() error {
+		eventually(t, "ListOwnedBy finds the Secret", func(c *assert.CollectT) {
 			refs, err := f.Store.ListOwnedBy(t.Context(), f.Namespace, "owned")
-			if err != nil {
-				return err
-			}
-			if len(refs) != 1 || refs[0].Name != r.Name || refs[0].Namespace != r.Namespace {
-				return fmt.Errorf("got %v", refs)
-			}
-			return nil
+			assert.NoError(c, err)
+			assert.Equal(c, []ports.SecretRef{{Namespace: r.Namespace, Name: r.Name}}, refs)
 		})
 		for _, owner := range [][2]string{{f.Namespace, "someone-else"}, {"other-namespace", "owned"}} {
 			refs, err := f.Store.ListOwnedBy(t.Context(), owner[0], owner[1])
@@ -301,21 +294,5 @@ func mustKey(t *testing.T, f SecretStoreFixture, r ports.SecretRef, want []byte)
 	got, found, err := f.ReadKey(t.Context(), r)
 	if err != nil || !found || !bytes.Equal(got, want) {
 		t.Errorf("key %s = %q (found %v, err %v), want %q", r, got, found, err, want)
-	}
-}
-
-// eventually polls cond until it succeeds or 10 s pass; real caches need a moment, fakes succeed at once.
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after 10s: %v", what, err)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

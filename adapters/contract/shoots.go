@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -13,14 +15,14 @@ import (
 // ShootsFixture is one fresh garden project under test.
 type ShootsFixture struct {
 	Shoots ports.Shoots
+	// Lister lists the same garden's shoots.
+	Lister ports.ShootLister
 	// Spec returns a valid desired spec for a new shoot name (valid for the garden behind Shoots).
 	Spec func(name string) shoot.Spec
 	// PutForeign creates a shoot as someone else would, without the operator's marks.
 	PutForeign func(t *testing.T, name string)
 	// WorkerNames returns the worker pool names the garden holds for the shoot.
 	WorkerNames func(t *testing.T, name string) []string
-	// Eventually retries cond until it holds or the fixture's patience ends (caches lag behind writes).
-	Eventually func(t *testing.T, cond func() bool, what string)
 	// PutPredecessor creates a shoot as the system the operator replaces did: the runtime-id annotation naming
 	// runtimeID, without the operator's managed-by mark.
 	PutPredecessor func(t *testing.T, name, runtimeID string)
@@ -72,7 +74,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		// Gardener itself changes a new shoot (seed binding, defaults), so the comparison is with the shoot right
 		// before the second apply: applying the same spec and marks again writes nothing.
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			before, err := f.Shoots.Get(t.Context(), "ct-apply", ports.ReadLive)
 			if err != nil {
 				return false
@@ -89,11 +91,11 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 				t.Fatalf("applying the same spec again changed the shoot's spec: generation %d -> %d", before.Generation, again.Generation)
 			}
 			return true
-		}, "the same apply again changes nothing")
-		f.Eventually(t, func() bool {
+		}, patience, tick, "the same apply again changes nothing")
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-apply", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
-		}, "Get shows the applied shoot")
+		}, patience, tick, "Get shows the applied shoot")
 	})
 	t.Run("in sync after apply, not after someone else's change, again after re-apply", func(t *testing.T) {
 		f := newFixture(t)
@@ -108,18 +110,18 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			ok, err := f.Shoots.InSync(t.Context(), a)
 			return err == nil && ok
 		}
-		f.Eventually(t, func() bool { return inSync(a) }, "in sync after apply")
+		require.Eventually(t, func() bool { return inSync(a) }, patience, tick, "in sync after apply")
 		other := a
 		other.RuntimeGeneration, other.SpecHash = 2, "h2"
 		if inSync(other) {
 			t.Error("in sync with a spec of another generation")
 		}
 		f.Drift(t, "ct-sync")
-		f.Eventually(t, func() bool { return !inSync(a) }, "not in sync after someone else changed the shoot")
+		require.Eventually(t, func() bool { return !inSync(a) }, patience, tick, "not in sync after someone else changed the shoot")
 		if err := reapply(t, f, a); err != nil {
 			t.Fatalf("re-apply: %v", err)
 		}
-		f.Eventually(t, func() bool { return inSync(a) }, "in sync after re-apply")
+		require.Eventually(t, func() bool { return inSync(a) }, patience, tick, "in sync after re-apply")
 	})
 	t.Run("a foreign shoot is never in sync", func(t *testing.T) {
 		f := newFixture(t)
@@ -145,10 +147,10 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err != nil || !s.OwnedBy(id) {
 			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
 		}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-adopt", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
-		}, "Get shows the adopted shoot")
+		}, patience, tick, "Get shows the adopted shoot")
 		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id, "aws"); err != nil {
 			t.Errorf("adopting again: %v", err)
 		}
@@ -156,10 +158,10 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 	t.Run("adopt takes over a provisioner's shoot, which can then be applied", func(t *testing.T) {
 		f := newFixture(t)
 		f.PutProvisioned(t, "ct-adopt-prov", id)
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-adopt-prov", ports.ReadCached)
 			return err == nil && got.Exists && got.Marks.RuntimeID == id && !got.Marks.Managed
-		}, "Get names the provisioner's runtime ID, unmanaged")
+		}, patience, tick, "Get names the provisioner's runtime ID, unmanaged")
 		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-prov", "another-runtime", "aws"); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("adopt for another runtime: %v, want ErrShootNotManaged", err)
 		}
@@ -167,10 +169,10 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err != nil || !s.OwnedBy(id) {
 			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
 		}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-adopt-prov", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
-		}, "Get shows the adopted shoot")
+		}, patience, tick, "Get shows the adopted shoot")
 		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-adopt-prov"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Errorf("apply to the adopted shoot: %v", err)
 		}
@@ -195,9 +197,14 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 	t.Run("a foreign shoot is never changed", func(t *testing.T) {
 		f := newFixture(t)
 		f.PutForeign(t, "ct-foreign")
-		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})
-		if !errors.Is(err, ports.ErrShootNotManaged) {
+		// Seen: refused as not ours. Not seen (a stale view): a conflict, so the caller looks again instead of
+		// reporting a failure; either way nothing is written.
+		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a foreign shoot: %v, want ErrShootNotManaged", err)
+		}
+		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})
+		if !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("create over a foreign shoot the caller did not see: %v, want ErrConflict", err)
 		}
 		if err := f.Shoots.Delete(t.Context(), "ct-foreign", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("delete of a foreign shoot: %v, want ErrShootNotManaged", err)
@@ -234,21 +241,22 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err := f.Shoots.RequestRestore(t.Context(), "ct-mark"); err != nil {
 			t.Fatalf("request restore: %v", err)
 		}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-mark", ports.ReadCached)
 			return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
-		}, "the restore request is visible")
-		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
+		}, patience, tick, "the restore request is visible")
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", "", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("cancel for a runtime the record does not name: %v, want ErrShootNotManaged", err)
 		}
-		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
+		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "", ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("cancel with another UID: %v, want ErrConflict", err)
 		}
-		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, ports.Precondition{UID: s.UID})
+		// The caller's plan (the longest of record, shoot and runtime) is what the shoot keeps.
+		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "azure", ports.Precondition{UID: s.UID})
 		if err != nil {
 			t.Fatalf("cancel: %v", err)
 		}
-		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != id || !s.Live {
+		if s.Marks.PendingDeletion != nil || s.HibernationRequested || s.Marks.RuntimeID != id || !s.Live || s.Marks.Plan != "azure" {
 			t.Errorf("after cancel: marks %+v, hibernation %v, live %v", s.Marks, s.HibernationRequested, s.Live)
 		}
 	})
@@ -273,10 +281,10 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		f.Drift(t, "ct-stale")
 		a.Precondition = ports.Precondition{UID: first.UID, ResourceVersion: first.ResourceVersion}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			_, err := f.Shoots.Apply(t.Context(), a)
 			return errors.Is(err, ports.ErrConflict)
-		}, "an apply pinned to the version before the change is refused")
+		}, patience, tick, "an apply pinned to the version before the change is refused")
 	})
 	runSafetyContract(t, newFixture, id)
 }

@@ -2,8 +2,11 @@ package contract
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/ports"
@@ -32,7 +35,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: "another-runtime", RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: "another-runtime", RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply for another runtime: %v, want ErrShootNotManaged", err)
 		}
 		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -40,7 +43,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec}); err != nil {
 			t.Fatalf("mark: %v", err)
 		}
-		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a shoot pending deletion: %v, want ErrShootNotManaged", err)
 		}
 	})
@@ -60,10 +63,10 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		stale := ports.Precondition{UID: marked.UID, ResourceVersion: marked.ResourceVersion}
 		f.Drift(t, "ct-pre") // someone changes the shoot meanwhile
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			return err == nil && got.ResourceVersion != marked.ResourceVersion
-		}, "the change is visible")
+		}, patience, tick, "the change is visible")
 		if err := f.Shoots.Delete(t.Context(), "ct-pre", stale); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("delete on a stale version: %v, want ErrConflict", err)
 		}
@@ -79,7 +82,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		// Gardener may change the shoot between a read and the delete (a conflict then is the point); with the
 		// version of a fresh read the delete goes through.
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			cur, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			if err != nil {
 				return false
@@ -89,11 +92,11 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 				t.Fatalf("delete with the current version: %v", err)
 			}
 			return err == nil
-		}, "delete with the version of a fresh read")
-		f.Eventually(t, func() bool {
+		}, patience, tick, "delete with the version of a fresh read")
+		require.Eventually(t, func() bool {
 			got, err := f.Shoots.Get(t.Context(), "ct-pre", ports.ReadLive)
 			return err == nil && (!got.Exists || got.Deleting())
-		}, "the shoot is being deleted")
+		}, patience, tick, "the shoot is being deleted")
 	})
 	t.Run("current and retry", func(t *testing.T) {
 		f := newFixture(t)
@@ -104,10 +107,10 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		f.Eventually(t, func() bool {
+		require.Eventually(t, func() bool {
 			cur, err := f.Shoots.Current(t.Context(), "ct-current")
 			return err == nil && cur != nil && len(cur.Workers) == len(spec.Workers) && cur.Workers[0].Name == spec.Workers[0].Name
-		}, "Current shows the applied pools")
+		}, patience, tick, "Current shows the applied pools")
 		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 		s, err := f.Shoots.RequestRetry(t.Context(), "ct-current", 2, at)
 		if err != nil || s.Marks.RetryAttempts != 2 || !s.Marks.RetryRequestedAt.Equal(at) || s.Marks.RetryShootGeneration != s.Generation {
@@ -116,5 +119,25 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.RequestRetry(t.Context(), "absent", 1, at); !errors.Is(err, ports.ErrShootNotFound) {
 			t.Errorf("retry of a missing shoot: %v, want ErrShootNotFound", err)
 		}
+	})
+
+	t.Run("ListManaged lists the operator's shoots, not foreign ones", func(t *testing.T) {
+		f := newFixture(t)
+		a := ports.ShootApply{Spec: f.Spec("ct-listed"), RuntimeID: "rt-listed", SpecHash: "h1"}
+		if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		f.PutForeign(t, "ct-unlisted")
+		require.Eventually(t, func() bool {
+			list, err := f.Lister.ListManaged(t.Context())
+			if err != nil {
+				return false
+			}
+			var names []string
+			for _, s := range list {
+				names = append(names, s.Name)
+			}
+			return slices.Contains(names, "ct-listed") && !slices.Contains(names, "ct-unlisted")
+		}, patience, tick, "the applied shoot is listed, the foreign one is not")
 	})
 }

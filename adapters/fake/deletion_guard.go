@@ -35,7 +35,7 @@ func (g *DeletionGuard) Load(_ context.Context, _ ports.ReadMode) (ports.GuardSt
 	}
 	st := g.state
 	st.Ledger.Deletions = slices.Clone(st.Ledger.Deletions)
-	st.Version = strconv.Itoa(g.version)
+	st.Version = g.versionString()
 	return st, nil
 }
 
@@ -48,12 +48,20 @@ func (g *DeletionGuard) StoreLedger(_ context.Context, l deletion.Ledger, versio
 			return err
 		}
 	}
-	if version != strconv.Itoa(g.version) {
+	if version != g.versionString() {
 		return fmt.Errorf("store deletion ledger: %w", ports.ErrConflict)
 	}
 	g.state.Ledger = deletion.Ledger{Deletions: slices.Clone(l.Deletions), TrippedAt: l.TrippedAt}
 	g.version++
 	return nil
+}
+
+// versionString is the stored state's version: "" while nothing was stored, as the port says.
+func (g *DeletionGuard) versionString() string {
+	if g.version == 0 {
+		return ""
+	}
+	return strconv.Itoa(g.version)
 }
 
 // SetFrozen plays a person setting or lifting the emergency brake.

@@ -30,6 +30,15 @@ func (g *Garden) AddSeed(provider, region string) {
 	g.seeds[provider+"/"+region] = true
 }
 
+// AddHiddenSeed adds a seed for provider in region that does not accept new shoots; it does not hide another one.
+func (g *Garden) AddHiddenSeed(provider, region string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.seeds[provider+"/"+region]; !ok {
+		g.seeds[provider+"/"+region] = false
+	}
+}
+
 // PutPredecessor plays the system the operator replaces: a shoot created for runtimeID (its runtime-id
 // annotation) without the operator's managed-by mark, reconciled, with spec as its spec.
 func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {

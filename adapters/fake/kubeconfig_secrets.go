@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -32,6 +33,7 @@ type KubeconfigSecretStore struct {
 	writes  int
 	uids    int
 	deletes []ports.SecretRef
+	changes []SecretChange
 
 	// WriteErr, when set, is returned by Write (and nothing is written).
 	WriteErr error
@@ -40,6 +42,38 @@ type KubeconfigSecretStore struct {
 }
 
 var _ ports.KubeconfigSecretStore = (*KubeconfigSecretStore)(nil)
+
+// SecretChange is one change made through the port (Write, EnsureLabels, Delete), with the Secret as it was
+// before, so a test can judge whether the Secret was the writer's to change.
+type SecretChange struct {
+	Op  string
+	Ref ports.SecretRef
+	// Writer is the GardenerCluster (namespace/name) a Write was for; empty for EnsureLabels and Delete.
+	Writer string
+	// Before is the Secret before the change; nil when it did not exist.
+	Before *SecretSnapshot
+}
+
+// SecretSnapshot is a Secret's identity and metadata at one moment.
+type SecretSnapshot struct {
+	UID                 string
+	Labels, Annotations map[string]string
+}
+
+func (s *KubeconfigSecretStore) logChange(op string, ref ports.SecretRef, writer string, before *secret) {
+	c := SecretChange{Op: op, Ref: ports.SecretRef{Namespace: ref.Namespace, Name: ref.Name}, Writer: writer}
+	if before != nil {
+		c.Before = &SecretSnapshot{UID: before.uid, Labels: maps.Clone(before.labels), Annotations: maps.Clone(before.annotations)}
+	}
+	s.changes = append(s.changes, c)
+}
+
+// Changes returns every change made through the port, in order.
+func (s *KubeconfigSecretStore) Changes() []SecretChange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.changes)
+}
 
 // NewKubeconfigSecretStore returns an empty store.
 func NewKubeconfigSecretStore() *KubeconfigSecretStore {
@@ -85,7 +119,10 @@ func (s *KubeconfigSecretStore) Write(_ context.Context, in ports.KubeconfigSecr
 		(in.Precondition.ResourceVersion != "" && in.Precondition.ResourceVersion != strconv.Itoa(sec.version))):
 		return fmt.Errorf("write secret %s: it changed: %w", in.Ref, ports.ErrConflict)
 	}
-	if !ok {
+	if ok {
+		s.logChange("Write", in.Ref, in.OwnerNamespace+"/"+in.OwnerName, sec)
+	} else {
+		s.logChange("Write", in.Ref, in.OwnerNamespace+"/"+in.OwnerName, nil)
 		sec = s.newSecret(nil, nil, nil)
 		s.secrets[k] = sec
 	}
@@ -111,6 +148,7 @@ func (s *KubeconfigSecretStore) EnsureLabels(_ context.Context, ref ports.Secret
 	if !ok {
 		return fmt.Errorf("label secret %s: %w", ref, ports.ErrSecretNotFound)
 	}
+	s.logChange("EnsureLabels", ref, "", sec)
 	maps.Copy(sec.labels, labels)
 	sec.version++
 	return nil
@@ -123,7 +161,7 @@ func (s *KubeconfigSecretStore) ListOwnedBy(_ context.Context, ownerNamespace, o
 	var out []ports.SecretRef
 	for k, sec := range s.secrets {
 		ns, name, _ := strings.Cut(k, "/")
-		if sec.labels[kubeconfig.LabelManagedBy] != kubeconfig.ManagedByValue || sec.labels[kubeconfig.LabelClusterName] != ownerName {
+		if sec.labels[wire.LabelManagedBy] != wire.ManagedByValue || sec.labels[kubeconfig.LabelClusterName] != ownerName {
 			continue
 		}
 		if owner, ok := sec.annotations[kubeconfig.AnnotationOwner]; ok && owner != ownerNamespace+"/"+ownerName {
@@ -151,6 +189,7 @@ func (s *KubeconfigSecretStore) Delete(_ context.Context, ref ports.SecretRef, p
 	if (pre.UID != "" && pre.UID != sec.uid) || (pre.ResourceVersion != "" && pre.ResourceVersion != strconv.Itoa(sec.version)) {
 		return fmt.Errorf("delete secret %s: it changed: %w", ref, ports.ErrConflict)
 	}
+	s.logChange("Delete", ref, "", sec)
 	delete(s.secrets, key(ref.Namespace, ref.Name))
 	s.deletes = append(s.deletes, ports.SecretRef{Namespace: ref.Namespace, Name: ref.Name})
 	return nil

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -41,8 +42,16 @@ func (a *AccessObjects) InSync(_ context.Context, spec ports.GardenerClusterSpec
 		return false, err
 	}
 	got, ok := a.clusters[spec.Namespace+"/"+spec.RuntimeID]
-	return ok && got.ShootName == spec.ShootName && got.SecretName == spec.SecretName && got.SecretKey == spec.SecretKey &&
-		got.SKRDomain == spec.SKRDomain && maps.Equal(got.Labels, spec.Labels), nil
+	if !ok || got.ShootName != spec.ShootName || got.SecretName != spec.SecretName || got.SecretKey != spec.SecretKey ||
+		(spec.SKRDomain != "" && got.SKRDomain != spec.SKRDomain) {
+		return false, nil
+	}
+	for k, v := range spec.Labels { // labels others added (KEB) are no drift
+		if cur, ok := got.Labels[k]; !ok || cur != v {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Ensure implements ports.AccessObjects.
@@ -52,9 +61,29 @@ func (a *AccessObjects) Ensure(_ context.Context, spec ports.GardenerClusterSpec
 	if err := a.fail("Ensure"); err != nil {
 		return err
 	}
-	spec.Labels = maps.Clone(spec.Labels)
-	a.clusters[spec.Namespace+"/"+spec.RuntimeID] = spec
+	key := spec.Namespace + "/" + spec.RuntimeID
+	labels := map[string]string{}
+	if old, ok := a.clusters[key]; ok {
+		labels = old.Labels // labels set by others are kept unless spec sets them
+		if spec.SKRDomain == "" {
+			spec.SKRDomain = old.SKRDomain
+		}
+	}
+	maps.Copy(labels, spec.Labels)
+	spec.Labels = labels
+	a.clusters[key] = spec
 	return nil
+}
+
+// AddLabel sets a label on a runtime's GardenerCluster as someone else (KEB) would.
+func (a *AccessObjects) AddLabel(namespace, runtimeID, key, value string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if gc, ok := a.clusters[namespace+"/"+runtimeID]; ok {
+		gc.Labels = maps.Clone(gc.Labels)
+		gc.Labels[key] = value
+		a.clusters[namespace+"/"+runtimeID] = gc
+	}
 }
 
 // KubeconfigReady implements ports.AccessObjects.
@@ -103,16 +132,17 @@ func (a *AccessObjects) GardenerCluster(namespace, runtimeID string) (ports.Gard
 // RuntimeConfigurator is an in-memory ports.RuntimeConfigurator: per runtime, the users bound to cluster-admin by
 // the operator and those bound by hand (never touched).
 type RuntimeConfigurator struct {
-	mu      sync.Mutex
-	managed map[string][]string
-	manual  map[string][]string
+	mu          sync.Mutex
+	managed     map[string][]string
+	manual      map[string][]string
+	unreachable map[string]bool
 	// Err, when set, is returned by Configure.
 	Err func(cfg ports.RuntimeConfig) error
 }
 
 // NewRuntimeConfigurator returns a configurator with no runtimes.
 func NewRuntimeConfigurator() *RuntimeConfigurator {
-	return &RuntimeConfigurator{managed: map[string][]string{}, manual: map[string][]string{}}
+	return &RuntimeConfigurator{managed: map[string][]string{}, manual: map[string][]string{}, unreachable: map[string]bool{}}
 }
 
 var _ ports.RuntimeConfigurator = (*RuntimeConfigurator)(nil)
@@ -126,10 +156,20 @@ func (r *RuntimeConfigurator) Configure(_ context.Context, cfg ports.RuntimeConf
 			return err
 		}
 	}
+	if r.unreachable[cfg.RuntimeID] {
+		return fmt.Errorf("configure runtime %s: no kubeconfig: %w", cfg.RuntimeID, ports.ErrRuntimeUnreachable)
+	}
 	admins := slices.Clone(cfg.Administrators)
 	slices.Sort(admins)
 	r.managed[cfg.RuntimeID] = slices.Compact(admins)
 	return nil
+}
+
+// MakeUnreachable makes Configure of a runtime fail as when its kubeconfig Secret is missing.
+func (r *RuntimeConfigurator) MakeUnreachable(runtimeID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.unreachable[runtimeID] = true
 }
 
 // AddManual records a binding created by hand in a runtime.

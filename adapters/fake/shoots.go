@@ -41,34 +41,6 @@ type Garden struct {
 	Err func(method string) error
 }
 
-type gardenShoot struct {
-	obs         cluster.Shoot
-	spec        shoot.Spec
-	restoreSpec []byte
-	confirmed   bool
-	retryOp     bool
-}
-
-// DeletionLog is one deletion the garden accepted: what the shoot looked like when it was deleted.
-type DeletionLog struct {
-	At    time.Time
-	Shoot cluster.Shoot
-	Force bool
-}
-
-// MarkLog is one deletion record the garden stored, with the garden's time of writing it.
-type MarkLog struct {
-	At     time.Time
-	Shoot  string
-	UID    string
-	Record cluster.PendingDeletion
-}
-
-// WriteLog is one write through the ports (the operator's writes; Gardener's own changes are not logged).
-type WriteLog struct {
-	Method, Shoot, UID string
-}
-
 // NewGarden returns an empty garden whose timestamps come from clock.
 func NewGarden(clock ports.Clock) *Garden {
 	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, calls: map[string]int{},
@@ -200,11 +172,14 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 		}
 	}
 	s, ok := g.shoots[a.Spec.Name]
+	if ok && a.Precondition == (ports.Precondition{}) {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", a.Spec.Name, ports.ErrConflict)
+	}
 	if ok && (!s.obs.Marks.Managed || s.obs.Marks.RuntimeID != a.RuntimeID || s.obs.Marks.PendingDeletion != nil) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
 	}
 	pre := a.Precondition
-	if ok && (pre == (ports.Precondition{}) || (pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
+	if ok && ((pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
 	}
 	if !ok {
@@ -306,23 +281,4 @@ func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool
 		return false, err
 	}
 	return g.seeds[provider+"/"+region], nil
-}
-
-func copyShoot(s cluster.Shoot) cluster.Shoot {
-	out := s
-	if s.LastOperation != nil {
-		op := *s.LastOperation
-		out.LastOperation = &op
-	}
-	out.LastErrors = slices.Clone(s.LastErrors)
-	if s.DeletionTimestamp != nil {
-		ts := *s.DeletionTimestamp
-		out.DeletionTimestamp = &ts
-	}
-	if s.Marks.PendingDeletion != nil {
-		pd := *s.Marks.PendingDeletion
-		out.Marks.PendingDeletion = &pd
-	}
-	out.Live = false
-	return out
 }

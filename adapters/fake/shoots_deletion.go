@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/ports"
@@ -32,7 +33,7 @@ func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.Deletio
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre ports.Precondition) (cluster.Shoot, error) {
+func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.managed("CancelDeletion", name, pre)
@@ -48,6 +49,9 @@ func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID string, pre p
 	}
 	if pd := s.obs.Marks.PendingDeletion; pd != nil && pd.Plan != "" {
 		s.obs.Marks.Plan = pd.Plan // the window the deletion had: taking the cluster back keeps it
+	}
+	if plan != "" {
+		s.obs.Marks.Plan = plan
 	}
 	s.obs.Marks.PendingDeletion = nil
 	s.obs.Marks.RuntimeID = runtimeID
@@ -165,4 +169,28 @@ func (g *Garden) Deletions() []DeletionLog {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.log)
+}
+
+// ListManaged implements ports.ShootLister.
+func (g *Garden) ListManaged(_ context.Context) ([]cluster.Shoot, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("ListManaged"); err != nil {
+		return nil, err
+	}
+	source := g.cache
+	if !g.lag {
+		source = map[string]gardenShoot{}
+		for name, s := range g.shoots {
+			source[name] = *s
+		}
+	}
+	var out []cluster.Shoot
+	for _, s := range source {
+		if s.obs.Marks.Managed {
+			out = append(out, copyShoot(s.obs))
+		}
+	}
+	slices.SortFunc(out, func(a, b cluster.Shoot) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }

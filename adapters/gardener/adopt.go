@@ -11,6 +11,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -25,15 +26,15 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (clust
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 			return err
 		}
-		if owner, _ := RuntimeIDOf(s.Annotations); owner != runtimeID || (s.Labels[LabelManagedBy] != "" && s.Labels[LabelManagedBy] != ManagedByValue) {
-			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
+		if owner, _ := RuntimeIDOf(s.Annotations); owner != runtimeID || (s.Labels[wire.LabelManagedBy] != "" && s.Labels[wire.LabelManagedBy] != wire.ManagedByValue) {
+			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[wire.LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
 		}
 		adopted = s
-		if s.Labels[LabelManagedBy] == ManagedByValue && s.Annotations[shoot.AnnotationRuntimeID] == runtimeID {
+		if s.Labels[wire.LabelManagedBy] == wire.ManagedByValue && s.Annotations[shoot.AnnotationRuntimeID] == runtimeID {
 			return nil
 		}
 		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
-		metav1.SetMetaDataLabel(&s.ObjectMeta, LabelManagedBy, ManagedByValue)
+		metav1.SetMetaDataLabel(&s.ObjectMeta, wire.LabelManagedBy, wire.ManagedByValue)
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, shoot.AnnotationRuntimeID, runtimeID)
 		if s.Annotations[AnnotationPlan] == "" && plan != "" {
 			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)

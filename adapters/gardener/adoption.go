@@ -14,13 +14,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
 // markKeys are the labels and annotations adoption itself writes (the operator's marks): they differ on every shoot
 // of another system and say nothing about the cluster.
 var markKeys = map[string]bool{
-	LabelManagedBy: true, shoot.AnnotationRuntimeID: true, shoot.AnnotationRuntimeGeneration: true,
+	wire.LabelManagedBy: true, shoot.AnnotationRuntimeID: true, shoot.AnnotationRuntimeGeneration: true,
 	AnnotationSpecHash: true, AnnotationPlan: true, AnnotationRuntimeNamespace: true,
 }
 

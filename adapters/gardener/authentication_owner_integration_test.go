@@ -10,8 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/operator/mapping"
+	"github.com/kyma-project/kim/internal/mapping"
 )
 
 // TestAuthConfigMapOwnedByShootIntegration: the structured-authentication ConfigMap is owned by its shoot (the
@@ -120,7 +121,7 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cm.Labels[LabelManagedBy] != ManagedByValue || cm.Data[AuthenticationConfigKey] != want[AuthenticationConfigKey] || !ownedByShoot(cm.OwnerReferences, s) {
+		if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || cm.Data[AuthenticationConfigKey] != want[AuthenticationConfigKey] || !ownedByShoot(cm.OwnerReferences, s) {
 			t.Errorf("legacy ConfigMap not taken over: labels %v, owners %v, data %q", cm.Labels, cm.OwnerReferences, cm.Data)
 		}
 		if other := configMap(shoot.AuthenticationConfigMapPrefix + "adopt-cm"); other != nil {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -25,7 +26,7 @@ func (c *Shoots) MigrateToCredentialsBinding(ctx context.Context, name, binding 
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 			return err
 		}
-		if s.Labels[LabelManagedBy] != ManagedByValue {
+		if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			return ports.ErrShootNotManaged
 		}
 		if s.Spec.SecretBindingName == nil || *s.Spec.SecretBindingName == "" { //nolint:staticcheck // migrating away from it

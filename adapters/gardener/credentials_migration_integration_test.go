@@ -11,9 +11,10 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // TestCredentialsMigratorContractIntegration runs the migration contract on the real gardener-apiserver: shoots
@@ -60,7 +61,7 @@ func TestCredentialsMigratorContractIntegration(t *testing.T) {
 				s.Spec.SecretBindingName = ptr.To(legacy.Name) //nolint:staticcheck // the legacy field under test
 				s.Labels = map[string]string{}
 				if managed {
-					s.Labels[LabelManagedBy] = ManagedByValue
+					s.Labels[wire.LabelManagedBy] = wire.ManagedByValue
 				}
 				if err := c.Create(t.Context(), s); err != nil {
 					t.Fatalf("create legacy shoot %s: %v", name, err)

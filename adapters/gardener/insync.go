@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -22,7 +23,7 @@ import (
 func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	a.Spec.Namespace = c.Namespace
 	current, err := c.get(ctx, a.Spec.Name)
-	if err != nil || current == nil || current.Labels[LabelManagedBy] != ManagedByValue {
+	if err != nil || current == nil || current.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		return false, err
 	}
 	desired, err := c.desired(a, current)
@@ -63,7 +64,7 @@ func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply, ow
 		return false, c.record("get", classify("get authentication ConfigMap of shoot "+a.Spec.Name, err))
 	}
 	// Without the shoot as owner it would outlive the shoot (and an adopted one would stay the previous system's).
-	if cm.Labels[LabelManagedBy] != ManagedByValue || !ownedByShoot(cm.OwnerReferences, owner) {
+	if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || !ownedByShoot(cm.OwnerReferences, owner) {
 		return false, nil
 	}
 	for k, v := range want {

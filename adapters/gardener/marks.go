@@ -9,14 +9,12 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 // Labels and annotations the operator records on shoots. They are the evidence that the operator created a shoot
-// (LabelManagedBy) and carry its lifecycle and deletion state, so a restarted operator needs no other memory.
+// (wire.LabelManagedBy) and carry its lifecycle and deletion state, so a restarted operator needs no other memory.
 const (
-	LabelManagedBy = "operator.kyma-project.io/managed-by"
-	ManagedByValue = "infrastructure-manager"
-
 	AnnotationRuntimeNamespace = "infrastructuremanager.kyma-project.io/runtime-namespace"
 	AnnotationSpecHash         = "infrastructuremanager.kyma-project.io/spec-hash"
 	AnnotationRetryAttempts    = "infrastructuremanager.kyma-project.io/retry-attempts"
@@ -35,8 +33,6 @@ const (
 	AnnotationPlan = "infrastructuremanager.kyma-project.io/plan"
 	// AnnotationRestoreSpec holds the deleted Runtime as JSON (contains administrators: see docs/deletion.md).
 	AnnotationRestoreSpec = "infrastructuremanager.kyma-project.io/restore-spec"
-	// AnnotationRestore set to "true" by a person asks the operator to bring the Runtime back.
-	AnnotationRestore = "infrastructuremanager.kyma-project.io/restore"
 
 	// FieldManager is the server-side apply field manager of the operator.
 	FieldManager = "kim"
@@ -78,7 +74,7 @@ func RuntimeIDOf(annotations map[string]string) (string, Predecessor) {
 
 // deletionAnnotations are removed when a deletion is cancelled.
 var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
-	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, AnnotationRestore,
+	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, wire.AnnotationRestore,
 	v1beta1constants.ConfirmationDeletion}
 
 // Observe maps a Gardener shoot to the domain's observation of it; nil means "no shoot".
@@ -111,7 +107,7 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 		out.LastErrors = append(out.LastErrors, le)
 	}
 	m := &out.Marks
-	m.Managed = s.Labels[LabelManagedBy] == ManagedByValue
+	m.Managed = s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
 	m.RuntimeID, _ = RuntimeIDOf(a)
 	m.AppliedRuntimeGeneration = atoi(a[shoot.AnnotationRuntimeGeneration])
 	m.AppliedSpecHash = a[AnnotationSpecHash]
@@ -130,7 +126,7 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 func observeRecord(runtimeID string, a map[string]string) *cluster.PendingDeletion {
 	pd := &cluster.PendingDeletion{RuntimeID: runtimeID, Plan: a[AnnotationDeletionPlan],
 		MarkedAt: parseTime(a[AnnotationDeletionMarkedAt]), DueAt: parseTime(a[AnnotationDeletionDueAt]),
-		RuntimeNamespace: a[AnnotationDeletionRuntimeNamespace], RestoreRequested: a[AnnotationRestore] == "true"}
+		RuntimeNamespace: a[AnnotationDeletionRuntimeNamespace], RestoreRequested: a[wire.AnnotationRestore] == "true"}
 	if pd.RuntimeNamespace == "" {
 		pd.RuntimeNamespace = a[AnnotationRuntimeNamespace]
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
-func TestRuntimeIDOfPredecessors(t *testing.T) {
+func TestMigrationRuntimeIDOfPredecessors(t *testing.T) {
 	for _, tc := range []struct {
 		reason      string
 		annotations map[string]string
@@ -34,7 +34,7 @@ func TestRuntimeIDOfPredecessors(t *testing.T) {
 
 // TestObserveReadsTheProvisionersRuntimeID: the lifecycle adopts a provisioner's shoot for its runtime because the
 // observation names that runtime, while the shoot stays unmanaged until adopted.
-func TestObserveReadsTheProvisionersRuntimeID(t *testing.T) {
+func TestMigrationObserveReadsTheProvisionersRuntimeID(t *testing.T) {
 	s := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Name: "c-1", Annotations: map[string]string{AnnotationProvisionerRuntimeID: "rt-1"}}}
 	got := Observe(s)
 	if got.Marks.RuntimeID != "rt-1" || got.Marks.Managed || got.OwnedBy("rt-1") {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // TestMigrationRoundTripGolden runs every golden Runtime (one or more per provider) through generation and back:

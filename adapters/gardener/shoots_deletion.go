@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -49,7 +50,7 @@ func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.Delet
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre ports.Precondition) (cluster.Shoot, error) {
+func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
 	s, err := c.mutate(ctx, "cancel deletion of", name, pre, func(s *gardencorev1beta1.Shoot) error {
 		if owner := s.Annotations[AnnotationDeletionRuntimeID]; owner != "" && owner != runtimeID {
 			return fmt.Errorf("its deletion record names runtime %q, not %q: %w", owner, runtimeID, ports.ErrShootNotManaged)
@@ -57,8 +58,11 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID string, pre
 		if s.DeletionTimestamp != nil {
 			return fmt.Errorf("gardener deletes it already: %w", ports.ErrConflict)
 		}
-		if plan := s.Annotations[AnnotationDeletionPlan]; plan != "" {
+		if recorded := s.Annotations[AnnotationDeletionPlan]; recorded != "" {
 			// The record's plan is the one with the longest window the runtime had: taking the cluster back keeps it.
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, recorded)
+		}
+		if plan != "" { // computed by the caller from the observation the precondition names
 			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)
 		}
 		for _, k := range deletionAnnotations {
@@ -86,7 +90,7 @@ func (c *Shoots) RestoreSpec(ctx context.Context, name string) ([]byte, error) {
 	if s == nil {
 		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotFound)
 	}
-	if s.Labels[LabelManagedBy] != ManagedByValue {
+	if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		return nil, fmt.Errorf("restore spec of shoot %s: %w", name, ports.ErrShootNotManaged)
 	}
 	return []byte(s.Annotations[AnnotationRestoreSpec]), nil
@@ -98,7 +102,7 @@ func (c *Shoots) RequestRestore(ctx context.Context, name string) error {
 		if s.Annotations[AnnotationDeletionRuntimeID] == "" {
 			return fmt.Errorf("it is not waiting for deletion: %w", ports.ErrConflict)
 		}
-		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRestore, "true")
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, wire.AnnotationRestore, "true")
 		return nil
 	})
 	return err
@@ -132,7 +136,7 @@ func (c *Shoots) Delete(ctx context.Context, name string, pre ports.Precondition
 		}
 		same := string(s.UID) == pre.UID || pre.UID == ""
 		if !same || s.Annotations[AnnotationDeletionRuntimeID]+"/"+s.Annotations[AnnotationDeletionDueAt] != record ||
-			s.Annotations[v1beta1constants.ConfirmationDeletion] != "true" || s.Annotations[AnnotationRestore] == "true" {
+			s.Annotations[v1beta1constants.ConfirmationDeletion] != "true" || s.Annotations[wire.AnnotationRestore] == "true" {
 			return fmt.Errorf("delete shoot %s: it changed after the deletion was confirmed: %w", name, ports.ErrConflict)
 		}
 	}

@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -18,9 +21,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
@@ -66,7 +69,7 @@ func TestShootsContractIntegration(t *testing.T) {
 	contract.RunShootsContract(t, func(t *testing.T) contract.ShootsFixture {
 		adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
 		return contract.ShootsFixture{
-			Shoots:     adapter,
+			Shoots: adapter, Lister: adapter,
 			Spec:       func(name string) shoot.Spec { return generate(t, name) },
 			PutForeign: func(t *testing.T, name string) { createUnmarked(t, adapter, generate(t, name), "") },
 			PutPredecessor: func(t *testing.T, name, runtimeID string) {
@@ -89,9 +92,6 @@ func TestShootsContractIntegration(t *testing.T) {
 				if err := c.Patch(t.Context(), s, patch, client.FieldOwner("someone-else")); err != nil {
 					t.Fatalf("change shoot %s: %v", name, err)
 				}
-			},
-			Eventually: func(t *testing.T, cond func() bool, what string) {
-				eventually(t, 30*time.Second, what, cond)
 			},
 		}
 	})
@@ -182,10 +182,10 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 				t.Fatalf("apply: %v", err)
 			}
 			applied := getShoot(t, c, ns, spec.Name).Generation
-			eventually(t, 2*time.Minute, "Gardener finished creating", func() bool {
+			require.Eventually(t, func() bool {
 				op := getShoot(t, c, ns, spec.Name).Status.LastOperation
 				return op != nil && op.Type == gardencorev1beta1.LastOperationTypeCreate && op.State == gardencorev1beta1.LastOperationStateSucceeded
-			})
+			}, 2*time.Minute, 200*time.Millisecond, "Gardener finished creating")
 			if s := getShoot(t, c, ns, spec.Name); s.Spec.SeedName == nil || s.Generation == applied {
 				// Some golden runtimes ask for seeds the catalogue lacks; the others prove the point.
 				t.Logf("no generation bump by a seed binding (seed %v, generation %d)", s.Spec.SeedName, s.Generation)
@@ -287,102 +287,26 @@ func getShoot(t *testing.T, c client.Client, ns, name string) *gardencorev1beta1
 	return s
 }
 
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-// TestMigrationAdoptionIntegration: the dry run predicts what the operator's first write after adopting a
-// predecessor's shoot stores, and that write leaves a shoot that holds every value unchanged (same generation: no
-// reconciliation by Gardener); a shoot that lacks a value is reported with the field and the new generation.
-func TestMigrationAdoptionIntegration(t *testing.T) {
+// TestSeedsContractIntegration runs the Seeds contract against the real adapter on the sandbox's seeds.
+func TestSeedsContractIntegration(t *testing.T) {
 	env := GardenBox(t)
-	cfg, err := config.Load("testdata/config.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := env.GardenClient
-	ns := env.Catalogue.ProjectNamespace()
-	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
-	rt := loadRuntime(t, "testdata/runtimes/gcp.yaml")
-	generate := func(name string) shoot.Spec {
-		r := rt.DeepCopy()
-		r.Spec.Shoot.Name = name
-		spec, err := shoot.Generate(mapping.Runtime(r), cfg.ShootConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec.Namespace = ns
-		return spec
-	}
-	apply := func(spec shoot.Spec) ports.ShootApply {
-		return ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: 1, SpecHash: spec.Hash()}
-	}
-	// A shoot that lacks the kubelet feature gates the configuration asks for.
-	lacking := generate("mig-lack")
-	createUnmarked(t, adapter, lacking, rt.Name)
-	s := getShoot(t, c, ns, "mig-lack")
-	patch := client.MergeFrom(s.DeepCopy())
-	s.Spec.Kubernetes.Kubelet = nil
-	if err := c.Patch(t.Context(), s, patch); err != nil {
-		t.Fatal(err)
-	}
-	diffs, err := adapter.DryRunAdoption(t.Context(), getShoot(t, c, ns, "mig-lack"), apply(lacking))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !hasPath(diffs, ".spec.kubernetes.kubelet") || !hasPath(diffs, ".metadata.generation") {
-		t.Errorf("dry run of a shoot lacking the kubelet settings: %v; want the kubelet and a new generation", diffs)
-	}
-
-	spec := generate("mig-same")
-	createUnmarked(t, adapter, spec, rt.Name)
-	eventually(t, 30*time.Second, "the shoot scheduled", func() bool { return getShoot(t, c, ns, "mig-same").Spec.SeedName != nil })
-	before := getShoot(t, c, ns, "mig-same")
-	diffs, err = adapter.DryRunAdoption(t.Context(), before, apply(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if !strings.HasPrefix(d.Path, ".metadata.labels.") && !strings.HasPrefix(d.Path, ".metadata.annotations.") || d.Have != nil {
-			t.Errorf("dry run of a shoot holding every value: %s; want only labels and annotations it lacks", d)
-		}
-	}
-	if _, err := adapter.Adopt(t.Context(), "mig-same", rt.Name, "gcp"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := reapplyLive(t, adapter, apply(spec)); err != nil {
-		t.Fatalf("first apply after adoption: %v", err)
-	}
-	after := getShoot(t, c, ns, "mig-same")
-	if after.Generation != before.Generation || after.UID != before.UID {
-		t.Errorf("first apply after adoption: generation %d -> %d; want unchanged", before.Generation, after.Generation)
-	}
-	if after.Annotations[AnnotationSpecHash] != spec.Hash() || !Observe(after).OwnedBy(rt.Name) {
-		t.Errorf("the marks were not recorded: %v", after.Annotations)
-	}
-	// A real change is applied as always (server-side apply, a new generation).
-	spec.Workers[0].Maximum++
-	if _, err := reapplyLive(t, adapter, apply(spec)); err != nil {
-		t.Fatal(err)
-	}
-	changed := getShoot(t, c, ns, "mig-same")
-	if changed.Generation == after.Generation || !appliedBy(changed, FieldManager) || changed.Spec.Provider.Workers[0].Maximum != spec.Workers[0].Maximum {
-		t.Errorf("a change after adoption: generation %d -> %d, maximum %d; want applied", after.Generation, changed.Generation, changed.Spec.Provider.Workers[0].Maximum)
-	}
-}
-
-func hasPath(diffs []Difference, prefix string) bool {
-	for _, d := range diffs {
-		if strings.HasPrefix(d.Path, prefix) {
-			return true
-		}
-	}
-	return false
+	var seeds gardencorev1beta1.SeedList
+	require.NoError(t, env.GardenClient.List(t.Context(), &seeds))
+	require.NotEmpty(t, seeds.Items, "the sandbox catalogue has seeds")
+	first := seeds.Items[0]
+	adapter := &Shoots{Client: env.GardenClient, Live: env.GardenClient, Namespace: env.Catalogue.ProjectNamespace()}
+	fixtures := 0
+	contract.RunSeedsContract(t, func(t *testing.T) contract.SeedsFixture {
+		fixtures++
+		return contract.SeedsFixture{Seeds: adapter,
+			Available: [2]string{first.Spec.Provider.Type, first.Spec.Provider.Region},
+			None:      [2]string{first.Spec.Provider.Type, fmt.Sprintf("nowhere-%d", fixtures)},
+			AddHidden: func(t *testing.T, provider, region string) {
+				hidden := first.DeepCopy()
+				hidden.ObjectMeta = metav1.ObjectMeta{Name: "hidden-" + region, Labels: map[string]string{"seed.gardener.cloud/region": region}}
+				hidden.Spec.Provider.Type, hidden.Spec.Provider.Region = provider, region
+				hidden.Spec.Settings.Scheduling.Visible = false
+				require.NoError(t, env.GardenClient.Create(t.Context(), hidden))
+			}}
+	})
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 )
 
 // passThroughFields are pool fields KEB sends that the operator does not own, each as KEB sends it (a JSON

@@ -18,12 +18,6 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
-// SecretName is the kubeconfig Secret of a runtime (docs/keb-contract.md).
-func SecretName(runtimeID string) string { return kubeconfig.SecretName(runtimeID) }
-
-// SecretKey is the data key of the kubeconfig in its Secret.
-const SecretKey = kubeconfig.SecretKey
-
 // AccessObjects implements ports.AccessObjects on the KCP cluster.
 type AccessObjects struct {
 	// Client reads from the manager's cache and writes to KCP.
@@ -93,7 +87,7 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 // KubeconfigReady implements ports.AccessObjects.
 func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (bool, error) {
 	s := &corev1.Secret{}
-	err := a.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SecretName(runtimeID)}, s)
+	err := a.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}, s)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -101,14 +95,14 @@ func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeI
 		return false, transient("get kubeconfig Secret of "+runtimeID, err)
 	}
 	expires, err := time.Parse(time.RFC3339, s.Annotations[kubeconfig.AnnotationExpiresAt])
-	return len(s.Data[SecretKey]) > 0 && err == nil && now.Before(expires), nil
+	return len(s.Data[kubeconfig.SecretKey]) > 0 && err == nil && now.Before(expires), nil
 }
 
 // Remove implements ports.AccessObjects.
 func (a *AccessObjects) Remove(ctx context.Context, namespace, runtimeID string) (bool, error) {
 	objs := []client.Object{
 		&imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: runtimeID}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: SecretName(runtimeID)}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}},
 	}
 	gone := true
 	for _, o := range objs {

@@ -8,30 +8,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/internal/testenv"
 )
 
 // TestIntegrationControlPlaneAddressesContract runs the contract on a real kube-apiserver, reading through the
 // single-ConfigMap cache the operator uses, so a change is seen by watch as in production.
 func TestIntegrationControlPlaneAddressesContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs kube-apiserver and etcd (KUBEBUILDER_ASSETS)")
-	}
-	env := &envtest.Environment{}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start envtest (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	c, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := testenv.StartKCP(t)
+	cfg, c := k.Config, k.Client
 	contract.RunControlPlaneAddressesContract(t, func(t *testing.T) contract.AddressesFixture {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "acl-"}}
 		if err := c.Create(t.Context(), ns); err != nil {
@@ -43,7 +31,7 @@ func TestIntegrationControlPlaneAddressesContract(t *testing.T) {
 		if err := c.Create(t.Context(), other); err != nil {
 			t.Fatal(err)
 		}
-		cmCache, err := kube.NewControlPlaneAddressesCache(cfg, clientgoscheme.Scheme, key)
+		cmCache, err := kube.NewControlPlaneAddressesCache(cfg, c.Scheme(), key)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/deletion"
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -94,7 +94,7 @@ func (g *DeletionGuard) StoreLedger(ctx context.Context, l deletion.Ledger, vers
 	}
 	if version == "" {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: GuardConfigMapName, Namespace: g.Namespace,
-			Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}}, Data: data}
+			Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue}}, Data: data}
 		err := g.Writer.Create(ctx, cm)
 		if apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create deletion guard: %w", ports.ErrConflict)
@@ -111,7 +111,7 @@ func (g *DeletionGuard) StoreLedger(ctx context.Context, l deletion.Ledger, vers
 	if l.TrippedAt.IsZero() {
 		before.Data = map[string]string{KeyTrippedAt: "x"} // a merge patch removes only keys it names as null
 	}
-	cm.Labels = map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}
+	cm.Labels = map[string]string{wire.LabelManagedBy: wire.ManagedByValue}
 	err := g.Writer.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):

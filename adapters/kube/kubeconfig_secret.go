@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -141,7 +142,7 @@ func (s *KubeconfigSecretStore) EnsureLabels(ctx context.Context, ref ports.Secr
 func (s *KubeconfigSecretStore) ListOwnedBy(ctx context.Context, ownerNamespace, ownerName string) ([]ports.SecretRef, error) {
 	var list corev1.SecretList
 	if err := s.cached.List(ctx, &list, client.MatchingLabels{
-		kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: ownerName,
+		wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: ownerName,
 	}); err != nil {
 		return nil, fmt.Errorf("list secrets of %s/%s: %w", ownerNamespace, ownerName, err)
 	}

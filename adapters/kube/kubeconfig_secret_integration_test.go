@@ -9,36 +9,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/testenv"
 )
 
 // TestIntegrationKubeconfigSecretStoreContract runs the store contract on a real kube-apiserver with a cache
 // restricted to managed Secrets, as the operator runs it.
 func TestIntegrationKubeconfigSecretStoreContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs kube-apiserver and etcd (KUBEBUILDER_ASSETS)")
-	}
-	env := &envtest.Environment{}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start envtest (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-
-	c, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
-	if err != nil {
-		t.Fatalf("client: %v", err)
-	}
-	managed := labels.SelectorFromSet(labels.Set{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue})
-	secretCache, err := cache.New(cfg, cache.Options{Scheme: clientgoscheme.Scheme,
+	k := testenv.StartKCP(t)
+	cfg, c := k.Config, k.Client
+	managed := labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})
+	secretCache, err := cache.New(cfg, cache.Options{Scheme: c.Scheme(),
 		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}}})
 	if err != nil {
 		t.Fatalf("cache: %v", err)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -90,10 +91,10 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeCo
 
 func (r *RuntimeConfigurator) runtimeClient(ctx context.Context, runtimeID string) (client.Client, error) {
 	s := &corev1.Secret{}
-	if err := r.KCP.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: SecretName(runtimeID)}, s); err != nil {
+	if err := r.KCP.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: kubeconfig.SecretName(runtimeID)}, s); err != nil {
 		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
-	kc := s.Data[SecretKey]
+	kc := s.Data[kubeconfig.SecretKey]
 	if len(kc) == 0 {
 		return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -79,28 +80,6 @@ func DecodeRestoreDocument(req ports.RestoreRequest) (*imv1.Runtime, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: rt.Name, Namespace: rt.Namespace, Labels: rt.Labels},
 		Spec:       rt.Spec,
 	}
-	metav1.SetMetaDataAnnotation(&out.ObjectMeta, imv1.AnnotationRestored, "true")
+	metav1.SetMetaDataAnnotation(&out.ObjectMeta, wire.AnnotationRestore, "true")
 	return out, nil
-}
-
-// RestoreDocument renders a Runtime as the document recorded on its shoot: identity, labels and spec, without
-// status, server fields or secrets (OIDC client secrets never go to the garden).
-func RestoreDocument(rt *imv1.Runtime) ([]byte, error) {
-	doc := imv1.Runtime{
-		TypeMeta:   metav1.TypeMeta{APIVersion: imv1.GroupVersion.String(), Kind: "Runtime"},
-		ObjectMeta: metav1.ObjectMeta{Name: rt.Name, Namespace: rt.Namespace, Labels: rt.Labels},
-		Spec:       *rt.Spec.DeepCopy(),
-	}
-	api := &doc.Spec.Shoot.Kubernetes.KubeAPIServer
-	api.OidcConfig.ClientAuthentication = nil
-	if api.AdditionalOidcConfig != nil {
-		for i := range *api.AdditionalOidcConfig {
-			(*api.AdditionalOidcConfig)[i].ClientAuthentication = nil
-		}
-	}
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("encode restore document of runtime %s: %w", rt.Name, err)
-	}
-	return raw, nil
 }

@@ -85,3 +85,28 @@ type KubeconfigSecretStore interface {
 	// a Secret that does not exist succeeds: after Delete returns nil the Secret is gone (or being removed).
 	Delete(ctx context.Context, ref SecretRef, pre Precondition) error
 }
+
+// KubeconfigRequest is what a GardenerCluster asks of kubeconfig management, as read from the KCP.
+type KubeconfigRequest struct {
+	// Namespace and Name identify the GardenerCluster; Name is the runtime ID.
+	Namespace, Name string
+	// Labels are the GardenerCluster's labels (copied to the Secret).
+	Labels map[string]string
+	// Shoot is the shoot whose admin kubeconfig is asked for; Secret where it goes.
+	Shoot  string
+	Secret SecretRef
+	// Force is the force-rotation annotation.
+	Force bool
+	// Deleting is true once the GardenerCluster is being deleted: nothing is issued for it any more.
+	Deleting bool
+	// History is what its status records of earlier passes.
+	History kubeconfig.History
+}
+
+// KubeconfigRequests confirms a GardenerCluster's request with the API server before the operator spends a Gardener
+// call on it or writes for it: a cache may still show a force annotation already handled, or miss a deletion.
+type KubeconfigRequests interface {
+	// Confirm reads the GardenerCluster namespace/name from the API server, not a cache. exists is false when it
+	// does not exist; one being deleted exists with Deleting set. Errors wrap ErrTransient.
+	Confirm(ctx context.Context, namespace, name string) (req KubeconfigRequest, exists bool, err error)
+}

@@ -56,8 +56,10 @@ type ShootProvisioner interface {
 	// marks (managed-by, runtime ID and generation, spec hash, plan) in the same write. A new shoot is created
 	// with a plain create: a shoot of the same name someone else created meanwhile is never taken over.
 	// Idempotent: applying the same spec again changes nothing in Gardener.
-	// Errors: ErrShootRejected, ErrShootNotManaged (an existing shoot without the operator's marks or of another
-	// runtime), ErrConflict (a.Precondition no longer holds), ErrTransient. Returns the shoot as the garden stored it.
+	// Errors: ErrShootRejected, ErrShootNotManaged (the observed shoot has no marks of the operator, belongs to
+	// another runtime or waits for deletion), ErrConflict (a.Precondition no longer holds; also a shoot found where
+	// the caller observed none: a stale view says nothing about ownership, the caller looks again instead of
+	// reporting a failure), ErrTransient. Returns the shoot as the garden stored it.
 	Apply(ctx context.Context, a ShootApply) (cluster.Shoot, error)
 	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
 	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
@@ -82,11 +84,13 @@ type ShootDeletion interface {
 	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrConflict (precondition), ErrTransient.
 	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (cluster.Shoot, error)
 	// CancelDeletion removes the pending-deletion record, the restore request and a deletion confirmation left by
-	// a failed delete, wakes the shoot (hibernation off), records runtimeID as the owner and the record's plan as the
-	// shoot's plan (the longest window is kept). It refuses a shoot
-	// whose record names another runtime (ErrShootNotManaged). Idempotent. Errors: ErrShootNotFound,
-	// ErrShootNotManaged, ErrConflict, ErrTransient.
-	CancelDeletion(ctx context.Context, name, runtimeID string, pre Precondition) (cluster.Shoot, error)
+	// a failed delete, wakes the shoot (hibernation off), records runtimeID as the owner and plan as the shoot's
+	// plan. The caller passes the plan with the longest window of the record, the shoot and the runtime taking the
+	// cluster back (deletion.Policy.LongerPlan), computed from the observation pre names: a runtime relabelled
+	// after the take-back must not shorten the window it had then. An empty plan keeps the record's plan. It
+	// refuses a shoot whose record names another runtime (ErrShootNotManaged). Idempotent. Errors:
+	// ErrShootNotFound, ErrShootNotManaged, ErrConflict, ErrTransient.
+	CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre Precondition) (cluster.Shoot, error)
 	// RestoreSpec returns the document recorded by MarkForDeletion. Errors: ErrShootNotFound, ErrShootNotManaged,
 	// ErrTransient; a shoot without a record returns an empty document.
 	RestoreSpec(ctx context.Context, name string) ([]byte, error)
@@ -101,6 +105,14 @@ type ShootDeletion interface {
 	// and resourceVersion. Gardener accepts it only for certain error codes (ErrShootRejected otherwise). Errors
 	// also: ErrShootNotFound, ErrShootNotManaged, ErrConflict.
 	ForceDelete(ctx context.Context, name string, pre Precondition) error
+}
+
+// ShootLister lists the operator's shoots, for the fleet gauges computed when Prometheus scrapes.
+type ShootLister interface {
+	// ListManaged returns every shoot of the project that carries the operator's managed-by mark, sorted by name.
+	// It reads the same lagging cache as ShootReader.Get with ReadCached and sends nothing to the garden; an empty
+	// list is not an error. Errors wrap ErrTransient.
+	ListManaged(ctx context.Context) ([]cluster.Shoot, error)
 }
 
 // Shoots is every shoot port together, as the Gardener adapter and the fake garden implement them.

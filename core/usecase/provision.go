@@ -186,14 +186,17 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		res.ClearForcePatch = res.ClearForcePatch || in.Intent.ForcePatch
 		return in.WithAppliedShoot(s), false, nil
 	case lifecycle.ActionRetryShoot:
-		attempts := 0
-		if in.Shoot.Marks.RetryShootGeneration == in.Shoot.Generation {
-			attempts = in.Shoot.Marks.RetryAttempts
-		}
-		s, err := p.Shoots.RequestRetry(ctx, rt.Name, attempts+1, now)
+		s, err := p.Shoots.RequestRetry(ctx, rt.Name, d.RetryAttempt, now)
 		return in.WithShoot(s), false, err
 	case lifecycle.ActionRestoreCluster:
-		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, ports.Precondition{UID: in.Shoot.UID})
+		// The window the cluster keeps is the longest of its record, its own plan and the runtime taking it back;
+		// it is computed from exactly the observation the write is pinned to.
+		plan := p.Policy.LongerPlan(in.Shoot.Marks.Plan, req.Plan)
+		if pd := in.Shoot.Marks.PendingDeletion; pd != nil {
+			plan = p.Policy.LongerPlan(pd.Plan, plan)
+		}
+		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, plan,
+			ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion})
 		if err != nil {
 			return in, false, err
 		}

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
 
@@ -36,5 +39,78 @@ func TestNotReadyOnAnExpiredKubeconfig(t *testing.T) {
 	clock.Step(2 * time.Hour)
 	if d := pass(); d.State == lifecycle.StateReady || d.Reason != lifecycle.ReasonWaitingForKubeconfig {
 		t.Fatalf("with an expired kubeconfig: %s %s; want not Ready, %s", d.State, d.Reason, lifecycle.ReasonWaitingForKubeconfig)
+	}
+}
+
+// newTestProvisioner is a provisioner on the fakes, with the model's configuration and policy.
+func newTestProvisioner(clock *fake.Clock) (*usecase.Provisioner, *fake.Garden) {
+	garden := fake.NewGarden(clock)
+	return &usecase.Provisioner{Shoots: garden, Seeds: garden, Access: fake.NewAccessObjects(),
+		Configurator: fake.NewRuntimeConfigurator(), Guard: &fake.DeletionGuard{}, Config: modelConfig(),
+		Policy: modelPolicy()}, garden
+}
+
+// TestTakingBackKeepsTheLongerPlan: a runtime deleted as azure (24 h) and re-created under its ID as aws (72 h)
+// takes its cluster back; a relabel to azure right after (before any other pass) must not shorten the window the
+// cluster had when it was taken back. Found by the safety property test (seed 7250637, 1,000,000 sequences).
+func TestTakingBackKeepsTheLongerPlan(t *testing.T) {
+	ctx := context.Background()
+	clock := fake.NewClock(reapStart)
+	p, garden := newTestProvisioner(clock)
+	rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "azure", generation: 1}
+	if _, err := garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-1"}, RuntimeID: "rt-1", Plan: "azure"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-1",
+		Plan: "azure", RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(24 * time.Hour),
+		Window: 24 * time.Hour}}); err != nil {
+		t.Fatal(err)
+	}
+	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	res, err := p.Provision(ctx, req, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := garden.Get(ctx, "c-1", ports.ReadLive)
+	if s.Marks.PendingDeletion != nil || !s.OwnedBy("rt-1") {
+		t.Fatalf("not taken back: %+v (decision %s %s)", s.Marks, res.Decision.State, res.Decision.Reason)
+	}
+	if s.Marks.Plan != "aws" {
+		t.Errorf("plan recorded on take-back = %q, want aws (the longer of the record's azure and the runtime's aws)", s.Marks.Plan)
+	}
+}
+
+// TestAStaleViewIsNoFailure: a shoot the cache has not seen yet makes the create conflict; the Runtime is not
+// reported Failed (KEB treats Failed as the end of provisioning), and once the view is fresh the shoot of the same
+// runtime waiting for deletion is taken back.
+func TestAStaleViewIsNoFailure(t *testing.T) {
+	ctx := context.Background()
+	clock := fake.NewClock(reapStart)
+	p, garden := newTestProvisioner(clock)
+	rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}
+	garden.LagCache(true)
+	if _, err := garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-1"}, RuntimeID: "rt-1", Plan: "aws"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-1",
+		Plan: "aws", RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(72 * time.Hour),
+		Window: 72 * time.Hour}}); err != nil {
+		t.Fatal(err)
+	}
+	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	res, err := p.Provision(ctx, req, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Decision.State == lifecycle.StateFailed || !res.Decision.Transient {
+		t.Fatalf("stale view: %s %s (transient %v): %s; want a transient retry, not Failed", res.Decision.State,
+			res.Decision.Reason, res.Decision.Transient, res.Decision.Message)
+	}
+	garden.SyncCache()
+	if _, err := p.Provision(ctx, req, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.PendingDeletion != nil || !s.OwnedBy("rt-1") {
+		t.Errorf("after a fresh view the cluster is not taken back: %+v", s.Marks)
 	}
 }

@@ -1,7 +1,6 @@
 package usecase_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -28,12 +27,6 @@ const modelNamespace = "kcp-system"
 func modelPolicy() deletion.Policy {
 	return deletion.Policy{DefaultWindow: 72 * time.Hour, PlanWindows: map[string]time.Duration{"trial": 0, "azure": 24 * time.Hour},
 		MaxWindow: 7 * 24 * time.Hour, ForceDeletionAfter: 2 * time.Hour, Budget: deletion.Budget{Limit: 2, Per: time.Hour}}
-}
-
-func modelConfig() shoot.Config {
-	return shoot.Config{Project: "kyma", DefaultKubernetesVersion: "1.33",
-		DefaultMachineImage: shoot.MachineImage{Name: "gardenlinux", Version: "1592.1.0"},
-		CloudProfiles:       map[shoot.Provider]string{shoot.AWS: "aws"}}
 }
 
 // op is one thing that happens.
@@ -63,62 +56,19 @@ const (
 	opLag
 	opMassDelete
 	opEditRecord
+	opGCCreate
+	opGCHostile
+	opGCReconcile
+	opGCForce
+	opGCDelete
+	opSecretPlant
 	numOps
 )
 
 var opNames = [...]string{"Create", "RecreateSame", "Update", "Delete", "Reconcile", "Reap", "Gardener", "Fail", "SyncCache",
 	"TimePasses", "Skew", "Restore", "RequestRestore", "Relabel", "Brake", "ResetBreaker", "Foreign", "Predecessor",
-	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord"}
-
-// step is one op with its arguments, drawn once so a sequence can be replayed and shrunk.
-type step struct {
-	Op                      op
-	Runtime, Shoot, Plan, N int
-	D                       time.Duration
-	On                      bool
-}
-
-func (s step) String() string {
-	return fmt.Sprintf("%s(rt=%s shoot=%s plan=%s n=%d d=%s on=%v)", opNames[s.Op], modelIDs[s.Runtime], modelShoots[s.Shoot],
-		modelPlans[s.Plan], s.N, s.D, s.On)
-}
-
-// randomStep draws a step; reconciles, reaps and Gardener's progress are the most frequent, as in reality.
-func randomStep(r *rand.Rand) step {
-	weights := map[op]int{opCreate: 4, opRecreateSame: 5, opUpdate: 2, opDelete: 5, opReconcile: 18, opReap: 10, opGardener: 8,
-		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 2, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
-		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 4, opMassDelete: 1, opEditRecord: 1}
-	total := 0
-	for _, w := range weights {
-		total += w
-	}
-	n := r.IntN(total)
-	o := op(0)
-	for o = 0; o < numOps; o++ {
-		if n < weights[o] {
-			break
-		}
-		n -= weights[o]
-	}
-	// Durations land before and after the windows (24h, 72h) and within a clock skew of their end.
-	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 22 * time.Hour, 25 * time.Hour, 70 * time.Hour,
-		73 * time.Hour, 8 * 24 * time.Hour}
-	skews := []time.Duration{0, 0, time.Minute, 3 * time.Hour, -3 * time.Hour}
-	s := step{Op: o, Runtime: r.IntN(len(modelIDs)), Shoot: r.IntN(len(modelShoots)), Plan: r.IntN(len(modelPlans)),
-		N: r.IntN(100), D: durations[r.IntN(len(durations))], On: r.IntN(2) == 0}
-	if o == opSkew {
-		s.D = skews[r.IntN(len(skews))]
-	}
-	return s
-}
-
-// skewedClock is the operator's clock: the true time plus a skew that a step may change.
-type skewedClock struct {
-	base *fake.Clock
-	skew time.Duration
-}
-
-func (c *skewedClock) Now() time.Time { return c.base.Now().Add(c.skew) }
+	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord", "GCCreate", "GCHostile", "GCReconcile", "GCForce", "GCDelete",
+	"SecretPlant"}
 
 // kcpRuntime is a Runtime CR in the model's KCP.
 type kcpRuntime struct {
@@ -144,6 +94,7 @@ type world struct {
 	teardown  *usecase.Teardown
 	reaper    *usecase.Reaper
 	restorer  *usecase.Restorer
+	kubeconfigs
 
 	runtimes map[string]*kcpRuntime
 	gone     map[string]kcpRuntime // runtimes KEB deleted, for a re-create with the same ID
@@ -170,6 +121,7 @@ func newWorld(seed uint64) *world {
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
 	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Guard: w.guard, Clock: &fake.ServerClock{Clock: truth},
 		Restorer: w.restorer, Policy: policy}
+	w.kubeconfigs = newKubeconfigs(w.garden, truth)
 	w.garden.Err = func(method string) error {
 		if w.faults && method != "Get" && w.rng.IntN(4) == 0 {
 			return fmt.Errorf("%s: injected: %w", method, ports.ErrTransient)
@@ -206,6 +158,7 @@ func (w *world) apply(s step) {
 		}
 	}
 	ctx := contextFor()
+	w.actor = ""
 	switch s.Op {
 	case opCreate:
 		if _, ok := w.runtimes[id]; !ok {
@@ -243,6 +196,7 @@ func (w *world) apply(s step) {
 		w.garden.Fail(shootName, "cloud says no", code)
 	case opSync:
 		w.garden.SyncCache()
+		w.clusters.sync()
 	case opTimePasses:
 		w.truth.Step(s.D)
 	case opSkew:
@@ -284,6 +238,7 @@ func (w *world) apply(s step) {
 		w.faults = s.On
 	case opLag:
 		w.garden.LagCache(s.On)
+		w.clusters.lag = s.On
 	case opEditRecord: // someone moves the due time of a deletion record to its mark (or a stale copy comes back)
 		w.garden.EditRecord(shootName, func(pd *cluster.PendingDeletion) { pd.DueAt = pd.MarkedAt })
 	case opMassDelete: // a KEB bug deletes every Runtime
@@ -291,21 +246,9 @@ func (w *world) apply(s step) {
 			rt.deleting = true
 		}
 	}
-}
-
-func (w *world) existingRuntimes() []string {
-	var ids []string
-	for _, id := range modelIDs {
-		if _, ok := w.runtimes[id]; ok {
-			ids = append(ids, id)
-		}
+	if s.Side != nil {
+		w.applyKubeconfig(*s.Side, w.operator.Now())
 	}
-	return ids
-}
-
-func (w *world) putRuntime(rt *kcpRuntime) {
-	w.runtimes[rt.id] = rt
-	w.kcp.Put(fake.RestoreDocument{Name: rt.id, Namespace: modelNamespace, Shoot: rt.shoot, Plan: rt.plan})
 }
 
 // reconcile plays the Runtime controller for one Runtime.
@@ -332,8 +275,10 @@ func (w *world) reconcile(id string) {
 	}
 	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
 		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
-	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) {
-		if _, seen := w.longest[s.UID]; !seen { // created (or adopted) just now, for the plan the runtime has now
+	// A shoot still waiting for deletion under this ID was not taken back (yet): it keeps the window of the
+	// deletion, not the plan of the runtime that has not reclaimed it.
+	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) && s.Marks.PendingDeletion == nil {
+		if _, seen := w.longest[s.UID]; !seen { // created, adopted or taken back just now, for the runtime's plan now
 			w.longest[s.UID] = modelPolicy().Window(rt.plan)
 		}
 	}
@@ -345,41 +290,5 @@ func (w *world) reconcile(id string) {
 	}
 	if res.Input.Access.ConfiguredGeneration == rt.generation {
 		rt.configured = rt.generation
-	}
-}
-
-// adoptRestored adds Runtimes a restore created in the registry to the model's KCP.
-func (w *world) adoptRestored() {
-	for _, stored := range w.kcp.List() {
-		if _, ok := w.runtimes[stored.Name]; !ok {
-			w.runtimes[stored.Name] = &kcpRuntime{id: stored.Name, shoot: stored.Shoot, plan: stored.Plan, generation: 1}
-		}
-	}
-}
-
-// drain lets every pending deletion and restore finish: faults, lag, skew and the brake off, the breaker reset,
-// time past the privacy cap, every Runtime reconciled, every shoot reaped and finished by Gardener.
-func (w *world) drain() {
-	ctx := contextFor()
-	w.faults = false
-	w.garden.LagCache(false)
-	w.operator.skew = 0
-	w.guard.SetFrozen(false)
-	for round := 0; round < 6; round++ {
-		w.guard.ResetBreaker()
-		w.truth.Step(8 * 24 * time.Hour)
-		for _, id := range modelIDs {
-			w.reconcile(id)
-			w.reconcile(id)
-		}
-		for _, name := range w.garden.Shoots() {
-			for range 3 {
-				if _, err := w.reaper.Reap(ctx, name, w.operator.Now()); err != nil && !errors.Is(err, ports.ErrConflict) {
-					break
-				}
-			}
-			w.adoptRestored()
-			w.garden.FinishDeletion(name)
-		}
 	}
 }

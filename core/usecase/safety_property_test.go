@@ -59,14 +59,24 @@ func TestSafetyProperties(t *testing.T) {
 	t.Logf("%d sequences, %d steps, invariants held (first seed %d, %s); exercised: %+v", n, steps, first,
 		time.Since(start).Round(time.Millisecond), total)
 	// A property that held only because nothing happened proves nothing.
-	if n >= 1000 && (total.Deletions == 0 || total.Marks == 0 || total.TakenBack == 0 || total.Restored == 0 || total.Tripped == 0) {
-		t.Errorf("the sequences did not exercise deletion, restore and the breaker: %+v", total)
+	if n >= 1000 && (total.Deletions == 0 || total.Marks == 0 || total.TakenBack == 0 || total.Restored == 0) {
+		t.Errorf("the sequences did not exercise deletion and restore: %+v", total)
+	}
+	// The breaker trips about once per 1,500 sequences: a short run (3,000) may see none without being wrong.
+	if n >= 20000 && total.Tripped == 0 {
+		t.Errorf("the sequences did not trip the breaker: %+v", total)
+	}
+	if n >= 1000 && (total.SecretsWritten == 0 || total.SecretsDeleted == 0 || total.ForeignSecretsKept == 0) {
+		t.Errorf("the sequences did not exercise kubeconfig writes, deletions and foreign Secrets: %+v", total)
 	}
 }
 
 // coverage counts what the sequences made happen.
 type coverage struct {
 	Marks, Deletions, ForceDeletions, TakenBack, Restored, Adopted, Tripped int
+	// SecretsWritten, SecretsDeleted and ForeignSecretsKept count the kubeconfig side: writes and deletions through
+	// the store, and Secrets of others that a GardenerCluster named but that stayed untouched.
+	SecretsWritten, SecretsDeleted, ForeignSecretsKept int
 }
 
 func (c *coverage) add(w *world) {
@@ -97,13 +107,29 @@ func (c *coverage) add(w *world) {
 	if w.guard.Tripped() {
 		c.Tripped++
 	}
+	for _, ch := range w.store.Changes() {
+		switch ch.Op {
+		case "Write":
+			c.SecretsWritten++
+		case "Delete":
+			c.SecretsDeleted++
+		}
+	}
+	for _, g := range w.clusters.live {
+		ref := g.secret.Namespace + "/" + g.secret.Name
+		if o, ok := w.origins[ref]; ok && o.kind != "operator" && w.store.Exists(g.secret.Namespace, g.secret.Name) {
+			c.ForeignSecretsKept++
+		}
+	}
 }
 
 func sequence(seed uint64, length int) []step {
 	r := rand.New(rand.NewPCG(seed, seed*31+7))
+	side := rand.New(rand.NewPCG(seed^0x6b756265, seed*37+11))
 	seq := make([]step, length)
 	for i := range seq {
 		seq[i] = randomStep(r)
+		seq[i].Side = randomSideStep(side)
 	}
 	return seq
 }
@@ -150,9 +176,10 @@ func shrink(seed uint64, seq []step) []step {
 
 // checker holds what invariants need to remember between steps.
 type checker struct {
-	w         *world
-	deletions int
-	times     []time.Time
+	w             *world
+	deletions     int
+	times         []time.Time
+	secretChanges int
 }
 
 func newChecker(w *world) *checker { return &checker{w: w} }
@@ -163,9 +190,15 @@ func newChecker(w *world) *checker { return &checker{w: w} }
 //  2. no shoot the operator did not create or adopt is written or deleted, and a predecessor's shoot is adopted
 //     only for its own runtime;
 //  3. every managed shoot without a Runtime carries a deletion record (no orphans);
-//  4. deletions within any period of the circuit breaker never exceed its limit.
+//  4. deletions within any period of the circuit breaker never exceed its limit;
+//  7. no Secret is written or deleted that is not owned by the GardenerCluster acting (checkSecrets).
 func (c *checker) check() error {
 	w := c.w
+	n, err := w.checkSecrets(c.secretChanges)
+	if err != nil {
+		return err
+	}
+	c.secretChanges = n
 	ctx := contextFor()
 	policy := modelPolicy()
 	deletions := w.garden.Deletions()

@@ -10,7 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // Options are the operator's settings that are not part of the versioned configuration file.
@@ -52,6 +56,11 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace is where the leader lease lives (default: the first watched namespace).
 	LeaderElectionNamespace string
+	// Controllers names the controllers to run (controllers.Names); empty: all of them.
+	Controllers []string
+	// SkipNameValidation lets an operator start again in the same process (tests restart it; controller-runtime
+	// refuses duplicate controller names otherwise). Not a flag.
+	SkipNameValidation bool
 }
 
 // DefaultOptions returns the production defaults.
@@ -104,6 +113,12 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "enable leader election")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader lease")
+	fs.Func("controllers", "comma-separated controllers to run, of "+strings.Join(controllers.Names(), ", ")+" (default all)",
+		func(v string) error {
+			o.Controllers = splitList(v)
+			_, err := controllers.Select(o.Controllers)
+			return err
+		})
 }
 
 // Validate reports every invalid option at once, naming the flag to fix.
@@ -130,8 +145,25 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// settings derives what controllers decide with from the resolved configuration and the flags.
+func (o Options) settings() (setup.Settings, error) {
+	shootCfg, policy := o.Config.ShootConfig(), o.Config.Deletion.DeletionPolicy()
+	if shootCfg.Project == "" {
+		shootCfg.Project = o.GardenerProject
+	}
+	if err := policy.Validate(); err != nil {
+		return setup.Settings{}, fmt.Errorf("deletion policy: %w", err)
+	}
+	kc, err := kubeconfig.NewPolicy(o.KubeconfigValidity, o.KubeconfigRotationFraction)
+	if err != nil {
+		return setup.Settings{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
+	}
+	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
+		Kubeconfig: kc, RuntimeWorkers: o.RuntimeWorkers, GardenerClusterWorkers: o.GardenerClusterWorkers}, nil
+}
+
 // GardenNamespace is the garden namespace of the configured project.
-func (o Options) GardenNamespace() string { return "garden-" + o.GardenerProject }
+func (o Options) GardenNamespace() string { return wire.GardenNamespace(o.GardenerProject) }
 
 // ResolveConfig loads the configuration file (unless Config is already set), applies the flag overrides and makes
 // GardenerProject the effective project. A bad file is an error that names the key to fix.

@@ -5,42 +5,28 @@ import (
 	"crypto/tls"
 	"fmt"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
-	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/health"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/health"
+	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// LabelManagedBy marks the Secrets (KCP) and ConfigMaps (garden) this operator writes; the caches hold only objects
-// with it, not every Secret of the watched namespaces or every ConfigMap of the project.
-const (
-	LabelManagedBy   = "operator.kyma-project.io/managed-by"
-	ManagedByValue   = "infrastructure-manager"
-	leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
-)
-
-// Controller is one controller of the operator. The garden cluster is passed separately because it is another
-// API server (Gardener), with its own cache restricted to the project namespace.
-type Controller interface {
-	// Name identifies the controller in logs and errors.
-	Name() string
-	// SetupWithManager registers the controller with the KCP manager and, where it watches Gardener, the garden cluster.
-	SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts Options) error
-}
+const leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
 
 // gardenConfig is the configuration of every client of the garden. They share one token bucket, so the
 // configured QPS and burst bound all Gardener requests of the process together (the kubeconfig issuer needs a
@@ -57,38 +43,59 @@ func gardenConfig(garden *rest.Config, opts Options) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// NewScheme returns the scheme with every type the operator reads or writes in KCP and in the garden.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, imv1.AddToScheme, gardencorev1beta1.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, fmt.Errorf("build scheme: %w", err)
-		}
-	}
-	return s, nil
-}
-
-// Run starts the operator against the KCP cluster (kcp) and the Gardener API (garden) with the given controllers and
-// blocks until ctx is done or the manager fails.
-func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, controllers ...Controller) error {
-	mgr, err := NewManager(kcp, garden, opts, controllers...)
+// Run starts the operator against the KCP cluster (kcp) and the Gardener API (garden) with the controllers opts
+// names and blocks until ctx is done or the manager fails.
+func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides ...Override) error {
+	mgr, err := NewManager(kcp, garden, opts, overrides...)
 	if err != nil {
 		return err
 	}
 	return mgr.Start(ctx)
 }
 
-// NewManager builds the manager without starting it, for callers that need to add runnables first.
-func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controller) (manager.Manager, error) {
+// NewManager builds the manager without starting it: the caches, the garden cluster, every adapter (buildPorts)
+// and the controllers opts names (Options.Controllers; all by default).
+func NewManager(kcp, garden *rest.Config, opts Options, overrides ...Override) (manager.Manager, error) {
 	if err := opts.ResolveConfig(); err != nil {
 		return nil, err
 	}
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid options: %w", err)
 	}
-	scheme, err := NewScheme()
+	selected, err := controllers.Select(opts.Controllers)
+	if err != nil {
+		return nil, fmt.Errorf("--controllers: %w", err)
+	}
+	settings, err := opts.settings()
 	if err != nil {
 		return nil, err
+	}
+	mgr, gardenCluster, err := newManager(kcp, garden, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := buildPorts(mgr, gardenCluster, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range overrides {
+		o(&p)
+	}
+	deps := setup.Deps{Garden: gardenCluster, Ports: p, Settings: settings}
+	for _, c := range selected {
+		if err := c.SetupWithManager(mgr, deps); err != nil {
+			return nil, fmt.Errorf("set up controller %s: %w", c.Name(), err)
+		}
+	}
+	return mgr, nil
+}
+
+// newManager builds the KCP manager (caches restricted to the watched namespaces and the operator's own Secrets and
+// ConfigMaps) and the garden cluster (restricted to the project namespace), with health checks.
+func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluster.Cluster, error) {
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		return nil, nil, err
 	}
 	namespaces := map[string]cache.Config{}
 	for _, ns := range opts.WatchNamespaces {
@@ -98,17 +105,13 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 	if leaseNamespace == "" {
 		leaseNamespace = opts.WatchNamespaces[0]
 	}
-	managedSecrets, err := managedSecretSelector()
-	if err != nil {
-		return nil, err
-	}
+	managed := labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})
 	mgr, err := manager.New(kcp, manager.Options{
 		Scheme: scheme,
 		Cache: cache.Options{
 			DefaultNamespaces: namespaces,
 			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard).
-			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managedSecrets},
-				&corev1.ConfigMap{}: {Label: managedSecrets}},
+			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}, &corev1.ConfigMap{}: {Label: managed}},
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
@@ -117,46 +120,42 @@ func NewManager(kcp, garden *rest.Config, opts Options, controllers ...Controlle
 		LeaderElectionNamespace: leaseNamespace,
 		// Stepping down on shutdown lets the next replica take over at once instead of after the lease expires.
 		LeaderElectionReleaseOnCancel: true,
+		// An operator started again in the same process (tests, the sandbox) registers the same controller names.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("create manager: %w", err)
+		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
 	gardenCfg, err := gardenConfig(garden, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
 		// per shoot, which the operator never reads.
-		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {
-			Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})}}
+		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: managed}}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("create garden cluster client: %w", err)
+		return nil, nil, fmt.Errorf("create garden cluster client: %w", err)
 	}
 	if err := mgr.Add(gardenCluster); err != nil {
-		return nil, fmt.Errorf("add garden cluster: %w", err)
+		return nil, nil, fmt.Errorf("add garden cluster: %w", err)
 	}
 	// kim_gardener_health on every replica (standbys too), so an unhealthy Gardener is visible before a failover.
 	if _, err := health.Add(mgr, gardenCfg, 0); err != nil {
-		return nil, fmt.Errorf("gardener health check: %w", err)
-	}
-	for _, c := range controllers {
-		if err := c.SetupWithManager(mgr, gardenCluster, opts); err != nil {
-			return nil, fmt.Errorf("set up controller %s: %w", c.Name(), err)
-		}
+		return nil, nil, fmt.Errorf("gardener health check: %w", err)
 	}
 	if opts.ProbeAddr != "0" && opts.ProbeAddr != "" {
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-			return nil, fmt.Errorf("add health check: %w", err)
+			return nil, nil, fmt.Errorf("add health check: %w", err)
 		}
 		if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-			return nil, fmt.Errorf("add readiness check: %w", err)
+			return nil, nil, fmt.Errorf("add readiness check: %w", err)
 		}
 	}
-	return mgr, nil
+	return mgr, gardenCluster, nil
 }
 
 func metricsOptions(opts Options) metricsserver.Options {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -44,7 +45,7 @@ func (w *world) aclFollowsControlPlaneAddresses(t *testing.T, rt *imv1.Runtime) 
 	if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
 		t.Fatalf("create runtime %s: %v", rt.Name, err)
 	}
-	eventually(t, stepTimeout, "runtime "+rt.Name+" refused without control plane addresses", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "runtime "+rt.Name+" refused without control plane addresses", func() (bool, string) {
 		got := w.runtime(t, rt.Name)
 		if s := w.shoot(t, rt.Spec.Shoot.Name); s != nil {
 			t.Fatalf("shoot %s created with an ACL while the control plane addresses are unknown", s.Name)
@@ -86,7 +87,7 @@ func (w *world) publishAddresses(t *testing.T, operators []string, kcpNAT string
 // waitShootACL waits until the shoot's acl extension allows exactly want.
 func (w *world) waitShootACL(t *testing.T, shootName string, want []string) {
 	t.Helper()
-	eventually(t, stepTimeout, "acl of shoot "+shootName, func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "acl of shoot "+shootName, func() (bool, string) {
 		s := w.shoot(t, shootName)
 		if s == nil {
 			return false, "no shoot"

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,8 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 )
 
 // Safety scenarios of issue 12 on garden-in-a-box. They run inside TestRuntimeLifecycleIntegration: the in-process
@@ -80,7 +81,7 @@ func (w *world) staleStateNearTheDeadline(t *testing.T, base *imv1.Runtime) {
 		t.Fatalf("re-create runtime %s: %v", rt.Name, err)
 	}
 	w.setBrake(t, false)
-	eventually(t, provisionTimeout, "runtime "+rt.Name+" Ready on its old shoot", func() (bool, string) {
+	testenv.Eventually(t, provisionTimeout, "runtime "+rt.Name+" Ready on its old shoot", func() (bool, string) {
 		w.checkNotDeleted(t, rt.Spec.Shoot.Name, marked.UID)
 		got := w.runtime(t, rt.Name)
 		return got != nil && got.Status.State == imv1.RuntimeStateReady, describe(got)
@@ -138,7 +139,7 @@ func (w *world) setBrake(t *testing.T, on bool) {
 func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	ctx := context.Background()
 	w.installAdmissionPolicies(t)
-	secretName := kube.SecretName(victim.Name)
+	secretName := kubeconfig.SecretName(victim.Name)
 	before := w.secret(t, secretName)
 	if before == nil || len(before.Data["config"]) == 0 {
 		t.Fatalf("the victim %s has no kubeconfig", victim.Name)
@@ -165,7 +166,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	if err := w.kcp.Create(ctx, hostile); err != nil {
 		t.Fatalf("create the hostile GardenerCluster: %v", err)
 	}
-	eventually(t, stepTimeout, "the hostile GardenerCluster refused", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the hostile GardenerCluster refused", func() (bool, string) {
 		gc := &imv1.GardenerCluster{}
 		if err := w.kcp.Get(ctx, client.ObjectKeyFromObject(hostile), gc); err != nil {
 			return false, err.Error()
@@ -174,22 +175,26 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 		if c == nil {
 			return false, "no condition"
 		}
-		return c.Reason == gardenercluster.ReasonSecretNotOwned || c.Reason == gardenercluster.ReasonShootNotOfRuntime,
+		return c.Reason == string(kubeconfig.ReasonSecretNotOwned) || c.Reason == string(kubeconfig.ReasonShootNotOfRuntime),
 			c.Reason + ": " + c.Message
 	})
 	unchanged("after the hostile GardenerCluster was reconciled")
-	elsewhere := hostile.DeepCopy()
-	elsewhere.ResourceVersion = ""
-	elsewhere.Name = "4057113e-0000-4000-8000-000000000008"
-	elsewhere.Spec.Kubeconfig.Secret.Namespace = "default"
 	var err error
-	eventually(t, 30*time.Second, "a GardenerCluster naming another namespace rejected at admission", func() (bool, string) {
-		err = w.kcp.Create(ctx, elsewhere.DeepCopy())
+	attempt := 0
+	testenv.Eventually(t, 30*time.Second, "a GardenerCluster naming another namespace rejected at admission", func() (bool, string) {
+		// A fresh name per attempt: an accepted one carries a finalizer, and re-using its name would be refused
+		// with "object is being deleted" rather than judged by the policy.
+		attempt++
+		elsewhere := hostile.DeepCopy()
+		elsewhere.ResourceVersion = ""
+		elsewhere.Name = fmt.Sprintf("4057113e-0000-4000-8000-%012d", 100+attempt)
+		elsewhere.Spec.Kubeconfig.Secret.Namespace = "default"
+		err = w.kcp.Create(ctx, elsewhere)
 		if err == nil {
-			_ = w.kcp.Delete(ctx, elsewhere.DeepCopy())
+			_ = w.kcp.Delete(ctx, elsewhere)
 			return false, "accepted (the policy may not be active yet)"
 		}
-		return true, err.Error()
+		return apierrors.IsInvalid(err) || apierrors.IsForbidden(err), err.Error()
 	})
 	if !strings.Contains(err.Error(), "spec.kubeconfig.secret.namespace") {
 		t.Errorf("the rejection does not name the field: %v", err)
@@ -197,7 +202,7 @@ func (w *world) confusedDeputy(t *testing.T, victim *imv1.Runtime) {
 	if err := w.kcp.Delete(ctx, hostile); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, stepTimeout, "the hostile GardenerCluster gone", func() (bool, string) {
+	testenv.Eventually(t, stepTimeout, "the hostile GardenerCluster gone", func() (bool, string) {
 		err := w.kcp.Get(ctx, client.ObjectKeyFromObject(hostile), &imv1.GardenerCluster{})
 		return apierrors.IsNotFound(err), "still there"
 	})
@@ -223,7 +228,7 @@ func (w *world) secret(t *testing.T, name string) *corev1.Secret {
 // installAdmissionPolicies applies config/admission to the KCP, as `kubectl apply -k config/default` does.
 func (w *world) installAdmissionPolicies(t *testing.T) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot, "config", "admission", "gardenercluster_secret_namespace.yaml"))
+	raw, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "admission", "gardenercluster_secret_namespace.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
 )
 
 // Modes of --legacy-metrics.
@@ -118,7 +117,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	var secrets corev1.SecretList
-	if err := c.KCP.List(ctx, &secrets, client.UnsafeDisableDeepCopy, client.MatchingLabels{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}); err == nil {
+	if err := c.KCP.List(ctx, &secrets, client.UnsafeDisableDeepCopy, client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err == nil {
 		rotation := strconv.FormatFloat(c.Validity.Seconds()*c.RotationFraction, 'G', -1, 64)
 		expiration := strconv.FormatFloat(c.Validity.Seconds(), 'G', -1, 64)
 		for i := range secrets.Items {
@@ -175,22 +174,13 @@ func runtimeControllerStops() (float64, bool) {
 	return sum, true
 }
 
-// Exporter is the part of the operator (an app.Controller) that serves the previous metrics.
-type Exporter struct {
-	// Mode is ModeLow or ModeFull.
-	Mode string
-}
-
-// Name implements app.Controller.
-func (e *Exporter) Name() string { return "legacy-metrics" }
-
-// SetupWithManager implements app.Controller: the collector reads the manager's cache.
-func (e *Exporter) SetupWithManager(mgr manager.Manager, _ cluster.Cluster, opts app.Options) error {
-	if e.Mode != ModeLow && e.Mode != ModeFull {
-		return fmt.Errorf("legacy metrics mode %q: want %s or %s", e.Mode, ModeLow, ModeFull)
+// Register serves the previous metrics from the manager's cache (manager flag --legacy-metrics); mode is ModeLow or
+// ModeFull. The manager's binary calls it after the composition root (operator/app) has built the manager.
+func Register(mgr manager.Manager, mode string, validity time.Duration, rotationFraction float64) error {
+	if mode != ModeLow && mode != ModeFull {
+		return fmt.Errorf("legacy metrics mode %q: want %s or %s", mode, ModeLow, ModeFull)
 	}
-	exported.use(&Collector{KCP: mgr.GetClient(), Full: e.Mode == ModeFull, Validity: opts.KubeconfigValidity,
-		RotationFraction: opts.KubeconfigRotationFraction})
+	exported.use(&Collector{KCP: mgr.GetClient(), Full: mode == ModeFull, Validity: validity, RotationFraction: rotationFraction})
 	return nil
 }
 

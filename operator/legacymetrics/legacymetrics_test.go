@@ -17,6 +17,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -40,7 +41,7 @@ func world(t *testing.T) *fake.ClientBuilder {
 			{Type: imv1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready"},
 			{Type: imv1.ConditionKubeconfigManagement, Status: metav1.ConditionTrue, Reason: "KubeconfigSecretRotated"}}}}
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "kubeconfig-rt-1", Namespace: "kcp-system",
-		Labels:      map[string]string{imv1.LabelRuntimeID: "rt-1", imv1.LabelShootName: "c-1", kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue},
+		Labels:      map[string]string{imv1.LabelRuntimeID: "rt-1", imv1.LabelShootName: "c-1", wire.LabelManagedBy: wire.ManagedByValue},
 		Annotations: map[string]string{kubeconfig.AnnotationExpiresAt: "2026-12-01T12:00:00Z"}}}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(rt, unlabelled, gc, sec)
 }

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // adminBindingLabel marks the administrators' ClusterRoleBindings in a runtime (with one of adminBindingManagers).
@@ -24,7 +24,7 @@ const adminBindingLabel = "reconciler.kyma-project.io/managed-by"
 
 // Scheme is the operator's scheme plus the Gardener security API (CredentialsBindings).
 func Scheme() (*runtime.Scheme, error) {
-	s, err := app.NewScheme()
+	s, err := setup.NewScheme()
 	if err != nil {
 		return nil, err
 	}

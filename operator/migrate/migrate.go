@@ -11,7 +11,6 @@ package migrate
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"sync"
 
@@ -112,6 +111,3 @@ func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Can
 	}
 	return migration.Decide(f)
 }
-
-// errorf formats a problem message.
-func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -15,6 +15,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/migration"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -87,7 +88,7 @@ func (m *Migrator) observe(ctx context.Context) (*landscape, error) {
 		land.shoots[s.Name] = s
 		id, by := gardener.RuntimeIDOf(s.Annotations)
 		land.shootList = append(land.shootList, migration.Shoot{Name: s.Name, RuntimeID: id, CreatedBy: string(by),
-			Managed: s.Labels[gardener.LabelManagedBy] == gardener.ManagedByValue, Deleting: s.DeletionTimestamp != nil})
+			Managed: s.Labels[wire.LabelManagedBy] == wire.ManagedByValue, Deleting: s.DeletionTimestamp != nil})
 	}
 	if m.ACLConfigMap != nil && m.Config.ACL.Enabled {
 		addresses := &kube.ControlPlaneAddresses{Reader: m.KCP, Key: *m.ACLConfigMap}

@@ -3,15 +3,13 @@ package kubeconfig
 import (
 	"maps"
 	"time"
+
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 // Labels and annotations of the kubeconfig Secret. KEB and lifecycle-manager find Secrets by these; the operator's
-// cache selects Secrets by LabelManagedBy=ManagedByValue.
+// cache selects Secrets by wire.LabelManagedBy=wire.ManagedByValue (core/domain/wire).
 const (
-	// LabelManagedBy names the component that writes the Secret.
-	LabelManagedBy = "operator.kyma-project.io/managed-by"
-	// ManagedByValue is LabelManagedBy's value on every Secret the operator writes.
-	ManagedByValue = "infrastructure-manager"
 	// LabelClusterName is the name of the GardenerCluster (the runtime ID) that owns the Secret.
 	LabelClusterName = "operator.kyma-project.io/cluster-name"
 
@@ -43,12 +41,12 @@ func parseTime(s string) (time.Time, bool) {
 
 // SecretLabels returns the labels of the kubeconfig Secret of cluster clusterName: every label of the owning
 // GardenerCluster, plus the cluster-name label and the managed-by label. The managed-by label is always
-// ManagedByValue, also when the GardenerCluster carries another one (KEB-created clusters say lifecycle-manager):
+// wire.ManagedByValue, also when the GardenerCluster carries another one (KEB-created clusters say lifecycle-manager):
 // the operator only sees Secrets with its own value.
 func SecretLabels(owner map[string]string, clusterName string) map[string]string {
 	out := make(map[string]string, len(owner)+2)
 	maps.Copy(out, owner)
-	out[LabelManagedBy] = ManagedByValue
+	out[wire.LabelManagedBy] = wire.ManagedByValue
 	out[LabelClusterName] = clusterName
 	return out
 }

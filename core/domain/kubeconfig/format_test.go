@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 func TestSecretLabels(t *testing.T) {
@@ -17,16 +19,16 @@ func TestSecretLabels(t *testing.T) {
 			reason: "owner labels are copied and ours added",
 			owner:  map[string]string{"kyma-project.io/runtime-id": "rid", "kyma-project.io/shoot-name": "c-123456"},
 			want: map[string]string{"kyma-project.io/runtime-id": "rid", "kyma-project.io/shoot-name": "c-123456",
-				LabelManagedBy: ManagedByValue, LabelClusterName: "rid"},
+				wire.LabelManagedBy: wire.ManagedByValue, LabelClusterName: "rid"},
 		},
 		{
 			reason: "a KEB-created GardenerCluster says lifecycle-manager; the Secret must still say infrastructure-manager",
-			owner:  map[string]string{LabelManagedBy: "lifecycle-manager"},
-			want:   map[string]string{LabelManagedBy: ManagedByValue, LabelClusterName: "rid"},
+			owner:  map[string]string{wire.LabelManagedBy: "lifecycle-manager"},
+			want:   map[string]string{wire.LabelManagedBy: wire.ManagedByValue, LabelClusterName: "rid"},
 		},
 		{
 			reason: "no owner labels",
-			want:   map[string]string{LabelManagedBy: ManagedByValue, LabelClusterName: "rid"},
+			want:   map[string]string{wire.LabelManagedBy: wire.ManagedByValue, LabelClusterName: "rid"},
 		},
 	}
 	for _, tc := range cases {

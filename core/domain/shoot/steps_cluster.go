@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 // Annotation and label keys the operator sets on shoots.
@@ -76,7 +78,7 @@ func stepIdentity(in input, s *Spec) error {
 		annotations[AnnotationLicenceType] = rt.LicenceType
 	}
 	s.Name = rt.Name
-	s.Namespace = "garden-" + in.cfg.Project
+	s.Namespace = wire.GardenNamespace(in.cfg.Project)
 	s.Labels = labels
 	s.Annotations = annotations
 	s.Region = rt.Region

@@ -1,6 +1,6 @@
 // Command kubeconfig is the load harness of kubeconfig management (not a test: it measures, it does not assert
 // timings). On garden-in-a-box it creates N shoots directly in the garden, starts the operator with only the
-// kubeconfig controller in a child process (operator/bench/kubeconfig/manager), creates N GardenerClusters in the
+// kubeconfig controller in a child process (the real manager, operator/cmd/manager --controllers=gardenercluster), creates N GardenerClusters in the
 // shape KEB creates, and reports the time until all Secrets are written and all GardenerClusters are Ready, the
 // Gardener calls made, reconciles/s and the manager's peak RSS. It then restarts the manager and reports the
 // Gardener calls made until the manager is idle again (none are due, so the target is 0).
@@ -20,7 +20,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/app"
+	opconfig "github.com/kyma-project/kim/operator/config"
 )
 
 type config struct {
@@ -49,7 +51,7 @@ func parseFlags() (config, error) {
 	d := app.DefaultOptions()
 	c := config{}
 	flag.IntVar(&c.n, "n", 1000, "number of GardenerClusters (and shoots), 1..10000")
-	flag.StringVar(&c.managerBin, "manager-bin", "", "bench manager binary (default: go build ./operator/bench/kubeconfig/manager)")
+	flag.StringVar(&c.managerBin, "manager-bin", "", "manager binary (default: go build ./operator/cmd/manager)")
 	flag.StringVar(&c.crdDir, "crds", "config/crd/bases", "directory of the operator's CRDs")
 	flag.IntVar(&c.workers, "workers", d.GardenerClusterWorkers, "--gardener-cluster-workers of the manager")
 	flag.Float64Var(&c.gardenerQPS, "gardener-qps", float64(d.GardenerQPS), "--gardener-qps of the manager")
@@ -79,9 +81,9 @@ func run() error {
 		}
 	}
 	if c.managerBin == "" {
-		c.managerBin = filepath.Join(c.workDir, "bench-manager")
-		logf("building the bench manager into %s", c.managerBin)
-		if out, err := exec.Command("go", "build", "-o", c.managerBin, "./operator/bench/kubeconfig/manager").CombinedOutput(); err != nil {
+		c.managerBin = filepath.Join(c.workDir, "manager")
+		logf("building the manager into %s", c.managerBin)
+		if out, err := exec.Command("go", "build", "-o", c.managerBin, "./operator/cmd/manager").CombinedOutput(); err != nil {
 			return fmt.Errorf("build bench manager: %w: %s", err, out)
 		}
 	}
@@ -101,6 +103,10 @@ func run() error {
 		return err
 	}
 	r.shootsReady = time.Since(t)
+	cfg := fmt.Sprintf("apiVersion: %s\nkind: %s\ngardener:\n  project: %s\n", opconfig.APIVersion, opconfig.Kind, w.env.Catalogue.Project)
+	if err := os.WriteFile(filepath.Join(c.workDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		return err
+	}
 	if err := w.env.WriteKubeconfigs(c.workDir); err != nil {
 		return err
 	}
@@ -115,8 +121,11 @@ func run() error {
 	return nil
 }
 
+// managerArgs are the real manager's flags for the harness: only the kubeconfig controller, and a configuration
+// file naming just the project (shoot generation is not needed to manage kubeconfigs).
 func managerArgs(c config, project string) []string {
 	return []string{
+		"--controllers=gardenercluster", "--config=" + filepath.Join(c.workDir, "config.yaml"), "--watch-namespaces=" + kcpNamespace,
 		"--gardener-project=" + project,
 		fmt.Sprintf("--gardener-cluster-workers=%d", c.workers),
 		fmt.Sprintf("--gardener-qps=%g", c.gardenerQPS), fmt.Sprintf("--gardener-burst=%d", c.gardenerBurst),
@@ -140,11 +149,11 @@ func phaseConverge(ctx context.Context, c config, w *world, r *report) error {
 	}
 	r.created = time.Since(start)
 	var p progress
-	err = poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", func() (int, error) {
+	err = testenv.Poll(ctx, c.timeout, time.Second, "converging (Ready GardenerClusters)", reaches(func() (int, error) {
 		var err error
 		p, err = w.converged(ctx)
 		return min(p.ready, p.written), err
-	}, c.n)
+	}, c.n), progressLog)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -39,15 +41,9 @@ type world struct {
 }
 
 func startWorld(ctx context.Context, crdDir string, n int) (*world, error) {
-	scheme, err := app.NewScheme()
-	if err != nil {
-		return nil, err
-	}
-	env, err := gardenbox.Start(ctx, gardenbox.Options{
-		CRDDirectoryPaths: []string{crdDir},
-		KCPScheme:         scheme,
+	env, err := testenv.StartGarden(ctx, testenv.GardenOptions{
 		// The kubeconfig controller never talks to a shoot: CA objects and a placeholder address suffice.
-		RuntimeAPIServers: runtimeapi.ModeNone,
+		RuntimeAPIServers: runtimeapi.ModeNone, CRDDirectory: crdDir,
 		Gardenlet: gardenlet.Options{
 			CreateDuration: time.Millisecond, ReconcileDuration: time.Millisecond, DeleteDuration: time.Millisecond,
 			ProgressInterval: time.Millisecond, MaxConcurrentReconciles: 20,
@@ -96,10 +92,6 @@ func poolGardenerKeys(size int) {
 	}
 }
 
-func shootName(i int) string { return fmt.Sprintf("c-%06x", i) }
-
-func runtimeID(i int) string { return fmt.Sprintf("5e1d0c2a-be4c-4000-8000-%012x", i) }
-
 // parallel runs do(0..n-1) on workers goroutines and returns the first error.
 func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
 	var next atomic.Int64
@@ -125,7 +117,7 @@ func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, 
 // (lastOperation Create Succeeded, CA objects written, address advertised).
 func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 	err := parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
-		s, err := w.env.NewShoot(shootName(i), "aws")
+		s, err := w.env.NewShoot(keb.ShootName(i), "aws")
 		if err != nil {
 			return err
 		}
@@ -137,7 +129,7 @@ func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return poll(ctx, timeout, 2*time.Second, "shoots ready", func() (int, error) {
+	return testenv.Poll(ctx, timeout, 2*time.Second, "shoots ready", reaches(func() (int, error) {
 		var list gardencorev1beta1.ShootList
 		if err := w.env.GardenClient.List(ctx, &list, client.InNamespace(w.shootNamespace)); err != nil {
 			return 0, fmt.Errorf("list shoots: %w", err)
@@ -149,33 +141,12 @@ func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
 			}
 		}
 		return ready, nil
-	}, w.total)
-}
-
-// gardenerCluster is a GardenerCluster in the shape KEB creates (docs/keb-contract.md).
-func gardenerCluster(i int) *imv1.GardenerCluster {
-	id, shoot := runtimeID(i), shootName(i)
-	return &imv1.GardenerCluster{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: id, Namespace: kcpNamespace,
-			Labels: map[string]string{
-				imv1.LabelInstanceID: fmt.Sprintf("instance-%06x", i), imv1.LabelRuntimeID: id,
-				imv1.LabelBrokerPlanID: "7d55d31d-35ae-4438-bf13-6ffdfa107d9f", imv1.LabelBrokerPlanName: "trial",
-				imv1.LabelGlobalAccountID: "ga-bench", imv1.LabelSubaccountID: fmt.Sprintf("sa-%06x", i), imv1.LabelShootName: shoot,
-				imv1.LabelRegion: "eu-central-1", imv1.LabelKymaName: id, imv1.LabelManagedBy: "lifecycle-manager",
-			},
-			Annotations: map[string]string{imv1.AnnotationSKRDomain: shoot + ".kyma.example"},
-		},
-		Spec: imv1.GardenerClusterSpec{
-			Shoot:      imv1.Shoot{Name: shoot},
-			Kubeconfig: imv1.Kubeconfig{Secret: imv1.Secret{Name: "kubeconfig-" + id, Namespace: kcpNamespace, Key: "config"}},
-		},
-	}
+	}, w.total), progressLog)
 }
 
 func (w *world) createGardenerClusters(ctx context.Context) error {
 	return parallel(ctx, w.total, w.createWorkers, func(ctx context.Context, i int) error {
-		if err := w.env.KCPClient.Create(ctx, gardenerCluster(i)); err != nil {
+		if err := w.env.KCPClient.Create(ctx, keb.GardenerCluster(keb.RuntimeID(i), keb.ShootName(i))); err != nil {
 			return fmt.Errorf("create gardener cluster %d: %w", i, err)
 		}
 		return nil
@@ -208,7 +179,7 @@ func (w *world) converged(ctx context.Context) (progress, error) {
 	secrets := &metav1.PartialObjectMetadataList{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
 	if err := w.env.KCPClient.List(ctx, secrets, client.InNamespace(kcpNamespace),
-		client.MatchingLabels{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}); err != nil {
+		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 		return p, fmt.Errorf("list secrets: %w", err)
 	}
 	for _, s := range secrets.Items {
@@ -226,7 +197,7 @@ func (w *world) verifySecrets(ctx context.Context) (int, error) {
 	for {
 		var list corev1.SecretList
 		if err := w.env.KCPClient.List(ctx, &list, client.InNamespace(kcpNamespace), client.Limit(500), client.Continue(cont),
-			client.MatchingLabels{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue}); err != nil {
+			client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
 			return good, fmt.Errorf("list secrets: %w", err)
 		}
 		for _, s := range list.Items {
@@ -244,29 +215,15 @@ func (w *world) verifySecrets(ctx context.Context) (int, error) {
 	}
 }
 
-// poll calls count every interval until it returns want; it reports progress on stderr.
-func poll(ctx context.Context, timeout, interval time.Duration, what string, count func() (int, error), want int) error {
-	deadline := time.Now().Add(timeout)
-	lastReport := time.Now()
-	for {
+// reaches is a polling condition: count reaches want (what it saw, or the error, describes the progress).
+func reaches(count func() (int, error), want int) func() (bool, string) {
+	return func() (bool, string) {
 		n, err := count()
-		if err == nil && n >= want {
-			return nil
+		if err != nil {
+			return false, fmt.Sprintf("%d/%d (%v)", n, want, err)
 		}
-		if time.Since(lastReport) > 15*time.Second {
-			logf("%s: %d/%d", what, n, want)
-			lastReport = time.Now()
-		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				return fmt.Errorf("%s: %d/%d after %s: %w", what, n, want, timeout, err)
-			}
-			return fmt.Errorf("%s: %d/%d after %s", what, n, want, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
+		return n >= want, fmt.Sprintf("%d/%d", n, want)
 	}
 }
+
+func progressLog(what, seen string) { logf("%s: %s", what, seen) }

@@ -67,7 +67,7 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	if !gardenFlags.set() {
 		return errNoGarden
 	}
-	namespace, err := kcpFlags.namespaceOr("kcp-system")
+	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
 		return err
 	}

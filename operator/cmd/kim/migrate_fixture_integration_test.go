@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,8 +22,9 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/internal/mapping"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/mapping"
 	"github.com/kyma-project/kim/operator/migrate"
 )
 
@@ -228,7 +228,7 @@ func createLegacyBindings(t *testing.T, env *testEnv, ns string) {
 
 func waitShootsCreated(t *testing.T, env *testEnv, ns string) {
 	t.Helper()
-	eventually(t, 3*time.Minute, "every previous shoot created", func() (bool, string) {
+	testenv.Eventually(t, 3*time.Minute, "every previous shoot created", func() (bool, string) {
 		var list gardencorev1beta1.ShootList
 		if err := env.GardenClient.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
 			return false, err.Error()
@@ -306,86 +306,4 @@ func createKEBGardenerCluster(t *testing.T, env *testEnv, r prevRuntime) {
 	if err := env.KCPClient.Create(context.Background(), gc); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// shootState is what must not change when the operator adopts a shoot: its identity and its spec.
-type shootState struct {
-	uid        string
-	generation int64
-	spec       map[string]any
-}
-
-func snapshotShoots(t *testing.T, env *testEnv, ns string, names []string) map[string]shootState {
-	t.Helper()
-	out := map[string]shootState{}
-	for _, n := range names {
-		s := &gardencorev1beta1.Shoot{}
-		if err := env.GardenClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: n}, s); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := yaml.Marshal(s.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec := map[string]any{}
-		if err := yaml.Unmarshal(raw, &spec); err != nil {
-			t.Fatal(err)
-		}
-		out[n] = shootState{uid: string(s.UID), generation: s.Generation, spec: spec}
-	}
-	return out
-}
-
-// secretReader reads every kubeconfig Secret in a loop, as KEB and lifecycle-manager may at any moment, and
-// counts the reads that found no usable kubeconfig.
-type secretReader struct {
-	mu            sync.Mutex
-	reads, failed int
-	failures      []string
-	stop          chan struct{}
-	done          chan struct{}
-}
-
-func startSecretReader(env *testEnv, ids []string) *secretReader {
-	r := &secretReader{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		for {
-			for _, id := range ids {
-				select {
-				case <-r.stop:
-					return
-				default:
-				}
-				sec := &corev1.Secret{}
-				err := env.KCPClient.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: "kubeconfig-" + id}, sec)
-				problem := ""
-				switch {
-				case err != nil:
-					problem = err.Error()
-				default:
-					problem = usableKubeconfig(sec.Data["config"])
-				}
-				r.mu.Lock()
-				r.reads++
-				if problem != "" {
-					r.failed++
-					if len(r.failures) < 10 {
-						r.failures = append(r.failures, id+": "+problem)
-					}
-				}
-				r.mu.Unlock()
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
-	return r
-}
-
-func (r *secretReader) finish() (reads, failed int, failures []string) {
-	close(r.stop)
-	<-r.done
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.reads, r.failed, r.failures
 }

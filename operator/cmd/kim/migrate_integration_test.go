@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,12 +13,13 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/migration"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -214,7 +214,7 @@ func countKCP(t *testing.T, env *testEnv) kcpCounts {
 
 func waitRuntimeReady(t *testing.T, env *testEnv, id string, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "Runtime "+id+" Ready", func() (bool, string) {
+	testenv.Eventually(t, timeout, "Runtime "+id+" Ready", func() (bool, string) {
 		rt := &imv1.Runtime{}
 		if err := env.KCPClient.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: id}, rt); err != nil {
 			return false, err.Error()
@@ -222,73 +222,6 @@ func waitRuntimeReady(t *testing.T, env *testEnv, id string, timeout time.Durati
 		msg := fmt.Sprintf("%s %v", rt.Status.State, rt.Status.Conditions)
 		return rt.Status.State == imv1.RuntimeStateReady && rt.Status.ObservedGeneration == rt.Generation, msg
 	})
-}
-
-// compareShoots counts re-created shoots and changed spec fields; the switch of the shoot on a SecretBinding to its
-// CredentialsBinding (and the generation it bumps) is the one expected change.
-func compareShoots(t *testing.T, before, after map[string]shootState, pl *previousLandscape) (recreated, changed int) {
-	t.Helper()
-	binding := map[string]bool{}
-	for _, r := range pl.good {
-		binding[r.shoot] = r.binding
-	}
-	for name, b := range before {
-		a := after[name]
-		if a.uid != b.uid {
-			recreated++
-			t.Errorf("shoot %s was re-created", name)
-			continue
-		}
-		bs, as := cloneMap(b.spec), cloneMap(a.spec)
-		if binding[name] {
-			if as["credentialsBindingName"] != legacyBinding || as["secretBindingName"] != nil {
-				t.Errorf("shoot %s still uses SecretBinding %v (credentials binding %v)", name, as["secretBindingName"], as["credentialsBindingName"])
-			}
-			delete(bs, "secretBindingName")
-			delete(as, "credentialsBindingName")
-		}
-		for _, d := range mapDifferences("spec", bs, as) {
-			changed++
-			t.Errorf("shoot %s: %s", name, d)
-		}
-		if !binding[name] && a.generation != b.generation {
-			t.Errorf("shoot %s: generation %d -> %d", name, b.generation, a.generation)
-		}
-	}
-	return recreated, changed
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func mapDifferences(path string, a, b map[string]any) []string {
-	var out []string
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			out = append(out, fmt.Sprintf("%s.%s removed", path, k))
-		}
-	}
-	for k, bv := range b {
-		av, ok := a[k]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s.%s added: %v", path, k, bv))
-		case !reflect.DeepEqual(av, bv):
-			am, aok := av.(map[string]any)
-			bm, bok := bv.(map[string]any)
-			if aok && bok {
-				out = append(out, mapDifferences(path+"."+k, am, bm)...)
-			} else {
-				out = append(out, fmt.Sprintf("%s.%s: %v -> %v", path, k, av, bv))
-			}
-		}
-	}
-	return out
 }
 
 // checkAdopted: every good shoot is managed by the operator for its runtime, every GardenerCluster is Ready, and the
@@ -301,8 +234,8 @@ func checkAdopted(t *testing.T, env *testEnv, pl *previousLandscape) {
 		if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: r.shoot}, s); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := gardener.RuntimeIDOf(s.Annotations); s.Labels[gardener.LabelManagedBy] != gardener.ManagedByValue || id != r.id {
-			t.Errorf("shoot %s: managed-by %q, runtime %q; want adopted for %s", r.shoot, s.Labels[gardener.LabelManagedBy], id, r.id)
+		if id, _ := gardener.RuntimeIDOf(s.Annotations); s.Labels[wire.LabelManagedBy] != wire.ManagedByValue || id != r.id {
+			t.Errorf("shoot %s: managed-by %q, runtime %q; want adopted for %s", r.shoot, s.Labels[wire.LabelManagedBy], id, r.id)
 		}
 		gc := &imv1.GardenerCluster{}
 		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: r.id}, gc); err != nil || gc.Status.State != imv1.GardenerClusterStateReady {
@@ -329,21 +262,4 @@ func checkAdopted(t *testing.T, env *testEnv, pl *previousLandscape) {
 			t.Errorf("a GardenerCluster %s was created for bad input", id)
 		}
 	}
-}
-
-// usableKubeconfig returns why data is no usable kubeconfig ("" when it is): KEB needs a current context with a
-// server and CA data.
-func usableKubeconfig(data []byte) string {
-	if len(data) == 0 {
-		return "empty"
-	}
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		return "unparsable: " + err.Error()
-	}
-	cur := kc.Contexts[kc.CurrentContext]
-	if cur == nil || kc.Clusters[cur.Cluster] == nil || kc.Clusters[cur.Cluster].Server == "" || len(kc.Clusters[cur.Cluster].CertificateAuthorityData) == 0 {
-		return "no current context with server and CA"
-	}
-	return ""
 }

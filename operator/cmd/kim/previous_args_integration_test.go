@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -78,10 +79,10 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	defer func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
-			<-exited
+			t.Logf("manager stopped: %v", <-exited)
 		}
 	}()
-	eventually(t, 2*time.Minute, "the manager healthy", func() (bool, string) {
+	testenv.Eventually(t, 2*time.Minute, "the manager healthy", func() (bool, string) {
 		select {
 		case err := <-exited:
 			t.Fatalf("the manager exited: %v\n%s", err, logs.String())
@@ -110,7 +111,7 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	if err := env.KCPClient.Create(ctx, gc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Minute, "the kubeconfig of "+id, func() (bool, string) {
+	testenv.Eventually(t, 2*time.Minute, "the kubeconfig of "+id, func() (bool, string) {
 		sec := &corev1.Secret{}
 		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: "kubeconfig-" + id}, sec); err != nil {
 			return false, err.Error()

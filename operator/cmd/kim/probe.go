@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/probe"
 )
 
@@ -29,7 +29,7 @@ func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
-	namespace, err := kcpFlags.namespaceOr("kcp-system")
+	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		return err
 	}

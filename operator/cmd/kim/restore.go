@@ -12,10 +12,10 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // runRestore brings back the Runtime of a shoot that waits for deletion (see docs/deletion.md): it marks the shoot
@@ -49,15 +49,15 @@ func runRestore(ctx context.Context, args []string) error {
 		}
 		cfg = loaded
 	}
-	namespace, err := kcpFlags.namespaceOr("kcp-system")
+	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
 		return err
 	}
-	scheme, err := app.NewScheme()
+	scheme, err := setup.NewScheme()
 	if err != nil {
 		return err
 	}
-	gardenNamespace := "garden-" + *project
+	gardenNamespace := wire.GardenNamespace(*project)
 	gardenCfg, err := gardenFlags.restConfig()
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func runRestore(ctx context.Context, args []string) error {
 	}
 	restorer := &usecase.Restorer{Shoots: &gardener.Shoots{Client: garden, Live: garden, Namespace: gardenNamespace, RuntimeNamespace: namespace},
 		Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{namespace}},
-		Policy:   runtime.DeletionPolicy(cfg.Deletion), DefaultNamespace: namespace}
+		Policy:   cfg.Deletion.DeletionPolicy(), DefaultNamespace: namespace}
 	shoot := fs.Arg(0)
 	plan, err := restorer.Restore(ctx, shoot, time.Now(), *dryRun)
 	if err != nil {

@@ -11,15 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -59,21 +54,14 @@ func runSandbox(args []string) (retErr error) {
 	ctrl.SetLogger(log)
 
 	mode, _ := runtimeapi.ParseMode(f.runtimeMode)
-	crdDirs := []string{f.crdDir}
 	if _, err := os.Stat(f.crdDir); err != nil {
 		return fmt.Errorf("--crds %s: %w (run from the repository root or pass --crds)", f.crdDir, err)
-	}
-	scheme, err := app.NewScheme()
-	if err != nil {
-		return err
 	}
 	f.operator.GardenerProject = defaultProject(f.operator.GardenerProject)
 
 	out.say("starting KCP (kube-apiserver + etcd) and the garden (kube-apiserver + etcd + gardener-apiserver)...")
-	env, err := gardenbox.Start(ctx, gardenbox.Options{
-		CRDDirectoryPaths: crdDirs, KCPScheme: scheme, Gardenlet: f.gardenlet, RuntimeAPIServers: mode,
-		Logger: log.WithName("sandbox"), ControlPlaneOutput: cpLog, Catalogue: catalogueFor(f.operator.GardenerProject),
-	})
+	env, err := testenv.StartGarden(ctx, testenv.GardenOptions{Gardenlet: f.gardenlet, RuntimeAPIServers: mode, CRDDirectory: f.crdDir,
+		Logger: log.WithName("sandbox"), ControlPlaneOutput: cpLog, Catalogue: catalogueFor(f.operator.GardenerProject)})
 	if err != nil {
 		return err
 	}
@@ -101,16 +89,20 @@ func runSandbox(args []string) (retErr error) {
 	}
 
 	// The operator gets its own context: it must stop (closing its watches) before the API servers do.
-	opCtx, stopOperator := context.WithCancel(ctx)
-	mgrErr, err := startOperator(opCtx, env, f, log)
+	opts := f.operator
+	if opts.Config == nil && opts.ConfigFile == "" {
+		opts.Config = sandboxConfig(env.Catalogue)
+	}
+	op, err := testenv.StartOperator(ctx, env.KCP, env.Garden, opts)
 	if err != nil {
-		stopOperator()
 		return err
 	}
+	log.Info("operator started")
 	defer func() {
-		stopOperator()
+		stopped := make(chan error, 1)
+		go func() { stopped <- op.Stop() }()
 		select {
-		case err := <-mgrErr:
+		case err := <-stopped:
 			retErr = errors.Join(retErr, err)
 		case <-time.After(30 * time.Second):
 			retErr = errors.Join(retErr, errors.New("operator did not stop within 30s"))
@@ -139,9 +131,8 @@ func runSandbox(args []string) (retErr error) {
 	result := make(chan error, 1)
 	go func() { result <- watchProgress(watchCtx, env, samples, f.exitWhenReady, out) }()
 	select {
-	case err := <-mgrErr:
-		mgrErr <- err // for the deferred shutdown, which waits for it
-		return fmt.Errorf("operator stopped: %w", err)
+	case <-op.Done():
+		return fmt.Errorf("operator stopped: %w", op.Err())
 	case err := <-result:
 		if f.exitWhenReady {
 			if err != nil && errors.Is(watchCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
@@ -156,37 +147,6 @@ func runSandbox(args []string) (retErr error) {
 	<-ctx.Done()
 	out.say("interrupted")
 	return nil
-}
-
-// startOperator starts the manager in the background and returns once its caches are synced.
-func startOperator(ctx context.Context, env *gardenbox.Env, f sandboxFlags, log logr.Logger) (chan error, error) {
-	for _, ns := range f.operator.WatchNamespaces {
-		if err := env.KCPClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("create namespace %s: %w", ns, err)
-		}
-	}
-	opts := f.operator
-	if opts.Config == nil && opts.ConfigFile == "" {
-		opts.Config = sandboxConfig(env.Catalogue)
-	}
-	mgr, err := app.NewManager(env.KCP, env.Garden, opts, controllers.All()...)
-	if err != nil {
-		return nil, err
-	}
-	errCh := make(chan error, 1)
-	go func() { errCh <- mgr.Start(ctx) }()
-	syncCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
-		select {
-		case err := <-errCh:
-			return nil, fmt.Errorf("operator: %w", err)
-		default:
-			return nil, errors.New("operator caches did not sync (see DIR/operator.log)")
-		}
-	}
-	log.Info("operator started")
-	return errCh, nil
 }
 
 func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }

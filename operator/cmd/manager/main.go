@@ -22,7 +22,6 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/version"
 )
@@ -87,15 +86,20 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		return err
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
-	all := controllers.All()
+	mgr, err := app.NewManager(kcp, garden, opts)
+	if err != nil {
+		return err
+	}
 	if s.legacyMetrics {
 		mode := legacymetrics.ModeLow
 		if s.legacyMetricsFull {
 			mode = legacymetrics.ModeFull
 		}
-		all = append(all, &legacymetrics.Exporter{Mode: mode})
+		if err := legacymetrics.Register(mgr, mode, opts.KubeconfigValidity, opts.KubeconfigRotationFraction); err != nil {
+			return err
+		}
 	}
-	return app.Run(ctx, kcp, garden, opts, all...)
+	return mgr.Start(ctx)
 }
 
 // kcpConfig is the KCP connection: the in-cluster service account, or $KUBECONFIG / ~/.kube/config, unless the

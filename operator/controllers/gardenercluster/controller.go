@@ -1,18 +1,19 @@
+// Package gardenercluster maps GardenerClusters to the kubeconfig rotation use case (core/usecase.Rotator) and its
+// results to status, on the shared reconcile skeleton: the Secret of every GardenerCluster holds a valid admin
+// kubeconfig, issued only when the rotation policy says so, rotated on demand and removed with the GardenerCluster.
 package gardenercluster
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -20,70 +21,60 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// Name of the controller in logs and metrics.
+// Name of the controller in logs, metrics and the --controllers flag.
 const Name = "gardenercluster"
 
-// Controller is the kubeconfig controller as the operator registers it (app.Controller).
-type Controller struct {
-	// Issuer replaces the Gardener issuer (tests count or fail Gardener calls); nil uses shoots/adminkubeconfig.
-	Issuer ports.KubeconfigIssuer
-	// Clock replaces the wall clock; nil uses it.
-	Clock ports.Clock
-	// SkipNameValidation allows a second manager with this controller in the same process (tests and the sandbox
-	// restart the operator in-process; controller-runtime refuses duplicate controller names otherwise).
-	SkipNameValidation bool
-}
+// Finalizer keeps a GardenerCluster until its kubeconfig Secret is gone. GardenerClusters created by KEB before
+// this operator get it on their first reconcile: that is how their Secrets are adopted.
+const Finalizer = "infrastructuremanager.kyma-project.io/kubeconfig-secret"
 
-var _ app.Controller = Controller{}
+// RBAC in KCP, least privilege: GardenerClusters are only patched (finalizer, force annotation) never updated;
+// Secrets are written by server-side apply (patch; create for the first apply) and deleted; events use the
+// events.k8s.io API. Requesting admin kubeconfigs needs shoots/adminkubeconfig create in the Gardener project,
+// which is granted there, not by this role.
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=gardenerclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=gardenerclusters/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
 
-// Name implements app.Controller.
+// Controller is the kubeconfig controller as the operator registers it.
+type Controller struct{}
+
+var _ setup.Controller = Controller{}
+
+// Name implements setup.Controller.
 func (Controller) Name() string { return Name }
 
-// SetupWithManager implements app.Controller: it wires the reconciler to the manager's cache (GardenerClusters and
-// managed Secrets of the watched namespaces) and to the garden cluster's API.
-func (c Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	policy, err := kubeconfig.NewPolicy(opts.KubeconfigValidity, opts.KubeconfigRotationFraction)
-	if err != nil {
-		return fmt.Errorf("kubeconfig rotation policy: %w", err)
-	}
-	issuer := c.Issuer
-	if issuer == nil {
-		// A dedicated client: the shared garden scheme does not carry AdminKubeconfigRequest. It uses the garden
-		// config and so the configured QPS and burst.
-		gc, err := gardener.NewIssuerClient(garden.GetConfig())
-		if err != nil {
-			return err
-		}
-		issuer = gardener.NewAdminKubeconfigIssuer(gc, opts.GardenNamespace())
-	}
-	clk := c.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	r := &Reconciler{
-		Client:     mgr.GetClient(),
-		LiveReader: mgr.GetAPIReader(),
-		Issuer:     issuer,
-		Store:      kube.NewKubeconfigSecretStore(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetClient()),
+// Reconciler is the GardenerCluster reconciler: the skeleton with this package's hooks.
+type Reconciler = skeleton.Reconciler[*imv1.GardenerCluster, ports.KubeconfigRequest, usecase.RotationResult]
+
+// NewReconciler builds the reconciler on the manager's clients and the given ports.
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, policy kubeconfig.Policy, m *Metrics,
+	recorder events.EventRecorder) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
 		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
-		Shoots:   &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
-		Clock:    clk,
-		Policy:   policy,
-		Recorder: mgr.GetEventRecorder("kim-" + Name),
-	}
+		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{p.Issuer, m}, Store: p.Secrets, Shoots: p.Shoots, Policy: policy},
+			metrics: m}}
+}
+
+// SetupWithManager implements setup.Controller: GardenerClusters and managed Secrets of the watched namespaces.
+func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
+		mgr.GetEventRecorder("kim-"+Name))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
 		For(&imv1.GardenerCluster{}, builder.WithPredicates(relevantChange())).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.GardenerClusterWorkers, SkipNameValidation: &c.SkipNameValidation}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: deps.GardenerClusterWorkers}).
 		Complete(r)
 }
 

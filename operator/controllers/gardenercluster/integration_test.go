@@ -1,7 +1,6 @@
 package gardenercluster_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sync"
@@ -17,7 +16,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 )
@@ -34,6 +39,9 @@ func readKubeconfig(ctx context.Context, c client.Client, runtimeID string) ([]b
 	return s.Data["config"], nil
 }
 
+// poll is how often the tests look at the API server while they wait.
+const poll = 20 * time.Millisecond
+
 func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.GardenerCluster, *metav1.Condition, error) {
 	var gc imv1.GardenerCluster
 	if err := c.Get(ctx, types.NamespacedName{Namespace: "kcp-system", Name: runtimeID}, &gc); err != nil {
@@ -45,25 +53,28 @@ func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.Ga
 // TestIntegrationKubeconfigForKEBCluster: a GardenerCluster as KEB creates it gets a Secret in the format consumers
 // read, holding a kubeconfig issued for its shoot (on garden-in-a-box: one that authenticates at the shoot).
 func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
-	k, g := newWorld(t)
+	w := newWorld(t)
 	const runtimeID, shoot = "4b7e0c52-8a43-4d0e-9d7b-2c0c3f7a1e01", "c-4b7e0c"
-	g.addShoot(t, shoot)
-	startOperator(t, k, g)
+	w.addShoot(t, shoot)
+	w.startOperator(t)
 	ctx := t.Context()
-	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "Ready with KubeconfigSecretCreated", func() (bool, error) {
-		gc, c, err := condition(ctx, k.client, runtimeID)
-		return err == nil && c != nil && c.Reason == gardenercluster.ReasonSecretCreated && gc.Status.State == imv1.GardenerClusterStateReady, err
-	})
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		gc, cond, err := condition(ctx, w.kcp, runtimeID)
+		require.NoError(c, err)
+		require.NotNil(c, cond)
+		assert.Equal(c, string(kubeconfig.ReasonSecretCreated), cond.Reason)
+		assert.Equal(c, imv1.GardenerClusterStateReady, gc.Status.State)
+	}, 30*time.Second, poll, "Ready with KubeconfigSecretCreated")
 
 	var s corev1.Secret
-	if err := k.client.Get(ctx, secretKey(runtimeID), &s); err != nil {
+	if err := w.kcp.Get(ctx, secretKey(runtimeID), &s); err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]string{imv1.LabelRuntimeID: runtimeID, imv1.LabelShootName: shoot, imv1.LabelGlobalAccountID: "ga-1",
-		kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: runtimeID} {
+		wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: runtimeID} {
 		if s.Labels[k] != v {
 			t.Errorf("Secret label %s = %q, want %q", k, s.Labels[k], v)
 		}
@@ -82,10 +93,8 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 		cfg.Clusters[cur.Cluster].Server == "" || len(cfg.Clusters[cur.Cluster].CertificateAuthorityData) == 0 {
 		t.Fatalf("kubeconfig lacks current-context, server or CA data")
 	}
-	if g.verify != nil {
-		g.verify(t, shoot, s.Data["config"])
-	}
-	gc, _, _ := condition(ctx, k.client, runtimeID)
+	w.verify(t, shoot, s.Data["config"])
+	gc, _, _ := condition(ctx, w.kcp, runtimeID)
 	if !containsString(gc.Finalizers, gardenercluster.Finalizer) {
 		t.Errorf("finalizer missing: %v", gc.Finalizers)
 	}
@@ -95,19 +104,20 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 // sees a missing or empty kubeconfig, the operator logs no conflict, the reason is KubeconfigSecretRotated after
 // each rotation, and each rotation costs exactly one Gardener call.
 func TestIntegrationForcedRotation(t *testing.T) {
-	k, g := newWorld(t)
+	w := newWorld(t)
 	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
-	g.addShoot(t, shoot)
-	startOperator(t, k, g)
+	w.addShoot(t, shoot)
+	op := w.startOperator(t)
 	ctx := t.Context()
-	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "first kubeconfig", func() (bool, error) {
-		kc, err := readKubeconfig(ctx, k.client, runtimeID)
-		return len(kc) > 0, err
-	})
-	conflictsBefore := logs.count("the object has been modified", "Conflict")
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		kc, err := readKubeconfig(ctx, w.kcp, runtimeID)
+		assert.NoError(c, err)
+		assert.NotEmpty(c, kc)
+	}, 30*time.Second, poll, "first kubeconfig")
+	conflictsBefore := w.logs.Count("the object has been modified", "Conflict")
 	callsBefore := gardenerCalls()
 
 	readerCtx, stopReader := context.WithCancel(ctx)
@@ -115,7 +125,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for readerCtx.Err() == nil {
-			kc, err := readKubeconfig(readerCtx, k.client, runtimeID)
+			kc, err := readKubeconfig(readerCtx, w.kcp, runtimeID)
 			if readerCtx.Err() != nil {
 				return
 			}
@@ -127,42 +137,44 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	})
 
 	for i := 1; i <= rotations; i++ {
-		old, err := readKubeconfig(ctx, k.client, runtimeID)
+		old, err := readKubeconfig(ctx, w.kcp, runtimeID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, imv1.AnnotationForceKubeconfigRotation)
 		target := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: runtimeID}}
-		if err := k.client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		if err := w.kcp.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			t.Fatalf("rotation %d: set annotation: %v", i, err)
 		}
-		waitFor(t, 30*time.Second, fmt.Sprintf("rotation %d", i), func() (bool, error) {
-			gc, c, err := condition(ctx, k.client, runtimeID)
-			if err != nil || c == nil {
-				return false, err
-			}
-			_, pending := gc.Annotations[imv1.AnnotationForceKubeconfigRotation]
-			kc, err := readKubeconfig(ctx, k.client, runtimeID)
-			return !pending && c.Reason == gardenercluster.ReasonSecretRotated && !bytes.Equal(kc, old), err
-		})
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			gc, cond, err := condition(ctx, w.kcp, runtimeID)
+			require.NoError(c, err)
+			require.NotNil(c, cond)
+			assert.NotContains(c, gc.Annotations, imv1.AnnotationForceKubeconfigRotation)
+			assert.Equal(c, string(kubeconfig.ReasonSecretRotated), cond.Reason)
+			kc, err := readKubeconfig(ctx, w.kcp, runtimeID)
+			assert.NoError(c, err)
+			assert.NotEqual(c, old, kc, "kubeconfig unchanged")
+		}, 30*time.Second, poll, "rotation %d", i)
 	}
-	// Give late events (the Secret and annotation updates of the last rotation) the chance to cause a double rotation.
-	time.Sleep(500 * time.Millisecond)
+	// Late events (the Secret and annotation updates of the last rotation) could still cause a double rotation:
+	// wait until the controller has handled them and is idle.
+	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
 	stopReader()
 	wg.Wait()
 
 	if bad.Load() != 0 || reads.Load() < rotations {
 		t.Errorf("%d of %d reads saw a missing or empty kubeconfig (want 0 of at least %d)", bad.Load(), reads.Load(), rotations)
 	}
-	if n := logs.count("the object has been modified", "Conflict") - conflictsBefore; n != 0 {
+	if n := w.logs.Count("the object has been modified", "Conflict") - conflictsBefore; n != 0 {
 		t.Errorf("%d conflict lines in the operator log, want 0", n)
 	}
 	if n := gardenerCalls() - callsBefore; n != rotations {
 		t.Errorf("%d Gardener calls for %d forced rotations, want exactly one each", n, rotations)
 	}
-	_, c, err := condition(ctx, k.client, runtimeID)
-	if err != nil || c.Reason != gardenercluster.ReasonSecretRotated {
-		t.Errorf("final reason %v (%v), want %s", c, err, gardenercluster.ReasonSecretRotated)
+	_, c, err := condition(ctx, w.kcp, runtimeID)
+	if err != nil || c.Reason != string(kubeconfig.ReasonSecretRotated) {
+		t.Errorf("final reason %v (%v), want %s", c, err, string(kubeconfig.ReasonSecretRotated))
 	}
 	t.Logf("%d rotations, %d concurrent reads, 0 missing/empty", rotations, reads.Load())
 }
@@ -170,93 +182,96 @@ func TestIntegrationForcedRotation(t *testing.T) {
 // TestIntegrationDeletionWhileOperatorDown: a GardenerCluster deleted while the operator is stopped loses its Secret
 // when the operator comes back; so does a KEB-created one the operator never saw (no finalizer).
 func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
-	k, g := newWorld(t)
+	w := newWorld(t)
 	const runtimeID, shoot = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a03", "c-1e2f3a"
 	const legacyID = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c04"
-	g.addShoot(t, shoot)
+	w.addShoot(t, shoot)
 	ctx := t.Context()
 
-	op := startOperator(t, k, g)
-	if err := k.client.Create(ctx, kebGardenerCluster(runtimeID, shoot)); err != nil {
+	op := w.startOperator(t)
+	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "Secret created", func() (bool, error) {
-		kc, err := readKubeconfig(ctx, k.client, runtimeID)
-		return len(kc) > 0, client.IgnoreNotFound(err)
-	})
-	op.stop()
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		kc, err := readKubeconfig(ctx, w.kcp, runtimeID)
+		assert.NoError(c, err)
+		assert.NotEmpty(c, kc)
+	}, 30*time.Second, poll, "Secret created")
+	require.NoError(t, op.Stop())
 
 	// A Secret an older operator wrote for a KEB GardenerCluster that never got our finalizer.
-	legacy := kebGardenerCluster(legacyID, "c-5a6b7c")
-	if err := k.client.Create(ctx, legacy); err != nil {
+	legacy := keb.GardenerCluster(legacyID, "c-5a6b7c")
+	if err := w.kcp.Create(ctx, legacy); err != nil {
 		t.Fatal(err)
 	}
-	if err := k.client.Create(ctx, &corev1.Secret{
+	if err := w.kcp.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: "kubeconfig-" + legacyID,
-			Labels: map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: legacyID}},
+			Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: legacyID}},
 		Data: map[string][]byte{"config": []byte("old kubeconfig")},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{runtimeID, legacyID} {
-		if err := k.client.Delete(ctx, &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: id}}); err != nil {
+		if err := w.kcp.Delete(ctx, &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: id}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := readKubeconfig(ctx, k.client, runtimeID); err != nil {
+	if _, err := readKubeconfig(ctx, w.kcp, runtimeID); err != nil {
 		t.Fatalf("Secret gone before the operator restarted (%v): the test proves nothing", err)
 	}
 
-	startOperator(t, k, g)
+	w.startOperator(t)
 	for _, id := range []string{runtimeID, legacyID} {
-		waitFor(t, 30*time.Second, "Secret of "+id+" deleted", func() (bool, error) {
-			_, err := readKubeconfig(ctx, k.client, id)
-			return apierrors.IsNotFound(err), err
-		})
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
+			_, err := readKubeconfig(ctx, w.kcp, id)
+			assert.True(c, apierrors.IsNotFound(err), "read Secret: %v", err)
+		}, 30*time.Second, poll, "Secret of %s deleted", id)
 	}
-	waitFor(t, 30*time.Second, "GardenerCluster gone", func() (bool, error) {
-		_, _, err := condition(ctx, k.client, runtimeID)
-		return apierrors.IsNotFound(err), err
-	})
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		_, _, err := condition(ctx, w.kcp, runtimeID)
+		assert.True(c, apierrors.IsNotFound(err), "read GardenerCluster: %v", err)
+	}, 30*time.Second, poll, "GardenerCluster gone")
 }
 
 // TestIntegrationRestartMakesNoGardenerCalls: after a restart, clusters whose kubeconfig is not due cost no
 // Gardener call and no status write.
 func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
-	k, g := newWorld(t)
+	w := newWorld(t)
 	const n = 20
 	ctx := t.Context()
-	op := startOperator(t, k, g)
+	op := w.startOperator(t)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 		shoot := fmt.Sprintf("c-%06d", i)
-		g.addShoot(t, shoot)
-		if err := k.client.Create(ctx, kebGardenerCluster(ids[i], shoot)); err != nil {
+		w.addShoot(t, shoot)
+		if err := w.kcp.Create(ctx, keb.GardenerCluster(ids[i], shoot)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	rvs := map[string]string{}
-	waitFor(t, 60*time.Second, "all clusters Ready", func() (bool, error) {
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		for _, id := range ids {
-			gc, c, err := condition(ctx, k.client, id)
-			if err != nil || c == nil || gc.Status.State != imv1.GardenerClusterStateReady {
-				return false, err
-			}
+			gc, _, err := condition(ctx, w.kcp, id)
+			require.NoError(c, err)
+			require.Equal(c, imv1.GardenerClusterStateReady, gc.Status.State, "cluster %s", id)
 			rvs[id] = gc.ResourceVersion
 		}
-		return true, nil
-	})
-	op.stop()
+	}, 60*time.Second, poll, "all clusters Ready")
+	require.NoError(t, op.Stop())
 	before := gardenerCalls()
-	startOperator(t, k, g)
-	// The restarted operator reconciles every cluster once at start; wait long enough for all of them.
-	time.Sleep(3 * time.Second)
+	reconciled, err := testenv.Reconciles(gardenercluster.Name)
+	require.NoError(t, err)
+	op = w.startOperator(t)
+	// The restarted operator reconciles every cluster at start: wait until it has reconciled all of them (and
+	// whatever that caused is handled), then count.
+	testenv.WaitReconciled(t, gardenercluster.Name, reconciled+n, 60*time.Second)
+	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
 	if calls := gardenerCalls() - before; calls != 0 {
 		t.Errorf("%d Gardener calls after a restart with no kubeconfig due, want 0", calls)
 	}
 	for _, id := range ids {
-		gc, _, err := condition(ctx, k.client, id)
+		gc, _, err := condition(ctx, w.kcp, id)
 		if err != nil {
 			t.Fatal(err)
 		}

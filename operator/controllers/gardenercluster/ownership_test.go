@@ -9,6 +9,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -34,22 +35,22 @@ func TestGardenerClusterCannotOverwriteForeignSecrets(t *testing.T) {
 		{"another runtime's kubeconfig Secret (owned by its GardenerCluster)", "kubeconfig-" + victim, "kcp-system",
 			func(s *fake.KubeconfigSecretStore) {
 				s.Put("kcp-system", "kubeconfig-"+victim, map[string][]byte{"config": victimData},
-					map[string]string{kubeconfig.LabelManagedBy: kubeconfig.ManagedByValue, kubeconfig.LabelClusterName: victim},
+					map[string]string{wire.LabelManagedBy: wire.ManagedByValue, kubeconfig.LabelClusterName: victim},
 					map[string]string{kubeconfig.AnnotationOwner: "kcp-system/" + victim})
-			}, ReasonSecretNotOwned},
+			}, string(kubeconfig.ReasonSecretNotOwned)},
 		{"another runtime's legacy KEB Secret (no owner, its runtime in the name and label)", "kubeconfig-" + victim, "kcp-system",
 			func(s *fake.KubeconfigSecretStore) {
 				s.Put("kcp-system", "kubeconfig-"+victim, map[string][]byte{"config": victimData},
 					map[string]string{kubeconfig.LabelRuntimeID: victim}, nil)
-			}, ReasonSecretNotOwned},
+			}, string(kubeconfig.ReasonSecretNotOwned)},
 		{"a Secret that is no kubeconfig Secret at all", "keb-database-credentials", "kcp-system",
 			func(s *fake.KubeconfigSecretStore) {
 				s.Put("kcp-system", "keb-database-credentials", map[string][]byte{"config": victimData}, nil, nil)
-			}, ReasonSecretNotOwned},
+			}, string(kubeconfig.ReasonSecretNotOwned)},
 		{"a Secret in another namespace", "kubeconfig-" + rid, "kube-system",
 			func(s *fake.KubeconfigSecretStore) {
 				s.Put("kube-system", "kubeconfig-"+rid, map[string][]byte{"config": victimData}, nil, nil)
-			}, ReasonSecretNamespace},
+			}, string(kubeconfig.ReasonSecretNamespace)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -119,13 +120,13 @@ func TestShootOfAnotherRuntimeGetsNoKubeconfig(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		w.r.Shoots = garden
+		w.setShoots(garden)
 		w.reconcile(rid)
 		if n := w.issuer.TotalCalls(); n != 0 || w.store.Exists("kcp-system", "kubeconfig-"+rid) {
 			t.Errorf("pending=%v: kubeconfig of another runtime's shoot issued (%d calls)", pending, n)
 		}
-		if c := w.condition(rid); c.Reason != ReasonShootNotOfRuntime {
-			t.Errorf("pending=%v: reason %s (%s), want %s", pending, c.Reason, c.Message, ReasonShootNotOfRuntime)
+		if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonShootNotOfRuntime) {
+			t.Errorf("pending=%v: reason %s (%s), want %s", pending, c.Reason, c.Message, string(kubeconfig.ReasonShootNotOfRuntime))
 		}
 	}
 }
@@ -142,7 +143,7 @@ func TestShootRecreatedMeansNewKubeconfig(t *testing.T) {
 		}
 	}
 	apply()
-	w.r.Shoots = garden
+	w.setShoots(garden)
 	w.reconcile(rid)
 	if w.issuer.TotalCalls() != 1 {
 		t.Fatalf("first kubeconfig: %d calls", w.issuer.TotalCalls())

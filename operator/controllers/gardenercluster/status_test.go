@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -21,19 +22,21 @@ func TestReadyConditionFollowsState(t *testing.T) {
 		wantReason string
 	}{
 		{"waiting for the shoot", func() {
-			setCondition(gc, imv1.GardenerClusterStatePending, metav1.ConditionFalse, ReasonWaitingForShoot, "shoot not ready")
-		}, metav1.ConditionFalse, ReasonWaitingForShoot},
+			setCondition(gc, imv1.GardenerClusterStatePending, metav1.ConditionFalse, string(kubeconfig.ReasonWaitingForShoot), "shoot not ready")
+		}, metav1.ConditionFalse, string(kubeconfig.ReasonWaitingForShoot)},
 		{"first kubeconfig written", func() {
-			setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, ReasonSecretCreated, "written")
-		}, metav1.ConditionTrue, ReasonSecretCreated},
-		{"a later check finds it valid (reason of the last write stays)", func() { markValid(gc, "still valid") },
-			metav1.ConditionTrue, ReasonSecretCreated},
+			setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated), "written")
+		}, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
+		{"a later check finds it valid (reason of the last write stays)", func() {
+			result(gc, kubeconfig.Status{State: kubeconfig.StateReady, OK: true, Reason: kubeconfig.ReasonSecretValid, Message: "still valid", Keep: true})
+		},
+			metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
 		{"rotation fails", func() {
-			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, ReasonFailedToGetKubeconfig, "gardener says no")
-		}, metav1.ConditionFalse, ReasonFailedToGetKubeconfig},
+			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToGetKubeconfig), "gardener says no")
+		}, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToGetKubeconfig)},
 		{"deleting", func() {
-			setCondition(gc, imv1.GardenerClusterStateDeleting, metav1.ConditionFalse, ReasonFailedToDeleteSecret, "forbidden")
-		}, metav1.ConditionFalse, ReasonFailedToDeleteSecret},
+			setCondition(gc, imv1.GardenerClusterStateDeleting, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToDeleteSecret), "forbidden")
+		}, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToDeleteSecret)},
 	}
 	for _, s := range steps {
 		s.apply()

@@ -1,5 +1,6 @@
-// Package runtime is the Runtime controller: it maps Runtimes to the provisioning and teardown use cases
-// (core/usecase) and their results to status, and runs the reaper use case on the shoots of the garden.
+// Package runtime is the Runtime controller: on the shared reconcile skeleton it maps Runtimes to the provisioning
+// and teardown use cases (core/usecase) and their results to status, and runs the reaper use case on the shoots of
+// the garden.
 package runtime
 
 import (
@@ -9,11 +10,9 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -21,14 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/core/domain/deletion"
-	"github.com/kyma-project/kim/core/domain/shoot"
-	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // RBAC in KCP. In the garden the operator's project service account needs shoots (get, list, watch, create,
@@ -40,68 +35,44 @@ import (
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
+// The KCP ConfigMap with the control plane's egress addresses (shoot.acl.configMap) is read and watched.
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;watch
 
-// Controller wires the Runtime reconciler and the reaper into the operator (app.Controller).
-type Controller struct {
-	// ShootConfig drives shoot generation; DeletionPolicy the grace windows and the guard. Both empty: taken
-	// from the operator configuration.
-	ShootConfig    shoot.Config
-	DeletionPolicy deletion.Policy
-	// Clock is the time source (nil: wall clock).
-	Clock ports.Clock
-	// SkipNameValidation allows a second manager with this controller in the same process (tests restart the
-	// operator in-process; controller-runtime refuses duplicate controller names otherwise).
-	SkipNameValidation bool
+// Name of the Runtime controller in logs and the --controllers flag; the reaper is named ReaperName.
+const (
+	Name       = "runtime"
+	ReaperName = "shoot-reaper"
+)
+
+// Controller wires the Runtime reconciler and the reaper into the operator.
+type Controller struct{}
+
+var _ setup.Controller = Controller{}
+
+// Name implements setup.Controller.
+func (Controller) Name() string { return Name }
+
+// UseCases builds the use cases of the Runtime controller and the reaper from the ports.
+func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
+	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
+		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials}
+	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Policy: s.Deletion, Clock: p.ServerClock}
+	restorer := &usecase.Restorer{Shoots: p.Shoots, Runtimes: p.Registry, Policy: s.Deletion, DefaultNamespace: s.Namespaces[0]}
+	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Guard: p.Guard, Clock: p.ServerClock, Restorer: restorer,
+		Policy: s.Deletion}
+	return provision, teardown, reaper
 }
 
-var _ app.Controller = (*Controller)(nil)
-
-// Name implements app.Controller.
-func (c *Controller) Name() string { return "runtime" }
-
-// SetupWithManager implements app.Controller.
-func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluster, opts app.Options) error {
-	// Locals, not fields: setting the controller up must not change it (a caller may set it up again with another
-	// manager and configuration).
-	cfg, policy := c.ShootConfig, c.DeletionPolicy
-	if cfg.Project == "" && opts.Config != nil {
-		cfg, policy = opts.Config.ShootConfig(), DeletionPolicy(opts.Config.Deletion)
-	}
-	if policy.Budget == (deletion.Budget{}) {
-		policy.Budget = deletion.DefaultBudget()
-	}
-	if err := policy.Validate(); err != nil {
-		return fmt.Errorf("runtime controller: deletion policy: %w", err)
-	}
-	if cfg.Project == "" {
-		cfg.Project = opts.GardenerProject
-	}
-	var clk ports.Clock = clock.RealClock{}
-	if c.Clock != nil {
-		clk = c.Clock
-	}
+// SetupWithManager implements setup.Controller.
+func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+	policy := deps.Deletion
 	mgr.GetLogger().Info("deletion policy", "defaultWindow", policy.DefaultWindow.String(), "maxWindow", policy.MaxWindow.String(),
 		"planWindows", fmt.Sprint(policy.PlanWindows), "forceDeletionAfter", policy.ForceDeletionAfter.String(),
 		"frozen", policy.Frozen, "budget", fmt.Sprintf("%d per %s", policy.Budget.Limit, policy.Budget.Per),
 		"maxClockAhead", policy.ClockTolerance().String())
 	m := NewMetrics(nil)
-	ns := opts.WatchNamespaces[0]
-	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
-		RuntimeNamespace: ns, Observe: m.GardenerRequest}
-	guard := &kube.DeletionGuard{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns}
-	serverClock, err := kube.NewServerClock(garden.GetConfig())
-	if err != nil {
-		return fmt.Errorf("runtime controller: %w", err)
-	}
-	registry := &kube.RuntimeRegistry{Live: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespaces: opts.WatchNamespaces}
-	r := &Reconciler{
-		Client: mgr.GetClient(), LiveReader: mgr.GetAPIReader(), Clock: clk, Metrics: m,
-		Recorder: mgr.GetEventRecorder("kim-runtime"),
-		Provision: &usecase.Provisioner{Shoots: shoots, Seeds: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()},
-			Configurator: &kube.RuntimeConfigurator{KCP: mgr.GetAPIReader(), Namespace: ns},
-			Guard:        guard, Config: cfg, Policy: policy, Credentials: shoots},
-		Teardown: &usecase.Teardown{Shoots: shoots, Access: &kube.AccessObjects{Client: mgr.GetClient()}, Policy: policy, Clock: serverClock},
-	}
+	provision, teardown, reaper := UseCases(deps.Ports, deps.Settings)
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision, teardown)
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
@@ -112,36 +83,36 @@ func (c *Controller) SetupWithManager(mgr manager.Manager, garden cluster.Cluste
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: id}}}
 	})
-	b := ctrl.NewControllerManagedBy(mgr).Named("runtime").
+	garden := deps.Garden.GetCache()
+	b := ctrl.NewControllerManagedBy(mgr).Named(Name).
 		// Labels too: the plan label decides the deletion window the shoot records.
 		For(&imv1.Runtime{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
 			predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
-		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), opts.WatchNamespaces))).
-		WatchesRawSource(source.Kind(garden.GetCache(), &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
-	if b, err = c.watchControlPlaneAddresses(mgr, opts.Config, ns, r.Provision, b); err != nil {
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), deps.Namespaces, deps.Ports.ShootOwner))).
+		WatchesRawSource(source.Kind(garden, &corev1.ConfigMap{}, configMapToRuntime(deps.Ports.ShootOwner), configMapChanged()))
+	if deps.Ports.AddressesSource != nil {
+		// New control plane addresses reach every shoot whose ACL includes them, without a restart.
+		toRuntimes := handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, _ *corev1.ConfigMap) []reconcile.Request {
+			return runtimesNeedingAddresses(ctx, mgr.GetClient(), deps.Shoot)
+		})
+		b = b.WatchesRawSource(source.Kind(deps.Ports.AddressesSource, &corev1.ConfigMap{}, toRuntimes))
+	}
+	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.RuntimeWorkers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
-	err = b.WithOptions(controller.Options{MaxConcurrentReconciles: opts.RuntimeWorkers, SkipNameValidation: &c.SkipNameValidation}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("runtime controller: %w", err)
-	}
-	restorer := &usecase.Restorer{Shoots: shoots, Runtimes: registry, Policy: policy, DefaultNamespace: ns}
-	reaper := &Reaper{Clock: clk, Metrics: m, Reap: &usecase.Reaper{Shoots: shoots, Runtimes: registry, Guard: guard,
-		Clock: serverClock, Restorer: restorer, Policy: policy}}
-	err = ctrl.NewControllerManagedBy(mgr).Named("shoot-reaper").
-		WatchesRawSource(source.Kind(garden.GetCache(), &gardencorev1beta1.Shoot{}, &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{},
+	err := ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{},
 			predicate.NewTypedPredicateFuncs(func(s *gardencorev1beta1.Shoot) bool {
-				return s.Labels[gardener.LabelManagedBy] == gardener.ManagedByValue
+				return s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
 			}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2, SkipNameValidation: &c.SkipNameValidation}).
-		Complete(reaper)
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
+		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Ports.Clock, m, reaper))
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
 	}
-	fleetGauges.use(&FleetCollector{Garden: garden.GetClient(), Namespace: opts.GardenNamespace(), KCP: mgr.GetClient(),
-		Guard: guard, Policy: policy, Clock: clk})
+	fleetGauges.use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
+		KCP: mgr.GetClient(), Clock: deps.Ports.Clock})
 	return nil
 }

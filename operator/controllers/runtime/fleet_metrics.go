@@ -5,26 +5,22 @@ import (
 	"sync"
 	"time"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // FleetCollector computes the fleet gauges of safe deletion when Prometheus scrapes, from the caches: one walk
 // over the managed shoots per scrape instead of one per shoot event.
 type FleetCollector struct {
-	Garden    client.Reader
-	Namespace string
-	KCP       client.Reader
-	Guard     ports.DeletionGuard
-	Policy    deletion.Policy
-	Clock     ports.Clock
+	Fleet *usecase.Fleet
+	// KCP lists the Runtimes (cached): a managed shoot without one and without a deletion record is an orphan.
+	KCP   client.Reader
+	Clock ports.Clock
 }
 
 var (
@@ -63,15 +59,11 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	now := c.Clock.Now()
-	budget := c.Policy.Budget
-	if budget == (deletion.Budget{}) {
-		budget = deletion.DefaultBudget()
-	}
-	if st, err := c.Guard.Load(ctx, ports.ReadCached); err == nil {
-		ch <- gauge(descBrake, st.Frozen || c.Policy.Frozen)
-		ch <- gauge(descTripped, !st.Ledger.TrippedAt.IsZero())
-		ch <- prometheus.MustNewConstMetric(descUsed, prometheus.GaugeValue, float64(budget.Used(st.Ledger, now)))
-		ch <- prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, float64(budget.Limit))
+	if g, err := c.Fleet.GuardState(ctx, now); err == nil {
+		ch <- gauge(descBrake, g.Brake)
+		ch <- gauge(descTripped, g.Tripped)
+		ch <- prometheus.MustNewConstMetric(descUsed, prometheus.GaugeValue, float64(g.Used))
+		ch <- prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, float64(g.Limit))
 	}
 	var runtimes imv1.RuntimeList
 	if err := c.KCP.List(ctx, &runtimes, client.UnsafeDisableDeepCopy); err != nil {
@@ -81,30 +73,12 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	for i := range runtimes.Items {
 		live[runtimes.Items[i].Name] = true
 	}
-	var shoots gardencorev1beta1.ShootList
-	if err := c.Garden.List(ctx, &shoots, client.InNamespace(c.Namespace), client.UnsafeDisableDeepCopy,
-		client.MatchingLabels{gardener.LabelManagedBy: gardener.ManagedByValue}); err != nil {
+	r, err := c.Fleet.ShootCounts(ctx, live, now)
+	if err != nil {
 		return
 	}
-	var pending, stuck, orphaned, invalid float64
-	for i := range shoots.Items {
-		s := gardener.Observe(&shoots.Items[i])
-		pd := s.Marks.PendingDeletion
-		switch {
-		case pd != nil:
-			pending++
-			if deletion.CheckRecord(*pd, c.Policy, now) != nil {
-				invalid++
-			}
-			if deletion.Reap(deletion.ReapInput{Shoot: s}, c.Policy, now).Stuck {
-				stuck++
-			}
-		case !s.Deleting() && !live[s.Marks.RuntimeID]:
-			orphaned++
-		}
-	}
-	for d, v := range map[*prometheus.Desc]float64{descPending: pending, descStuck: stuck, descOrphaned: orphaned, descInvalid: invalid} {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	for d, v := range map[*prometheus.Desc]int{descPending: r.Pending, descStuck: r.Stuck, descOrphaned: r.Orphaned, descInvalid: r.Invalid} {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
 	}
 }
 

@@ -25,9 +25,9 @@ func readyMessage(rt *imv1.Runtime) string {
 // reason while the control plane's addresses are unknown, and applied with them once they are published.
 func TestReconcilerACLWaitsForControlPlaneAddresses(t *testing.T) {
 	w := newWorld(t)
-	w.r.Provision.Config.ACL.Enabled = true
+	w.provision.Config.ACL.Enabled = true
 	addresses := &fake.ControlPlaneAddresses{}
-	w.r.Provision.Addresses = addresses
+	w.provision.Addresses = addresses
 	rt := &imv1.Runtime{}
 	if err := w.kcp.Get(t.Context(), w.req.NamespacedName, rt); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestReconcilerACLWaitsForControlPlaneAddresses(t *testing.T) {
 	if _, applied := w.garden.Spec(rt.Spec.Shoot.Name); applied {
 		t.Fatal("a shoot was applied with an ACL that locks the control plane out")
 	}
-	if got := runtimesNeedingAddresses(t.Context(), w.kcp, w.r.Provision.Config); len(got) != 1 || got[0].NamespacedName != w.req.NamespacedName {
+	if got := runtimesNeedingAddresses(t.Context(), w.kcp, w.provision.Config); len(got) != 1 || got[0].NamespacedName != w.req.NamespacedName {
 		t.Errorf("an addresses change must reconcile this runtime, got %v", got)
 	}
 
@@ -72,7 +72,7 @@ func TestReconcilerACLWaitsForControlPlaneAddresses(t *testing.T) {
 	if err := w.kcp.Update(t.Context(), rt); err != nil {
 		t.Fatal(err)
 	}
-	if got := runtimesNeedingAddresses(t.Context(), w.kcp, w.r.Provision.Config); len(got) != 0 {
+	if got := runtimesNeedingAddresses(t.Context(), w.kcp, w.provision.Config); len(got) != 0 {
 		t.Errorf("a runtime without ACL does not depend on the addresses, got %v", got)
 	}
 }
@@ -103,8 +103,8 @@ func TestReconcilerMigratesAdoptedShootToCredentialsBinding(t *testing.T) {
 	migrator := fake.NewCredentialsMigrator()
 	migrator.Credentials = map[string]string{"legacy-binding": "s", rt.Spec.Shoot.SecretBindingName: "s"}
 	migrator.Put(name, "legacy-binding", "", true)
-	w.r.Provision.Shoots = legacyGarden{Garden: w.garden, migrator: migrator}
-	w.r.Provision.Credentials = migrator
+	w.provision.Shoots = legacyGarden{Garden: w.garden, migrator: migrator}
+	w.provision.Credentials = migrator
 	w.garden.PutPredecessor(shoot.Spec{Name: name, KubernetesVersion: "1.32.4",
 		Workers: []shoot.WorkerSpec{{Worker: shoot.Worker{Name: "cpu-worker-0", Minimum: 1, Maximum: 1}}}}, rt.Name)
 

@@ -1,13 +1,12 @@
 package runtime
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
 // Metrics of the Runtime lifecycle and of safe deletion that change with events. Labels stay low-cardinality
@@ -17,7 +16,6 @@ type Metrics struct {
 	runtimes             *prometheus.GaugeVec
 	provisioningDuration prometheus.Histogram
 	updateDuration       prometheus.Histogram
-	gardenerRequests     *prometheus.CounterVec
 	deletionsExecuted    prometheus.Counter
 	recoveries           prometheus.Counter
 	deletionEvents       *prometheus.CounterVec
@@ -26,11 +24,9 @@ type Metrics struct {
 	known map[string][2]string // runtime -> provider, state
 }
 
-// NewMetrics creates the collectors and registers them with reg (nil: controller-runtime's registry).
+// NewMetrics creates the collectors and registers them with reg (nil: controller-runtime's registry); a second
+// call with the same registry returns the collectors registered first.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	if reg == nil {
-		reg = metrics.Registry
-	}
 	buckets := []float64{1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600}
 	m := &Metrics{
 		runtimes: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kim_runtimes", Help: "Runtimes by provider and state."},
@@ -39,8 +35,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time from Runtime creation to its first Ready.", Buckets: buckets}),
 		updateDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kim_runtime_update_duration_seconds",
 			Help: "Time from leaving Ready (spec change, drift) to Ready again.", Buckets: buckets}),
-		gardenerRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_gardener_requests_total",
-			Help: "Requests to the Gardener API by verb and outcome."}, []string{"verb", "outcome"}),
 		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
 		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
 		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
@@ -48,37 +42,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"reason"}),
 		known: map[string][2]string{},
 	}
-	// A second operator in one process (tests restart it) shares the first one's collectors, so the metrics stay
-	// visible in the registry instead of going to unregistered twins.
-	m.runtimes = register(reg, m.runtimes)
-	m.provisioningDuration = register(reg, m.provisioningDuration)
-	m.updateDuration = register(reg, m.updateDuration)
-	m.gardenerRequests = register(reg, m.gardenerRequests)
-	m.deletionsExecuted = register(reg, m.deletionsExecuted)
-	m.recoveries = register(reg, m.recoveries)
-	m.deletionEvents = register(reg, m.deletionEvents)
+	// A second operator in one process (tests restart it) shares the first one's collectors.
+	m.runtimes = skeleton.Register(reg, m.runtimes)
+	m.provisioningDuration = skeleton.Register(reg, m.provisioningDuration)
+	m.updateDuration = skeleton.Register(reg, m.updateDuration)
+	m.deletionsExecuted = skeleton.Register(reg, m.deletionsExecuted)
+	m.recoveries = skeleton.Register(reg, m.recoveries)
+	m.deletionEvents = skeleton.Register(reg, m.deletionEvents)
 	return m
-}
-
-// register registers c, or returns the collector already registered under its name.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
-		if existing, ok := already.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	return c
-}
-
-// GardenerRequest counts one request to Gardener.
-func (m *Metrics) GardenerRequest(verb string, err error) {
-	outcome := "success"
-	if err != nil {
-		outcome = "error"
-	}
-	m.gardenerRequests.WithLabelValues(verb, outcome).Inc()
 }
 
 // count records a use case event that a counter follows.

@@ -3,39 +3,75 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// Reaper is the controller of the reaper use case: it reconciles shoots in the garden, one at a time per shoot.
-// The shoots of deleted runtimes have no Runtime left to record events on: what happens is logged and counted.
-type Reaper struct {
-	Reap    *usecase.Reaper
-	Clock   ports.Clock
-	Metrics *Metrics
+// Reaper is the controller of the reaper use case: the skeleton on the shoots of the garden (no finalizer, no
+// status), one reconcile at a time per shoot. The shoots of deleted runtimes have no Runtime left to record events
+// on: what happens is logged (key "event", which runbooks search for) and counted.
+type Reaper = skeleton.Reconciler[*gardencorev1beta1.Shoot, string, reaped]
+
+// NewReaper builds the reaper on the garden's clients.
+func NewReaper(garden client.Client, live client.Reader, clock ports.Clock, m *Metrics, reap *usecase.Reaper) *Reaper {
+	return &Reaper{Client: garden, Live: live, Clock: clock,
+		New:   func() *gardencorev1beta1.Shoot { return &gardencorev1beta1.Shoot{} },
+		Hooks: &reaperHooks{reap: reap, metrics: m}}
 }
 
-// Reconcile implements reconcile.Reconciler for shoots.
-func (r *Reaper) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("shoot", req.Name)
-	res, err := r.Reap.Reap(ctx, req.Name, r.Clock.Now())
-	d := res.Decision
-	if pd := res.Shoot.Marks.PendingDeletion; pd != nil {
+// reaped is one pass of the reaper use case: its result or the error it ended with (reported after logging).
+type reaped struct {
+	res usecase.ReapResult
+	err error
+}
+
+type reaperHooks struct {
+	reap    *usecase.Reaper
+	metrics *Metrics
+}
+
+type shootState = skeleton.State[*gardencorev1beta1.Shoot]
+
+// Observe implements skeleton.Hooks: the use case reads the shoot through its ports, by name.
+func (h *reaperHooks) Observe(_ context.Context, s *shootState) (string, error) {
+	return s.Obj.Name, nil
+}
+
+// Act implements skeleton.Hooks. The error of a pass is part of its result: what happened before it is logged.
+func (h *reaperHooks) Act(ctx context.Context, _ *shootState, name string, now time.Time) (reaped, error) {
+	res, err := h.reap.Reap(ctx, name, now)
+	return reaped{res: res, err: err}, nil
+}
+
+// Status implements skeleton.Hooks: shoots get no status from the operator; events are logged and counted.
+func (h *reaperHooks) Status(ctx context.Context, s *shootState, r reaped, _ time.Time) skeleton.Result {
+	log := ctrl.LoggerFrom(ctx).WithValues("shoot", s.Obj.Name)
+	d := r.res.Decision
+	if pd := r.res.Shoot.Marks.PendingDeletion; pd != nil {
 		log = log.WithValues("runtimeID", pd.RuntimeID)
 	}
-	for _, e := range res.Events {
-		r.Metrics.count(e.Reason)
+	for _, e := range r.res.Events {
+		h.metrics.count(e.Reason)
 		log.Info("reaper", "event", e.Reason, "message", e.Message, "warning", e.Warning)
 	}
-	if d.Step != deletion.StepIgnore && d.Step != deletion.StepWaitWindow && len(res.Events) == 0 {
+	if d.Step != deletion.StepIgnore && d.Step != deletion.StepWaitWindow && len(r.res.Events) == 0 {
 		log.V(1).Info("reaper", "step", d.Step, "message", d.Message)
 	}
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reap shoot %s: %w", req.Name, err)
+	if r.err != nil {
+		return skeleton.Result{Retry: fmt.Errorf("reap shoot %s: %w", s.Obj.Name, r.err)}
 	}
-	return ctrl.Result{RequeueAfter: d.RequeueAfter}, nil
+	return skeleton.Result{RequeueAfter: d.RequeueAfter}
+}
+
+// Finalize implements skeleton.Hooks; the reaper sets no finalizer, so it never runs.
+func (h *reaperHooks) Finalize(context.Context, *shootState, time.Time) (skeleton.Result, error) {
+	return skeleton.Result{}, nil
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -10,9 +11,10 @@ import (
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// setStatus writes the decision into the Runtime's status (patched once by the caller).
+// setStatus writes the decision into the Runtime's status (patched once by the skeleton).
 func setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now time.Time) {
 	st := &rt.Status
 	st.State = imv1.RuntimeState(d.State)
@@ -55,24 +57,21 @@ func mirrorShoot(st *imv1.RuntimeStatus, s cluster.Shoot) {
 	}
 }
 
-// report emits an event on every state or reason change and updates the metrics.
-func (r *Reconciler) report(rt, before *imv1.Runtime, d lifecycle.Decision, now time.Time) {
-	r.Metrics.SetRuntime(rt.Namespace+"/"+rt.Name, rt.Spec.Shoot.Provider.Type, string(d.State))
+// report returns an event on every state or reason change and updates the metrics.
+func (h *hooks) report(rt, before *imv1.Runtime, d lifecycle.Decision, now time.Time) []skeleton.Event {
+	h.metrics.SetRuntime(rt.Namespace+"/"+rt.Name, rt.Spec.Shoot.Provider.Type, string(d.State))
 	old := meta.FindStatusCondition(before.Status.Conditions, imv1.ConditionReady)
 	if before.Status.State == rt.Status.State && old != nil && old.Reason == string(d.Reason) {
-		return
+		return nil
 	}
-	kind := "Normal"
-	if d.State == lifecycle.StateFailed {
-		kind = "Warning"
+	ev := skeleton.Event{Warning: d.State == lifecycle.StateFailed, Reason: string(d.Reason), Action: "StateChange",
+		Message: fmt.Sprintf("%s -> %s: %s", before.Status.State, d.State, d.Message)}
+	if d.State == lifecycle.StateReady && before.Status.State != imv1.RuntimeStateReady {
+		if !before.Status.ProvisioningCompleted {
+			h.metrics.provisioningDuration.Observe(now.Sub(rt.CreationTimestamp.Time).Seconds())
+		} else if old != nil {
+			h.metrics.updateDuration.Observe(now.Sub(old.LastTransitionTime.Time).Seconds())
+		}
 	}
-	r.Recorder.Eventf(rt, nil, kind, string(d.Reason), "StateChange", "%s -> %s: %s", before.Status.State, d.State, d.Message)
-	if d.State != lifecycle.StateReady || before.Status.State == imv1.RuntimeStateReady {
-		return
-	}
-	if !before.Status.ProvisioningCompleted {
-		r.Metrics.provisioningDuration.Observe(now.Sub(rt.CreationTimestamp.Time).Seconds())
-	} else if old != nil {
-		r.Metrics.updateDuration.Observe(now.Sub(old.LastTransitionTime.Time).Seconds())
-	}
+	return []skeleton.Event{ev}
 }

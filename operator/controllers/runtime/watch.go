@@ -15,7 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -39,7 +40,7 @@ func indexRuntimesByShootName(ctx context.Context, mgr manager.Manager) error {
 // shootToRuntimes maps a shoot event to the Runtime recorded on the shoot and to every Runtime that wants a shoot of
 // that name. The second matters when the recorded owner is gone: a new Runtime reusing the name of a cluster that
 // is deleted first (KEB unsuspension) waits for the old shoot to disappear, and only this event tells it.
-func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+func shootToRuntimes(kcp client.Reader, namespaces []string, owner func(labels, annotations map[string]string) (string, string, bool)) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
 		seen := map[types.NamespacedName]bool{}
 		var out []reconcile.Request
@@ -49,7 +50,7 @@ func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventH
 				out = append(out, reconcile.Request{NamespacedName: key})
 			}
 		}
-		if namespace, name, ok := gardener.ShootToRuntime(s.Labels, s.Annotations); ok {
+		if namespace, name, ok := owner(s.Labels, s.Annotations); ok {
 			add(types.NamespacedName{Namespace: namespace, Name: name})
 		}
 		for _, ns := range namespaces {
@@ -68,9 +69,9 @@ func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventH
 
 // configMapToRuntime maps an event of a ConfigMap the operator wrote in the garden (structured authentication) to
 // its Runtime: a changed ConfigMap is drift to correct.
-func configMapToRuntime() handler.TypedEventHandler[*corev1.ConfigMap, reconcile.Request] {
+func configMapToRuntime(owner func(labels, annotations map[string]string) (string, string, bool)) handler.TypedEventHandler[*corev1.ConfigMap, reconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, cm *corev1.ConfigMap) []reconcile.Request {
-		namespace, name, ok := gardener.ShootToRuntime(cm.Labels, cm.Annotations)
+		namespace, name, ok := owner(cm.Labels, cm.Annotations)
 		if !ok {
 			return nil
 		}
@@ -84,4 +85,20 @@ func configMapChanged() predicate.TypedPredicate[*corev1.ConfigMap] {
 	return predicate.TypedFuncs[*corev1.ConfigMap]{
 		CreateFunc: func(event.TypedCreateEvent[*corev1.ConfigMap]) bool { return false },
 	}
+}
+
+// runtimesNeedingAddresses lists the Runtimes whose shoot ACL includes the control plane's addresses.
+func runtimesNeedingAddresses(ctx context.Context, kcp client.Reader, cfg shoot.Config) []reconcile.Request {
+	var list imv1.RuntimeList
+	if err := kcp.List(ctx, &list); err != nil {
+		ctrl.LoggerFrom(ctx).Info("cannot list runtimes for the control plane addresses change", "error", err.Error())
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if shoot.NeedsControlPlaneCIDRs(mapping.Runtime(&list.Items[i]), cfg) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
-// Package skeleton holds what every controller of the operator does the same way: finalizers that neither
-// conflict nor drop others' entries, clearing an annotation without a resourceVersion, and recording a use case's
-// events.
+// Package skeleton holds what every controller of the operator does the same way: the generic Reconciler (get,
+// finalizer, clock, events, one status patch only when it changed, the controller-runtime result) around the hooks
+// a controller supplies (observe, act, status, finalize), finalizers that neither conflict nor drop others'
+// entries, and clearing an annotation without a resourceVersion.
 package skeleton
 
 import (

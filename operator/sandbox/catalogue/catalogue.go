@@ -6,6 +6,8 @@
 // seeded; Objects turns it into API objects and Apply writes them idempotently.
 package catalogue
 
+import "github.com/kyma-project/kim/core/domain/wire"
+
 // Catalogue is everything the garden is seeded with.
 type Catalogue struct {
 	// Project is the Gardener project name; its namespace is "garden-<Project>".
@@ -76,7 +78,7 @@ type MachineImage struct {
 }
 
 // ProjectNamespace is the namespace Gardener uses for the project.
-func (c Catalogue) ProjectNamespace() string { return "garden-" + c.Project }
+func (c Catalogue) ProjectNamespace() string { return wire.GardenNamespace(c.Project) }
 
 // Provider returns the provider with the given Gardener type.
 func (c Catalogue) Provider(providerType string) (Provider, bool) {

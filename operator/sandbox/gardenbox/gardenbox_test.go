@@ -3,6 +3,7 @@ package gardenbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
@@ -137,9 +139,9 @@ func TestShootLifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	shoot := createShoot(t, "lifecycle", noServer)
-	eventually(t, 30*time.Second, "rising progress", func() (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "rising progress", func() (bool, string) {
 		last := getShoot(t, shoot).Status.LastOperation
-		return last != nil && last.State == gardencorev1beta1.LastOperationStateProcessing && last.Progress > 0 && last.Progress < 100, nil
+		return last != nil && last.State == gardencorev1beta1.LastOperationStateProcessing && last.Progress > 0 && last.Progress < 100, fmt.Sprint(last)
 	})
 	shoot = waitForOperation(t, shoot, gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateSucceeded)
 	if shoot.Spec.SeedName == nil || *shoot.Spec.SeedName != catalogue.SeedName("aws", shoot.Spec.Region) {
@@ -154,11 +156,11 @@ func TestShootLifecycle(t *testing.T) {
 	if err := env.GardenClient.Update(ctx, shoot); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "reconcile of the new generation", func() (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "reconcile of the new generation", func() (bool, string) {
 		s := getShoot(t, shoot)
 		last := s.Status.LastOperation
 		return last.Type == gardencorev1beta1.LastOperationTypeReconcile && last.State == gardencorev1beta1.LastOperationStateSucceeded &&
-			s.Status.ObservedGeneration == s.Generation, nil
+			s.Status.ObservedGeneration == s.Generation, fmt.Sprint(s.Status.LastOperation)
 	})
 
 	// Hibernation and wake-up.
@@ -168,10 +170,10 @@ func TestShootLifecycle(t *testing.T) {
 		if err := env.GardenClient.Update(ctx, shoot); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "hibernated="+map[bool]string{true: "true", false: "false"}[hibernate], func() (bool, error) {
+		testenv.Eventually(t, 30*time.Second, "hibernated="+map[bool]string{true: "true", false: "false"}[hibernate], func() (bool, string) {
 			s := getShoot(t, shoot)
 			return s.Status.IsHibernated == hibernate && s.Status.ObservedGeneration == s.Generation &&
-				s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded, nil
+				s.Status.LastOperation.State == gardencorev1beta1.LastOperationStateSucceeded, fmt.Sprint(s.Status.LastOperation)
 		})
 	}
 
@@ -184,9 +186,9 @@ func TestShootLifecycle(t *testing.T) {
 	if err := env.GardenClient.Delete(ctx, shoot); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "shoot gone", func() (bool, error) {
+	testenv.Eventually(t, 30*time.Second, "shoot gone", func() (bool, string) {
 		err := env.GardenClient.Get(ctx, client.ObjectKeyFromObject(shoot), &gardencorev1beta1.Shoot{})
-		return apierrors.IsNotFound(err), err
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 	err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: shoot.Namespace, Name: shoot.Name + ".ca-cluster"}, &corev1.ConfigMap{})
 	if !apierrors.IsNotFound(err) {
@@ -263,9 +265,9 @@ func TestFaultInjection(t *testing.T) {
 		if err := env.GardenClient.Patch(ctx, shoot, patch); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, "stuck shoot gone after un-sticking", func() (bool, error) {
+		testenv.Eventually(t, 30*time.Second, "stuck shoot gone after un-sticking", func() (bool, string) {
 			err := env.GardenClient.Get(ctx, client.ObjectKeyFromObject(shoot), &gardencorev1beta1.Shoot{})
-			return apierrors.IsNotFound(err), err
+			return apierrors.IsNotFound(err), fmt.Sprint(err)
 		})
 	})
 }

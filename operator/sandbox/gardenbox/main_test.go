@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
@@ -58,22 +59,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// eventually polls cond every 100ms until it returns true or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond()
-		if ok {
-			return
-		}
-		lastErr = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s (last error: %v)", timeout, what, lastErr)
-}
-
 // createShoot creates a valid shoot of the catalogue, adjusted by mutate.
 func createShoot(t *testing.T, name string, mutate func(*gardencorev1beta1.Shoot)) *gardencorev1beta1.Shoot {
 	t.Helper()
@@ -103,10 +88,10 @@ func getShoot(t *testing.T, shoot *gardencorev1beta1.Shoot) *gardencorev1beta1.S
 func waitForOperation(t *testing.T, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType, state gardencorev1beta1.LastOperationState) *gardencorev1beta1.Shoot {
 	t.Helper()
 	var got *gardencorev1beta1.Shoot
-	eventually(t, 60*time.Second, fmt.Sprintf("shoot %s %s %s", shoot.Name, op, state), func() (bool, error) {
+	testenv.Eventually(t, 60*time.Second, fmt.Sprintf("shoot %s %s %s", shoot.Name, op, state), func() (bool, string) {
 		got = getShoot(t, shoot)
 		last := got.Status.LastOperation
-		return last != nil && last.Type == op && last.State == state, fmt.Errorf("lastOperation %v", last)
+		return last != nil && last.Type == op && last.State == state, fmt.Sprintf("lastOperation %v", last)
 	})
 	return got
 }

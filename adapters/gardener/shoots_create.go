@@ -1,0 +1,134 @@
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// conflictBackoff spaces retries after a conflict with Gardener's own writes (a shoot being reconciled is updated
+// several times a second): about five seconds in all before the conflict is reported.
+var conflictBackoff = wait.Backoff{Steps: 8, Duration: 20 * time.Millisecond, Factor: 2, Jitter: 0.2}
+
+// errAlreadyExists: create found a shoot of the name (the cache had not seen it).
+var errAlreadyExists = errors.New("shoot already exists")
+
+// createManager is the field manager of the plain create of a new shoot; its entry is dropped right after the
+// first server-side apply, so that only FieldManager's apply entry owns the fields and later applies can remove
+// what they no longer set.
+const createManager = FieldManager + "-create"
+
+// create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
+// applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
+// owned exactly as if the shoot had been applied, without the server's defaults becoming ours.
+func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
+	name := a.Spec.Name
+	if err := c.applyAuthConfigMap(ctx, a); err != nil {
+		return cluster.Shoot{}, err
+	}
+	desired, err := c.desired(a, nil)
+	if err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w: %w", name, ports.ErrShootRejected, err)
+	}
+	u, err := toApplyObject(desired)
+	if err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, err)
+	}
+	// The create sends exactly what the apply sends (provider configs as the apply encodes them), so the apply
+	// that follows changes nothing in the spec.
+	created := u.DeepCopy()
+	err = c.Client.Create(ctx, created, client.FieldOwner(createManager))
+	if apierrors.IsAlreadyExists(err) {
+		c.count("create", nil)
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
+	}
+	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
+		return cluster.Shoot{}, err
+	}
+	u.SetUID(created.GetUID())
+	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+	if err := c.record("apply", classify("apply new shoot "+name, err)); err != nil {
+		return cluster.Shoot{}, err
+	}
+	applied := &gardencorev1beta1.Shoot{}
+	if err := c.Client.Scheme().Convert(u, applied, nil); err != nil {
+		return cluster.Shoot{}, fmt.Errorf("create shoot %s: read result: %w", name, err)
+	}
+	if err := c.dropManager(ctx, applied, createManager); err != nil {
+		return cluster.Shoot{}, err
+	}
+	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
+		return cluster.Shoot{}, err
+	}
+	return live(applied), nil
+}
+
+// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
+// list under optimistic locking; a concurrent writer (the gardenlet) makes it read again and retry.
+func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
+		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
+		if err != nil || fresh == nil {
+			return err
+		}
+		kept := slices.DeleteFunc(slices.Clone(fresh.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
+			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
+		})
+		if len(kept) == len(fresh.ManagedFields) {
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": fresh.ResourceVersion, "managedFields": kept}})
+		if err != nil {
+			return err
+		}
+		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
+		c.count("patch", err)
+		return err
+	})
+	return classify("hand the fields of new shoot "+s.Name+" to the apply manager", err)
+}
+
+// ownedBy tells whether the operator may update an existing shoot for runtimeID: it carries the managed-by mark and
+// names this runtime, and no deletion record (a shoot pending deletion changes only by restore or deletion).
+func ownedBy(s *gardencorev1beta1.Shoot, runtimeID string) error {
+	switch {
+	case s.Labels[wire.LabelManagedBy] != wire.ManagedByValue:
+		return ports.ErrShootNotManaged
+	case s.Annotations[shoot.AnnotationRuntimeID] != runtimeID:
+		return fmt.Errorf("it belongs to runtime %q: %w", s.Annotations[shoot.AnnotationRuntimeID], ports.ErrShootNotManaged)
+	case s.Annotations[AnnotationDeletionRuntimeID] != "":
+		return fmt.Errorf("it waits for the deletion of runtime %q: %w", s.Annotations[AnnotationDeletionRuntimeID], ports.ErrShootNotManaged)
+	}
+	return nil
+}
+
+// checkPrecondition fails with ErrConflict when s is not the observed shoot pre names.
+func checkPrecondition(pre ports.Precondition, s *gardencorev1beta1.Shoot) error {
+	if (pre.UID != "" && string(s.UID) != pre.UID) || (pre.ResourceVersion != "" && s.ResourceVersion != pre.ResourceVersion) {
+		return fmt.Errorf("observed uid %q version %q, now uid %q version %q: %w", pre.UID, pre.ResourceVersion, s.UID, s.ResourceVersion, ports.ErrConflict)
+	}
+	return nil
+}
+
+// live is the observation of a shoot the API server just returned.
+func live(s *gardencorev1beta1.Shoot) cluster.Shoot {
+	out := Observe(s)
+	out.Live = true
+	return out
+}

@@ -1,0 +1,186 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/mapping"
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/keb"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// managerLikeClient reads through a cache restricted as the operator's manager restricts it (Secrets and ConfigMaps
+// with the managed-by label only) and writes to the API server.
+func managerLikeClient(t *testing.T, k *testenv.KCP) client.Client {
+	t.Helper()
+	managed := labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})
+	c, err := cache.New(k.Config, cache.Options{Scheme: k.Client.Scheme(),
+		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed}, &corev1.ConfigMap{}: {Label: managed}}})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = c.Start(ctx) }()
+	for _, o := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}, &imv1.GardenerCluster{}} {
+		_, err := c.GetInformer(ctx, o)
+		require.NoError(t, err)
+	}
+	require.True(t, c.WaitForCacheSync(ctx))
+	cached, err := client.New(k.Config, client.Options{Scheme: k.Client.Scheme(), Cache: &client.CacheOptions{Reader: c}})
+	require.NoError(t, err)
+	return cached
+}
+
+// TestIntegrationPortContracts runs the contracts of the KCP-side ports on a real kube-apiserver with the operator's
+// CRDs, through caches restricted as the manager restricts them.
+func TestIntegrationPortContracts(t *testing.T) {
+	k := testenv.StartKCP(t)
+	cached := managerLikeClient(t, k)
+	c := k.Client
+
+	t.Run("AccessObjects", func(t *testing.T) {
+		contract.RunAccessObjectsContract(t, func(t *testing.T) contract.AccessFixture {
+			return contract.AccessFixture{Access: &kube.AccessObjects{Client: cached}, Namespace: testenv.Namespace(t, c, "access"),
+				OwnerUID: "8d2c7f0e-0000-4000-8000-000000000001",
+				SetKubeconfig: func(t *testing.T, namespace, runtimeID string, expires time.Time) {
+					writeSecret(t, c, namespace, kubeconfig.SecretName(runtimeID), map[string]string{wire.LabelManagedBy: wire.ManagedByValue},
+						map[string]string{kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(expires)})
+				},
+				AddLabel: func(t *testing.T, namespace, runtimeID, key, value string) {
+					patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, key, value)
+					gc := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: runtimeID}}
+					require.NoError(t, c.Patch(t.Context(), gc, client.RawPatch(types.MergePatchType, patch)))
+				}}
+		})
+	})
+
+	t.Run("DeletionGuard", func(t *testing.T) {
+		contract.RunDeletionGuardContract(t, func(t *testing.T) contract.GuardFixture {
+			ns := testenv.Namespace(t, c, "guard")
+			return contract.GuardFixture{Guard: &kube.DeletionGuard{Cached: cached, Live: c, Writer: c, Namespace: ns},
+				SetFrozen: func(t *testing.T, frozen bool) {
+					// As a person does it: `kubectl patch`, or `kubectl create configmap` (without the label) first.
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kube.GuardConfigMapName}}
+					patch := fmt.Appendf(nil, `{"data":{"frozen":"%t"}}`, frozen)
+					err := c.Patch(t.Context(), cm, client.RawPatch(types.MergePatchType, patch))
+					if apierrors.IsNotFound(err) {
+						cm.Data = map[string]string{"frozen": fmt.Sprint(frozen)}
+						err = c.Create(t.Context(), cm)
+					}
+					require.NoError(t, err)
+				}}
+		})
+	})
+
+	t.Run("RuntimeRegistry", func(t *testing.T) {
+		trial := keb.LoadRuntime(t, filepath.Join(testenv.RepoRoot(), "operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
+		runtimeOf := func(id, namespace, shoot string) *imv1.Runtime {
+			rt := keb.WithIdentity(trial, id, shoot)
+			rt.Namespace = namespace
+			return rt
+		}
+		contract.RunRuntimeRegistryContract(t, func(t *testing.T) contract.RegistryFixture {
+			ns := testenv.Namespace(t, c, "registry")
+			return contract.RegistryFixture{Registry: &kube.RuntimeRegistry{Live: c, Writer: c, Namespaces: []string{ns}}, Namespace: ns,
+				Put: func(t *testing.T, id, shoot string) {
+					require.NoError(t, c.Create(t.Context(), runtimeOf(id, ns, shoot)))
+				},
+				Exists: func(t *testing.T, id string) (bool, bool) {
+					var rt imv1.Runtime
+					err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: id}, &rt)
+					if apierrors.IsNotFound(err) {
+						return false, false
+					}
+					require.NoError(t, err)
+					return true, rt.Annotations[wire.AnnotationRestore] == "true"
+				},
+				Document: func(id, namespace, shoot string) []byte {
+					doc, err := mapping.RestoreDocument(runtimeOf(id, namespace, shoot))
+					require.NoError(t, err)
+					return doc
+				}}
+		})
+	})
+
+	t.Run("ServerClock", func(t *testing.T) {
+		contract.RunServerClockContract(t, func(t *testing.T) contract.ServerClockFixture {
+			clock, err := kube.NewServerClock(k.Config)
+			require.NoError(t, err)
+			unreachable, err := kube.NewServerClock(&rest.Config{Host: "https://127.0.0.1:1"})
+			require.NoError(t, err)
+			// envtest's API server runs on this machine: its clock is ours (the Date header has seconds).
+			return contract.ServerClockFixture{Clock: clock, Now: time.Now, Tolerance: 2 * time.Second, Unreachable: unreachable}
+		})
+	})
+
+	t.Run("RuntimeConfigurator", func(t *testing.T) {
+		runtimeAPI := &envtest.Environment{}
+		cfg, err := runtimeAPI.Start()
+		require.NoError(t, err, "start the runtime's API server")
+		t.Cleanup(func() { _ = runtimeAPI.Stop() })
+		admin, err := runtimeAPI.AddUser(envtest.User{Name: "kim-admin", Groups: []string{"system:masters"}}, cfg)
+		require.NoError(t, err)
+		kc, err := admin.KubeConfig()
+		require.NoError(t, err)
+		rc, err := client.New(admin.Config(), client.Options{})
+		require.NoError(t, err)
+		contract.RunRuntimeConfiguratorContract(t, func(t *testing.T) contract.ConfiguratorFixture {
+			ns := testenv.Namespace(t, c, "configure")
+			id := "rt-" + ns
+			require.NoError(t, c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kubeconfig.SecretName(id)},
+				Data: map[string][]byte{kubeconfig.SecretKey: kc}}))
+			return contract.ConfiguratorFixture{Configurator: &kube.RuntimeConfigurator{KCP: c, Namespace: ns}, RuntimeID: id,
+				Unreachable: "rt-without-secret",
+				Admins: func(t *testing.T) []string {
+					var list rbacv1.ClusterRoleBindingList
+					require.NoError(t, rc.List(t.Context(), &list))
+					var users []string
+					for _, b := range list.Items {
+						if b.RoleRef.Name == "cluster-admin" && len(b.Subjects) == 1 && b.Subjects[0].Kind == rbacv1.UserKind {
+							users = append(users, b.Subjects[0].Name)
+						}
+					}
+					return users
+				},
+				AddManual: func(t *testing.T, user string) {
+					require.NoError(t, rc.Create(t.Context(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "by-hand-"},
+						RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+						Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}}))
+				}}
+		})
+	})
+}
+
+// writeSecret creates or replaces a kubeconfig Secret as the GardenerCluster controller writes it.
+func writeSecret(t *testing.T, c client.Client, namespace, name string, labels, annotations map[string]string) {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
+	err := c.Get(t.Context(), client.ObjectKeyFromObject(s), s)
+	s.Labels, s.Annotations = labels, annotations
+	s.Data = map[string][]byte{kubeconfig.SecretKey: []byte("kubeconfig")}
+	if apierrors.IsNotFound(err) {
+		require.NoError(t, c.Create(t.Context(), s))
+		return
+	}
+	require.NoError(t, err)
+	require.NoError(t, c.Update(t.Context(), s))
+}

@@ -1,0 +1,62 @@
+package garden
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+// Logs keeps the operator's log lines so tests can assert on them (for example: no conflicts).
+type Logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Count returns how many lines contain any of the substrings.
+func (l *Logs) Count(substrings ...string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		for _, s := range substrings {
+			if strings.Contains(line, s) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+var logs struct {
+	once sync.Once
+	sink *Logs
+}
+
+// CaptureLogs sends controller-runtime's logs (the operator's) to the returned sink, and also to the file named by
+// $KIM_E2E_LOG when set. The first call in the process wins; later calls return the same sink.
+func CaptureLogs() *Logs {
+	logs.once.Do(func() {
+		logs.sink = &Logs{}
+		var w io.Writer = logs.sink
+		if path := os.Getenv("KIM_E2E_LOG"); path != "" {
+			if f, err := os.Create(path); err == nil {
+				w = io.MultiWriter(logs.sink, f)
+			}
+		}
+		ctrl.SetLogger(zap.New(zap.WriteTo(w), zap.UseDevMode(false)))
+	})
+	return logs.sink
+}

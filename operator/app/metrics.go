@@ -1,0 +1,25 @@
+package app
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
+)
+
+// NewGardenerRequests returns kim_gardener_requests_total registered with reg (nil: controller-runtime's
+// registry): every request of the shoot adapter to Gardener, by verb and outcome.
+func NewGardenerRequests(reg prometheus.Registerer) *prometheus.CounterVec {
+	return skeleton.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_gardener_requests_total",
+		Help: "Requests to the Gardener API by verb and outcome."}, []string{"verb", "outcome"}))
+}
+
+// countGardenerRequest returns the shoot adapter's observer that counts into c.
+func countGardenerRequest(c *prometheus.CounterVec) func(verb string, err error) {
+	return func(verb string, err error) {
+		outcome := "success"
+		if err != nil {
+			outcome = "error"
+		}
+		c.WithLabelValues(verb, outcome).Inc()
+	}
+}

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"fmt"
+
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+)
+
+// Override changes the ports before the controllers are set up: tests replace an adapter (count or fail Gardener
+// calls, move a fake clock). The production binary passes none.
+type Override func(*setup.Ports)
+
+// WithIssuer replaces the Gardener kubeconfig issuer.
+func WithIssuer(issuer ports.KubeconfigIssuer) Override {
+	return func(p *setup.Ports) { p.Issuer = issuer }
+}
+
+// buildPorts builds every adapter: this is the only place that does (the composition root).
+func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setup.Ports, error) {
+	ns := opts.WatchNamespaces[0]
+	kcp, live := mgr.GetClient(), mgr.GetAPIReader()
+	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
+		RuntimeNamespace: ns, Observe: countGardenerRequest(NewGardenerRequests(nil))}
+	// A dedicated client: the shared garden scheme does not carry AdminKubeconfigRequest. It uses the garden
+	// config and so the configured QPS and burst.
+	issuerClient, err := gardener.NewIssuerClient(garden.GetConfig())
+	if err != nil {
+		return setup.Ports{}, err
+	}
+	serverClock, err := kube.NewServerClock(garden.GetConfig())
+	if err != nil {
+		return setup.Ports{}, err
+	}
+	p := setup.Ports{
+		Clock:  clock.RealClock{},
+		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Credentials: shoots,
+		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
+		Secrets:      kube.NewKubeconfigSecretStore(kcp, live, kcp),
+		Access:       &kube.AccessObjects{Client: kcp},
+		Configurator: &kube.RuntimeConfigurator{KCP: live, Namespace: ns},
+		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
+		ServerClock:  serverClock,
+		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
+		ShootOwner:   gardener.ShootToRuntime,
+	}
+	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
+		return setup.Ports{}, err
+	}
+	return p, nil
+}
+
+// controlPlaneAddresses sets up the source of the control plane's egress addresses (shoot.acl.configMap): a cache
+// holding only that ConfigMap, read by the Addresses port and watched by the Runtime controller, so new addresses
+// reach every affected shoot without a restart. Without the key, nothing is set up and ACLs of Runtimes are
+// refused (see shoot.NeedsControlPlaneCIDRs).
+func controlPlaneAddresses(mgr manager.Manager, cfg *config.OperatorConfig, runtimeNamespace string, p *setup.Ports) error {
+	if cfg == nil || cfg.Shoot.ACL.ConfigMap == nil {
+		return nil
+	}
+	key := client.ObjectKey{Namespace: cfg.Shoot.ACL.ConfigMap.Namespace, Name: cfg.Shoot.ACL.ConfigMap.Name}
+	if key.Namespace == "" {
+		key.Namespace = runtimeNamespace
+	}
+	cmCache, err := kube.NewControlPlaneAddressesCache(mgr.GetConfig(), mgr.GetScheme(), key)
+	if err != nil {
+		return fmt.Errorf("shoot.acl.configMap: %w", err)
+	}
+	if err := mgr.Add(cmCache); err != nil {
+		return fmt.Errorf("shoot.acl.configMap: %w", err)
+	}
+	p.Addresses, p.AddressesSource, p.AddressesKey = &kube.ControlPlaneAddresses{Reader: cmCache, Key: key}, cmCache, key
+	return nil
+}

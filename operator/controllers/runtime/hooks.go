@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/mapping"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
+)
+
+// Finalizer keeps a Runtime until its access is removed and its shoot is marked for deletion.
+const Finalizer = "infrastructuremanager.kyma-project.io/runtime"
+
+// ConditionRuntimeConfigured records (in its observedGeneration) the generation whose administrators were configured.
+const ConditionRuntimeConfigured = "RuntimeConfigured"
+
+// Reconciler is the Runtime reconciler: the skeleton with this package's hooks.
+type Reconciler = skeleton.Reconciler[*imv1.Runtime, usecase.RuntimeRequest, usecase.ProvisionResult]
+
+// NewReconciler builds the Runtime reconciler on the manager's clients and the use cases.
+func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, recorder events.EventRecorder, m *Metrics,
+	provision *usecase.Provisioner, teardown *usecase.Teardown) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
+		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
+		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m}}
+}
+
+// hooks are the Runtime controller's part of the skeleton: CR <-> provisioning and teardown use cases. They hold
+// no state between reconciles except metrics.
+type hooks struct {
+	provision *usecase.Provisioner
+	teardown  *usecase.Teardown
+	metrics   *Metrics
+}
+
+type state = skeleton.State[*imv1.Runtime]
+
+// LogValues implements skeleton.LogKeys.
+func (h *hooks) LogValues(rt *imv1.Runtime) []any {
+	return []any{"runtimeID", rt.Name, "shoot", rt.Spec.Shoot.Name}
+}
+
+// Observe implements skeleton.Hooks. The runtime ID is the Runtime's name: the name is what the shoot, the
+// GardenerCluster and the Secret are keyed by, whatever a label says.
+func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, error) {
+	rt := s.Obj
+	domain := mapping.Runtime(rt)
+	domain.ID = rt.Name
+	req := usecase.RuntimeRequest{Runtime: domain, Namespace: rt.Namespace, UID: string(rt.UID), Labels: rt.Labels,
+		Plan:         rt.Labels[imv1.LabelBrokerPlanName],
+		SuspendPatch: rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
+		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true"}
+	if c := meta.FindStatusCondition(rt.Status.Conditions, ConditionRuntimeConfigured); c != nil && c.Status == "True" {
+		req.ConfiguredGeneration = c.ObservedGeneration
+	}
+	return req, nil
+}
+
+// Act implements skeleton.Hooks.
+func (h *hooks) Act(ctx context.Context, _ *state, req usecase.RuntimeRequest, now time.Time) (usecase.ProvisionResult, error) {
+	return h.provision.Provision(ctx, req, now)
+}
+
+// Status implements skeleton.Hooks.
+func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResult, now time.Time) skeleton.Result {
+	rt, d := s.Obj, res.Decision
+	before := rt.DeepCopy()
+	out := skeleton.Result{RequeueAfter: d.RequeueAfter, Events: h.events(res.Events)}
+	if res.ClearForcePatch {
+		out.ClearAnnotations = []string{imv1.AnnotationForcePatchReconciliation}
+	}
+	if d.Transient {
+		ctrl.LoggerFrom(ctx).Info("action failed", "step", d.Step, "reason", d.Reason, "message", d.Message)
+		out.Retry = fmt.Errorf("%s", d.Message)
+	}
+	setStatus(rt, res.Input, d, now)
+	out.Events = append(out.Events, h.report(rt, before, d, now)...)
+	return out
+}
+
+// Finalize implements skeleton.Hooks: the teardown use case, and the Runtime goes when it says so.
+func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
+	rt := s.Obj
+	var out skeleton.Result
+	if rt.Status.State != imv1.RuntimeStateTerminating {
+		rt.Status.State = imv1.RuntimeStateTerminating
+		out.Events = append(out.Events, skeleton.Event{Reason: "Deleting", Action: "Teardown",
+			Message: fmt.Sprintf("Removing access and marking shoot %s for deletion", rt.Spec.Shoot.Name)})
+	}
+	doc, err := mapping.RestoreDocument(rt)
+	if err != nil {
+		return out, err
+	}
+	res, err := h.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: rt.Name, Namespace: rt.Namespace, ShootName: rt.Spec.Shoot.Name,
+		Plan: rt.Labels[imv1.LabelBrokerPlanName], EverReady: rt.Status.ProvisioningCompleted, RestoreDocument: doc}, now)
+	out.Events = append(out.Events, h.events(res.Events)...)
+	ctrl.LoggerFrom(ctx).Info("runtime deletion step", "release", res.Release, "message", res.Message)
+	if err != nil {
+		return out, err
+	}
+	out.RequeueAfter, out.Release = res.RequeueAfter, res.Release
+	if res.Release {
+		h.metrics.SetRuntime(rt.Namespace+"/"+rt.Name, "", "")
+	}
+	return out, nil
+}
+
+// Gone implements skeleton.GoneHandler: a Runtime that no longer exists is forgotten by the metrics.
+func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result, error) {
+	h.metrics.SetRuntime(s.Key().String(), "", "")
+	return skeleton.Result{}, nil
+}
+
+// events turns the use case's events into the skeleton's and counts them.
+func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
+	out := make([]skeleton.Event, 0, len(evs))
+	for _, e := range evs {
+		h.metrics.count(e.Reason)
+		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+// Package setup is the contract between the composition root (operator/app) and the controllers: a controller is
+// set up from the manager, the garden cluster (for its watches) and the ports the composition root built. No
+// controller builds an adapter (operator/controllers/architecture_test.go and depguard enforce it).
+package setup
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Controller is one controller of the operator.
+type Controller interface {
+	// Name identifies the controller in logs, errors and the --controllers flag.
+	Name() string
+	// SetupWithManager registers the controller with the KCP manager.
+	SetupWithManager(mgr manager.Manager, deps Deps) error
+}
+
+// Deps is what a controller is built from.
+type Deps struct {
+	// Garden is the Gardener project's cluster: its cache is what controllers watch shoots and ConfigMaps on.
+	Garden cluster.Cluster
+	Ports  Ports
+	Settings
+}
+
+// Ports are the adapters, built by the composition root only.
+type Ports struct {
+	Clock        ports.Clock
+	Shoots       ports.Shoots
+	ShootLister  ports.ShootLister
+	Seeds        ports.Seeds
+	Credentials  ports.CredentialsMigrator
+	Issuer       ports.KubeconfigIssuer
+	Secrets      ports.KubeconfigSecretStore
+	Access       ports.AccessObjects
+	Configurator ports.RuntimeConfigurator
+	Guard        ports.DeletionGuard
+	ServerClock  ports.ServerClock
+	Registry     ports.RuntimeRegistry
+	// Addresses are the control plane's egress CIDRs; nil when shoot.acl.configMap is not configured.
+	Addresses ports.ControlPlaneAddresses
+	// AddressesSource is the cache holding the ConfigMap of Addresses and AddressesKey its name (watched so new
+	// addresses reach every affected shoot); nil with Addresses.
+	AddressesSource cache.Cache
+	AddressesKey    client.ObjectKey
+	// ShootOwner tells the Runtime (namespace, name) a shoot or a ConfigMap of the garden belongs to, from the
+	// operator's marks on it (how garden events find their Runtime).
+	ShootOwner func(labels, annotations map[string]string) (namespace, name string, ok bool)
+}
+
+// Settings are the effective configuration controllers decide with.
+type Settings struct {
+	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard lives there).
+	Namespaces []string
+	// GardenNamespace is the Gardener project's namespace.
+	GardenNamespace string
+	Shoot           shoot.Config
+	Deletion        deletion.Policy
+	Kubeconfig      kubeconfig.Policy
+	// RuntimeWorkers and GardenerClusterWorkers are the concurrent reconciles of the two controllers.
+	RuntimeWorkers, GardenerClusterWorkers int
+}
