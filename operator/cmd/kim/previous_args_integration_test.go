@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -20,7 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/internal/testenv"
-	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/internal/testenv/keb"
+	"github.com/kyma-project/kim/operator/legacymetrics"
 )
 
 // TestMigrationPreviousHelmArgumentsIntegration starts the manager binary with the previous infrastructure manager's
@@ -61,6 +63,8 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	// The previous manager also took controller-runtime's --kubeconfig outside a cluster.
 	args = append(args, "--kubeconfig="+env.kcpFile)
 	previous++
+	// The switch-over adds the previous metrics (docs/operations/migration.md), served as before over plain HTTP.
+	args = append(args, "--legacy-metrics", "--metrics-secure=false")
 	createConfigMap(t, env, "kim-manager-config")
 
 	bin := filepath.Join(t.TempDir(), "manager")
@@ -105,9 +109,7 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := "helm-args-0000-4000-8000-000000000001"
-	gc := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: kcpNamespace},
-		Spec: imv1.GardenerClusterSpec{Shoot: imv1.Shoot{Name: s.Name},
-			Kubeconfig: imv1.Kubeconfig{Secret: imv1.Secret{Name: "kubeconfig-" + id, Namespace: kcpNamespace, Key: "config"}}}}
+	gc := keb.GardenerCluster(id, s.Name)
 	if err := env.KCPClient.Create(ctx, gc); err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +120,14 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 		}
 		p := usableKubeconfig(sec.Data["config"])
 		return p == "", p
+	})
+	// The previous dashboards' series of this runtime, from the manager's metrics endpoint.
+	testenv.Eventually(t, time.Minute, "the previous metrics of "+id, func() (bool, string) {
+		missing, err := missingLegacySeries("http://"+metrics+"/metrics", id)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(missing) == 0, fmt.Sprintf("missing %v", missing)
 	})
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -134,6 +144,43 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 		t.Errorf("%d deprecation warnings logged, want one per previous flag (%d):\n%s", n, previous, logs.String())
 	}
 	_ = env.KCPClient.Delete(ctx, gc)
+}
+
+// missingLegacySeries scrapes url and returns the previous infrastructure manager's metrics that have no series of
+// runtimeID in the state a working runtime has (unexpected_stops_total: any series).
+func missingLegacySeries(url, runtimeID string) ([]string, error) {
+	resp, err := http.Get(url) //nolint:gosec,noctx // a test's own manager on localhost
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	want := map[string]string{
+		legacymetrics.GardenerClusterState: `runtimeId="` + runtimeID + `"`,
+		legacymetrics.KubeconfigExpiration: `runtimeId="` + runtimeID + `"`,
+		legacymetrics.UnexpectedStops:      "",
+	}
+	var missing []string
+	for name, label := range want {
+		found := false
+		for _, line := range strings.Split(string(body), "\n") {
+			series := strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ")
+			ready := name != legacymetrics.GardenerClusterState || strings.Contains(line, `state="Ready"`)
+			if series && strings.Contains(line, label) && ready {
+				found = true
+			}
+		}
+		if !found {
+			missing = append(missing, name)
+		}
+	}
+	return missing, nil
 }
 
 func oneOf(s string, in ...string) bool {
