@@ -20,6 +20,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	// The reconcile error and panic counters unexpected_stops_total reads are registered by controller-runtime's
+	// controller package (its init): imported here so they exist wherever this collector does, not only in a
+	// process that happens to build controllers.
+	_ "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
