@@ -20,16 +20,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	// The reconcile error and panic counters unexpected_stops_total reads are registered by controller-runtime's
-	// controller package (its init): imported here so they exist wherever this collector does, not only in a
-	// process that happens to build controllers.
-	_ "sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+
+	// Registers the reconcile error and panic counters unexpected_stops_total reads (in its init), wherever this
+	// collector is, not only in a process that happens to build controllers.
+	_ "sigs.k8s.io/controller-runtime/pkg/controller"
 )
 
 // Modes of --legacy-metrics.
