@@ -67,6 +67,8 @@ case "${1:-}" in
   deploy)
     [ -n "${2:-}" ] || { echo "deploy: IMG is required" >&2; exit 2; }
     render deploy "$2" | "${kubectl}" apply --server-side --field-manager=kim-deploy -f -
+    # Objects of our kinds can be created as soon as deploy returns (KEB, a test, the next make target).
+    "${kubectl}" wait --for=condition=Established --timeout=60s "${crds[@]/#/crd/}"
     ;;
   undeploy)
     render undeploy | "${kubectl}" delete --ignore-not-found -f -

@@ -27,7 +27,7 @@ import (
 
 type config struct {
 	n                  int
-	managerBin, crdDir string
+	managerBin         string
 	workers            int
 	gardenerQPS        float64
 	gardenerBurst      int
@@ -52,7 +52,6 @@ func parseFlags() (config, error) {
 	c := config{}
 	flag.IntVar(&c.n, "n", 1000, "number of GardenerClusters (and shoots), 1..10000")
 	flag.StringVar(&c.managerBin, "manager-bin", "", "manager binary (default: go build ./operator/cmd/manager)")
-	flag.StringVar(&c.crdDir, "crds", "config/crd/bases", "directory of the operator's CRDs")
 	flag.IntVar(&c.workers, "workers", d.GardenerClusterWorkers, "--gardener-cluster-workers of the manager")
 	flag.Float64Var(&c.gardenerQPS, "gardener-qps", float64(d.GardenerQPS), "--gardener-qps of the manager")
 	flag.IntVar(&c.gardenerBurst, "gardener-burst", d.GardenerBurst, "--gardener-burst of the manager")
@@ -92,7 +91,7 @@ func run() error {
 		poolGardenerKeys(4)
 	}
 	logf("starting garden-in-a-box")
-	w, err := startWorld(ctx, c.crdDir, c.n)
+	w, err := startWorld(ctx, c.n)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ type world struct {
 	createWorkers, total int
 }
 
-func startWorld(ctx context.Context, crdDir string, n int) (*world, error) {
+func startWorld(ctx context.Context, n int) (*world, error) {
 	env, err := testenv.StartGarden(ctx, testenv.GardenOptions{
 		// The kubeconfig controller never talks to a shoot: CA objects and a placeholder address suffice.
 		RuntimeAPIServers: runtimeapi.ModeNone, CRDDirectory: crdDir,
