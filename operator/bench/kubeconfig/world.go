@@ -43,7 +43,7 @@ type world struct {
 func startWorld(ctx context.Context, n int) (*world, error) {
 	env, err := testenv.StartGarden(ctx, testenv.GardenOptions{
 		// The kubeconfig controller never talks to a shoot: CA objects and a placeholder address suffice.
-		RuntimeAPIServers: runtimeapi.ModeNone, CRDDirectory: crdDir,
+		RuntimeAPIServers: runtimeapi.ModeNone,
 		Gardenlet: gardenlet.Options{
 			CreateDuration: time.Millisecond, ReconcileDuration: time.Millisecond, DeleteDuration: time.Millisecond,
 			ProgressInterval: time.Millisecond, MaxConcurrentReconciles: 20,
