@@ -159,7 +159,11 @@ undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes an
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated test-alerts test-all ## What CI runs: lint, generated-file check, alert rules, docs check, unit and integration tests.
+test: lint verify-generated verify-mutants test-alerts test-all ## What CI runs: lint, generated-file check, safety mutants still apply, alert rules, docs check, unit and integration tests.
+
+.PHONY: verify-mutants
+verify-mutants: ## Fail when a re-introduced defect of hack/safety-mutants/ no longer applies to the code.
+	hack/safety-mutants.sh --check
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).

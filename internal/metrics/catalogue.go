@@ -19,6 +19,7 @@ import (
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/operator/version"
@@ -44,6 +45,7 @@ func Load() (Catalogue, error) {
 	runtime.NewMetrics(rec)
 	gardenercluster.NewMetrics(rec)
 	probe.NewMetrics(rec)
+	serviceaccountkubeconfig.NewMetrics(rec)
 	app.NewGardenerRequests(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)

@@ -4,6 +4,8 @@
 package setup
 
 import (
+	"time"
+
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -45,6 +48,10 @@ type Ports struct {
 	Guard        ports.DeletionGuard
 	ServerClock  ports.ServerClock
 	Registry     ports.RuntimeRegistry
+	// Identities reaches runtimes through their admin kubeconfigs for least-privilege kubeconfigs (ServiceAccounts,
+	// RBAC, TokenRequests); IdentitySecrets stores those kubeconfigs in the KCP.
+	Identities      ports.RuntimeIdentities
+	IdentitySecrets ports.IdentityKubeconfigStore
 	// Addresses are the control plane's egress CIDRs; nil when shoot.acl.configMap is not configured.
 	Addresses ports.ControlPlaneAddresses
 	// AddressesSource is the cache holding the ConfigMap of Addresses and AddressesKey its name (watched so new
@@ -65,6 +72,12 @@ type Settings struct {
 	Shoot           shoot.Config
 	Deletion        deletion.Policy
 	Kubeconfig      kubeconfig.Policy
-	// RuntimeWorkers and GardenerClusterWorkers are the concurrent reconciles of the two controllers.
-	RuntimeWorkers, GardenerClusterWorkers int
+	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
+	// the controllers.
+	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int
+	// IdentityAccess is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
+	IdentityAccess sakubeconfig.AccessPolicy
+	// IdentityCleanupTimeout bounds how long a ServiceAccountKubeconfig's deletion waits for an unreachable runtime
+	// (0: the domain's default).
+	IdentityCleanupTimeout time.Duration
 }

@@ -192,6 +192,15 @@ func (p *Pool) Release(key string) error {
 // AdminConfig returns a system:masters rest.Config for the API server behind the shoot key
 // (namespace/name). It returns ErrNoServer when the shoot has no server (yet).
 func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
+	srv, err := p.server(key)
+	if err != nil {
+		return nil, err
+	}
+	return srv.AdminConfig()
+}
+
+// server returns the running server behind the shoot key, or ErrNoServer.
+func (p *Pool) server(key string) (*Server, error) {
 	p.mu.Lock()
 	srv := p.servers[key]
 	if p.opts.Mode == ModeShared {
@@ -201,7 +210,17 @@ func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
 	if srv == nil {
 		return nil, fmt.Errorf("shoot %s: %w", key, ErrNoServer)
 	}
-	return srv.AdminConfig()
+	return srv, nil
+}
+
+// AuditLogPath returns the audit log of the API server behind the shoot key (see Server.AuditLogPath), or
+// ErrNoServer.
+func (p *Pool) AuditLogPath(key string) (string, error) {
+	srv, err := p.server(key)
+	if err != nil {
+		return "", err
+	}
+	return srv.AuditLogPath(), nil
 }
 
 // Stop stops every server and the shared etcd. The pool cannot be used afterwards.
