@@ -38,10 +38,9 @@ func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 		return nil
 	})
 	// The previous system spelt this flag so; its Helm values still do.
-	const reconcileTimeoutFlag = "gardener-ctrl-reconcilation-timeout" //nolint:misspell // the previous flag's name
 	const timeouts = "requests and reconciles are bounded by the operator itself"
 	fs.Func("gardener-request-timeout", "deprecated, ignored: "+timeouts, p.ignore("gardener-request-timeout", timeouts))
-	fs.Func(reconcileTimeoutFlag, "deprecated, ignored: "+timeouts, p.ignore(reconcileTimeoutFlag, timeouts))
+	fs.Func("gardener-ctrl-reconcilation-timeout", "deprecated, ignored: "+timeouts, p.ignore("gardener-ctrl-reconcilation-timeout", timeouts)) //nolint:misspell // the previous flag's name
 	fs.Func("status-requeue-delay", "deprecated, ignored: status writes do not requeue", p.ignore("status-requeue-delay", "status writes do not requeue"))
 	const inConfig = "the landscape configuration (--config-map) holds the shoot settings; see docs/configuration.md"
 	fs.Func("converter-config-filepath", "deprecated, ignored: "+inConfig, p.ignore("converter-config-filepath", inConfig))
