@@ -12,7 +12,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 kubectl="${KUBECTL:-kubectl}"
-crds=(runtimes.infrastructuremanager.kyma-project.io gardenerclusters.infrastructuremanager.kyma-project.io)
+# Our CRDs by name, from the generated files (<group>_<plural>.yaml), so a new kind is never forgotten here.
+crds=()
+for f in "${root}"/config/crd/bases/*.yaml; do
+  b="$(basename "${f}" .yaml)"
+  crds+=("${b#*_}.${b%%_*}")
+done
 
 # overlay MODE [IMG] writes a kustomization over config/default into a temporary directory inside the repository
 # (kustomize accepts only relative bases; .gitignore ignores config/.deploy-*) and prints the directory.

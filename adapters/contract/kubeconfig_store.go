@@ -3,12 +3,9 @@
 package contract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,7 +72,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if !md.HasKubeconfig {
 			t.Error("HasKubeconfig = false after Write")
 		}
-		mustKey(t, f, r, []byte("kubeconfig-1"))
+		mustKey(t, f.ReadKey, r, []byte("kubeconfig-1"))
 	})
 
 	t.Run("Write replaces the kubeconfig and keeps what others set", func(t *testing.T) {
@@ -89,10 +86,10 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := write(t, f, in); err != nil {
 			t.Fatalf("Write over a foreign Secret: %v", err)
 		}
-		mustKey(t, f, r, []byte("new"))
+		mustKey(t, f.ReadKey, r, []byte("new"))
 		other := r
 		other.Key = "other"
-		mustKey(t, f, other, []byte("keep"))
+		mustKey(t, f.ReadKey, other, []byte("keep"))
 		md := mustRead(t, f, r)
 		if md.Labels["team"] != "x" || md.Labels["a"] != "1" || md.Annotations["note"] != "keep" {
 			t.Errorf("labels %v / annotations %v: foreign label/annotation lost or owner label missing", md.Labels, md.Annotations)
@@ -111,7 +108,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := write(t, f, secretFor(r, "empty", nil, nil)); err == nil {
 			t.Error("Write of an empty kubeconfig succeeded, want an error")
 		}
-		mustKey(t, f, r, []byte("good"))
+		mustKey(t, f.ReadKey, r, []byte("good"))
 	})
 
 	t.Run("EnsureLabels adds and overwrites labels without touching the kubeconfig", func(t *testing.T) {
@@ -131,7 +128,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 			md.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			t.Errorf("labels after EnsureLabels: %v", md.Labels)
 		}
-		mustKey(t, f, r, []byte("kc"))
+		mustKey(t, f.ReadKey, r, []byte("kc"))
 	})
 
 	t.Run("Delete removes the Secret and is idempotent", func(t *testing.T) {
@@ -209,7 +206,7 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := f.Store.Delete(t.Context(), r, ports.Precondition{UID: "another-uid"}); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("delete of another UID: %v, want ErrConflict", err)
 		}
-		mustKey(t, f, r, []byte("kc-1"))
+		mustKey(t, f.ReadKey, r, []byte("kc-1"))
 		if err := f.Store.Delete(t.Context(), r, ports.Precondition{UID: md.UID}); err != nil {
 			t.Errorf("delete with the UID: %v", err)
 		}
@@ -221,33 +218,11 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		if err := write(t, f, secretFor(r, "atomic", []byte("kc-0"), nil)); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		ctx, cancel := context.WithCancel(t.Context())
-		var reads, bad atomic.Int64
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				data, found, err := f.ReadKey(ctx, r)
-				if ctx.Err() != nil {
-					return
-				}
-				reads.Add(1)
-				if err != nil || !found || len(data) == 0 || !bytes.HasPrefix(data, []byte("kc-")) {
-					bad.Add(1)
-				}
-			}
-		})
 		n := max(f.ConcurrentWrites, 1)
-		for i := 1; i <= n; i++ {
-			if err := write(t, f, secretFor(r, "atomic", fmt.Appendf(nil, "kc-%d", i), nil)); err != nil {
-				t.Errorf("Write #%d: %v", i, err)
-			}
-		}
-		cancel()
-		wg.Wait()
-		if bad.Load() != 0 {
-			t.Errorf("%d of %d concurrent reads saw a missing, empty or foreign kubeconfig", bad.Load(), reads.Load())
-		}
-		mustKey(t, f, r, fmt.Appendf(nil, "kc-%d", n))
+		readWhileWriting(t, f.ReadKey, r, n, func(i int) error {
+			return write(t, f, secretFor(r, "atomic", fmt.Appendf(nil, "kc-%d", i), nil))
+		})
+		mustKey(t, f.ReadKey, r, fmt.Appendf(nil, "kc-%d", n))
 	})
 }
 
@@ -259,14 +234,9 @@ var (
 // write writes s as a caller must: a create when the Secret does not exist, otherwise pinned to the version read.
 func write(t *testing.T, f SecretStoreFixture, s ports.KubeconfigSecret) error {
 	t.Helper()
-	md, err := f.Store.ReadMetadata(t.Context(), s.Ref, ports.ReadLive)
-	switch {
-	case errors.Is(err, ports.ErrSecretNotFound):
-		s.ExpectAbsent = true
-	case err != nil:
+	var err error
+	if s.ExpectAbsent, s.Precondition, err = guard(t, f.Store.ReadMetadata, s.Ref); err != nil {
 		return err
-	default:
-		s.Precondition = ports.Precondition{UID: md.UID, ResourceVersion: md.ResourceVersion}
 	}
 	return f.Store.Write(t.Context(), s)
 }
@@ -287,12 +257,4 @@ func mustRead(t *testing.T, f SecretStoreFixture, r ports.SecretRef) ports.Kubec
 		t.Fatalf("ReadMetadata(%s): %v", r, err)
 	}
 	return md
-}
-
-func mustKey(t *testing.T, f SecretStoreFixture, r ports.SecretRef, want []byte) {
-	t.Helper()
-	got, found, err := f.ReadKey(t.Context(), r)
-	if err != nil || !found || !bytes.Equal(got, want) {
-		t.Errorf("key %s = %q (found %v, err %v), want %q", r, got, found, err, want)
-	}
 }

@@ -100,42 +100,52 @@ func (s *KubeconfigSecretStore) ReadMetadata(_ context.Context, ref ports.Secret
 
 // Write implements ports.KubeconfigSecretStore.
 func (s *KubeconfigSecretStore) Write(_ context.Context, in ports.KubeconfigSecret) error {
-	if len(in.Kubeconfig) == 0 {
-		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", in.Ref)
+	annotations := map[string]string{
+		kubeconfig.AnnotationLastSync:  kubeconfig.FormatTime(in.IssuedAt),
+		kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(in.ExpiresAt),
+		kubeconfig.AnnotationOwner:     in.OwnerNamespace + "/" + in.OwnerName,
+	}
+	if in.Shoot.Name != "" {
+		annotations[kubeconfig.AnnotationShootName] = in.Shoot.Name
+		annotations[kubeconfig.AnnotationShootUID] = in.Shoot.UID
+	}
+	return s.write(in.Ref, in.OwnerNamespace+"/"+in.OwnerName, kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName), annotations,
+		in.Kubeconfig, in.ExpectAbsent, in.Precondition)
+}
+
+// write stores kc with labels and annotations (merged into what others set) under the checks of the Write contract;
+// owner is the writer recorded in Changes.
+func (s *KubeconfigSecretStore) write(ref ports.SecretRef, owner string, labels, annotations map[string]string, kc []byte, expectAbsent bool, pre ports.Precondition) error {
+	if len(kc) == 0 {
+		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", ref)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.WriteErr != nil {
-		return fmt.Errorf("write secret %s: %w", in.Ref, s.WriteErr)
+		return fmt.Errorf("write secret %s: %w", ref, s.WriteErr)
 	}
-	k := key(in.Ref.Namespace, in.Ref.Name)
+	k := key(ref.Namespace, ref.Name)
 	sec, ok := s.secrets[k]
 	switch {
-	case ok && in.ExpectAbsent:
-		return fmt.Errorf("create secret %s: it exists: %w", in.Ref, ports.ErrConflict)
-	case !ok && !in.ExpectAbsent:
-		return fmt.Errorf("write secret %s: it is gone: %w", in.Ref, ports.ErrConflict)
-	case ok && ((in.Precondition.UID != "" && in.Precondition.UID != sec.uid) ||
-		(in.Precondition.ResourceVersion != "" && in.Precondition.ResourceVersion != strconv.Itoa(sec.version))):
-		return fmt.Errorf("write secret %s: it changed: %w", in.Ref, ports.ErrConflict)
+	case ok && expectAbsent:
+		return fmt.Errorf("create secret %s: it exists: %w", ref, ports.ErrConflict)
+	case !ok && !expectAbsent:
+		return fmt.Errorf("write secret %s: it is gone: %w", ref, ports.ErrConflict)
+	case ok && ((pre.UID != "" && pre.UID != sec.uid) ||
+		(pre.ResourceVersion != "" && pre.ResourceVersion != strconv.Itoa(sec.version))):
+		return fmt.Errorf("write secret %s: it changed: %w", ref, ports.ErrConflict)
 	}
 	if ok {
-		s.logChange("Write", in.Ref, in.OwnerNamespace+"/"+in.OwnerName, sec)
+		s.logChange("Write", ref, owner, sec)
 	} else {
-		s.logChange("Write", in.Ref, in.OwnerNamespace+"/"+in.OwnerName, nil)
+		s.logChange("Write", ref, owner, nil)
 		sec = s.newSecret(nil, nil, nil)
 		s.secrets[k] = sec
 	}
 	sec.version++
-	maps.Copy(sec.labels, kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName))
-	sec.annotations[kubeconfig.AnnotationLastSync] = kubeconfig.FormatTime(in.IssuedAt)
-	sec.annotations[kubeconfig.AnnotationExpiresAt] = kubeconfig.FormatTime(in.ExpiresAt)
-	sec.annotations[kubeconfig.AnnotationOwner] = in.OwnerNamespace + "/" + in.OwnerName
-	if in.Shoot.Name != "" {
-		sec.annotations[kubeconfig.AnnotationShootName] = in.Shoot.Name
-		sec.annotations[kubeconfig.AnnotationShootUID] = in.Shoot.UID
-	}
-	sec.data[in.Ref.Key] = bytes.Clone(in.Kubeconfig)
+	maps.Copy(sec.labels, labels)
+	maps.Copy(sec.annotations, annotations)
+	sec.data[ref.Key] = bytes.Clone(kc)
 	s.writes++
 	return nil
 }

@@ -75,6 +75,9 @@ func TestShootsContractIntegration(t *testing.T) {
 			PutPredecessor: func(t *testing.T, name, runtimeID string) {
 				createUnmarked(t, adapter, generate(t, name), runtimeID)
 			},
+			PutProvisioned: func(t *testing.T, name, runtimeID string) {
+				createProvisioned(t, adapter, generate(t, name), runtimeID)
+			},
 			WorkerNames: func(t *testing.T, name string) []string {
 				var names []string
 				for _, w := range getShoot(t, c, ns, name).Spec.Provider.Workers {
@@ -223,6 +226,18 @@ func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID st
 	}
 	if err := adapter.Client.Create(t.Context(), s); err != nil {
 		t.Fatalf("create shoot %s: %v", spec.Name, err)
+	}
+}
+
+// createProvisioned creates a shoot as the provisioner did: its runtime-id and licence-type annotations only.
+func createProvisioned(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
+	t.Helper()
+	createUnmarked(t, adapter, spec, "")
+	s := getShoot(t, adapter.Client, adapter.Namespace, spec.Name)
+	patch := client.MergeFrom(s.DeepCopy())
+	s.Annotations = map[string]string{AnnotationProvisionerRuntimeID: runtimeID, AnnotationProvisionerLicenceType: "PARTNER"}
+	if err := adapter.Client.Patch(t.Context(), s, patch); err != nil {
+		t.Fatalf("annotate shoot %s as the provisioner did: %v", spec.Name, err)
 	}
 }
 

@@ -71,9 +71,6 @@ var errSecretNotFound = apierrors.NewNotFound(corev1.Resource("secrets"), "")
 // Write implements ports.KubeconfigSecretStore: a create for a Secret that must not exist yet, otherwise one
 // server-side apply pinned to the checked UID and resourceVersion.
 func (s *KubeconfigSecretStore) Write(ctx context.Context, in ports.KubeconfigSecret) error {
-	if len(in.Kubeconfig) == 0 {
-		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", in.Ref)
-	}
 	labels := kubeconfig.SecretLabels(in.OwnerLabels, in.OwnerName)
 	annotations := map[string]string{
 		kubeconfig.AnnotationLastSync:  kubeconfig.FormatTime(in.IssuedAt),
@@ -84,35 +81,45 @@ func (s *KubeconfigSecretStore) Write(ctx context.Context, in ports.KubeconfigSe
 		annotations[kubeconfig.AnnotationShootName] = in.Shoot.Name
 		annotations[kubeconfig.AnnotationShootUID] = in.Shoot.UID
 	}
-	data := map[string][]byte{in.Ref.Key: in.Kubeconfig}
-	if in.ExpectAbsent {
-		// A plain create: a Secret someone created meanwhile is not overwritten (AlreadyExists).
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: in.Ref.Name, Namespace: in.Ref.Namespace, Labels: labels,
+	return s.write(ctx, in.Ref, labels, annotations, in.Kubeconfig, in.ExpectAbsent, in.Precondition)
+}
+
+// write stores kc under ref's key with the given labels and annotations in one request: a plain create when
+// expectAbsent (a Secret someone created meanwhile is not overwritten), otherwise a server-side apply pinned to pre.
+// Labels, annotations and keys others set are kept.
+func (s *KubeconfigSecretStore) write(ctx context.Context, ref ports.SecretRef, labels, annotations map[string]string, kc []byte,
+	expectAbsent bool, pre ports.Precondition) error {
+	if len(kc) == 0 {
+		return fmt.Errorf("write secret %s: refusing to store an empty kubeconfig", ref)
+	}
+	data := map[string][]byte{ref.Key: kc}
+	if expectAbsent {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace, Labels: labels,
 			Annotations: annotations}, Data: data, Type: corev1.SecretTypeOpaque}
 		err := s.writer.Create(ctx, sec, client.FieldOwner(FieldOwner))
 		if apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create secret %s: %w: %w", in.Ref, ports.ErrConflict, err)
+			return fmt.Errorf("create secret %s: %w: %w", ref, ports.ErrConflict, err)
 		}
 		if err != nil {
-			return fmt.Errorf("create secret %s: %w", in.Ref, err)
+			return fmt.Errorf("create secret %s: %w", ref, err)
 		}
 		return nil
 	}
-	ac := corev1ac.Secret(in.Ref.Name, in.Ref.Namespace).WithLabels(labels).WithAnnotations(annotations).WithData(data)
+	ac := corev1ac.Secret(ref.Name, ref.Namespace).WithLabels(labels).WithAnnotations(annotations).WithData(data)
 	// The UID and version pin the write to the Secret whose ownership was checked. ForceOwnership takes the fields
 	// over from whoever wrote them before (KEB for its legacy Secret, an older operator).
-	if in.Precondition.UID != "" {
-		ac = ac.WithUID(types.UID(in.Precondition.UID))
+	if pre.UID != "" {
+		ac = ac.WithUID(types.UID(pre.UID))
 	}
-	if in.Precondition.ResourceVersion != "" {
-		ac = ac.WithResourceVersion(in.Precondition.ResourceVersion)
+	if pre.ResourceVersion != "" {
+		ac = ac.WithResourceVersion(pre.ResourceVersion)
 	}
 	err := s.writer.Apply(ctx, ac, client.FieldOwner(FieldOwner), client.ForceOwnership)
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-		return fmt.Errorf("write secret %s: %w: %w", in.Ref, ports.ErrConflict, err)
+		return fmt.Errorf("write secret %s: %w: %w", ref, ports.ErrConflict, err)
 	}
 	if err != nil {
-		return fmt.Errorf("write secret %s: %w", in.Ref, err)
+		return fmt.Errorf("write secret %s: %w", ref, err)
 	}
 	return nil
 }

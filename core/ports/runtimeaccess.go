@@ -48,7 +48,7 @@ type GardenerClusterSpec struct {
 	// SecretName and SecretKey locate the kubeconfig (kubeconfig-<runtimeID>, key "config").
 	SecretName string
 	SecretKey  string
-	// Labels are copied from the Runtime (KEB-CONTRACT.md).
+	// Labels are copied from the Runtime (docs/keb-contract.md).
 	Labels map[string]string
 	// SKRDomain is recorded as the skr-domain annotation; empty leaves it unset.
 	SKRDomain string

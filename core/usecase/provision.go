@@ -43,7 +43,7 @@ type RuntimeRequest struct {
 	Runtime   shoot.Runtime
 	Namespace string
 	UID       string
-	// Labels are the Runtime's labels, copied to the GardenerCluster (KEB-CONTRACT.md).
+	// Labels are the Runtime's labels, copied to the GardenerCluster (docs/keb-contract.md).
 	Labels map[string]string
 	// Plan is the broker plan name label.
 	Plan string

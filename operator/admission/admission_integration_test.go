@@ -43,6 +43,8 @@ func (w *warningRecorder) take() []string {
 type apiServer struct {
 	client   client.Client
 	warnings *warningRecorder
+	// cfg is the admin config (for clients acting as someone else).
+	cfg *rest.Config
 }
 
 // startAPIServer starts a real kube-apiserver and etcd with our generated CRDs installed.
@@ -81,7 +83,7 @@ func startAPIServer(t *testing.T) *apiServer {
 	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
-	return &apiServer{client: c, warnings: rec}
+	return &apiServer{client: c, warnings: rec, cfg: cfg}
 }
 
 // runtimeFixtures returns the KEB-shaped Runtime documents: ours in operator/api/v1/testdata and, when the shared design folder is

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers"
@@ -42,6 +43,8 @@ type Options struct {
 	GardenerClusterWorkers int
 	// RuntimeWorkers is the number of concurrent Runtime reconciles.
 	RuntimeWorkers int
+	// ServiceAccountKubeconfigWorkers is the number of concurrent ServiceAccountKubeconfig reconciles.
+	ServiceAccountKubeconfigWorkers int
 	// DeletionGracePeriod overrides deletion.defaultGracePeriod of the configuration file when >= 0 (negative: keep
 	// the file's value).
 	DeletionGracePeriod time.Duration
@@ -66,18 +69,19 @@ type Options struct {
 // DefaultOptions returns the production defaults.
 func DefaultOptions() Options {
 	return Options{
-		WatchNamespaces:            []string{"kcp-system"},
-		GardenerQPS:                50,
-		GardenerBurst:              100,
-		KubeconfigValidity:         24 * time.Hour,
-		KubeconfigRotationFraction: 0.6,
-		GardenerClusterWorkers:     25,
-		RuntimeWorkers:             25,
-		DeletionGracePeriod:        -1,
-		MetricsAddr:                ":8443",
-		MetricsSecure:              true,
-		ProbeAddr:                  ":8081",
-		LeaderElection:             true,
+		WatchNamespaces:                 []string{"kcp-system"},
+		GardenerQPS:                     50,
+		GardenerBurst:                   100,
+		KubeconfigValidity:              24 * time.Hour,
+		KubeconfigRotationFraction:      0.6,
+		GardenerClusterWorkers:          25,
+		RuntimeWorkers:                  25,
+		ServiceAccountKubeconfigWorkers: 5,
+		DeletionGracePeriod:             -1,
+		MetricsAddr:                     ":8443",
+		MetricsSecure:                   true,
+		ProbeAddr:                       ":8081",
+		LeaderElection:                  true,
 	}
 }
 
@@ -106,6 +110,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"fraction of the validity after which a kubeconfig is rotated (0 < f < 1)")
 	fs.IntVar(&o.GardenerClusterWorkers, "gardener-cluster-workers", o.GardenerClusterWorkers, "concurrent GardenerCluster reconciles")
 	fs.IntVar(&o.RuntimeWorkers, "runtime-workers", o.RuntimeWorkers, "concurrent Runtime reconciles")
+	fs.IntVar(&o.ServiceAccountKubeconfigWorkers, "serviceaccount-kubeconfig-workers", o.ServiceAccountKubeconfigWorkers,
+		"concurrent ServiceAccountKubeconfig reconciles")
 	fs.DurationVar(&o.DeletionGracePeriod, "deletion-grace-period", o.DeletionGracePeriod,
 		"how long a deleted runtime's cluster stays hibernated before it is deleted (overrides deletion.defaultGracePeriod of --config; negative: keep the file's value)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
@@ -139,8 +145,8 @@ func (o Options) Validate() error {
 	if o.KubeconfigRotationFraction <= 0 || o.KubeconfigRotationFraction >= 1 {
 		errs = append(errs, fmt.Errorf("--kubeconfig-rotation-fraction: %g must be between 0 and 1 (exclusive)", o.KubeconfigRotationFraction))
 	}
-	if o.GardenerClusterWorkers < 1 || o.RuntimeWorkers < 1 {
-		errs = append(errs, errors.New("--gardener-cluster-workers and --runtime-workers must be at least 1"))
+	if o.GardenerClusterWorkers < 1 || o.RuntimeWorkers < 1 || o.ServiceAccountKubeconfigWorkers < 1 {
+		errs = append(errs, errors.New("--gardener-cluster-workers, --runtime-workers and --serviceaccount-kubeconfig-workers must be at least 1"))
 	}
 	return errors.Join(errs...)
 }
@@ -158,9 +164,12 @@ func (o Options) settings() (setup.Settings, error) {
 	if err != nil {
 		return setup.Settings{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
 	}
+	identities := o.Config.ServiceAccountKubeconfigs
 	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
 		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, RuntimeWorkers: o.RuntimeWorkers,
-		GardenerClusterWorkers: o.GardenerClusterWorkers}, nil
+		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
+		IdentityAccess:         sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces},
+		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil
 }
 
 // GardenNamespace is the garden namespace of the configured project.

@@ -19,6 +19,11 @@ import (
 // calls, move a fake clock). The production binary passes none.
 type Override func(*setup.Ports)
 
+// WithClock replaces the wall clock every controller decides on.
+func WithClock(c ports.Clock) Override {
+	return func(p *setup.Ports) { p.Clock = c }
+}
+
 // WithIssuer replaces the Gardener kubeconfig issuer.
 func WithIssuer(issuer ports.KubeconfigIssuer) Override {
 	return func(p *setup.Ports) { p.Issuer = issuer }
@@ -51,6 +56,9 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		ServerClock:  serverClock,
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
 		ShootOwner:   gardener.ShootToRuntime,
+		// Runtimes are reached through the admin kubeconfig Secrets in the KCP, each call bounded by a timeout.
+		Identities:      &kube.RuntimeIdentities{KCP: kcp},
+		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),
 	}
 	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
 		return setup.Ports{}, err

@@ -14,6 +14,12 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ns := cfg.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces; len(ns) != 1 || ns[0] != "kcp-system" {
+		t.Errorf("serviceAccountKubeconfigs not decoded: %v", ns)
+	}
+	if d := cfg.ServiceAccountKubeconfigs.CleanupTimeout.Duration; d != 10*time.Minute {
+		t.Errorf("serviceAccountKubeconfigs.cleanupTimeout not decoded: %s", d)
+	}
 	if cfg.Deletion.PlanGracePeriods["free"].Duration != 24*time.Hour || cfg.Deletion.ForceDeletionAfter.Duration != 4*time.Hour {
 		t.Errorf("durations not decoded: %+v", cfg.Deletion)
 	}
@@ -100,6 +106,15 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"bad kubelet feature gate", func(s string) string { return s + "  kubelet: {featureGates: {lower: true}}\n" }, "shoot.kubelet.featureGates.lower"},
 		{"bad runtime config", func(s string) string { return s + "  kubeAPIServer: {runtimeConfig: {'Not A Group': true}}\n" }, "shoot.kubeAPIServer.runtimeConfig.Not A Group"},
 		{"negative token lifetime", func(s string) string { return s + "  kubeAPIServer: {maxTokenExpiration: -1h}\n" }, "shoot.kubeAPIServer.maxTokenExpiration"},
+		{"a cluster-wide Secrets namespace that is not a name", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {clusterWideSecretsNamespaces: [kcp-system, KCP]}\n"
+		}, "serviceAccountKubeconfigs.clusterWideSecretsNamespaces[1]"},
+		{"a negative cleanup timeout", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {cleanupTimeout: -1m}\n"
+		}, "serviceAccountKubeconfigs.cleanupTimeout"},
+		{"a cleanup timeout above a day", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {cleanupTimeout: 25h}\n"
+		}, "serviceAccountKubeconfigs.cleanupTimeout"},
 		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
 		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
 		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},

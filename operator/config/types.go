@@ -23,6 +23,19 @@ type OperatorConfig struct {
 	Deletion   DeletionConfig `json:"deletion"`
 	// Runtime configures what the operator keeps inside every runtime (runtime.go).
 	Runtime RuntimeConfig `json:"runtime,omitempty"`
+	// ServiceAccountKubeconfigs is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs and
+	// how long their deletion waits for an unreachable runtime.
+	ServiceAccountKubeconfigs ServiceAccountKubeconfigsConfig `json:"serviceAccountKubeconfigs,omitempty"`
+}
+
+// ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
+type ServiceAccountKubeconfigsConfig struct {
+	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets (and
+	// ServiceAccount tokens) cluster-wide; everyone else must name namespaces. Default: none.
+	ClusterWideSecretsNamespaces []string `json:"clusterWideSecretsNamespaces,omitempty"`
+	// CleanupTimeout bounds how long the deletion of a ServiceAccountKubeconfig waits for a runtime that does not
+	// answer before it lets go (and says what it left behind). Unset or 0s: 5m. At most 24h.
+	CleanupTimeout Duration `json:"cleanupTimeout,omitempty"`
 }
 
 // GardenerConfig locates the Gardener project.

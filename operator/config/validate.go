@@ -11,6 +11,10 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
+// maxIdentityCleanupTimeout caps serviceAccountKubeconfigs.cleanupTimeout: a deleted request should not hang for
+// longer than a day on a runtime that never answers.
+const maxIdentityCleanupTimeout = 24 * time.Hour
+
 var (
 	dnsLabel          = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	kubernetesVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?$`)
@@ -84,6 +88,14 @@ func (c *OperatorConfig) Validate() error {
 	for _, plan := range sortedKeys(d.PlanGracePeriods) {
 		if v := d.PlanGracePeriods[plan].Duration; v < 0 || v > d.MaxGracePeriod.Duration {
 			bad("deletion.planGracePeriods."+plan, "must be between 0 and deletion.maxGracePeriod (%s)", d.MaxGracePeriod.Duration)
+		}
+	}
+	if v := c.ServiceAccountKubeconfigs.CleanupTimeout.Duration; v < 0 || v > maxIdentityCleanupTimeout {
+		bad("serviceAccountKubeconfigs.cleanupTimeout", "must be between 0 (the default, 5m) and %s", maxIdentityCleanupTimeout)
+	}
+	for i, ns := range c.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces {
+		if len(ns) > 63 || !dnsLabel.MatchString(ns) {
+			bad(fmt.Sprintf("serviceAccountKubeconfigs.clusterWideSecretsNamespaces[%d]", i), "%q is not a namespace name", ns)
 		}
 	}
 	return errors.Join(errs...)

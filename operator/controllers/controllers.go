@@ -8,12 +8,13 @@ import (
 
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
+	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // All returns new instances of every controller of the operator, in the order they are set up.
 func All() []setup.Controller {
-	return []setup.Controller{&gardenercluster.Controller{}, &runtime.Controller{}}
+	return []setup.Controller{&gardenercluster.Controller{}, &runtime.Controller{}, &serviceaccountkubeconfig.Controller{}}
 }
 
 // Names lists the controllers' names in set-up order.

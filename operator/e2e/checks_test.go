@@ -38,7 +38,7 @@ func checkKubeconfigWorks(t testing.TB, kubeconfig []byte) []byte {
 	cur := kc.Contexts[kc.CurrentContext]
 	if kc.CurrentContext == "" || cur == nil || kc.Clusters[cur.Cluster] == nil ||
 		len(kc.Clusters[cur.Cluster].CertificateAuthorityData) == 0 || kc.Clusters[cur.Cluster].Server == "" {
-		t.Fatalf("kubeconfig lacks current-context, server or CA data (KEB-CONTRACT.md)")
+		t.Fatalf("kubeconfig lacks current-context, server or CA data (docs/keb-contract.md)")
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {

@@ -59,6 +59,9 @@ type Rule struct {
 	// Namespace is the only namespace a namespaced resource may be used in; empty means a cluster-scoped resource.
 	Namespace string
 	Verbs     []string
+	// DryRunOnly allows the verbs only as dry runs (query dryRun=All): the API server computes the result and
+	// persists nothing.
+	DryRunOnly bool
 }
 
 // Policy is an allow list; everything not allowed is refused.
@@ -95,6 +98,23 @@ func ProjectPolicy(projectNamespace string) Policy {
 	}
 }
 
+// MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference
+// and the bindings of their credentials, and ask for server-side dry runs of the operator's apply. It writes
+// nothing: every other verb is refused before it leaves the process.
+func MigrationPolicy(projectNamespace string) Policy {
+	const core, security = "core.gardener.cloud", "security.gardener.cloud"
+	return Policy{
+		Rules: []Rule{
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: []string{"patch"}, DryRunOnly: true},
+			{Group: "", Resource: "configmaps", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "secretbindings", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: readVerbs},
+		},
+		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
+	}
+}
+
 // Check returns nil when the policy allows the request and a *RefusedError otherwise.
 func (p Policy) Check(req *http.Request) error {
 	info, err := requestInfoFactory.NewRequestInfo(req)
@@ -107,9 +127,10 @@ func (p Policy) Check(req *http.Request) error {
 		}
 		return &RefusedError{Verb: strings.ToLower(req.Method), Path: info.Path}
 	}
+	dryRun := req.URL.Query().Get("dryRun") == "All"
 	for _, r := range p.Rules {
 		if r.Group == info.APIGroup && r.Resource == info.Resource && r.Subresource == info.Subresource &&
-			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) {
+			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) && (!r.DryRunOnly || dryRun) {
 			return nil
 		}
 	}

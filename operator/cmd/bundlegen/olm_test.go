@@ -89,6 +89,7 @@ func TestRBACIsNamespaced(t *testing.T) {
 		}
 	}
 	for _, need := range []string{"infrastructuremanager.kyma-project.io/runtimes", "infrastructuremanager.kyma-project.io/gardenerclusters",
+		"infrastructuremanager.kyma-project.io/serviceaccountkubeconfigs",
 		"/secrets", "/configmaps", "coordination.k8s.io/leases"} {
 		if !granted[need] {
 			t.Errorf("the namespaced permissions lack %s; the manager cannot work (or the bundle generator lost a Role)", need)

@@ -32,11 +32,16 @@ func (p *printer) say(format string, args ...any) {
 }
 
 var (
-	runtimeGVK = schema.GroupVersionKind{Group: "infrastructuremanager.kyma-project.io", Version: "v1", Kind: "RuntimeList"}
-	clusterGVK = schema.GroupVersionKind{Group: "infrastructuremanager.kyma-project.io", Version: "v1", Kind: "GardenerClusterList"}
+	runtimeGVK      = schema.GroupVersionKind{Group: "infrastructuremanager.kyma-project.io", Version: "v1", Kind: "RuntimeList"}
+	clusterGVK      = schema.GroupVersionKind{Group: "infrastructuremanager.kyma-project.io", Version: "v1", Kind: "GardenerClusterList"}
+	saKubeconfigGVK = schema.GroupVersionKind{Group: "infrastructuremanager.kyma-project.io", Version: "v1", Kind: "ServiceAccountKubeconfigList"}
 )
 
-// watchProgress prints a line whenever a Runtime, GardenerCluster or Shoot changes its visible state. With
+// stateful are the kinds whose status.state the progress follows.
+var stateful = map[string]bool{"Runtime": true, "GardenerCluster": true, "ServiceAccountKubeconfig": true}
+
+// watchProgress prints a line whenever a Runtime, GardenerCluster, ServiceAccountKubeconfig or Shoot changes its
+// visible state. With
 // untilReady it returns nil once every sample Runtime/GardenerCluster is Ready, or an error when one
 // Failed; otherwise it runs until ctx ends. The error on ctx end names what was still pending.
 func watchProgress(ctx context.Context, env *gardenbox.Env, samples []sampleRef, untilReady bool, out *printer) error {
@@ -97,7 +102,7 @@ type objState struct {
 // snapshot lists the objects a person wants to follow, keyed by "Kind namespace/name".
 func snapshot(ctx context.Context, env *gardenbox.Env) map[string]objState {
 	out := map[string]objState{}
-	for _, gvk := range []schema.GroupVersionKind{runtimeGVK, clusterGVK} {
+	for _, gvk := range []schema.GroupVersionKind{runtimeGVK, clusterGVK, saKubeconfigGVK} {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk)
 		if err := env.KCPClient.List(ctx, list); err != nil {
@@ -159,11 +164,12 @@ func latestConditionMessage(o unstructured.Unstructured) string {
 	return strings.TrimPrefix(msg, ": ")
 }
 
-// sampleStatus returns the samples that are not Ready yet and the first that Failed. Only Runtimes and
-// GardenerClusters have a state; other samples (namespaces, secrets) count as ready once applied.
+// sampleStatus returns the samples that are not Ready yet and the first that Failed. Only Runtimes,
+// GardenerClusters and ServiceAccountKubeconfigs have a state; other samples (namespaces, secrets) count as ready
+// once applied.
 func sampleStatus(samples []sampleRef, states map[string]objState) (pending []string, failed string) {
 	for _, s := range samples {
-		if s.kind != "Runtime" && s.kind != "GardenerCluster" {
+		if !stateful[s.kind] {
 			continue
 		}
 		st, ok := states[s.kind+" "+s.namespace+"/"+s.name]

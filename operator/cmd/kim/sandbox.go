@@ -153,7 +153,7 @@ func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecon
 
 func printConnect(out *printer, dir, metricsAddr string) {
 	out.say("ready: %s", filepath.Join(dir, ReadyFile))
-	out.say("connect:  kubectl --kubeconfig %s get runtimes,gardenerclusters -A", filepath.Join(dir, gardenbox.KCPKubeconfigFile))
+	out.say("connect:  kubectl --kubeconfig %s get kim -A", filepath.Join(dir, gardenbox.KCPKubeconfigFile))
 	out.say("          kubectl --kubeconfig %s get shoots -A", filepath.Join(dir, gardenbox.GardenKubeconfigFile))
 	out.say("logs:     %s, %s", filepath.Join(dir, "operator.log"), filepath.Join(dir, "control-plane.log"))
 	if metricsAddr != "0" && metricsAddr != "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -47,6 +48,10 @@ type Ports struct {
 	Guard        ports.DeletionGuard
 	ServerClock  ports.ServerClock
 	Registry     ports.RuntimeRegistry
+	// Identities reaches runtimes through their admin kubeconfigs for least-privilege kubeconfigs (ServiceAccounts,
+	// RBAC, TokenRequests); IdentitySecrets stores those kubeconfigs in the KCP.
+	Identities      ports.RuntimeIdentities
+	IdentitySecrets ports.IdentityKubeconfigStore
 	// Addresses are the control plane's egress CIDRs; nil when shoot.acl.configMap is not configured.
 	Addresses ports.ControlPlaneAddresses
 	// AddressesSource is the cache holding the ConfigMap of Addresses and AddressesKey its name (watched so new
@@ -76,6 +81,12 @@ type Settings struct {
 	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
 	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
 	DriftPeriod time.Duration
-	// RuntimeWorkers and GardenerClusterWorkers are the concurrent reconciles of the two controllers.
-	RuntimeWorkers, GardenerClusterWorkers int
+	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
+	// the controllers.
+	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int
+	// IdentityAccess is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
+	IdentityAccess sakubeconfig.AccessPolicy
+	// IdentityCleanupTimeout bounds how long a ServiceAccountKubeconfig's deletion waits for an unreachable runtime
+	// (0: the domain's default).
+	IdentityCleanupTimeout time.Duration
 }

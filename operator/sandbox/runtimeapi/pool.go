@@ -200,6 +200,7 @@ func (p *Pool) ServeOpenIDConnect(ctx context.Context, key string) error {
 	return srv.ServeOpenIDConnect(ctx)
 }
 
+// server returns the running server behind the shoot key, or ErrNoServer.
 func (p *Pool) server(key string) (*Server, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -221,6 +222,16 @@ func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
 		return nil, err
 	}
 	return srv.AdminConfig()
+}
+
+// AuditLogPath returns the audit log of the API server behind the shoot key (see Server.AuditLogPath), or
+// ErrNoServer.
+func (p *Pool) AuditLogPath(key string) (string, error) {
+	srv, err := p.server(key)
+	if err != nil {
+		return "", err
+	}
+	return srv.AuditLogPath(), nil
 }
 
 // Stop stops every server and the shared etcd. The pool cannot be used afterwards.

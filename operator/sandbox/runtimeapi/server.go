@@ -79,6 +79,11 @@ func StartServer(opts ServerOptions) (*Server, error) {
 	}
 	// Nothing in the simulated runtime runs controllers that would create default service accounts.
 	api.Configure().Set("disable-admission-plugins", "ServiceAccount")
+	// The audit log records who did what, as a real runtime's does; only service accounts' requests, so the
+	// operator's admin traffic costs nothing. (Tokens are service-account tokens signed with sa-signer.key, which
+	// envtest passes as --service-account-signing-key-file; TokenRequest is served with it.)
+	api.Configure().Set("audit-policy-file", filepath.Join(dir, auditPolicyFile))
+	api.Configure().Set("audit-log-path", filepath.Join(dir, auditLogFile))
 	if err := api.Start(); err != nil {
 		_ = api.Stop()
 		_ = os.RemoveAll(dir)
@@ -129,6 +134,7 @@ func (s *Server) writeServingFiles() error {
 	files := map[string][]byte{
 		"apiserver.crt": serving.CertificatePEM, "apiserver.key": serving.PrivateKeyPEM,
 		"sa-signer.crt": saKey.CertificatePEM, "sa-signer.key": saKey.PrivateKeyPEM,
+		auditPolicyFile: []byte(auditPolicy),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(s.dir, name), data, 0o600); err != nil {
@@ -155,6 +161,24 @@ func (s *Server) ServeOpenIDConnect(ctx context.Context) error {
 	s.oidcServed = true
 	return nil
 }
+
+// Audit logging of the runtime API servers: every request of a service account, at Metadata level (who, what,
+// which object, the answer), as JSON lines.
+const (
+	auditPolicyFile = "audit-policy.yaml"
+	auditLogFile    = "audit.log"
+	auditPolicy     = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  userGroups: ["system:serviceaccounts"]
+- level: None
+`
+)
+
+// AuditLogPath is the server's audit log: one JSON audit.k8s.io/v1 Event a line, for requests of service accounts.
+func (s *Server) AuditLogPath() string { return filepath.Join(s.dir, auditLogFile) }
 
 // URL is the https address of the server (what goes into the shoot's status.advertisedAddresses).
 func (s *Server) URL() string { return s.api.SecureServing.URL("https", "").String() }

@@ -1,0 +1,220 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// IdentityKubeconfigs issues least-privilege kubeconfigs: for a ServiceAccountKubeconfig it keeps a ServiceAccount
+// with exactly the requested permissions in the runtime and a kubeconfig with a short-lived token of it in a KCP
+// Secret, rotated like admin kubeconfigs. Without a due token and without a spec change it makes no call to the
+// runtime at all, so a restart costs the runtimes nothing.
+type IdentityKubeconfigs struct {
+	Runtimes ports.RuntimeIdentities
+	Secrets  ports.IdentityKubeconfigStore
+	// Access is the landscape's part of the no-escalation policy.
+	Access sakubeconfig.AccessPolicy
+	// RotationFraction is the admin kubeconfigs' (kubeconfig.Policy): a token is replaced after this share of its
+	// lifetime, jittered per request.
+	RotationFraction float64
+	// CleanupTimeout bounds how long a deletion waits for an unreachable runtime (0: the domain's default).
+	CleanupTimeout time.Duration
+}
+
+// IdentityState is what the owner's status says about earlier work.
+type IdentityState struct {
+	// Applied: the runtime objects of the request's generation are in place (observedGeneration is the generation
+	// and the request was Ready).
+	Applied bool
+	// Held: the status lists runtime objects, so the runtime may hold some.
+	Held bool
+}
+
+// LiveRequest re-reads the request and its state from the API server (ok false when it is gone or being deleted).
+// It is asked before the runtime is: the cache may still show a force annotation that was already cleared, or not
+// yet the status that records the last apply.
+type LiveRequest func(ctx context.Context) (req sakubeconfig.Request, st IdentityState, ok bool, err error)
+
+// IdentityResult is the outcome of one Reconcile, for the owner's status.
+type IdentityResult struct {
+	Ready           bool
+	Reason, Message string
+	// Observed: the result describes the request's generation (record it as observedGeneration).
+	Observed bool
+	// Objects are the runtime objects the request holds now, when ObjectsChanged.
+	Objects        []sakubeconfig.ObjectRef
+	ObjectsChanged bool
+	// ExpiresAt is the expiry of the kubeconfig in the Secret (zero when unknown).
+	ExpiresAt time.Time
+	// ClearForce: a forced token was issued; remove the force annotation.
+	ClearForce   bool
+	RequeueAfter time.Duration
+	Events       []Event
+}
+
+// Retry intervals for outcomes a quick retry does not change. Other failures are returned as errors and retried
+// with the controller's backoff.
+const (
+	identityWaitRuntime  = 30 * time.Second
+	identityWaitRole     = time.Minute
+	identityWaitClash    = 5 * time.Minute
+	identityRecheckRoles = 10 * time.Minute
+)
+
+func runtimeOf(req sakubeconfig.Request) ports.RuntimeRef {
+	return ports.RuntimeRef{Namespace: req.Owner.Namespace, RuntimeID: req.RuntimeID}
+}
+
+func secretOf(req sakubeconfig.Request) ports.SecretRef {
+	return ports.SecretRef{Namespace: req.Owner.Namespace, Name: req.SecretName, Key: sakubeconfig.SecretKey}
+}
+
+// secretState is one observation of the request's Secret.
+type secretState struct {
+	md      ports.KubeconfigSecretMetadata
+	verdict sakubeconfig.SecretVerdict
+	rec     sakubeconfig.Recorded
+}
+
+func (u *IdentityKubeconfigs) observe(ctx context.Context, req sakubeconfig.Request, mode ports.ReadMode) (secretState, error) {
+	md, err := u.Secrets.ReadMetadata(ctx, secretOf(req), mode)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ports.ErrSecretNotFound) {
+		return secretState{}, fmt.Errorf("read kubeconfig secret %s: %w", secretOf(req), err)
+	}
+	s := secretState{md: md, rec: sakubeconfig.RecordedFrom(exists, md.HasKubeconfig, md.Annotations)}
+	s.verdict, err = sakubeconfig.CheckSecret(req.Owner, req.SecretName, exists, md.Annotations)
+	return s, err
+}
+
+// Reconcile brings the runtime and the Secret to what req asks for at now. It decides on the cache first; only
+// when the runtime must be called does it confirm with live (may be nil) and decide again.
+func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time, live LiveRequest) (IdentityResult, error) {
+	o, res, err := u.decide(ctx, req, st, now, ports.ReadCached)
+	if o == nil {
+		return res, err
+	}
+	if live != nil {
+		// Confirm with the API server before calling the runtime, so one rotation never becomes two and a status
+		// written a moment ago does not cause a second apply.
+		cur, curSt, ok, err := live(ctx)
+		if err != nil || !ok {
+			return IdentityResult{}, err
+		}
+		req, st = cur, curSt
+		if o, res, err = u.decide(ctx, req, st, now, ports.ReadLive); o == nil {
+			return res, err
+		}
+	}
+	res, err = u.apply(ctx, req, st)
+	if err != nil || !res.ObjectsChanged {
+		return res, err
+	}
+	d := o.decision
+	if !d.Issue {
+		res.Ready, res.Reason, res.ExpiresAt = true, ReasonRulesApplied, d.ExpiresAt
+		res.Message = fmt.Sprintf("rules applied to ServiceAccount %s in runtime %s; %s", req.ServiceAccount, req.RuntimeID, d.Detail)
+		res.Events = append(res.Events, Event{Reason: ReasonRulesApplied, Message: res.Message})
+		res.RequeueAfter = until(d.RotateAt, now)
+		return res, nil
+	}
+	return u.issue(ctx, req, o, now, res)
+}
+
+// decision is what Reconcile decided before calling the runtime.
+type decision struct {
+	sec      secretState
+	endpoint sakubeconfig.Endpoint
+	policy   kubeconfig.Policy
+	decision kubeconfig.Decision
+}
+
+// decide checks the request and its Secret and applies the rotation policy. It returns nil and the final result
+// when the runtime need not (or must not) be called.
+func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time, mode ports.ReadMode) (*decision, IdentityResult, error) {
+	if err := u.Access.CheckRequest(req); err != nil {
+		res, err := u.refuse(ctx, req, st, err)
+		return nil, res, err
+	}
+	o := &decision{}
+	var err error
+	o.sec, err = u.observe(ctx, req, mode)
+	if errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
+		return nil, IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
+	}
+	if err != nil {
+		return nil, IdentityResult{}, err
+	}
+	o.endpoint, err = u.Runtimes.Endpoint(ctx, runtimeOf(req))
+	if res, done := runtimeProblem(req, err); done {
+		return nil, res, nil
+	} else if err != nil {
+		return nil, IdentityResult{}, err
+	}
+	if o.policy, err = kubeconfig.NewPolicy(req.Validity, u.RotationFraction); err != nil {
+		return nil, IdentityResult{Reason: ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
+	}
+	d := sakubeconfig.Rotation(o.policy, now, req.Owner, o.sec.rec, req.Force, o.endpoint)
+	o.decision = d
+	if !d.Issue && st.Applied {
+		return nil, IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+			RequeueAfter: until(d.RotateAt, now)}, nil
+	}
+	return o, IdentityResult{}, nil
+}
+
+// runtimeProblem maps the runtime failures a quick retry does not fix to a result (done true).
+func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) {
+	switch {
+	case err == nil:
+		return IdentityResult{}, false
+	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
+		return IdentityResult{Reason: ReasonWaitingForRuntime, RequeueAfter: identityWaitRuntime,
+			Message: fmt.Sprintf("waiting for the admin kubeconfig of runtime %s: Secret %s/kubeconfig-%s does not hold one yet (the GardenerCluster of the runtime writes it once the cluster is ready)",
+				req.RuntimeID, req.Owner.Namespace, req.RuntimeID)}, true
+	case errors.Is(err, ports.ErrRuntimeUnreachable):
+		return IdentityResult{Reason: ReasonRuntimeUnreachable, RequeueAfter: identityWaitRuntime,
+			Message: fmt.Sprintf("runtime %s did not answer: %v", req.RuntimeID, err)}, true
+	case errors.Is(err, ports.ErrRuntimeObjectNotOwned):
+		return IdentityResult{Reason: ReasonObjectNotOwned, Observed: true, RequeueAfter: identityWaitClash,
+			Message: fmt.Sprintf("%v: delete or rename it in runtime %s, or choose another ServiceAccount", err, req.RuntimeID)}, true
+	case errors.Is(err, ports.ErrClusterRoleNotFound):
+		return IdentityResult{Reason: ReasonClusterRoleNotFound, RequeueAfter: identityWaitRole,
+			Message: fmt.Sprintf("runtime %s has no ClusterRole %s: %v", req.RuntimeID, req.ClusterRole.Name, err)}, true
+	}
+	return IdentityResult{}, false
+}
+
+// apply checks a bound ClusterRole against the policy and applies the request's objects to the runtime. A refusal
+// or a runtime problem comes back as the result (ObjectsChanged false).
+func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Request, st IdentityState) (IdentityResult, error) {
+	rt := runtimeOf(req)
+	if req.ClusterRole != nil {
+		rules, err := u.Runtimes.ClusterRoleRules(ctx, rt, req.ClusterRole.Name)
+		if res, done := runtimeProblem(req, err); done {
+			return res, nil
+		} else if err != nil {
+			return IdentityResult{Reason: ReasonApplyFailed, Message: err.Error()}, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
+		}
+		if err := u.Access.CheckClusterRole(req, rules); err != nil {
+			res, rerr := u.refuse(ctx, req, st, err)
+			res.RequeueAfter = identityRecheckRoles // the runtime's ClusterRole may change
+			return res, rerr
+		}
+	}
+	objs := sakubeconfig.Desired(req)
+	err := u.Runtimes.Apply(ctx, rt, objs)
+	if res, done := runtimeProblem(req, err); done {
+		return res, nil
+	} else if err != nil {
+		return IdentityResult{Reason: ReasonApplyFailed, Message: fmt.Sprintf("applying the runtime objects failed: %v", err)},
+			fmt.Errorf("apply runtime objects of %s: %w", req.Owner, err)
+	}
+	return IdentityResult{Observed: true, Objects: objs.Refs(), ObjectsChanged: true}, nil
+}

@@ -1,0 +1,182 @@
+package usecase_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/core/usecase"
+)
+
+func TestIdentityRefusesEscalationUnlessTheLandscapeAllowsSecrets(t *testing.T) {
+	secrets := sakubeconfig.Rule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}
+	w := newIdentityWorld(t, time.Hour, secrets)
+	res := w.reconcile()
+	wantReason(t, res, usecase.ReasonEscalationRefused)
+	if !strings.HasPrefix(res.Message, "spec.rules[0]: ") || !res.Observed || res.Ready || len(res.Events) != 1 || !res.Events[0].Warning {
+		t.Errorf("refusal %+v", res)
+	}
+	if w.ids.Requests() != 0 || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+		t.Error("a refused request reached the runtime or got a Secret")
+	}
+	w.uc.Access = sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: []string{"kcp-system"}}
+	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+
+	// The landscape withdraws the allowance: the request loses what it holds.
+	token := w.token()
+	w.uc.Access = sakubeconfig.AccessPolicy{}
+	res = w.reconcile()
+	wantReason(t, res, usecase.ReasonEscalationRefused)
+	if !res.ObjectsChanged || len(res.Objects) != 0 || len(w.ids.Objects(w.rt, w.req.Owner)) != 0 || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+		t.Errorf("refused after being granted: objects %v, Secret exists %v", w.ids.Objects(w.rt, w.req.Owner), w.store.Secrets.Exists("kcp-system", w.req.SecretName))
+	}
+	if _, err := w.ids.WhoAmI(w.rt, token); err == nil {
+		t.Error("the token of a refused request still authenticates")
+	}
+	if res.Events[len(res.Events)-1].Reason != usecase.EventAccessRevoked {
+		t.Errorf("events %+v, want AccessRevoked last", res.Events)
+	}
+	requests := w.ids.Requests()
+	wantReason(t, w.reconcile(), usecase.ReasonEscalationRefused)
+	if w.ids.Requests() != requests {
+		t.Error("a refused request that holds nothing called the runtime again")
+	}
+}
+
+func TestIdentityChecksTheBoundClusterRole(t *testing.T) {
+	w := newIdentityWorld(t, time.Hour)
+	w.req.ClusterRole = &sakubeconfig.ClusterRoleRef{Name: "edit"}
+	wantReason(t, w.reconcile(), usecase.ReasonClusterRoleNotFound)
+	w.ids.Put(w.rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: "edit"}, nil, nil, []sakubeconfig.Rule{
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "create"}}})
+	res := w.reconcile()
+	wantReason(t, res, usecase.ReasonEscalationRefused)
+	if !strings.Contains(res.Message, "spec.clusterRole: ClusterRole edit rule 1") || res.RequeueAfter == 0 {
+		t.Errorf("refusal %q requeue %s; want the role's rule named and a later recheck", res.Message, res.RequeueAfter)
+	}
+	w.req.Generation, w.req.ClusterRole.Namespaces = 2, []string{"kyma-system"}
+	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+}
+
+func TestIdentityReissuesForARecreatedRuntime(t *testing.T) {
+	w := newIdentityWorld(t, 24*time.Hour)
+	w.reconcile()
+	w.ids.SetEndpoint(w.rt, sakubeconfig.Endpoint{Server: "https://api.rid.example", CAData: []byte("ca-2")})
+	w.clock.Step(time.Minute)
+	res := w.reconcile()
+	wantReason(t, res, usecase.ReasonKubeconfigRotated)
+	if !strings.Contains(res.Message, string(sakubeconfig.TriggerRuntimeChanged)) {
+		t.Errorf("message %q does not say why", res.Message)
+	}
+}
+
+func TestIdentityRefusesWhatIsNotItsOwn(t *testing.T) {
+	w := newIdentityWorld(t, time.Hour)
+	w.store.Secrets.Put("kcp-system", w.req.SecretName, map[string][]byte{"config": []byte("admin")},
+		map[string]string{wire.LabelManagedBy: wire.ManagedByValue}, map[string]string{kubeconfig.AnnotationOwner: "kcp-system/rid"})
+	wantReason(t, w.reconcile(), usecase.ReasonSecretNotOwned)
+	if data, _ := w.store.Secrets.Kubeconfig(w.secretRef()); string(data) != "admin" || w.ids.Requests() != 0 {
+		t.Error("a Secret of someone else was changed, or the runtime called")
+	}
+
+	v := newIdentityWorld(t, time.Hour)
+	v.ids.Put(v.rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindServiceAccount, Namespace: "kyma-system", Name: "lifecycle-manager"},
+		map[string]string{"app": "kyma"}, nil, nil)
+	res := v.reconcile()
+	wantReason(t, res, usecase.ReasonObjectNotOwned)
+	if v.ids.TokenRequests() != 0 || len(v.ids.Objects(v.rt, v.req.Owner)) != 0 {
+		t.Error("a customer's ServiceAccount got a token or roles")
+	}
+}
+
+func TestIdentityWaitsForTheRuntime(t *testing.T) {
+	w := newIdentityWorld(t, time.Hour)
+	w.ids.DropKubeconfig(w.rt)
+	res := w.reconcile()
+	wantReason(t, res, usecase.ReasonWaitingForRuntime)
+	if res.RequeueAfter == 0 || res.Observed {
+		t.Errorf("waiting: %+v", res)
+	}
+	w.ids.AddRuntime(w.rt, sakubeconfig.Endpoint{Server: "https://api.rid.example", CAData: []byte("ca")})
+	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+	w.ids.SetUnreachable(w.rt, true)
+	w.clock.Step(time.Hour)
+	wantReason(t, w.reconcile(), usecase.ReasonRuntimeUnreachable)
+}
+
+func TestIdentityDeletion(t *testing.T) {
+	ctx := context.Background()
+	t.Run("removes the runtime objects and the Secret; the token stops working", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.reconcile()
+		token := w.token()
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
+		if err != nil || !d.Release || d.Events[0].Reason != usecase.EventRuntimeObjectsRemoved {
+			t.Fatalf("delete: %+v, %v", d, err)
+		}
+		if len(w.ids.Objects(w.rt, w.req.Owner)) != 0 || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Error("objects or Secret left")
+		}
+		if _, err := w.ids.WhoAmI(w.rt, token); err == nil {
+			t.Error("the token still authenticates")
+		}
+	})
+	t.Run("a runtime that never had the identity lets go without a warning", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.ids.DropKubeconfig(w.rt)
+		wantReason(t, w.reconcile(), usecase.ReasonWaitingForRuntime)
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
+		if err != nil || !d.Release || d.Events[0].Warning {
+			t.Fatalf("delete: %+v, %v", d, err)
+		}
+	})
+	t.Run("a runtime without admin kubeconfig lets go at once and says so", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.reconcile()
+		w.ids.DropKubeconfig(w.rt)
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
+		if err != nil || !d.Release || !d.Events[0].Warning || d.Events[0].Reason != usecase.EventRuntimeObjectsLeftBehind {
+			t.Fatalf("delete: %+v, %v", d, err)
+		}
+		if w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Error("the Secret was left")
+		}
+	})
+	t.Run("an unreachable runtime is retried until the cleanup timeout, then let go", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.reconcile()
+		w.ids.SetUnreachable(w.rt, true)
+		started := w.clock.Now()
+		d, err := w.uc.Delete(ctx, w.req, w.state(), started, w.clock.Now())
+		if err != nil || d.Release || d.RequeueAfter <= 0 || !w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Fatalf("within the timeout: %+v, %v", d, err)
+		}
+		w.clock.Step(5 * time.Minute)
+		d, err = w.uc.Delete(ctx, w.req, w.state(), started, w.clock.Now())
+		if err != nil || !d.Release || d.Events[0].Reason != usecase.EventRuntimeObjectsLeftBehind || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Fatalf("after the timeout: %+v, %v", d, err)
+		}
+	})
+	t.Run("a Secret of someone else is left alone", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.store.Secrets.Put("kcp-system", w.req.SecretName, map[string][]byte{"config": []byte("x")}, nil, nil)
+		d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now())
+		if err != nil || !d.Release || !w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Fatalf("delete: %+v, %v", d, err)
+		}
+	})
+	t.Run("a failing KCP is retried", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.reconcile()
+		w.store.Secrets.DeleteErr = errors.New("etcd is down")
+		if d, err := w.uc.Delete(ctx, w.req, w.state(), w.clock.Now(), w.clock.Now()); err == nil || d.Release {
+			t.Fatalf("delete with a failing Secret delete: %+v, %v", d, err)
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package admission_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// sampleServiceAccountKubeconfig is the shipped sample (config/samples), which the demo applies.
+func sampleServiceAccountKubeconfig(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile("../../config/samples/infrastructuremanager_v1_serviceaccountkubeconfig.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toUnstructured(t, data)
+}
+
+func rule(ns []any, groups, resources, verbs []any) map[string]any {
+	r := map[string]any{"apiGroups": groups, "resources": resources, "verbs": verbs}
+	if ns != nil {
+		r["namespaces"] = ns
+	}
+	return r
+}
+
+// TestIntegrationServiceAccountKubeconfigValidation: the sample is accepted as it is; what admission can judge of
+// the no-escalation policy (escalate, bind, impersonate, wildcard verbs on wildcard resources, on roles and on
+// impersonation targets, cluster-admin) is refused with a message naming the rule; identity fields are immutable.
+func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	valid := sampleServiceAccountKubeconfig(t)
+	if err := api.client.Patch(ctx, valid.DeepCopy(), client.Apply, client.FieldOwner("lifecycle-manager"), //nolint:staticcheck // Strict validation needs the patch form
+		client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		t.Fatalf("the sample was rejected: %v", err)
+	}
+	if w := api.warnings.take(); len(w) > 0 {
+		t.Errorf("warnings for the sample: %q", w)
+	}
+	kyma, core, pods, get := []any{"kyma-system"}, []any{""}, []any{"pods"}, []any{"get", "list"}
+	cases := []struct {
+		reason          string
+		mutate          mutation
+		field, wantText string
+	}{
+		{"escalate", set("spec.rules", []any{rule(kyma, core, pods, get), rule(nil, []any{"rbac.authorization.k8s.io"}, []any{"clusterroles"}, []any{"escalate"})}),
+			"spec.rules[1]", `verb "escalate" is refused`},
+		{"bind in any case", set("spec.rules", []any{rule(kyma, []any{"rbac.authorization.k8s.io"}, []any{"roles"}, []any{"get", "Bind"})}),
+			"spec.rules[0]", `verb "Bind" is refused`},
+		{"impersonate", set("spec.rules", []any{rule(nil, core, []any{"users"}, []any{"impersonate"})}), "spec.rules[0]", `verb "impersonate" is refused`},
+		{"wildcard verbs on wildcard resources", set("spec.rules", []any{rule(kyma, []any{"*"}, []any{"*"}, []any{"*"})}),
+			"spec.rules[0]", "wildcard verbs on wildcard resources"},
+		{"wildcard verbs on roles", set("spec.rules", []any{rule(kyma, []any{"rbac.authorization.k8s.io"}, []any{"roles"}, []any{"*"})}),
+			"spec.rules[0]", "include escalate and bind"},
+		{"wildcard verbs on a role subresource in any group", set("spec.rules", []any{rule(nil, []any{"*"}, []any{"clusterroles/status"}, []any{"*"})}),
+			"spec.rules[0]", "include escalate and bind"},
+		{"wildcard verbs on serviceaccounts", set("spec.rules", []any{rule(kyma, core, []any{"serviceaccounts"}, []any{"*"})}),
+			"spec.rules[0]", "include impersonate"},
+		{"wildcard verbs on userextras", set("spec.rules", []any{rule(nil, []any{"authentication.k8s.io"}, []any{"userextras/scopes"}, []any{"*"})}),
+			"spec.rules[0]", "include impersonate"},
+		{"cluster-admin", set("spec.clusterRole", map[string]any{"name": "cluster-admin"}), "spec.clusterRole.name", "cluster-admin is refused"},
+		{"no rules and no ClusterRole", remove("spec.rules"), "spec", "at least one of rules and clusterRole"},
+		{"a rule without verbs", set("spec.rules", []any{rule(kyma, core, pods, []any{})}), "spec.rules[0].verbs", ""},
+		{"a namespace that is not a name", set("spec.rules", []any{rule([]any{"Kyma_System"}, core, pods, get)}), "spec.rules[0].namespaces[0]", ""},
+		{"validity below the TokenRequest minimum", set("spec.validity", "5m"), "spec.validity", "between 10m"},
+		{"validity above the bound", set("spec.validity", "720h"), "spec.validity", "168h"},
+		{"validity not a duration", set("spec.validity", "a day"), "spec.validity", ""},
+		{"the admin kubeconfig Secret", set("spec.secretName", "kubeconfig-91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43"), "spec.secretName: Invalid value", "admin kubeconfig"},
+		{"a runtime ID that is not a name", set("spec.runtimeID", "91B7C0DE"), "spec.runtimeID", ""},
+		{"no ServiceAccount name", remove("spec.serviceAccount.name"), "spec.serviceAccount.name", ""},
+	}
+	for i, tc := range cases {
+		t.Run(tc.reason, func(t *testing.T) {
+			obj := sampleServiceAccountKubeconfig(t)
+			obj.SetName(fmt.Sprintf("sak-invalid-%d", i))
+			tc.mutate(obj.Object)
+			assertRejected(t, api.client.Create(ctx, obj), tc.field, tc.wantText)
+		})
+	}
+
+	t.Run("Secrets cluster-wide pass admission: the operator decides with the landscape configuration", func(t *testing.T) {
+		obj := sampleServiceAccountKubeconfig(t)
+		obj.SetName("sak-cluster-secrets")
+		set("spec.rules", []any{rule(nil, core, []any{"secrets"}, get)})(obj.Object)
+		if err := api.client.Create(ctx, obj); err != nil {
+			t.Errorf("rejected at admission: %v", err)
+		}
+	})
+	t.Run("validity defaults to 24h", func(t *testing.T) {
+		obj := sampleServiceAccountKubeconfig(t)
+		obj.SetName("sak-default-validity")
+		remove("spec.validity")(obj.Object)
+		if err := api.client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, _ := unstructured.NestedString(obj.Object, "spec", "validity"); v != "24h" {
+			t.Errorf("validity defaulted to %q, want 24h", v)
+		}
+	})
+
+	immutable := []struct {
+		reason, field string
+		mutate        mutation
+	}{
+		{"runtime ID", "spec.runtimeID", set("spec.runtimeID", "another-runtime")},
+		{"ServiceAccount", "spec.serviceAccount", set("spec.serviceAccount.name", "someone-else")},
+		{"Secret", "spec.secretName", set("spec.secretName", "another-secret")},
+	}
+	for _, tc := range immutable {
+		t.Run("immutable "+tc.reason, func(t *testing.T) {
+			current := valid.DeepCopy()
+			if err := api.client.Get(ctx, client.ObjectKeyFromObject(valid), current); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(current.Object)
+			assertRejected(t, api.client.Update(ctx, current), tc.field, "immutable")
+		})
+	}
+	t.Run("rules can change", func(t *testing.T) {
+		current := valid.DeepCopy()
+		if err := api.client.Get(ctx, client.ObjectKeyFromObject(valid), current); err != nil {
+			t.Fatal(err)
+		}
+		set("spec.rules", []any{rule(kyma, core, []any{"pods", "configmaps"}, get)})(current.Object)
+		if err := api.client.Update(ctx, current); err != nil {
+			t.Errorf("changing the rules was rejected: %v", err)
+		}
+	})
+}

@@ -1,0 +1,127 @@
+// Package serviceaccountkubeconfig is the controller of ServiceAccountKubeconfigs on the shared reconcile skeleton:
+// it maps the custom resource to the least-privilege kubeconfig use case (core/usecase.IdentityKubeconfigs) and its
+// results to status, events and metrics. Runtimes are reached through the ports the composition root builds.
+package serviceaccountkubeconfig
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
+)
+
+// Name of the controller in logs, metrics and the --controllers flag.
+const Name = "serviceaccountkubeconfig"
+
+// Finalizer keeps a ServiceAccountKubeconfig until its runtime objects and Secret are removed (or the runtime is
+// gone, or did not answer within the cleanup timeout).
+const Finalizer = "infrastructuremanager.kyma-project.io/serviceaccountkubeconfig"
+
+// runtimeIDField indexes ServiceAccountKubeconfigs by spec.runtimeID, to find those of a runtime whose admin
+// kubeconfig Secret changed.
+const runtimeIDField = "spec.runtimeID"
+
+// RBAC in KCP: the objects are only patched (finalizer, force annotation), never updated; kubeconfig Secrets are
+// created, applied and deleted, admin kubeconfig Secrets read (markers of the GardenerCluster controller grant
+// both); events use the events.k8s.io API. Nothing is granted in runtimes: the admin kubeconfig is used there.
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=serviceaccountkubeconfigs,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=serviceaccountkubeconfigs/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
+
+// Controller is the ServiceAccountKubeconfig controller as the operator registers it.
+type Controller struct{}
+
+var _ setup.Controller = Controller{}
+
+// Name implements setup.Controller.
+func (Controller) Name() string { return Name }
+
+// Reconciler is the ServiceAccountKubeconfig reconciler: the skeleton with this package's hooks.
+type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, acted]
+
+// NewReconciler builds the reconciler on the manager's clients, the given ports and settings.
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics, recorder events.EventRecorder) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+		New: func() *imv1.ServiceAccountKubeconfig { return &imv1.ServiceAccountKubeconfig{} },
+		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: p.Identities, Secrets: p.IdentitySecrets,
+			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}}
+}
+
+// SetupWithManager implements setup.Controller. The garden is not used: runtimes are reached through the admin
+// kubeconfig Secrets in the KCP.
+func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &imv1.ServiceAccountKubeconfig{}, runtimeIDField,
+		func(o client.Object) []string {
+			if s, ok := o.(*imv1.ServiceAccountKubeconfig); ok {
+				return []string{s.Spec.RuntimeID}
+			}
+			return nil
+		}); err != nil {
+		return fmt.Errorf("index ServiceAccountKubeconfigs by runtime: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(relevantChange())).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
+		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
+		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
+		WithOptions(controller.Options{MaxConcurrentReconciles: deps.ServiceAccountKubeconfigWorkers}).
+		Complete(r)
+}
+
+// relevantChange lets through every change except status-only updates (our own status patches).
+func relevantChange() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			len(o.GetFinalizers()) != len(n.GetFinalizers())
+	}}
+}
+
+// secretOwners maps a Secret to the ServiceAccountKubeconfigs it concerns: the owner of a kubeconfig Secret written
+// for one (someone changed or deleted it), and every ServiceAccountKubeconfig of a runtime whose admin kubeconfig
+// Secret changed (the runtime became reachable, or was re-created).
+func secretOwners(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		if ns, name, ok := strings.Cut(o.GetAnnotations()[sakubeconfig.AnnotationOwner], "/"); ok && ns == o.GetNamespace() && name != "" {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+		}
+		runtimeID, ok := strings.CutPrefix(o.GetName(), "kubeconfig-")
+		if !ok {
+			return nil
+		}
+		var list imv1.ServiceAccountKubeconfigList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{runtimeIDField: runtimeID}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list ServiceAccountKubeconfigs of a runtime", "runtimeID", runtimeID)
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, s := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: s.Namespace, Name: s.Name}})
+		}
+		return out
+	}
+}

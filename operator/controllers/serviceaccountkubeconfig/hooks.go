@@ -1,0 +1,113 @@
+package serviceaccountkubeconfig
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
+)
+
+// hooks are the ServiceAccountKubeconfig controller's part of the skeleton: CR <-> least-privilege kubeconfig use
+// case.
+type hooks struct {
+	identities *usecase.IdentityKubeconfigs
+	metrics    *Metrics
+}
+
+type state = skeleton.State[*imv1.ServiceAccountKubeconfig]
+
+// observed is what the use case decides on: the request and what the status records of earlier work.
+type observed struct {
+	req sakubeconfig.Request
+	st  usecase.IdentityState
+}
+
+// acted is the use case's result; err is a failure retried with backoff after the status was written.
+type acted struct {
+	res usecase.IdentityResult
+	err error
+}
+
+// LogValues implements skeleton.LogKeys.
+func (h *hooks) LogValues(s *imv1.ServiceAccountKubeconfig) []any {
+	return []any{"runtimeID", s.Spec.RuntimeID, "serviceAccount", s.Spec.ServiceAccount.Namespace + "/" + s.Spec.ServiceAccount.Name}
+}
+
+// Observe implements skeleton.Hooks.
+func (h *hooks) Observe(_ context.Context, s *state) (observed, error) {
+	return observed{req: Request(s.Obj), st: State(s.Obj)}, nil
+}
+
+// Act implements skeleton.Hooks. The use case confirms with the API server (live) before it calls the runtime.
+func (h *hooks) Act(ctx context.Context, s *state, q observed, now time.Time) (acted, error) {
+	res, err := h.identities.Reconcile(ctx, q.req, q.st, now, live(s))
+	return acted{res: res, err: err}, nil
+}
+
+// Status implements skeleton.Hooks.
+func (h *hooks) Status(_ context.Context, s *state, a acted, _ time.Time) skeleton.Result {
+	setStatus(s.Obj, a.res)
+	h.metrics.observe(s.Obj)
+	out := skeleton.Result{RequeueAfter: a.res.RequeueAfter, Events: h.events(a.res.Events), Retry: a.err}
+	if a.err == nil && a.res.ClearForce {
+		out.ClearAnnotations = []string{imv1.AnnotationForceKubeconfigRotation}
+	}
+	return out
+}
+
+// Finalize implements skeleton.Hooks: what the object created in the runtime and its Secret go first, then the
+// finalizer; a runtime that is gone or does not answer within the cleanup timeout lets it go too, with a warning
+// naming what was left behind.
+func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
+	sak := s.Obj
+	res, err := h.identities.Delete(ctx, Request(sak), State(sak), sak.DeletionTimestamp.Time, now)
+	ctrl.LoggerFrom(ctx).Info("deletion step", "release", res.Release, "message", res.Message)
+	out := skeleton.Result{RequeueAfter: res.RequeueAfter, Events: h.events(res.Events), Release: res.Release && err == nil}
+	if !res.Release {
+		setCondition(sak, imv1.ServiceAccountKubeconfigStateDeleting, metav1.ConditionFalse, reasonDeleting, res.Message)
+	}
+	if out.Release {
+		h.metrics.forget(sak.Namespace, sak.Name)
+	}
+	return out, err
+}
+
+// Gone implements skeleton.GoneHandler: the series of a deleted object go.
+func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result, error) {
+	h.metrics.forget(s.Key().Namespace, s.Key().Name)
+	return skeleton.Result{}, nil
+}
+
+// events turns the use case's events into the skeleton's (recorded on the object and logged) and counts them.
+// Messages never carry a token.
+func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
+	out := make([]skeleton.Event, 0, len(evs))
+	for _, e := range evs {
+		h.metrics.Events.WithLabelValues(e.Reason).Inc()
+		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
+	}
+	return out
+}
+
+// live confirms the reconcile's object with the API server by rebasing the reconcile on it: the live object
+// becomes both the one the status is written to and the baseline of the status patch, so the patch carries only
+// what this reconcile changes.
+func live(s *state) usecase.LiveRequest {
+	return func(ctx context.Context) (sakubeconfig.Request, usecase.IdentityState, bool, error) {
+		exists, err := s.Rebase(ctx)
+		if err != nil {
+			return sakubeconfig.Request{}, usecase.IdentityState{}, false, fmt.Errorf("confirm ServiceAccountKubeconfig %s: %w", s.Key(), err)
+		}
+		if !exists || !s.Obj.DeletionTimestamp.IsZero() {
+			return sakubeconfig.Request{}, usecase.IdentityState{}, false, nil
+		}
+		return Request(s.Obj), State(s.Obj), true, nil
+	}
+}

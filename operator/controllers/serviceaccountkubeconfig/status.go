@@ -1,0 +1,57 @@
+package serviceaccountkubeconfig
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// reasonDeleting is the Ready reason while the runtime objects and the Secret are removed.
+const reasonDeleting = "Deleting"
+
+// setStatus maps a use case result to the status. A result without reason (a failure retried with backoff) leaves
+// the status as it is.
+func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
+	if res.ObjectsChanged {
+		s.Status.RuntimeObjects = make([]imv1.RuntimeObjectReference, 0, len(res.Objects))
+		for _, o := range res.Objects {
+			s.Status.RuntimeObjects = append(s.Status.RuntimeObjects, imv1.RuntimeObjectReference{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+		}
+		if len(res.Objects) == 0 {
+			s.Status.SecretName, s.Status.ExpiresAt = "", nil
+		}
+	}
+	if res.Observed {
+		s.Status.ObservedGeneration = s.Generation
+	}
+	if !res.ExpiresAt.IsZero() {
+		t := metav1.NewTime(res.ExpiresAt)
+		s.Status.ExpiresAt = &t
+	}
+	switch {
+	case res.Reason == "":
+		return
+	case res.Ready:
+		s.Status.SecretName = s.Spec.SecretName
+		if ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady); res.Reason == usecase.ReasonKubeconfigValid &&
+			ready != nil && ready.Status == metav1.ConditionTrue {
+			// Nothing happened: the condition keeps what last happened (issued, rotated, rules applied).
+			ready.ObservedGeneration = s.Generation
+			s.Status.State = imv1.ServiceAccountKubeconfigStateReady
+			return
+		}
+		setCondition(s, imv1.ServiceAccountKubeconfigStateReady, metav1.ConditionTrue, res.Reason, res.Message)
+	case res.Reason == usecase.ReasonWaitingForRuntime:
+		setCondition(s, imv1.ServiceAccountKubeconfigStatePending, metav1.ConditionFalse, res.Reason, res.Message)
+	default:
+		setCondition(s, imv1.ServiceAccountKubeconfigStateError, metav1.ConditionFalse, res.Reason, res.Message)
+	}
+}
+
+func setCondition(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKubeconfigState, status metav1.ConditionStatus, reason, msg string) {
+	s.Status.State = state
+	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: reason,
+		Message: msg, ObservedGeneration: s.Generation})
+}
