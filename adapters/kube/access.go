@@ -59,6 +59,9 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 		return transient("get GardenerCluster "+spec.RuntimeID, err)
 	}
 	create := apierrors.IsNotFound(err)
+	// A merge patch of only what the spec sets: labels others added are kept, and a cache that has not yet seen
+	// someone else's write causes no conflict (an update from it would, on every label KEB or an SRE adds).
+	patch := client.MergeFrom(gc.DeepCopy())
 	if gc.Labels == nil {
 		gc.Labels = map[string]string{}
 	}
@@ -76,7 +79,7 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 	if create {
 		err = a.Client.Create(ctx, gc)
 	} else {
-		err = a.Client.Update(ctx, gc)
+		err = a.Client.Patch(ctx, gc, patch)
 	}
 	if err != nil {
 		return transient("write GardenerCluster "+spec.RuntimeID, err)
