@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -106,7 +108,28 @@ func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]D
 // the cluster). It needs the patch permission on shoots. A shoot that still names a SecretBinding cannot be checked
 // this way (the apply names the CredentialsBinding, and Gardener refuses a shoot naming both before the operator's
 // switch): the write is refused then (ErrShootRejected).
+//
+// The write is pinned to live's resourceVersion, so the differences are those of exactly that version; when Gardener
+// wrote the shoot meanwhile (its status, several times during a reconcile) the shoot is read again and the dry run
+// repeated on the fresh version.
 func (c *Shoots) DryRunAdoption(ctx context.Context, live *gardencorev1beta1.Shoot, a ports.ShootApply) ([]Difference, error) {
+	var out []Difference
+	err := retry.OnError(conflictBackoff, func(err error) bool { return errors.Is(err, ports.ErrConflict) }, func() error {
+		var err error
+		out, err = c.dryRunAdoption(ctx, live, a)
+		if errors.Is(err, ports.ErrConflict) {
+			fresh, rerr := c.read(ctx, live.Name, ports.ReadLive)
+			if rerr != nil || fresh == nil {
+				return errors.Join(err, rerr)
+			}
+			live = fresh
+		}
+		return err
+	})
+	return out, err
+}
+
+func (c *Shoots) dryRunAdoption(ctx context.Context, live *gardencorev1beta1.Shoot, a ports.ShootApply) ([]Difference, error) {
 	a.Spec.Namespace = c.Namespace
 	desired, err := c.desired(a, live)
 	if err != nil {

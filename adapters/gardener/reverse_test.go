@@ -104,6 +104,12 @@ func recoverRuntime(t *testing.T, live *gardencorev1beta1.Shoot, auth map[string
 	}
 	rec.Runtime.PlatformRegion = keb.Labels[imv1.LabelPlatformRegion]
 	rec.Runtime.Administrators = keb.Spec.Security.Administrators
+	// Customer OIDC issuers live in the runtime (OpenIDConnect objects), not in the shoot: like the administrators,
+	// a migration learns them elsewhere. The shoot records only that shoot-oidc-service is on.
+	if len(rec.Runtime.OIDC) == 0 {
+		want := mapping.Runtime(keb)
+		rec.Runtime.OIDC, rec.Runtime.OIDCGiven = want.OIDC, want.OIDCGiven
+	}
 	cr, err := mapping.RuntimeCR(rec.Runtime, keb.Namespace, keb.Labels)
 	if err != nil {
 		t.Fatal(err)
