@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,7 +60,12 @@ func TestMigrationAdoptionIntegration(t *testing.T) {
 
 	spec := generate("mig-same")
 	createUnmarked(t, adapter, spec, rt.Name)
-	require.Eventually(t, func() bool { return getShoot(t, c, ns, "mig-same").Spec.SeedName != nil }, 30*time.Second, 200*time.Millisecond, "the shoot scheduled")
+	// A migration meets settled shoots: wait until the simulated gardenlet is done creating (it writes the status
+	// many times a second meanwhile, more often than a dry run pinned to one version can follow).
+	require.Eventually(t, func() bool {
+		op := getShoot(t, c, ns, "mig-same").Status.LastOperation
+		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded
+	}, 60*time.Second, 200*time.Millisecond, "the shoot created")
 	before := getShoot(t, c, ns, "mig-same")
 	diffs, err = adapter.DryRunAdoption(t.Context(), before, apply(spec))
 	if err != nil {
