@@ -36,7 +36,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Deletion.ForceDeletionAfter.Duration != DefaultForceDeletionAfter ||
-		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError {
+		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError ||
+		cfg.Runtime.DriftPeriod.Duration != DefaultDriftPeriod || cfg.Runtime.Timeout.Duration != DefaultRuntimeTimeout || cfg.Runtime.Bootstrap != nil {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
 	rc, pool := cfg.RegistryCache, cfg.Shoot.AuditLog.Pool
@@ -127,6 +128,9 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 			return s + "  auditLog: {pool: {scope: Cluster, namespace: kcp-system}}\n"
 		}, "shoot.auditLog.pool.namespace"},
 		{"pool without the shared audit log settings", func(s string) string { return s + "  auditLog: {pool: {enabled: true}}\n" }, "shoot.auditLog.pool.enabled"},
+		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
+		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
+		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

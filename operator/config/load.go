@@ -122,6 +122,7 @@ func (c *OperatorConfig) Default() {
 			*d.v = &v
 		}
 	}
+	c.Runtime.defaults()
 	m := &c.Shoot.Maintenance
 	if m.AutoUpdateKubernetesVersion == nil {
 		v := true

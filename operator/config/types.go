@@ -23,6 +23,8 @@ type OperatorConfig struct {
 	Deletion   DeletionConfig `json:"deletion"`
 	// RegistryCache configures reading the customers' RegistryCacheConfig objects from runtimes.
 	RegistryCache RegistryCacheConfig `json:"registryCache,omitempty"`
+	// Runtime configures what the operator keeps inside every runtime (runtime.go).
+	Runtime RuntimeConfig `json:"runtime,omitempty"`
 	// ServiceAccountKubeconfigs is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs and
 	// how long their deletion waits for an unreachable runtime.
 	ServiceAccountKubeconfigs ServiceAccountKubeconfigsConfig `json:"serviceAccountKubeconfigs,omitempty"`

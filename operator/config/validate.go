@@ -66,6 +66,7 @@ func (c *OperatorConfig) Validate() error {
 			bad("shoot.maintenance.windows."+region+".end", "must look like 230000+0000, got %q", w.End)
 		}
 	}
+	validateRuntime(c.Runtime, bad)
 	d := c.Deletion
 	if d.ForceDeletionAfter.Duration < 0 {
 		bad("deletion.forceDeletionAfter", "must be positive")

@@ -66,6 +66,9 @@ type Rule struct {
 	// LabelSelector, when set, allows only requests whose label selector requires exactly these labels (a list
 	// cannot reach objects without them).
 	LabelSelector map[string]string
+	// DryRunOnly allows the verbs only as dry runs (query dryRun=All): the API server computes the result and
+	// persists nothing.
+	DryRunOnly bool
 }
 
 // Policy is an allow list; everything not allowed is refused.
@@ -116,6 +119,23 @@ func ProjectPolicy(projectNamespace string) Policy {
 	}
 }
 
+// MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference
+// and the bindings of their credentials, and ask for server-side dry runs of the operator's apply. It writes
+// nothing: every other verb is refused before it leaves the process.
+func MigrationPolicy(projectNamespace string) Policy {
+	const core, security = "core.gardener.cloud", "security.gardener.cloud"
+	return Policy{
+		Rules: []Rule{
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: []string{"patch"}, DryRunOnly: true},
+			{Group: "", Resource: "configmaps", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "secretbindings", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: readVerbs},
+		},
+		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
+	}
+}
+
 // Check returns nil when the policy allows the request and a *RefusedError otherwise.
 func (p Policy) Check(req *http.Request) error {
 	info, err := requestInfoFactory.NewRequestInfo(req)
@@ -128,9 +148,11 @@ func (p Policy) Check(req *http.Request) error {
 		}
 		return &RefusedError{Verb: strings.ToLower(req.Method), Path: info.Path}
 	}
+	dryRun := req.URL.Query().Get("dryRun") == "All"
 	for _, r := range p.Rules {
 		if r.Group == info.APIGroup && r.Resource == info.Resource && r.Subresource == info.Subresource &&
-			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) && r.allowsName(info.Name) && r.allowsSelector(req) {
+			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) && r.allowsName(info.Name) && r.allowsSelector(req) &&
+			(!r.DryRunOnly || dryRun) {
 			return nil
 		}
 	}

@@ -88,6 +88,44 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// TestMigrationPolicy: kim migrate reads the project and asks for dry runs; any write is refused before it is sent.
+func TestMigrationPolicy(t *testing.T) {
+	const shoots = "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/shoots"
+	for _, tc := range []struct {
+		reason string
+		method string
+		path   string
+		allow  bool
+	}{
+		{"shoots are listed", http.MethodGet, shoots, true},
+		{"a shoot is read", http.MethodGet, shoots + "/c-1", true},
+		{"a dry-run apply asks what the operator's apply would store", http.MethodPatch, shoots + "/c-1?dryRun=All&fieldManager=kim&force=true", true},
+		{"the authentication ConfigMaps are read", http.MethodGet, "/api/v1/namespaces/garden-kyma/configmaps/structured-auth-c-1", true},
+		{"SecretBindings are read", http.MethodGet, "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/secretbindings/aws", true},
+		{"CredentialsBindings are read", http.MethodGet, "/apis/security.gardener.cloud/v1alpha1/namespaces/garden-kyma/credentialsbindings/aws", true},
+
+		{"a real patch of a shoot is refused", http.MethodPatch, shoots + "/c-1?fieldManager=kim&force=true", false},
+		{"a shoot is never updated", http.MethodPut, shoots + "/c-1", false},
+		{"a shoot is never created", http.MethodPost, shoots, false},
+		{"a shoot is never deleted, not even as a dry run", http.MethodDelete, shoots + "/c-1?dryRun=All", false},
+		{"no admin kubeconfig is requested", http.MethodPost, shoots + "/c-1/adminkubeconfig", false},
+		{"ConfigMaps are not written", http.MethodPut, "/api/v1/namespaces/garden-kyma/configmaps/structured-auth-c-1", false},
+		{"Secrets are not read", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets/aws", false},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, "https://garden.example"+tc.path, nil)
+			next := &recorder{}
+			_, err := RoundTripper(next, MigrationPolicy(ns)).RoundTrip(req)
+			switch {
+			case tc.allow && (err != nil || next.calls != 1):
+				t.Errorf("%s %s: want sent, got err=%v calls=%d", tc.method, tc.path, err, next.calls)
+			case !tc.allow && (!errors.Is(err, ErrRefused) || next.calls != 0):
+				t.Errorf("%s %s: want refused before sending, got err=%v calls=%d", tc.method, tc.path, err, next.calls)
+			}
+		})
+	}
+}
+
 // garden is a TLS test server counting the requests that reach it; it answers NotFound for everything.
 func garden(t *testing.T) (*httptest.Server, *atomic.Int32, *rest.Config) {
 	t.Helper()

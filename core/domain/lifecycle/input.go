@@ -53,9 +53,26 @@ type Access struct {
 	GardenerClusterInSync bool
 	// SecretExists is true when the kubeconfig Secret exists and is filled.
 	SecretExists bool
-	// ConfiguredGeneration is the Runtime generation whose administrators were last configured inside
-	// the runtime (0: never).
-	ConfiguredGeneration int64
+	// Configuration is what the operator knows of its configuration inside the runtime.
+	Configuration Configuration
+}
+
+// Configuration is the state of the configuration inside the runtime (core/domain/runtimeconfig): what is desired
+// and what was last reached. It is written only when the desired state changed or a drift period passed since it
+// was last reached (nothing watches inside 5,000 runtimes: re-asserting periodically corrects changes made by hand).
+type Configuration struct {
+	// DesiredHash identifies the desired state; empty when it is not known (the shoot does not exist yet).
+	DesiredHash string
+	// AppliedHash identifies the state last reached inside the runtime, at AppliedAt (empty, zero: never).
+	AppliedHash string
+	AppliedAt   time.Time
+	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
+	Bootstrap bool
+	// OnlyReconcileTimeDue is true when the desired state differs from the one reached only in the shoot's last
+	// reconcile time (the provisioning info's lastReconcileTime, which Gardener's Succeeded changes).
+	OnlyReconcileTimeDue bool
+	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
+	ReadyReported bool
 }
 
 // Input is everything Decide looks at.
@@ -74,6 +91,9 @@ type Input struct {
 	Backoff cluster.Backoff
 	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
 	MaxUnknownRetries int
+	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;
+	// zero means DefaultDriftPeriod.
+	DriftPeriod time.Duration
 }
 
 // Decision is the next step, the one action to take now, and the status to report meanwhile.

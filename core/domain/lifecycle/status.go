@@ -43,7 +43,11 @@ const (
 	ReasonWaitingForKubeconfig      Reason = "WaitingForKubeconfig"
 	ReasonConfiguringRuntime        Reason = "ConfiguringRuntime"
 	ReasonRuntimeConfigFailed       Reason = "RuntimeConfigurationFailed"
-	ReasonReady                     Reason = "Ready"
+	// ReasonRuntimeAPIServerUnreachable: the runtime's API server did not answer within the timeout.
+	ReasonRuntimeAPIServerUnreachable Reason = "RuntimeAPIServerUnreachable"
+	// ReasonBootstrapInProgress: the landscape's bootstrap manifests are applied, their Deployments not available yet.
+	ReasonBootstrapInProgress Reason = "BootstrapInProgress"
+	ReasonReady               Reason = "Ready"
 )
 
 // Step names where in the provisioning flow a Runtime is. Steps run in this order; a step is skipped when its
@@ -89,7 +93,8 @@ const (
 	ActionAdoptShoot Action = "AdoptShoot"
 	// ActionEnsureGardenerCluster creates or updates the GardenerCluster named by the runtime ID.
 	ActionEnsureGardenerCluster Action = "EnsureGardenerCluster"
-	// ActionConfigureRuntime makes the administrators inside the runtime match the spec (OIDC is part of the shoot
-	// spec: structured authentication).
+	// ActionConfigureRuntime makes the inside of the runtime match the desired configuration (core/domain/runtimeconfig):
+	// kyma-system, the provisioning info ConfigMap, the customer's OpenIDConnect resources, the administrators'
+	// bindings and the optional bootstrap manifests.
 	ActionConfigureRuntime Action = "ConfigureRuntime"
 )

@@ -78,8 +78,8 @@ type OIDC struct {
 	RequiredClaims map[string]string
 	// CABundle is a PEM bundle to verify the issuer's TLS certificate; empty: system roots.
 	CABundle string
-	// JWKS is an inline key set. Kubernetes' structured authentication (up to 1.36) cannot carry one, so an issuer
-	// with JWKS is rejected (ReasonOIDCJWKSUnsupported) until it can be served another way.
+	// JWKS is an inline JSON Web Key Set, for issuers the API server cannot reach. Customer issuers are served as
+	// OpenIDConnect resources inside the runtime, which carry it (structured authentication cannot).
 	JWKS []byte
 }
 

@@ -111,10 +111,17 @@ func dnsMode(dns DNSConfig) string {
 }
 
 // stepOIDCExtension enables shoot-oidc-service (shoot.oidcExtension): by default when the cluster has customer
-// issuers, which are served inside the cluster through it. It is never disabled by the operator (see ExtensionOIDC).
+// issuers, which are served inside the cluster through it as OpenIDConnect resources. It is never disabled by the operator (see ExtensionOIDC).
 func stepOIDCExtension(in input, s *Spec) error {
 	switch mode := in.cfg.OIDCExtension; mode {
 	case OIDCExtensionNever:
+		if cs := customerIssuers(in); len(cs) > 0 {
+			// Customer issuers are served only through the extension: dropping them silently would lock the
+			// customer out.
+			return invalid(ReasonOIDCExtensionDisabled, cs[0].Field,
+				"customer OIDC issuers are served by the shoot-oidc-service extension, which shoot.oidcExtension=never turns off; "+
+					"remove the issuers or ask the landscape operators to allow the extension")
+		}
 		return nil
 	case OIDCExtensionAlways:
 	case "", OIDCExtensionCustomerIssuers:

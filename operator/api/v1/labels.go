@@ -1,6 +1,6 @@
 package v1
 
-// Labels KEB sets on every Runtime (KEB-CONTRACT.md); the operator copies them to the GardenerCluster and Secret.
+// Labels KEB sets on every Runtime (docs/keb-contract.md); the operator copies them to the GardenerCluster and Secret.
 const (
 	LabelInstanceID      = "kyma-project.io/instance-id"
 	LabelRuntimeID       = "kyma-project.io/runtime-id"

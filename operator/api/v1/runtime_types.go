@@ -413,4 +413,23 @@ type RuntimeStatus struct {
 	// <namespace>/<name> for a namespaced pool, <name> for a cluster-scoped one.
 	// +optional
 	AuditLogCR string `json:"auditLogCR,omitempty"`
+	// RuntimeConfiguration records what the operator last wrote inside the runtime (kyma-system, the
+	// kyma-provisioning-info ConfigMap, OpenIDConnect resources, administrators' bindings).
+	// +optional
+	RuntimeConfiguration *RuntimeConfigurationStatus `json:"runtimeConfiguration,omitempty"`
+}
+
+// RuntimeConfigurationStatus is the configuration the operator last reached inside the runtime. It is written
+// again when the desired state changes (another hash) or the drift period since AppliedAt has passed.
+type RuntimeConfigurationStatus struct {
+	// Hash identifies the desired state that was reached.
+	// +optional
+	Hash string `json:"hash,omitempty"`
+	// AppliedAt is when it was last written or confirmed.
+	// +optional
+	AppliedAt *metav1.Time `json:"appliedAt,omitempty"`
+	// ShootReconciledAt is the shoot's last successful Gardener operation the state was computed with (the
+	// lastReconcileTime of the provisioning info).
+	// +optional
+	ShootReconciledAt *metav1.Time `json:"shootReconciledAt,omitempty"`
 }
