@@ -1,4 +1,4 @@
-# The manager image: a static binary on distroless (no shell, no package manager), running as the nonroot user.
+# The manager image (and the end-to-end probe's): static binaries on distroless (no shell, no package manager), running as the nonroot user.
 # Build: make docker-build IMG=<registry>/infrastructure-manager:<version> (passes VERSION and GIT_COMMIT).
 FROM golang:1.26 AS build
 WORKDIR /workspace
@@ -17,10 +17,14 @@ ARG VERSION=dev
 ARG GIT_COMMIT=unknown
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false \
     -ldflags="-s -w -X github.com/kyma-project/kim/operator/version.Version=${VERSION} -X github.com/kyma-project/kim/operator/version.GitCommit=${GIT_COMMIT}" \
-    -o /out/manager ./operator/cmd/manager
+    -o /out/manager ./operator/cmd/manager && \
+    CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags="-s -w" \
+    -o /out/probe ./operator/cmd/probe
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/manager /manager
+# The end-to-end probe of config/probe runs the same image with command /probe.
+COPY --from=build /out/probe /probe
 # 65532 is distroless' nonroot user; the Deployment also sets runAsNonRoot/runAsUser.
 USER 65532:65532
 ENTRYPOINT ["/manager"]

@@ -15,6 +15,8 @@ type SeedsFixture struct {
 	Available, None [2]string
 	// AddHidden adds a seed for provider and region that does not accept new shoots (not visible to scheduling).
 	AddHidden func(t *testing.T, provider, region string)
+	// Seed is the name of an existing seed and SeedRegion its region.
+	Seed, SeedRegion string
 }
 
 // RunSeedsContract runs the Seeds contract against fixtures made by newFixture.
@@ -35,5 +37,14 @@ func RunSeedsContract(t *testing.T, newFixture func(t *testing.T) SeedsFixture) 
 		f := newFixture(t)
 		f.AddHidden(t, f.None[0], f.None[1])
 		require.False(t, available(t, f, f.None))
+	})
+	t.Run("a seed's region is known by its name; an unknown seed has none", func(t *testing.T) {
+		f := newFixture(t)
+		region, err := f.Seeds.SeedRegion(t.Context(), f.Seed)
+		require.NoError(t, err)
+		require.Equal(t, f.SeedRegion, region)
+		region, err = f.Seeds.SeedRegion(t.Context(), "no-such-seed")
+		require.NoError(t, err)
+		require.Empty(t, region)
 	})
 }

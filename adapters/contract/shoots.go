@@ -26,6 +26,9 @@ type ShootsFixture struct {
 	// PutPredecessor creates a shoot as the system the operator replaces did: the runtime-id annotation naming
 	// runtimeID, without the operator's managed-by mark.
 	PutPredecessor func(t *testing.T, name, runtimeID string)
+	// PutProvisioned creates a shoot as the provisioner before the previous infrastructure manager did: its own
+	// runtime-id annotation naming runtimeID, no mark of the operator or of the previous infrastructure manager.
+	PutProvisioned func(t *testing.T, name, runtimeID string)
 	// Drift changes a value the operator owns in the shoot (the first pool's maximum) as someone else would.
 	Drift func(t *testing.T, name string)
 }
@@ -150,6 +153,28 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}, patience, tick, "Get shows the adopted shoot")
 		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", id, "aws"); err != nil {
 			t.Errorf("adopting again: %v", err)
+		}
+	})
+	t.Run("adopt takes over a provisioner's shoot, which can then be applied", func(t *testing.T) {
+		f := newFixture(t)
+		f.PutProvisioned(t, "ct-adopt-prov", id)
+		require.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-adopt-prov", ports.ReadCached)
+			return err == nil && got.Exists && got.Marks.RuntimeID == id && !got.Marks.Managed
+		}, patience, tick, "Get names the provisioner's runtime ID, unmanaged")
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-prov", "another-runtime", "aws"); !errors.Is(err, ports.ErrShootNotManaged) {
+			t.Errorf("adopt for another runtime: %v, want ErrShootNotManaged", err)
+		}
+		s, err := f.Shoots.Adopt(t.Context(), "ct-adopt-prov", id, "aws")
+		if err != nil || !s.OwnedBy(id) {
+			t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, id)
+		}
+		require.Eventually(t, func() bool {
+			got, err := f.Shoots.Get(t.Context(), "ct-adopt-prov", ports.ReadCached)
+			return err == nil && got.OwnedBy(id)
+		}, patience, tick, "Get shows the adopted shoot")
+		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-adopt-prov"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+			t.Errorf("apply to the adopted shoot: %v", err)
 		}
 	})
 	t.Run("a removed worker pool is gone after apply", func(t *testing.T) {

@@ -30,6 +30,17 @@ func (g *Garden) AddSeed(provider, region string) {
 	g.seeds[provider+"/"+region] = true
 }
 
+// Schedule plays the gardener-scheduler placing the shoot's control plane on seed, in region.
+func (g *Garden) Schedule(name, seed, region string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seedRegions[seed] = region
+	if s, ok := g.shoots[name]; ok {
+		s.obs.SeedName = seed
+		g.touch(s)
+	}
+}
+
 // AddHiddenSeed adds a seed for provider in region that does not accept new shoots; it does not hide another one.
 func (g *Garden) AddHiddenSeed(provider, region string) {
 	g.mu.Lock()

@@ -29,7 +29,9 @@ func TestSeedsContract(t *testing.T) {
 	contract.RunSeedsContract(t, func(t *testing.T) contract.SeedsFixture {
 		g := fake.NewGarden(fake.NewClock(time.Now()))
 		g.AddSeed("aws", "eu-central-1")
+		g.Schedule("", "aws-eu1", "eu-central-1")
 		return contract.SeedsFixture{Seeds: g, Available: [2]string{"aws", "eu-central-1"}, None: [2]string{"aws", "ap-south-1"},
+			Seed: "aws-eu1", SeedRegion: "eu-central-1",
 			AddHidden: func(_ *testing.T, provider, region string) { g.AddHiddenSeed(provider, region) }}
 	})
 }
@@ -49,16 +51,6 @@ func TestRuntimeRegistryContract(t *testing.T) {
 				return fake.RestoreDocument{Name: id, Namespace: namespace, Shoot: shoot}.Encode()
 			},
 		}
-	})
-}
-
-func TestRuntimeConfiguratorContract(t *testing.T) {
-	contract.RunRuntimeConfiguratorContract(t, func(t *testing.T) contract.ConfiguratorFixture {
-		c := fake.NewRuntimeConfigurator()
-		c.MakeUnreachable("rt-unreachable")
-		return contract.ConfiguratorFixture{Configurator: c, RuntimeID: "rt-1", Unreachable: "rt-unreachable",
-			Admins:    func(*testing.T) []string { return c.Admins("rt-1") },
-			AddManual: func(_ *testing.T, user string) { c.AddManual("rt-1", user) }}
 	})
 }
 

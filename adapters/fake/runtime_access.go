@@ -2,9 +2,7 @@ package fake
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -127,63 +125,4 @@ func (a *AccessObjects) GardenerCluster(namespace, runtimeID string) (ports.Gard
 	defer a.mu.Unlock()
 	s, ok := a.clusters[namespace+"/"+runtimeID]
 	return s, ok
-}
-
-// RuntimeConfigurator is an in-memory ports.RuntimeConfigurator: per runtime, the users bound to cluster-admin by
-// the operator and those bound by hand (never touched).
-type RuntimeConfigurator struct {
-	mu          sync.Mutex
-	managed     map[string][]string
-	manual      map[string][]string
-	unreachable map[string]bool
-	// Err, when set, is returned by Configure.
-	Err func(cfg ports.RuntimeConfig) error
-}
-
-// NewRuntimeConfigurator returns a configurator with no runtimes.
-func NewRuntimeConfigurator() *RuntimeConfigurator {
-	return &RuntimeConfigurator{managed: map[string][]string{}, manual: map[string][]string{}, unreachable: map[string]bool{}}
-}
-
-var _ ports.RuntimeConfigurator = (*RuntimeConfigurator)(nil)
-
-// Configure implements ports.RuntimeConfigurator.
-func (r *RuntimeConfigurator) Configure(_ context.Context, cfg ports.RuntimeConfig) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.Err != nil {
-		if err := r.Err(cfg); err != nil {
-			return err
-		}
-	}
-	if r.unreachable[cfg.RuntimeID] {
-		return fmt.Errorf("configure runtime %s: no kubeconfig: %w", cfg.RuntimeID, ports.ErrRuntimeUnreachable)
-	}
-	admins := slices.Clone(cfg.Administrators)
-	slices.Sort(admins)
-	r.managed[cfg.RuntimeID] = slices.Compact(admins)
-	return nil
-}
-
-// MakeUnreachable makes Configure of a runtime fail as when its kubeconfig Secret is missing.
-func (r *RuntimeConfigurator) MakeUnreachable(runtimeID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.unreachable[runtimeID] = true
-}
-
-// AddManual records a binding created by hand in a runtime.
-func (r *RuntimeConfigurator) AddManual(runtimeID, user string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.manual[runtimeID] = append(r.manual[runtimeID], user)
-}
-
-// Admins returns every user bound to cluster-admin in a runtime (managed and manual), sorted.
-func (r *RuntimeConfigurator) Admins(runtimeID string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := append(slices.Clone(r.managed[runtimeID]), r.manual[runtimeID]...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -21,13 +21,15 @@ import (
 // cached reads answer from the state of the last SyncCache, as an informer that has not caught up would. Safe for
 // concurrent use.
 type Garden struct {
-	mu      sync.Mutex
-	clock   ports.Clock
-	shoots  map[string]*gardenShoot
-	seeds   map[string]bool
-	calls   map[string]int
-	version int
-	uids    int
+	mu     sync.Mutex
+	clock  ports.Clock
+	shoots map[string]*gardenShoot
+	seeds  map[string]bool
+	// seedRegions maps seed names to regions.
+	seedRegions map[string]string
+	calls       map[string]int
+	version     int
+	uids        int
 	// lag and cache implement cached reads that miss recent writes.
 	lag    bool
 	cache  map[string]gardenShoot
@@ -43,7 +45,7 @@ type Garden struct {
 
 // NewGarden returns an empty garden whose timestamps come from clock.
 func NewGarden(clock ports.Clock) *Garden {
-	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, calls: map[string]int{},
+	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, seedRegions: map[string]string{}, calls: map[string]int{},
 		cache: map[string]gardenShoot{}}
 }
 
@@ -281,4 +283,14 @@ func (g *Garden) SeedAvailable(_ context.Context, provider, region string) (bool
 		return false, err
 	}
 	return g.seeds[provider+"/"+region], nil
+}
+
+// SeedRegion implements ports.Seeds.
+func (g *Garden) SeedRegion(_ context.Context, seedName string) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.begin("SeedRegion"); err != nil {
+		return "", err
+	}
+	return g.seedRegions[seedName], nil
 }

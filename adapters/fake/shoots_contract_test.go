@@ -29,6 +29,10 @@ func TestGardenShootsContract(t *testing.T) {
 			PutPredecessor: func(_ *testing.T, name, runtimeID string) {
 				g.PutPredecessor(shoot.Spec{Name: name}, runtimeID)
 			},
+			// The fake keeps the domain's marks, not annotations: the provisioner's annotation is the adapter's concern.
+			PutProvisioned: func(_ *testing.T, name, runtimeID string) {
+				g.PutPredecessor(shoot.Spec{Name: name}, runtimeID)
+			},
 			Drift: func(_ *testing.T, name string) {
 				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
 			},

@@ -15,8 +15,10 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// Adopt implements ports.ShootProvisioner with a merge patch that only adds the managed-by label. It reads the shoot live
-// and retries on conflicts (Gardener updates new shoots often); adoption is rare, a migration step.
+// Adopt implements ports.ShootProvisioner with a merge patch that only adds the managed-by label (and, on a shoot of
+// the provisioner, which names its runtime in its own annotation, the operator's runtime-id annotation, so that the
+// shoot carries the marks every later write checks). It reads the shoot live and retries on conflicts (Gardener
+// updates new shoots often); adoption is rare, a migration step.
 func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error) {
 	var adopted *gardencorev1beta1.Shoot
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
@@ -24,15 +26,16 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (clust
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 			return err
 		}
-		if owner := s.Annotations[shoot.AnnotationRuntimeID]; owner != runtimeID || (s.Labels[wire.LabelManagedBy] != "" && s.Labels[wire.LabelManagedBy] != wire.ManagedByValue) {
+		if owner, _ := RuntimeIDOf(s.Annotations); owner != runtimeID || (s.Labels[wire.LabelManagedBy] != "" && s.Labels[wire.LabelManagedBy] != wire.ManagedByValue) {
 			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[wire.LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
 		}
 		adopted = s
-		if s.Labels[wire.LabelManagedBy] == wire.ManagedByValue {
+		if s.Labels[wire.LabelManagedBy] == wire.ManagedByValue && s.Annotations[shoot.AnnotationRuntimeID] == runtimeID {
 			return nil
 		}
 		patch := client.MergeFromWithOptions(s.DeepCopy(), client.MergeFromWithOptimisticLock{})
 		metav1.SetMetaDataLabel(&s.ObjectMeta, wire.LabelManagedBy, wire.ManagedByValue)
+		metav1.SetMetaDataAnnotation(&s.ObjectMeta, shoot.AnnotationRuntimeID, runtimeID)
 		if s.Annotations[AnnotationPlan] == "" && plan != "" {
 			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationPlan, plan)
 		}

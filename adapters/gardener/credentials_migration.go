@@ -3,10 +3,8 @@ package gardener
 import (
 	"context"
 	"fmt"
-	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -16,17 +14,13 @@ import (
 
 var _ ports.CredentialsMigrator = (*Shoots)(nil)
 
-// migrationBackoff outlasts a gardenlet that writes a young shoot's status several times a second: client-go's
-// DefaultRetry (5 tries within about 50 ms) lost to it on a loaded machine and reported a conflict.
-var migrationBackoff = wait.Backoff{Steps: 10, Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.5}
-
 // MigrateToCredentialsBinding implements ports.CredentialsMigrator with an update of the live shoot (retried on
 // conflicts: Gardener writes new shoots often). Server-side apply cannot do it: secretBindingName is owned by the
 // manager that created the shoot, and an apply that only sets credentialsBindingName is rejected while
 // secretBindingName is still set.
 func (c *Shoots) MigrateToCredentialsBinding(ctx context.Context, name, binding string) (bool, error) {
 	migrated := false
-	err := retry.RetryOnConflict(migrationBackoff, func() error {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		migrated = false
 		s := &gardencorev1beta1.Shoot{}
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {

@@ -94,45 +94,65 @@ func toJSONMap(s *gardencorev1beta1.Shoot) (map[string]any, error) {
 	return out, json.Unmarshal(raw, &out)
 }
 
+// Difference is one value where a shoot (or its ConfigMap) differs from what the operator would write: Path names
+// the field (list items by their key, e.g. .spec.provider.workers[name=cpu-worker-0].maximum), Want is the value the
+// operator writes, Have the value found (nil: absent).
+type Difference struct {
+	Path string `json:"path"`
+	Want any    `json:"want,omitempty"`
+	Have any    `json:"have,omitempty"`
+}
+
+func (d Difference) String() string { return fmt.Sprintf("%s: %v -> %v", d.Path, d.Want, d.Have) }
+
 // differences lists, as paths, the values set in want that have does not hold. Fields only have sets are
 // ignored: they are Gardener's defaults or other managers' values. A list whose wanted items all carry a "name"
 // (or else a "type") is matched by that key and may hold more items, as server-side apply merges Gardener's keyed
 // lists; any other list must match item by item. A "major.minor" Kubernetes version completed by Gardener to a
 // patch version is no difference.
 func differences(path string, want, have any) []string {
+	var out []string
+	for _, d := range diffValues(path, want, have) {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+// diffValues is differences with structured results.
+func diffValues(path string, want, have any) []Difference {
 	switch w := want.(type) {
 	case map[string]any:
 		h, ok := have.(map[string]any)
 		if !ok {
-			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+			return []Difference{{path, want, have}}
 		}
-		var out []string
+		var out []Difference
 		for k, wv := range w {
-			out = append(out, differences(path+"."+k, wv, h[k])...)
+			out = append(out, diffValues(path+"."+k, wv, h[k])...)
 		}
-		sort.Strings(out)
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		return out
 	case []any:
 		h, ok := have.([]any)
 		if !ok {
-			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+			return []Difference{{path, want, have}}
 		}
 		if key := listKey(w); key != "" {
 			return keyedDifferences(path, w, h, key)
 		}
 		if len(h) != len(w) {
-			return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+			return []Difference{{path, want, have}}
 		}
-		var out []string
+		var out []Difference
 		for i := range w {
-			out = append(out, differences(fmt.Sprintf("%s[%d]", path, i), w[i], h[i])...)
+			out = append(out, diffValues(fmt.Sprintf("%s[%d]", path, i), w[i], h[i])...)
 		}
 		return out
 	}
 	if reflect.DeepEqual(want, have) || completedVersion(path, want, have) {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: %v -> %v", path, want, have)}
+	return []Difference{{path, want, have}}
 }
 
 func completedVersion(path string, want, have any) bool {
@@ -160,7 +180,7 @@ func listKey(items []any) string {
 	return ""
 }
 
-func keyedDifferences(path string, want, have []any, key string) []string {
+func keyedDifferences(path string, want, have []any, key string) []Difference {
 	byKey := make(map[string]any, len(have))
 	for _, it := range have {
 		if m, ok := it.(map[string]any); ok {
@@ -169,10 +189,10 @@ func keyedDifferences(path string, want, have []any, key string) []string {
 			}
 		}
 	}
-	var out []string
+	var out []Difference
 	for _, it := range want {
 		k, _ := it.(map[string]any)[key].(string) // listKey checked every wanted item
-		out = append(out, differences(fmt.Sprintf("%s[%s=%s]", path, key, k), it, byKey[k])...)
+		out = append(out, diffValues(fmt.Sprintf("%s[%s=%s]", path, key, k), it, byKey[k])...)
 	}
 	return out
 }

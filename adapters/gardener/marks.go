@@ -38,6 +38,40 @@ const (
 	FieldManager = "kim"
 )
 
+// Annotations of the provisioner that preceded the previous infrastructure manager. Its shoots name their runtime
+// with AnnotationProvisionerRuntimeID instead of shoot.AnnotationRuntimeID; the operator reads both (see
+// RuntimeIDOf) and writes only its own.
+const (
+	AnnotationProvisionerRuntimeID   = "kcp.provisioner.kyma-project.io/runtime-id"
+	AnnotationProvisionerLicenceType = "kcp.provisioner.kyma-project.io/licence-type"
+)
+
+// Predecessor names the system that created a shoot, as far as its annotations tell.
+type Predecessor string
+
+// Predecessors RuntimeIDOf recognises.
+const (
+	// PredecessorNone: the shoot names no runtime.
+	PredecessorNone Predecessor = ""
+	// PredecessorInfrastructureManager: the previous infrastructure manager (or this operator): the
+	// infrastructuremanager.kyma-project.io/runtime-id annotation.
+	PredecessorInfrastructureManager Predecessor = "infrastructure-manager"
+	// PredecessorProvisioner: the provisioner before it: the kcp.provisioner.kyma-project.io/runtime-id annotation.
+	PredecessorProvisioner Predecessor = "provisioner"
+)
+
+// RuntimeIDOf returns the runtime a shoot was created for and by which system. The infrastructure manager's
+// annotation wins: a shoot the previous infrastructure manager took over from the provisioner carries both.
+func RuntimeIDOf(annotations map[string]string) (string, Predecessor) {
+	if id := annotations[shoot.AnnotationRuntimeID]; id != "" {
+		return id, PredecessorInfrastructureManager
+	}
+	if id := annotations[AnnotationProvisionerRuntimeID]; id != "" {
+		return id, PredecessorProvisioner
+	}
+	return "", PredecessorNone
+}
+
 // deletionAnnotations are removed when a deletion is cancelled.
 var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
 	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, wire.AnnotationRestore,
@@ -57,6 +91,9 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 		APIServerAdvertised:    len(s.Status.AdvertisedAddresses) > 0,
 		ForceDeletionRequested: a[v1beta1constants.AnnotationConfirmationForceDeletion] == "true",
 	}
+	if s.Spec.SeedName != nil {
+		out.SeedName = *s.Spec.SeedName
+	}
 	if s.DeletionTimestamp != nil {
 		ts := s.DeletionTimestamp.Time
 		out.DeletionTimestamp = &ts
@@ -74,7 +111,7 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 	}
 	m := &out.Marks
 	m.Managed = s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
-	m.RuntimeID = a[shoot.AnnotationRuntimeID]
+	m.RuntimeID, _ = RuntimeIDOf(a)
 	m.AppliedRuntimeGeneration = atoi(a[shoot.AnnotationRuntimeGeneration])
 	m.AppliedSpecHash = a[AnnotationSpecHash]
 	m.RetryAttempts = int(atoi(a[AnnotationRetryAttempts]))

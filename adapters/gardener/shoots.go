@@ -32,6 +32,9 @@ type Shoots struct {
 	RuntimeNamespace string
 	// Observe, when set, is told about every request (verb, outcome) for metrics.
 	Observe func(verb string, err error)
+
+	// seeds caches the regions of the garden's seeds (see SeedRegion).
+	seeds seedRegions
 }
 
 var _ ports.Shoots = (*Shoots)(nil)
@@ -157,16 +160,22 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", name, ports.ErrShootRejected, err)
 	}
+	if err := checkPrecondition(a.Precondition, current); err != nil {
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+	}
+	if marksOnly, err := adoptedInSync(current, desired); err != nil || marksOnly {
+		if err != nil {
+			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+		}
+		return c.recordMarks(ctx, a, current, desired)
+	}
 	u, err := toApplyObject(desired)
 	if err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
 	// Force takes over fields another manager set (drift correction); the shoot is ours (checked above). The UID
-	// and the resourceVersion the spec was computed from pin the apply to that very state: an apply computed from a
-	// stale cache fails with a conflict instead of writing old values back.
-	if err := checkPrecondition(a.Precondition, current); err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
-	}
+	// and the resourceVersion the spec was computed from (checked above) pin the apply to that very state: an apply
+	// computed from a stale cache fails with a conflict instead of writing old values back.
 	u.SetUID(current.UID)
 	u.SetResourceVersion(current.ResourceVersion)
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)

@@ -75,6 +75,9 @@ func TestShootsContractIntegration(t *testing.T) {
 			PutPredecessor: func(t *testing.T, name, runtimeID string) {
 				createUnmarked(t, adapter, generate(t, name), runtimeID)
 			},
+			PutProvisioned: func(t *testing.T, name, runtimeID string) {
+				createProvisioned(t, adapter, generate(t, name), runtimeID)
+			},
 			WorkerNames: func(t *testing.T, name string) []string {
 				var names []string
 				for _, w := range getShoot(t, c, ns, name).Spec.Provider.Workers {
@@ -226,6 +229,18 @@ func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID st
 	}
 }
 
+// createProvisioned creates a shoot as the provisioner did: its runtime-id and licence-type annotations only.
+func createProvisioned(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
+	t.Helper()
+	createUnmarked(t, adapter, spec, "")
+	s := getShoot(t, adapter.Client, adapter.Namespace, spec.Name)
+	patch := client.MergeFrom(s.DeepCopy())
+	s.Annotations = map[string]string{AnnotationProvisionerRuntimeID: runtimeID, AnnotationProvisionerLicenceType: "PARTNER"}
+	if err := adapter.Client.Patch(t.Context(), s, patch); err != nil {
+		t.Fatalf("annotate shoot %s as the provisioner did: %v", spec.Name, err)
+	}
+}
+
 func logDifferences(t *testing.T, adapter *Shoots, a ports.ShootApply) {
 	t.Helper()
 	current, err := adapter.get(t.Context(), a.Spec.Name)
@@ -286,6 +301,7 @@ func TestSeedsContractIntegration(t *testing.T) {
 		return contract.SeedsFixture{Seeds: adapter,
 			Available: [2]string{first.Spec.Provider.Type, first.Spec.Provider.Region},
 			None:      [2]string{first.Spec.Provider.Type, fmt.Sprintf("nowhere-%d", fixtures)},
+			Seed:      first.Name, SeedRegion: first.Spec.Provider.Region,
 			AddHidden: func(t *testing.T, provider, region string) {
 				hidden := first.DeepCopy()
 				hidden.ObjectMeta = metav1.ObjectMeta{Name: "hidden-" + region, Labels: map[string]string{"seed.gardener.cloud/region": region}}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,12 +16,12 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
@@ -132,41 +131,18 @@ func TestIntegrationPortContracts(t *testing.T) {
 		})
 	})
 
-	t.Run("RuntimeConfigurator", func(t *testing.T) {
-		runtimeAPI := &envtest.Environment{}
-		cfg, err := runtimeAPI.Start()
-		require.NoError(t, err, "start the runtime's API server")
-		t.Cleanup(func() { _ = runtimeAPI.Stop() })
-		admin, err := runtimeAPI.AddUser(envtest.User{Name: "kim-admin", Groups: []string{"system:masters"}}, cfg)
-		require.NoError(t, err)
-		kc, err := admin.KubeConfig()
-		require.NoError(t, err)
-		rc, err := client.New(admin.Config(), client.Options{})
-		require.NoError(t, err)
-		contract.RunRuntimeConfiguratorContract(t, func(t *testing.T) contract.ConfiguratorFixture {
-			ns := testenv.Namespace(t, c, "configure")
-			id := "rt-" + ns
-			require.NoError(t, c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kubeconfig.SecretName(id)},
-				Data: map[string][]byte{kubeconfig.SecretKey: kc}}))
-			return contract.ConfiguratorFixture{Configurator: &kube.RuntimeConfigurator{KCP: c, Namespace: ns}, RuntimeID: id,
-				Unreachable: "rt-without-secret",
-				Admins: func(t *testing.T) []string {
-					var list rbacv1.ClusterRoleBindingList
-					require.NoError(t, rc.List(t.Context(), &list))
-					var users []string
-					for _, b := range list.Items {
-						if b.RoleRef.Name == "cluster-admin" && len(b.Subjects) == 1 && b.Subjects[0].Kind == rbacv1.UserKind {
-							users = append(users, b.Subjects[0].Name)
-						}
-					}
-					return users
-				},
-				AddManual: func(t *testing.T, user string) {
-					require.NoError(t, rc.Create(t.Context(), &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "by-hand-"},
-						RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-						Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}}))
-				}}
+	// The RuntimeConfigurator contract runs on real runtime API servers (TestIntegrationRuntimeConfigurator); here
+	// its source of kubeconfigs, the Secrets in KCP, read through the manager-like cache.
+	t.Run("SecretKubeconfigs", func(t *testing.T) {
+		ns := testenv.Namespace(t, c, "kubeconfigs")
+		src := kube.SecretKubeconfigs{Reader: cached, Namespace: ns}
+		writeSecret(t, c, ns, kubeconfig.SecretName("rt-1"), map[string]string{wire.LabelManagedBy: wire.ManagedByValue}, nil)
+		testenv.Eventually(t, 10*time.Second, "the kubeconfig of rt-1 is read from its Secret", func() (bool, string) {
+			kc, err := src.Kubeconfig(t.Context(), "rt-1")
+			return err == nil && string(kc) == "kubeconfig", fmt.Sprintf("%q, %v", kc, err)
 		})
+		_, err := src.Kubeconfig(t.Context(), "rt-without-secret")
+		require.ErrorIs(t, err, ports.ErrRuntimeUnreachable)
 	})
 }
 

@@ -2,110 +2,140 @@ package kube
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"sync"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
-)
-
-// Labels on the ClusterRoleBindings the operator creates in runtimes; only bindings with them are ever deleted.
-const (
-	LabelAdminBinding    = "reconciler.kyma-project.io/managed-by"
-	AdminBindingValue    = "infrastructure-manager"
-	adminBindingPrefix   = "kim-admin-"
-	clusterAdminRoleName = "cluster-admin"
 )
 
 func typesUID(s string) types.UID { return types.UID(s) }
 
-// RuntimeConfigurator implements ports.RuntimeConfigurator with a client built from the runtime's kubeconfig Secret.
+// Defaults of the RuntimeConfigurator.
+const (
+	// DefaultRuntimeTimeout bounds one Configure call: a runtime API server that does not answer holds a worker no
+	// longer.
+	DefaultRuntimeTimeout = 10 * time.Second
+	// DefaultMaxRuntimeClients bounds the clients kept (least recently used go first): a client holds a connection
+	// pool, and a runtime is configured only when something changed or its drift period passed.
+	DefaultMaxRuntimeClients = 1000
+)
+
+// RuntimeConfigurator implements ports.RuntimeConfigurator against the runtimes' API servers, with one cached
+// client per runtime (rebuilt when the kubeconfig rotates, dropped by Forget) and a timeout on every call.
 type RuntimeConfigurator struct {
-	// KCP reads kubeconfig Secrets.
-	KCP client.Reader
-	// Namespace is where the kubeconfig Secrets live.
-	Namespace string
-	// NewClient builds a client for a runtime from its kubeconfig; nil uses client.New with the default scheme.
-	NewClient func(kubeconfig []byte) (client.Client, error)
+	// Kubeconfigs returns a runtime's kubeconfig (the KCP Secret).
+	Kubeconfigs KubeconfigSource
+	// Timeout bounds one Configure call (0: DefaultRuntimeTimeout).
+	Timeout time.Duration
+	// MaxClients bounds the cached clients (0: DefaultMaxRuntimeClients).
+	MaxClients int
+
+	once    sync.Once
+	clients *clientCache
 }
 
 var _ ports.RuntimeConfigurator = (*RuntimeConfigurator)(nil)
 
-// AdminBindingName is the name of the binding for user: stable and valid for any user ID.
-func AdminBindingName(user string) string {
-	sum := sha256.Sum256([]byte(user))
-	return adminBindingPrefix + hex.EncodeToString(sum[:8])
+func (r *RuntimeConfigurator) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return DefaultRuntimeTimeout
 }
 
-// Configure implements ports.RuntimeConfigurator.
-func (r *RuntimeConfigurator) Configure(ctx context.Context, cfg ports.RuntimeConfig) error {
-	c, err := r.runtimeClient(ctx, cfg.RuntimeID)
-	if err != nil {
-		return err
-	}
-	want := map[string]string{}
-	for _, u := range cfg.Administrators {
-		want[AdminBindingName(u)] = u
-	}
-	var have rbacv1.ClusterRoleBindingList
-	if err := c.List(ctx, &have, client.MatchingLabels{LabelAdminBinding: AdminBindingValue}); err != nil {
-		return fmt.Errorf("list admin bindings of runtime %s: %w: %w", cfg.RuntimeID, ports.ErrRuntimeUnreachable, err)
-	}
-	for i := range have.Items {
-		b := &have.Items[i]
-		if _, ok := want[b.Name]; ok {
-			continue
+func (r *RuntimeConfigurator) cache() *clientCache {
+	r.once.Do(func() {
+		maxClients := r.MaxClients
+		if maxClients <= 0 {
+			maxClients = DefaultMaxRuntimeClients
 		}
-		if err := c.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete stale admin binding %s of runtime %s: %w: %w", b.Name, cfg.RuntimeID, ports.ErrTransient, err)
-		}
-	}
-	for name, user := range want {
-		b := &rbacv1.ClusterRoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{LabelAdminBinding: AdminBindingValue}},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterAdminRoleName},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-		}
-		err := c.Create(ctx, b)
-		if apierrors.IsAlreadyExists(err) {
-			continue // same name means same user (the name is derived from it)
-		}
-		if err != nil {
-			return fmt.Errorf("create admin binding for %s in runtime %s: %w: %w", user, cfg.RuntimeID, ports.ErrTransient, err)
-		}
-	}
-	return nil
+		timeout := r.timeout()
+		r.clients = newClientCache(maxClients, func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })
+	})
+	return r.clients
 }
 
-func (r *RuntimeConfigurator) runtimeClient(ctx context.Context, runtimeID string) (client.Client, error) {
-	s := &corev1.Secret{}
-	if err := r.KCP.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: kubeconfig.SecretName(runtimeID)}, s); err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+// CachedClients is the number of runtime clients kept (for tests and metrics).
+func (r *RuntimeConfigurator) CachedClients() int { return r.cache().len() }
+
+// Forget implements ports.RuntimeConfigurator.
+func (r *RuntimeConfigurator) Forget(runtimeID string) { r.cache().forget(runtimeID) }
+
+// Configure implements ports.RuntimeConfigurator. The namespace comes first (the ConfigMap and the bootstrap
+// manifests live in it); the OpenIDConnect resources and the bindings are configured meanwhile.
+func (r *RuntimeConfigurator) Configure(ctx context.Context, d runtimeconfig.Desired) (runtimeconfig.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	kc, err := r.Kubeconfigs.Kubeconfig(ctx, d.RuntimeID)
+	var c *runtimeClient
+	if err == nil {
+		c, err = r.cache().get(d.RuntimeID, kc)
 	}
-	kc := s.Data[kubeconfig.SecretKey]
-	if len(kc) == 0 {
-		return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
-	}
-	if r.NewClient != nil {
-		return r.NewClient(kc)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+		o := runtimeconfig.Failed(runtimeconfig.ReasonRuntimeAPIServerUnreachable, err.Error())
+		return runtimeconfig.Result{Namespace: o, ProvisioningInfo: o, OIDC: o, Administrators: o, Bootstrap: bootstrapSkipped(d, o)}, err
 	}
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	var res runtimeconfig.Result
+	var wg sync.WaitGroup
+	wg.Go(func() { res.OIDC = configureOIDC(ctx, c, d) })
+	wg.Go(func() { res.Administrators = configureBindings(ctx, c, d) })
+	res.Namespace = ensureNamespace(ctx, c)
+	if res.Namespace.Done {
+		res.ProvisioningInfo = applyProvisioningInfo(ctx, c, d)
+		res.Bootstrap = configureBootstrap(ctx, c, d.Bootstrap)
+	} else {
+		skipped := runtimeconfig.Outcome{Skipped: true, Reason: res.Namespace.Reason,
+			Message: "Not attempted: namespace kyma-system is not there. " + res.Namespace.Message}
+		if res.Namespace.Reason == runtimeconfig.ReasonKymaSystemNSError {
+			skipped.Reason = runtimeconfig.ReasonConfigMapError
+		}
+		res.ProvisioningInfo, res.Bootstrap = skipped, bootstrapSkipped(d, skipped)
 	}
-	return c, nil
+	wg.Wait()
+	for _, o := range []runtimeconfig.Outcome{res.Namespace, res.ProvisioningInfo, res.OIDC, res.Administrators, res.Bootstrap} {
+		if o.Reason == runtimeconfig.ReasonRuntimeAPIServerUnreachable {
+			return res, fmt.Errorf("runtime %s: %w: %s", d.RuntimeID, ports.ErrRuntimeUnreachable, o.Message)
+		}
+	}
+	return res, nil
+}
+
+// outcome turns the error of a part into its outcome: unreachable, refused as invalid (permanent) or failed.
+func outcome(err error, failed runtimeconfig.Reason, what string) runtimeconfig.Outcome {
+	if unreachableError(err) {
+		return runtimeconfig.Failed(runtimeconfig.ReasonRuntimeAPIServerUnreachable, fmt.Sprintf("%s: the runtime's API server did not answer: %v", what, err))
+	}
+	o := runtimeconfig.Failed(failed, fmt.Sprintf("%s: %v", what, err))
+	o.Permanent = isInvalid(err)
+	return o
+}
+
+func ensureNamespace(ctx context.Context, c *runtimeClient) runtimeconfig.Outcome {
+	ns := corev1ac.Namespace(runtimeconfig.Namespace)
+	if _, err := c.core.CoreV1().Namespaces().Apply(ctx, ns, applyOptions()); err != nil {
+		return outcome(err, runtimeconfig.ReasonKymaSystemNSError, "apply namespace kyma-system")
+	}
+	return runtimeconfig.Done(runtimeconfig.ReasonKymaSystemNSReady, "Namespace kyma-system exists.")
+}
+
+func applyProvisioningInfo(ctx context.Context, c *runtimeClient, d runtimeconfig.Desired) runtimeconfig.Outcome {
+	cm := corev1ac.ConfigMap(runtimeconfig.ProvisioningInfoName, runtimeconfig.Namespace).
+		WithLabels(map[string]string{runtimeconfig.LabelManagedBy: runtimeconfig.ManagedByValue}).
+		WithData(map[string]string{runtimeconfig.ProvisioningInfoKey: d.ProvisioningInfo})
+	if _, err := c.core.CoreV1().ConfigMaps(runtimeconfig.Namespace).Apply(ctx, cm, applyOptions()); err != nil {
+		return outcome(err, runtimeconfig.ReasonConfigMapError, "apply ConfigMap kyma-system/"+runtimeconfig.ProvisioningInfoName)
+	}
+	return runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, "The kyma-provisioning-info ConfigMap is up to date.")
+}
+
+// applyOptions are those of every write: server-side apply as field manager kim, taking over fields others set
+// (a value someone changed by hand is set back).
+func applyOptions() metav1.ApplyOptions {
+	return metav1.ApplyOptions{FieldManager: runtimeconfig.FieldManager, Force: true}
 }

@@ -3,22 +3,38 @@ package ports
 import (
 	"context"
 	"time"
+
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 )
 
-// RuntimeConfig is the access configuration the operator keeps inside a runtime cluster.
-type RuntimeConfig struct {
-	RuntimeID string
-	// Administrators are user names bound to cluster-admin.
-	Administrators []string
+// RuntimeConfigurator keeps the objects the operator owns inside a runtime cluster, through the runtime's kubeconfig
+// Secret (core/domain/runtimeconfig decides what they are).
+type RuntimeConfigurator interface {
+	// Configure makes the runtime hold d: namespace kyma-system exists (it is never deleted), the
+	// kyma-provisioning-info ConfigMap holds d.ProvisioningInfo, the OpenIDConnect resources labelled as the
+	// operator's are exactly d.OIDC (only when d.ManageOIDC), the cluster-admin bindings labelled as the operator's
+	// are exactly d.Administrators, and the bootstrap manifests (when d.Bootstrap is set) are applied and their
+	// Deployments checked. Writes are server-side applies with field manager kim, made only where the runtime (read
+	// live, not from a cache) differs; new objects are written before obsolete ones are removed, so an
+	// administrator or issuer that stays never loses its object. Objects without the operator's labels are never
+	// deleted. Parts are independent: a failing part does not stop the others.
+	//
+	// The call blocks for a few requests to the runtime and never longer than the configurator's timeout: a runtime
+	// API server that does not answer makes it return with an error wrapping ErrRuntimeUnreachable, and the parts
+	// it could not finish report runtimeconfig.ReasonRuntimeAPIServerUnreachable. The Result is always filled; the
+	// error is nil when the runtime answered (problems of single parts are in the Result). Idempotent.
+	Configure(ctx context.Context, d runtimeconfig.Desired) (runtimeconfig.Result, error)
+	// Forget drops what the configurator keeps for a runtime (its client and connections); called when the Runtime
+	// is deleted. A later Configure starts afresh.
+	Forget(runtimeID string)
 }
 
-// RuntimeConfigurator changes objects inside a runtime cluster through its kubeconfig Secret.
-type RuntimeConfigurator interface {
-	// Configure makes the administrators' cluster-admin ClusterRoleBindings match cfg exactly: missing bindings
-	// are created, bindings for users no longer listed are deleted, but only bindings carrying the operator's
-	// managed-by label (bindings people created by hand are never touched). Idempotent. Blocks for a few
-	// requests to the runtime. Errors wrap ErrRuntimeUnreachable or ErrTransient.
-	Configure(ctx context.Context, cfg RuntimeConfig) error
+// BootstrapSource reads the landscape's bootstrap manifests and pull secret (operator configuration
+// runtime.bootstrap) from KCP.
+type BootstrapSource interface {
+	// Load returns the bootstrap set. Manifests that cannot be used are not an error: the set's Problem says why
+	// (runtimeconfig.ReasonBootstrapManifestsInvalid). Errors wrap ErrTransient (reading failed). Reads a cache.
+	Load(ctx context.Context) (*runtimeconfig.Bootstrap, error)
 }
 
 // GardenerClusterSpec is the GardenerCluster the operator keeps for a Runtime (named by the runtime ID, in the
@@ -32,7 +48,7 @@ type GardenerClusterSpec struct {
 	// SecretName and SecretKey locate the kubeconfig (kubeconfig-<runtimeID>, key "config").
 	SecretName string
 	SecretKey  string
-	// Labels are copied from the Runtime (KEB-CONTRACT.md).
+	// Labels are copied from the Runtime (docs/keb-contract.md).
 	Labels map[string]string
 	// SKRDomain is recorded as the skr-domain annotation; empty leaves it unset.
 	SKRDomain string

@@ -69,8 +69,9 @@ type ShootProvisioner interface {
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error)
 	// Adopt puts the operator's managed-by mark on a shoot that carries runtimeID in its runtime-id annotation but
-	// not the mark: a shoot the system the operator replaces created for that runtime. It records plan as the
-	// shoot's plan (cluster.Marks.Plan) unless one is recorded; nothing else changes. It reads the shoot live and
+	// not the mark: a shoot the system the operator replaces created for that runtime (the previous infrastructure
+	// manager, or the provisioner before it with its own runtime-id annotation; the operator's annotation is then
+	// added). It records plan as the shoot's plan (cluster.Marks.Plan) unless one is recorded; nothing else changes. It reads the shoot live and
 	// returns a live observation. Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged (the annotation names
 	// another runtime or none), ErrTransient.
 	Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error)
@@ -126,4 +127,8 @@ type Seeds interface {
 	// SeedAvailable reports whether at least one seed for provider in region is ready and accepts new shoots.
 	// Read only; errors wrap ErrTransient.
 	SeedAvailable(ctx context.Context, provider, region string) (bool, error)
+	// SeedRegion returns the region of the named seed (the provider region of the seed's cluster); empty, and no
+	// error, when no such seed exists. It may answer from a cache of all seeds refreshed every few minutes (seeds do
+	// not move). Errors wrap ErrTransient.
+	SeedRegion(ctx context.Context, seedName string) (string, error)
 }

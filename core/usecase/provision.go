@@ -7,9 +7,11 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -30,6 +32,13 @@ type Provisioner struct {
 	Addresses ports.ControlPlaneAddresses
 	// Credentials switches adopted shoots from SecretBindings to CredentialsBindings; nil: not done.
 	Credentials ports.CredentialsMigrator
+	// AuditLogs claims dedicated audit log tenants (auditLogAccessEnabled); nil: the pool is not used and every
+	// cluster gets the shared tenant of its region.
+	AuditLogs *AuditLogClaimer
+	// Bootstrap reads the landscape's bootstrap manifests; nil: none are configured.
+	Bootstrap ports.BootstrapSource
+	// DriftPeriod is how long a reached configuration inside a runtime is trusted (0: lifecycle.DefaultDriftPeriod).
+	DriftPeriod time.Duration
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -38,14 +47,22 @@ type RuntimeRequest struct {
 	Runtime   shoot.Runtime
 	Namespace string
 	UID       string
-	// Labels are the Runtime's labels, copied to the GardenerCluster (KEB-CONTRACT.md).
+	// Labels are the Runtime's labels, copied to the GardenerCluster (docs/keb-contract.md).
 	Labels map[string]string
 	// Plan is the broker plan name label.
 	Plan string
 	// SuspendPatch and ForcePatch are the patch annotations of the Runtime.
 	SuspendPatch, ForcePatch bool
-	// ConfiguredGeneration is the generation whose administrators were last configured in the runtime (0: never).
-	ConfiguredGeneration int64
+	// AuditLogAccess is spec.auditLogAccessEnabled: the runtime asks for an audit log tenant of its own.
+	AuditLogAccess bool
+	// AuditLogCR is status.auditLogCR: the tenant the runtime was seen to hold ("" when none).
+	AuditLogCR string
+	// InstanceID and InstanceName are KEB's instance-id and kyma-name labels (for the provisioning info).
+	InstanceID, InstanceName string
+	// Configured is what the Runtime's status records of the configuration inside the runtime.
+	Configured RecordedConfiguration
+	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
+	ReadyReported bool
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -55,6 +72,13 @@ type ProvisionResult struct {
 	Decision        lifecycle.Decision
 	Events          []Event
 	ClearForcePatch bool
+	// AuditLogCR names the dedicated audit log tenant the runtime holds ("" when none).
+	AuditLogCR string
+	// Configuration is the outcome of configuring the runtime in this pass; nil when it was not attempted.
+	Configuration *runtimeconfig.Result
+	// Configured is what to record of the configuration inside the runtime (the request's record, or what this pass
+	// reached).
+	Configured RecordedConfiguration
 }
 
 // maxActionsPerPass bounds the decide-act loop; every action moves the observation forward, so a handful
@@ -64,14 +88,23 @@ const maxActionsPerPass = 6
 // Provision runs one pass for req at now. An error means the observation failed (nothing was decided); a failed
 // action is part of the result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
 func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now time.Time) (ProvisionResult, error) {
-	in, spec, err := p.observe(ctx, req, now)
+	claim, err := p.claimAuditLog(ctx, req, now)
 	if err != nil {
 		return ProvisionResult{}, err
 	}
-	res := ProvisionResult{}
+	req.Runtime.DedicatedAuditLog = claim.Dedicated()
+	in, obs, err := p.observe(ctx, req, now)
+	if err != nil {
+		return ProvisionResult{}, err
+	}
+	in.Intent.Wait = claim.Wait
+	res := ProvisionResult{Configured: req.Configured, Events: claim.Events}
+	if claim.Tenant != nil {
+		res.AuditLogCR = claim.Tenant.Name
+	}
 	d := lifecycle.Decide(in, now)
 	for i := 0; i < maxActionsPerPass && d.Action != lifecycle.ActionNone; i++ {
-		next, stop, err := p.act(ctx, req, in, spec, d, now, &res)
+		next, stop, err := p.act(ctx, req, in, obs, d, now, &res)
 		if err != nil {
 			d = lifecycle.ActionFailed(d, actionError(err))
 			break
@@ -87,12 +120,19 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 	return res, nil
 }
 
+// provisionFacts is what a pass computed besides the domain input: the spec to apply and the desired configuration
+// inside the runtime.
+type provisionFacts struct {
+	spec   shoot.Spec
+	config desiredConfiguration
+}
+
 // observe builds the domain input: the intent from the request (with the generated spec), the shoot and access.
-func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.Time) (lifecycle.Input, shoot.Spec, error) {
+func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.Time) (lifecycle.Input, provisionFacts, error) {
 	rt := req.Runtime
 	observed, err := p.Shoots.Get(ctx, rt.Name, ports.ReadCached)
 	if err != nil {
-		return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+		return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 	}
 	it := lifecycle.Intent{RuntimeID: rt.ID, Generation: rt.Generation, ShootName: rt.Name, Region: rt.Region,
 		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch}
@@ -101,15 +141,15 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	// zone order), which Gardener changes without anything to re-apply.
 	cfg, err := p.shootConfig(ctx, rt)
 	if err != nil {
-		return lifecycle.Input{}, shoot.Spec{}, err
+		return lifecycle.Input{}, provisionFacts{}, err
 	}
 	fresh, genErr := shoot.Generate(rt, cfg)
 	spec := fresh
 	owned := observed.OwnedBy(rt.ID) && observed.Marks.PendingDeletion == nil
+	var cur *shoot.Current
 	if genErr == nil && owned {
-		cur, err := p.Shoots.Current(ctx, rt.Name)
-		if err != nil {
-			return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+		if cur, err = p.Shoots.Current(ctx, rt.Name); err != nil {
+			return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 		}
 		if cur != nil {
 			spec, genErr = shoot.GenerateUpdate(rt, cfg, *cur)
@@ -124,26 +164,36 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		it.DesiredSpecHash = fresh.Hash()
 		if owned {
 			if it.ShootInSync, err = p.Shoots.InSync(ctx, p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)); err != nil {
-				return lifecycle.Input{}, shoot.Spec{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+				return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 			}
 		}
 	}
-	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy,
-		Access: lifecycle.Access{ConfiguredGeneration: req.ConfiguredGeneration}}
+	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy, DriftPeriod: p.DriftPeriod,
+		Access: lifecycle.Access{Configuration: lifecycle.Configuration{AppliedHash: req.Configured.Hash, AppliedAt: req.Configured.AppliedAt}}}
 	if pd := observed.Marks.PendingDeletion; pd != nil && pd.RuntimeID != rt.ID {
 		if in.DeletionsFrozen, err = p.deletionsStopped(ctx); err != nil {
-			return lifecycle.Input{}, shoot.Spec{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 	}
+	obs := provisionFacts{spec: spec}
 	if genErr == nil && observed.Exists {
 		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
-			return lifecycle.Input{}, shoot.Spec{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID, now); err != nil {
-			return lifecycle.Input{}, shoot.Spec{}, err
+			return lifecycle.Input{}, provisionFacts{}, err
 		}
 	}
-	return in, spec, nil
+	if genErr == nil && owned {
+		if obs.config, err = p.desiredConfiguration(ctx, req, spec, cur, observed); err != nil {
+			return lifecycle.Input{}, provisionFacts{}, err
+		}
+		in.Access.Configuration.DesiredHash = obs.config.hash
+		in.Access.Configuration.Bootstrap = obs.config.desired.Bootstrap != nil
+		in.Access.Configuration.OnlyReconcileTimeDue = obs.config.onlyReconcileTime
+		in.Access.Configuration.ReadyReported = req.ReadyReported
+	}
+	return in, obs, nil
 }
 
 // deletionsStopped reads the brake and the breaker from the cache, for a Runtime waiting for an old cluster.
@@ -162,9 +212,9 @@ func (p *Provisioner) deletionsStopped(ctx context.Context) (bool, error) {
 }
 
 // act performs one decided action and folds its result into the input. stop asks to end this pass.
-func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.Input, spec shoot.Spec, d lifecycle.Decision,
+func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.Input, obs provisionFacts, d lifecycle.Decision,
 	now time.Time, res *ProvisionResult) (lifecycle.Input, bool, error) {
-	rt := req.Runtime
+	rt, spec := req.Runtime, obs.spec
 	switch d.Action {
 	case lifecycle.ActionCheckSeed:
 		ok, err := p.Seeds.SeedAvailable(ctx, string(rt.Provider), rt.Region)
@@ -214,10 +264,23 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 	case lifecycle.ActionEnsureGardenerCluster:
 		return in.WithGardenerCluster(), false, p.Access.Ensure(ctx, gardenerCluster(req, spec))
 	case lifecycle.ActionConfigureRuntime:
-		err := p.Configurator.Configure(ctx, ports.RuntimeConfig{RuntimeID: rt.ID, Administrators: rt.Administrators})
-		return in.WithRuntimeConfigured(), false, err
+		return p.configure(ctx, in, obs.config, now, res)
 	}
 	return in, true, fmt.Errorf("unknown action %q", d.Action)
+}
+
+// claimAuditLog returns the runtime's dedicated audit log tenant, claiming one when the Runtime asks for it.
+func (p *Provisioner) claimAuditLog(ctx context.Context, req RuntimeRequest, now time.Time) (AuditLogClaim, error) {
+	if p.AuditLogs == nil || (!req.AuditLogAccess && req.AuditLogCR == "") {
+		return AuditLogClaim{}, nil // a runtime that never asked for a tenant costs the pool nothing
+	}
+	rt := req.Runtime
+	claim, err := p.AuditLogs.Claim(ctx, auditlog.Request{RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider),
+		Region: rt.Region, Enabled: req.AuditLogAccess}, now)
+	if err != nil {
+		return AuditLogClaim{}, fmt.Errorf("audit log tenant of runtime %s: %w", rt.ID, err)
+	}
+	return claim, nil
 }
 
 // desired is the desired state of the Runtime's shoot; InSync and Apply must see the same one.
@@ -241,6 +304,10 @@ func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterS
 
 // actionError tells the state machine whether repeating a failed action can help.
 func actionError(err error) lifecycle.ActionError {
+	var ce *configurationError
+	if errors.As(err, &ce) {
+		return lifecycle.ActionError{Message: err.Error(), Reason: ce.reason, Permanent: ce.permanent, RetryAfter: ce.retryAfter}
+	}
 	return lifecycle.ActionError{Message: err.Error(),
 		Permanent: errors.Is(err, ports.ErrShootRejected) || errors.Is(err, ports.ErrShootNotManaged)}
 }

@@ -27,7 +27,7 @@ func TestNotReadyOnAnExpiredKubeconfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.ConfiguredGeneration = res.Input.Access.ConfiguredGeneration
+		req.Configured = res.Configured
 		return res.Decision
 	}
 	pass()

@@ -76,7 +76,7 @@ type kcpRuntime struct {
 	generation      int64
 	deleting        bool
 	everReady       bool
-	configured      int64
+	configured      usecase.RecordedConfiguration
 }
 
 // world is one run of the model.
@@ -167,7 +167,7 @@ func (w *world) apply(s step) {
 	case opRecreateSame:
 		if old, ok := w.gone[id]; ok {
 			if _, live := w.runtimes[id]; !live {
-				old.deleting, old.everReady, old.configured, old.generation = false, false, 0, 1
+				old.deleting, old.everReady, old.configured, old.generation = false, false, usecase.RecordedConfiguration{}, 1
 				w.putRuntime(&old)
 			}
 		}
@@ -274,7 +274,7 @@ func (w *world) reconcile(id string) {
 		return
 	}
 	res, err := w.provision.Provision(ctx, usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, UID: "uid-" + id,
-		Labels: map[string]string{}, Plan: rt.plan, ConfiguredGeneration: rt.configured}, now)
+		Labels: map[string]string{}, Plan: rt.plan, Configured: rt.configured}, now)
 	// A shoot still waiting for deletion under this ID was not taken back (yet): it keeps the window of the
 	// deletion, not the plan of the runtime that has not reclaimed it.
 	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) && s.Marks.PendingDeletion == nil {
@@ -288,7 +288,5 @@ func (w *world) reconcile(id string) {
 	if res.Decision.State == "Ready" {
 		rt.everReady = true
 	}
-	if res.Input.Access.ConfiguredGeneration == rt.generation {
-		rt.configured = rt.generation
-	}
+	rt.configured = res.Configured
 }

@@ -19,6 +19,8 @@ type Teardown struct {
 	// Clock is the garden API server's time. The deletion is recorded at the later of it and the operator's
 	// time: an operator clock running behind would otherwise record a window that ends early in real time.
 	Clock ports.ServerClock
+	// Configurator, when set, forgets the runtime (its client) once the Runtime may go.
+	Configurator ports.RuntimeConfigurator
 }
 
 // TeardownRequest is a Runtime being deleted.
@@ -93,6 +95,9 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			in.Shoot = marked
 		case deletion.ActionRelease:
 			res.Release = true
+			if t.Configurator != nil {
+				t.Configurator.Forget(req.RuntimeID)
+			}
 			return res, nil
 		}
 	}

@@ -1,5 +1,6 @@
-// Package metrics lists every metric the manager exports on its /metrics endpoint, with its type and label names,
-// by registering the operator's real collectors into a recording registry. Tests use it to check that alerts,
+// Package metrics lists every metric the manager exports on its /metrics endpoint (the previous infrastructure
+// manager's, which it exports with --legacy-metrics, and the end-to-end probe's, which kim probe pushes, included),
+// with its type and label names, by registering the operator's real collectors into a recording registry. Tests use it to check that alerts,
 // dashboards, promtool test series and docs name only metrics and labels that exist. The manager does not import it.
 package metrics
 
@@ -16,9 +17,13 @@ import (
 
 	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/operator/controllers/registrycache"
 	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
+	"github.com/kyma-project/kim/operator/legacymetrics"
+	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -41,12 +46,16 @@ func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	runtime.NewMetrics(rec)
 	gardenercluster.NewMetrics(rec)
+	registrycache.NewMetrics(rec)
+	auditlog.NewMetrics(rec)
+	probe.NewMetrics(rec)
 	serviceaccountkubeconfig.NewMetrics(rec)
 	app.NewGardenerRequests(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &runtime.FleetCollector{}} {
+	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &runtime.FleetCollector{}, &auditlog.PoolCollector{},
+		&legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
 		}
@@ -100,6 +109,12 @@ func InControllerRuntimeRegistry(name string) bool {
 	return false
 }
 
+// TypedCollector is a collector of metrics of different types that tells each one's (gauge, counter).
+type TypedCollector interface {
+	prometheus.Collector
+	MetricType(name string) string
+}
+
 // recorder is a prometheus.Registerer that describes what is registered instead of serving it.
 type recorder struct {
 	cat  Catalogue
@@ -119,6 +134,8 @@ func (r *recorder) Register(c prometheus.Collector) error {
 		typ = "gauge"
 	case runtime.GaugesOnly:
 		typ = "gauge"
+	case TypedCollector:
+		typ = "per metric"
 	default:
 		r.errs = append(r.errs, fmt.Errorf("collector %T: unknown metric type", c))
 	}
@@ -131,6 +148,9 @@ func (r *recorder) Register(c prometheus.Collector) error {
 			continue
 		}
 		f.Type, f.Histogram = typ, typ == "histogram"
+		if tc, ok := c.(TypedCollector); ok {
+			f.Type = tc.MetricType(f.Name)
+		}
 		r.cat[f.Name] = f
 	}
 	return nil

@@ -17,6 +17,13 @@ func GoldenConfig() string {
 // returns the file's path (in a directory removed when the test ends).
 func WriteConfig(t testing.TB, deletion map[string]any) string {
 	t.Helper()
+	return WriteConfigWith(t, map[string]any{"deletion": deletion})
+}
+
+// WriteConfigWith writes the golden operator configuration with the given top-level sections replaced (a nil
+// section is left as the golden file has it); see WriteConfig.
+func WriteConfigWith(t testing.TB, sections map[string]any) string {
+	t.Helper()
 	raw, err := os.ReadFile(GoldenConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +32,11 @@ func WriteConfig(t testing.TB, deletion map[string]any) string {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["deletion"] = deletion
+	for k, v := range sections {
+		if v != nil {
+			doc[k] = v
+		}
+	}
 	out, err := yaml.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)

@@ -166,10 +166,10 @@ func (o Options) settings() (setup.Settings, error) {
 	}
 	identities := o.Config.ServiceAccountKubeconfigs
 	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
-		Kubeconfig: kc, RuntimeWorkers: o.RuntimeWorkers, GardenerClusterWorkers: o.GardenerClusterWorkers,
-		ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
-		IdentityAccess:                  sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces},
-		IdentityCleanupTimeout:          identities.CleanupTimeout.Duration}, nil
+		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, RuntimeWorkers: o.RuntimeWorkers,
+		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
+		IdentityAccess:         sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces},
+		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil
 }
 
 // GardenNamespace is the garden namespace of the configured project.

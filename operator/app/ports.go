@@ -51,7 +51,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
 		Secrets:      kube.NewKubeconfigSecretStore(kcp, live, kcp),
 		Access:       &kube.AccessObjects{Client: kcp},
-		Configurator: &kube.RuntimeConfigurator{KCP: live, Namespace: ns},
+		Configurator: runtimeConfigurator(kcp, opts.Config, ns),
 		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
 		ServerClock:  serverClock,
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
@@ -61,6 +61,12 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),
 	}
 	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
+		return setup.Ports{}, err
+	}
+	if p.SelfService, err = selfServicePorts(mgr, garden, opts); err != nil {
+		return setup.Ports{}, err
+	}
+	if err := bootstrapManifests(mgr, opts.Config, ns, &p); err != nil {
 		return setup.Ports{}, err
 	}
 	return p, nil

@@ -36,8 +36,14 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Deletion.ForceDeletionAfter.Duration != DefaultForceDeletionAfter ||
-		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError {
+		cfg.Deletion.DefaultGracePeriod.Duration != DefaultDeletionGracePeriod || !*cfg.Shoot.AuditLog.MissingTenantIsError ||
+		cfg.Runtime.DriftPeriod.Duration != DefaultDriftPeriod || cfg.Runtime.Timeout.Duration != DefaultRuntimeTimeout || cfg.Runtime.Bootstrap != nil {
 		t.Errorf("defaults not applied: %+v", cfg)
+	}
+	rc, pool := cfg.RegistryCache, cfg.Shoot.AuditLog.Pool
+	if !*rc.Enabled || !*rc.CheckUpstreamDNS || rc.SyncInterval.Duration != time.Hour || rc.Workers != DefaultRegistryCacheWorkers ||
+		pool.Enabled || pool.Scope != PoolScopeNamespaced {
+		t.Errorf("self-service defaults not applied: registry cache %+v, audit log pool %+v", rc, pool)
 	}
 }
 
@@ -115,6 +121,16 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 			return s + "serviceAccountKubeconfigs: {cleanupTimeout: 25h}\n"
 		}, "serviceAccountKubeconfigs.cleanupTimeout"},
 		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
+		{"registry cache sync faster than a minute", func(s string) string { return s + "registryCache: {syncInterval: 10s}\n" }, "registryCache.syncInterval"},
+		{"registry cache workers out of range", func(s string) string { return s + "registryCache: {workers: 1000}\n" }, "registryCache.workers"},
+		{"unknown audit log pool scope", func(s string) string { return s + "  auditLog: {pool: {scope: Galaxy}}\n" }, "shoot.auditLog.pool.scope"},
+		{"cluster-scoped pool with a namespace", func(s string) string {
+			return s + "  auditLog: {pool: {scope: Cluster, namespace: kcp-system}}\n"
+		}, "shoot.auditLog.pool.namespace"},
+		{"pool without the shared audit log settings", func(s string) string { return s + "  auditLog: {pool: {enabled: true}}\n" }, "shoot.auditLog.pool.enabled"},
+		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
+		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
+		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -22,6 +22,10 @@ const (
 	DefaultDeletionBudgetPeriod = time.Hour
 	// DefaultMaxClockAhead tolerates ordinary clock drift.
 	DefaultMaxClockAhead = 2 * time.Minute
+	// DefaultRegistryCacheSyncInterval is how often every runtime's RegistryCacheConfig objects are read.
+	DefaultRegistryCacheSyncInterval = 60 * time.Minute
+	// DefaultRegistryCacheWorkers is how many runtimes are synced at the same time.
+	DefaultRegistryCacheWorkers = 5
 	// Gardener's cleanup finalize grace periods the production landscape sets (seconds).
 	DefaultCleanupExtendedAPIs        = 120
 	DefaultCleanupKubernetesResources = 120
@@ -88,6 +92,22 @@ func (c *OperatorConfig) Default() {
 		limit := DefaultDeletionBudget
 		d.Budget.Limit = &limit
 	}
+	rc := &c.RegistryCache
+	for _, b := range []**bool{&rc.Enabled, &rc.CheckUpstreamDNS} {
+		if *b == nil {
+			v := true
+			*b = &v
+		}
+	}
+	if !rc.SyncInterval.IsSet() && rc.SyncInterval.Duration == 0 {
+		rc.SyncInterval = Set(DefaultRegistryCacheSyncInterval)
+	}
+	if rc.Workers == 0 {
+		rc.Workers = DefaultRegistryCacheWorkers
+	}
+	if c.Shoot.AuditLog.Pool.Scope == "" {
+		c.Shoot.AuditLog.Pool.Scope = PoolScopeNamespaced
+	}
 	if c.Shoot.AuditLog.MissingTenantIsError == nil {
 		v := true
 		c.Shoot.AuditLog.MissingTenantIsError = &v
@@ -102,6 +122,7 @@ func (c *OperatorConfig) Default() {
 			*d.v = &v
 		}
 	}
+	c.Runtime.defaults()
 	m := &c.Shoot.Maintenance
 	if m.AutoUpdateKubernetesVersion == nil {
 		v := true

@@ -21,9 +21,26 @@ type OperatorConfig struct {
 	Gardener   GardenerConfig `json:"gardener"`
 	Shoot      ShootConfig    `json:"shoot"`
 	Deletion   DeletionConfig `json:"deletion"`
+	// RegistryCache configures reading the customers' RegistryCacheConfig objects from runtimes.
+	RegistryCache RegistryCacheConfig `json:"registryCache,omitempty"`
+	// Runtime configures what the operator keeps inside every runtime (runtime.go).
+	Runtime RuntimeConfig `json:"runtime,omitempty"`
 	// ServiceAccountKubeconfigs is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs and
 	// how long their deletion waits for an unreachable runtime.
 	ServiceAccountKubeconfigs ServiceAccountKubeconfigsConfig `json:"serviceAccountKubeconfigs,omitempty"`
+}
+
+// RegistryCacheConfig configures the registry cache sync: RegistryCacheConfig objects in runtimes that enable
+// the registry-cache module become Runtime.spec.imageRegistryCache.
+type RegistryCacheConfig struct {
+	// Enabled turns the sync on (default true).
+	Enabled *bool `json:"enabled,omitempty"`
+	// SyncInterval is how often every runtime is read (default 60m); a trigger reads one at once.
+	SyncInterval Duration `json:"syncInterval,omitempty"`
+	// CheckUpstreamDNS refuses caches whose upstream host does not resolve (default true).
+	CheckUpstreamDNS *bool `json:"checkUpstreamDNS,omitempty"`
+	// Workers is the number of runtimes synced at the same time (default 5).
+	Workers int `json:"workers,omitempty"`
 }
 
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
@@ -160,6 +177,18 @@ type AuditLogConfig struct {
 	MissingTenantIsError *bool `json:"missingTenantIsError,omitempty"`
 	// Tenants by provider, then region.
 	Tenants map[string]map[string]AuditLogTenant `json:"tenants,omitempty"`
+	// Pool is the pool of dedicated tenants for Runtimes with auditLogAccessEnabled.
+	Pool AuditLogPoolConfig `json:"pool,omitempty"`
+}
+
+// AuditLogPoolConfig locates the landscape's AuditLog resources (auditlogmanager.kyma-project.io/v1beta1).
+type AuditLogPoolConfig struct {
+	// Enabled turns dedicated tenants on; without it auditLogAccessEnabled has no effect (default false).
+	Enabled bool `json:"enabled,omitempty"`
+	// Scope of the AuditLog resources: Namespaced (default) or Cluster.
+	Scope string `json:"scope,omitempty"`
+	// Namespace of namespaced AuditLog resources; empty: the operator's (first watched) namespace.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // AuditLogTenant is an audit log service endpoint.

@@ -56,6 +56,7 @@ func (c *OperatorConfig) Validate() error {
 	}
 	validateLandscape(s, bad)
 	validateAuditLog(s.AuditLog, bad)
+	validateRegistryCache(c.RegistryCache, bad)
 	for _, region := range sortedKeys(s.Maintenance.Windows) {
 		w := s.Maintenance.Windows[region]
 		if !windowTime.MatchString(w.Begin) {
@@ -65,6 +66,7 @@ func (c *OperatorConfig) Validate() error {
 			bad("shoot.maintenance.windows."+region+".end", "must look like 230000+0000, got %q", w.End)
 		}
 	}
+	validateRuntime(c.Runtime, bad)
 	d := c.Deletion
 	if d.ForceDeletionAfter.Duration < 0 {
 		bad("deletion.forceDeletionAfter", "must be positive")
@@ -100,7 +102,32 @@ func (c *OperatorConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Scopes of the AuditLog pool.
+const (
+	PoolScopeNamespaced = "Namespaced"
+	PoolScopeCluster    = "Cluster"
+)
+
+func validateRegistryCache(r RegistryCacheConfig, bad func(key, format string, args ...any)) {
+	if r.SyncInterval.Duration < time.Minute {
+		bad("registryCache.syncInterval", "must be at least 1m, got %s", r.SyncInterval.Duration)
+	}
+	if r.Workers < 1 || r.Workers > 100 {
+		bad("registryCache.workers", "must be between 1 and 100, got %d", r.Workers)
+	}
+}
+
 func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any)) {
+	switch p := a.Pool; {
+	case p.Scope != PoolScopeNamespaced && p.Scope != PoolScopeCluster:
+		bad("shoot.auditLog.pool.scope", "must be %s or %s, got %q", PoolScopeNamespaced, PoolScopeCluster, p.Scope)
+	case p.Scope == PoolScopeCluster && p.Namespace != "":
+		bad("shoot.auditLog.pool.namespace", "must be empty for a cluster-scoped pool")
+	case p.Namespace != "" && (len(p.Namespace) > 63 || !dnsLabel.MatchString(p.Namespace)):
+		bad("shoot.auditLog.pool.namespace", "%q is not a namespace name", p.Namespace)
+	case p.Enabled && (a.PolicyConfigMapName == "" || a.SecretName == ""):
+		bad("shoot.auditLog.pool.enabled", "dedicated tenants need shoot.auditLog.policyConfigMapName and shoot.auditLog.secretName (the credentials a tenant without its own use)")
+	}
 	if !a.Enabled {
 		return
 	}

@@ -261,4 +261,4 @@ var (
 var backticked = regexp.MustCompile("`([^`]+)`")
 
 // configKey matches inline code that names a key of the operator configuration file (`gardener.project`).
-var configKey = regexp.MustCompile(`^(gardener|shoot|deletion)(\.[a-z][a-zA-Z0-9]*)+$`)
+var configKey = regexp.MustCompile(`^(gardener|shoot|deletion|registryCache)(\.[a-z][a-zA-Z0-9]*)+$`)

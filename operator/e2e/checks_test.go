@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -38,7 +38,7 @@ func checkKubeconfigWorks(t testing.TB, kubeconfig []byte) []byte {
 	cur := kc.Contexts[kc.CurrentContext]
 	if kc.CurrentContext == "" || cur == nil || kc.Clusters[cur.Cluster] == nil ||
 		len(kc.Clusters[cur.Cluster].CertificateAuthorityData) == 0 || kc.Clusters[cur.Cluster].Server == "" {
-		t.Fatalf("kubeconfig lacks current-context, server or CA data (KEB-CONTRACT.md)")
+		t.Fatalf("kubeconfig lacks current-context, server or CA data (docs/keb-contract.md)")
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
@@ -74,7 +74,7 @@ func (w *world) checkAdminBindings(t testing.TB, shootName string, admins []stri
 	t.Helper()
 	c := w.runtimeAdmin(t, shootName)
 	var list rbacv1.ClusterRoleBindingList
-	if err := c.List(context.Background(), &list, client.MatchingLabels{kube.LabelAdminBinding: kube.AdminBindingValue}); err != nil {
+	if err := c.List(context.Background(), &list, client.MatchingLabels{runtimeconfig.LabelManagedBy: runtimeconfig.ManagedByValue}); err != nil {
 		t.Fatalf("list admin bindings in runtime %s: %v", shootName, err)
 	}
 	got := map[string]string{}
@@ -89,8 +89,8 @@ func (w *world) checkAdminBindings(t testing.TB, shootName string, admins []stri
 		t.Errorf("runtime %s has admin bindings for %v, want exactly %v", shootName, keys(got), admins)
 	}
 	for _, a := range admins {
-		if got[a] != kube.AdminBindingName(a) {
-			t.Errorf("runtime %s: no ClusterRoleBinding %s for administrator %s (have %v)", shootName, kube.AdminBindingName(a), a, got)
+		if got[a] != runtimeconfig.AdminBindingName(a) {
+			t.Errorf("runtime %s: no ClusterRoleBinding %s for administrator %s (have %v)", shootName, runtimeconfig.AdminBindingName(a), a, got)
 		}
 	}
 }

@@ -56,6 +56,9 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 		gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 3 * time.Second,
 			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
 	})
+	// Inside the runtimes: a short drift period so objects deleted by hand come back within the test, and a short
+	// timeout so a paused runtime API server is reported quickly.
+	w.runtimeSection = map[string]any{"driftPeriod": runtimeDriftPeriod.String(), "timeout": runtimeTimeout.String()}
 	stop := w.startOperator(t, w.writeConfig(t, "operator", deletionConfig(false)))
 
 	trial := keb.LoadRuntime(t, testenv.RepoRoot()+"/operator/api/v1/testdata/keb-runtime-trial.yaml")
@@ -89,7 +92,7 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 			}},
 			{"SameIDRecreateTakesClusterBack", func(t *testing.T) { w.sameIDRecreateTakesClusterBack(t, azure) }},
 			{"GardenerClusterConfusedDeputy", func(t *testing.T) { w.confusedDeputy(t, trial) }},
-		}, append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...)...)...)
+		}, append(append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...), w.runtimeConfigScenarios(trial, aws)...)...)...)
 	})
 	t.Run("StaleStateNearTheDeadline", func(t *testing.T) { w.staleStateNearTheDeadline(t, aws) })
 	stop()

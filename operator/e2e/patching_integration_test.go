@@ -252,7 +252,8 @@ func extensionTypes(s *gardencorev1beta1.Shoot) []string {
 }
 
 // authConfigMapDrift: the structured-authentication ConfigMap the operator applies next to the shoot holds the
-// OIDC issuers the runtime trusts; someone replacing an issuer is drift the operator corrects on its own.
+// operator's own OIDC issuer (customer issuers are OpenIDConnect resources inside the runtime); someone replacing
+// it is drift the operator corrects on its own.
 func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 	shootName := rt.Spec.Shoot.Name
 	ref := w.shoot(t, shootName).Spec.Kubernetes.KubeAPIServer
@@ -266,11 +267,11 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 	}
 	want := cm.Data[gardener.AuthenticationConfigKey]
 	issuer := ""
-	if oidc := rt.Spec.Shoot.Kubernetes.KubeAPIServer.AdditionalOidcConfig; oidc != nil && len(*oidc) > 0 {
-		issuer = ptr.Deref((*oidc)[0].IssuerURL, "")
+	if len(w.shootConfig.OperatorOIDC) > 0 {
+		issuer = w.shootConfig.OperatorOIDC[0].IssuerURL
 	}
 	if issuer == "" || !strings.Contains(want, issuer) {
-		t.Fatalf("authentication ConfigMap %s does not name the Runtime's issuer %q: %q", key.Name, issuer, want)
+		t.Fatalf("authentication ConfigMap %s does not name the operator's issuer %q: %q", key.Name, issuer, want)
 	}
 	patch := client.MergeFrom(cm.DeepCopy())
 	cm.Data[gardener.AuthenticationConfigKey] = strings.ReplaceAll(want, issuer, "https://issuer.attacker.example.com")

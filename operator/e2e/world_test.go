@@ -42,6 +42,8 @@ type world struct {
 	project string
 	// operatorView reads through the cache of the running operator: what its reconcilers see.
 	operatorView client.Reader
+	// runtimeSection is the runtime section of the operator configurations written (nil: the golden file's).
+	runtimeSection map[string]any
 }
 
 // worldOptions tune the environment for a test.
@@ -72,7 +74,11 @@ func startWorld(t testing.TB, o worldOptions) *world {
 
 // writeConfig writes an operator configuration: the golden one with the given deletion section.
 func (w *world) writeConfig(t testing.TB, _ string, deletion map[string]any) string {
-	return testenv.WriteConfig(t, deletion)
+	sections := map[string]any{"deletion": deletion}
+	if w.runtimeSection != nil {
+		sections["runtime"] = w.runtimeSection
+	}
+	return testenv.WriteConfigWith(t, sections)
 }
 
 // startOperator runs the real manager with every controller until the returned stop is called (or the test ends).

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
@@ -59,6 +61,14 @@ type Rule struct {
 	// Namespace is the only namespace a namespaced resource may be used in; empty means a cluster-scoped resource.
 	Namespace string
 	Verbs     []string
+	// NamePrefix, when set, allows only requests naming an object whose name starts with it.
+	NamePrefix string
+	// LabelSelector, when set, allows only requests whose label selector requires exactly these labels (a list
+	// cannot reach objects without them).
+	LabelSelector map[string]string
+	// DryRunOnly allows the verbs only as dry runs (query dryRun=All): the API server computes the result and
+	// persists nothing.
+	DryRunOnly bool
 }
 
 // Policy is an allow list; everything not allowed is refused.
@@ -75,9 +85,19 @@ var (
 	shootVerbs = []string{"get", "list", "watch", "create", "patch", "update", "delete"}
 )
 
+// Registry credential copies in the project (registry-cache extension): the only Secrets the operator touches.
+const (
+	registryCredentialsPrefix = "reg-cache-"
+	labelManagedBy            = "operator.kyma-project.io/managed-by"
+	managedByValue            = "infrastructure-manager"
+)
+
 // ProjectPolicy is what the operator needs in a Gardener project: manage shoots and their structured-authentication
 // ConfigMaps in the project namespace, request admin kubeconfigs, and read the catalogue it validates against.
 // ConfigMaps are also readable with list/watch because controller-runtime's cached client reads through an informer.
+// Secrets: the project's Secrets hold cloud credentials, so the operator never gets or watches one; it creates
+// copies of registry credentials (a create cannot replace an existing Secret), lists only its own (by label) and
+// deletes only reg-cache-* names.
 func ProjectPolicy(projectNamespace string) Policy {
 	const core, security = "core.gardener.cloud", "security.gardener.cloud"
 	return Policy{
@@ -90,6 +110,27 @@ func ProjectPolicy(projectNamespace string) Policy {
 			{Group: core, Resource: "cloudprofiles", Verbs: readVerbs},
 			{Group: core, Resource: "seeds", Verbs: readVerbs},
 			{Group: core, Resource: "projects", Verbs: readVerbs},
+			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
+			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"list"},
+				LabelSelector: map[string]string{labelManagedBy: managedByValue}},
+			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"delete"}, NamePrefix: registryCredentialsPrefix},
+		},
+		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
+	}
+}
+
+// MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference
+// and the bindings of their credentials, and ask for server-side dry runs of the operator's apply. It writes
+// nothing: every other verb is refused before it leaves the process.
+func MigrationPolicy(projectNamespace string) Policy {
+	const core, security = "core.gardener.cloud", "security.gardener.cloud"
+	return Policy{
+		Rules: []Rule{
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: []string{"patch"}, DryRunOnly: true},
+			{Group: "", Resource: "configmaps", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: core, Resource: "secretbindings", Namespace: projectNamespace, Verbs: readVerbs},
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: readVerbs},
 		},
 		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
 	}
@@ -107,14 +148,44 @@ func (p Policy) Check(req *http.Request) error {
 		}
 		return &RefusedError{Verb: strings.ToLower(req.Method), Path: info.Path}
 	}
+	dryRun := req.URL.Query().Get("dryRun") == "All"
 	for _, r := range p.Rules {
 		if r.Group == info.APIGroup && r.Resource == info.Resource && r.Subresource == info.Subresource &&
-			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) {
+			r.Namespace == info.Namespace && slices.Contains(r.Verbs, info.Verb) && r.allowsName(info.Name) && r.allowsSelector(req) &&
+			(!r.DryRunOnly || dryRun) {
 			return nil
 		}
 	}
 	return &RefusedError{Verb: info.Verb, Group: info.APIGroup, Resource: info.Resource, Subresource: info.Subresource,
 		Namespace: info.Namespace, Name: info.Name}
+}
+
+func (r Rule) allowsName(name string) bool {
+	return r.NamePrefix == "" || (name != "" && strings.HasPrefix(name, r.NamePrefix))
+}
+
+// allowsSelector requires every label of r.LabelSelector as an equality requirement of the request's selector.
+func (r Rule) allowsSelector(req *http.Request) bool {
+	if len(r.LabelSelector) == 0 {
+		return true
+	}
+	sel, err := labels.Parse(req.URL.Query().Get("labelSelector"))
+	if err != nil {
+		return false
+	}
+	reqs, selectable := sel.Requirements()
+	if !selectable {
+		return false
+	}
+	for k, v := range r.LabelSelector {
+		if !slices.ContainsFunc(reqs, func(q labels.Requirement) bool {
+			return q.Key() == k && (q.Operator() == selection.Equals || q.Operator() == selection.DoubleEquals) &&
+				q.Values().Len() == 1 && q.Values().Has(v)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p Policy) allowsPath(path string) bool {

@@ -51,6 +51,9 @@ func TestPolicy(t *testing.T) {
 		{"discovery works", http.MethodGet, "/apis/core.gardener.cloud/v1beta1", true},
 		{"the health endpoint is read", http.MethodGet, "/healthz", true},
 		{"the version endpoint is read", http.MethodGet, "/version", true},
+		{"registry credential copies are created", http.MethodPost, "/api/v1/namespaces/garden-kyma/secrets", true},
+		{"the operator's Secrets are listed by label", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets?labelSelector=kyma-project.io%2Fruntime-id%3Drt-1%2Coperator.kyma-project.io%2Fmanaged-by%3Dinfrastructure-manager", true},
+		{"registry credential copies are deleted", http.MethodDelete, "/api/v1/namespaces/garden-kyma/secrets/reg-cache-0123", true},
 
 		{"a project is never deleted", http.MethodDelete, "/apis/core.gardener.cloud/v1beta1/projects/kyma", false},
 		{"cloud profiles are read-only", http.MethodPatch, "/apis/core.gardener.cloud/v1beta1/cloudprofiles/aws", false},
@@ -60,6 +63,12 @@ func TestPolicy(t *testing.T) {
 		{"viewer kubeconfigs are not needed", http.MethodPost, "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/shoots/c-1/viewerkubeconfig", false},
 		{"shoot status belongs to the gardenlet", http.MethodPatch, "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/shoots/c-1/status", false},
 		{"Secrets in the garden are never read", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets/aws", false},
+		{"Secrets are never watched", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets?watch=true&labelSelector=operator.kyma-project.io%2Fmanaged-by%3Dinfrastructure-manager", false},
+		{"Secrets are never listed without the operator's label", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets", false},
+		{"Secrets are never listed with another selector", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets?labelSelector=operator.kyma-project.io%2Fmanaged-by%21%3Dinfrastructure-manager", false},
+		{"Secrets are never updated", http.MethodPut, "/api/v1/namespaces/garden-kyma/secrets/reg-cache-1", false},
+		{"cloud credentials are never deleted", http.MethodDelete, "/api/v1/namespaces/garden-kyma/secrets/aws", false},
+		{"Secrets are not deleted as a collection", http.MethodDelete, "/api/v1/namespaces/garden-kyma/secrets?labelSelector=operator.kyma-project.io%2Fmanaged-by%3Dinfrastructure-manager", false},
 		{"credentials bindings are read-only", http.MethodDelete, "/apis/security.gardener.cloud/v1alpha1/namespaces/garden-kyma/credentialsbindings/aws", false},
 		{"ConfigMaps elsewhere are off limits", http.MethodGet, "/api/v1/namespaces/kube-system/configmaps/x", false},
 		{"non-resource writes are refused", http.MethodPost, "/healthz", false},
@@ -69,6 +78,44 @@ func TestPolicy(t *testing.T) {
 			req := httptest.NewRequest(tc.method, "https://garden.example"+tc.path, nil)
 			next := &recorder{}
 			_, err := RoundTripper(next, ProjectPolicy(ns)).RoundTrip(req)
+			switch {
+			case tc.allow && (err != nil || next.calls != 1):
+				t.Errorf("%s %s: want sent, got err=%v calls=%d", tc.method, tc.path, err, next.calls)
+			case !tc.allow && (!errors.Is(err, ErrRefused) || next.calls != 0):
+				t.Errorf("%s %s: want refused before sending, got err=%v calls=%d", tc.method, tc.path, err, next.calls)
+			}
+		})
+	}
+}
+
+// TestMigrationPolicy: kim migrate reads the project and asks for dry runs; any write is refused before it is sent.
+func TestMigrationPolicy(t *testing.T) {
+	const shoots = "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/shoots"
+	for _, tc := range []struct {
+		reason string
+		method string
+		path   string
+		allow  bool
+	}{
+		{"shoots are listed", http.MethodGet, shoots, true},
+		{"a shoot is read", http.MethodGet, shoots + "/c-1", true},
+		{"a dry-run apply asks what the operator's apply would store", http.MethodPatch, shoots + "/c-1?dryRun=All&fieldManager=kim&force=true", true},
+		{"the authentication ConfigMaps are read", http.MethodGet, "/api/v1/namespaces/garden-kyma/configmaps/structured-auth-c-1", true},
+		{"SecretBindings are read", http.MethodGet, "/apis/core.gardener.cloud/v1beta1/namespaces/garden-kyma/secretbindings/aws", true},
+		{"CredentialsBindings are read", http.MethodGet, "/apis/security.gardener.cloud/v1alpha1/namespaces/garden-kyma/credentialsbindings/aws", true},
+
+		{"a real patch of a shoot is refused", http.MethodPatch, shoots + "/c-1?fieldManager=kim&force=true", false},
+		{"a shoot is never updated", http.MethodPut, shoots + "/c-1", false},
+		{"a shoot is never created", http.MethodPost, shoots, false},
+		{"a shoot is never deleted, not even as a dry run", http.MethodDelete, shoots + "/c-1?dryRun=All", false},
+		{"no admin kubeconfig is requested", http.MethodPost, shoots + "/c-1/adminkubeconfig", false},
+		{"ConfigMaps are not written", http.MethodPut, "/api/v1/namespaces/garden-kyma/configmaps/structured-auth-c-1", false},
+		{"Secrets are not read", http.MethodGet, "/api/v1/namespaces/garden-kyma/secrets/aws", false},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, "https://garden.example"+tc.path, nil)
+			next := &recorder{}
+			_, err := RoundTripper(next, MigrationPolicy(ns)).RoundTrip(req)
 			switch {
 			case tc.allow && (err != nil || next.calls != 1):
 				t.Errorf("%s %s: want sent, got err=%v calls=%d", tc.method, tc.path, err, next.calls)

@@ -69,6 +69,8 @@ type Shoot struct {
 	// APIServerAdvertised is true once Gardener advertises the shoot's kube-apiserver (status.advertisedAddresses),
 	// which happens during the Create operation, well before it succeeds: from then on Gardener issues kubeconfigs.
 	APIServerAdvertised bool
+	// SeedName is the seed Gardener scheduled the control plane to; empty until then.
+	SeedName string
 	// DeletionTimestamp is set once the shoot is being deleted.
 	DeletionTimestamp *time.Time
 	// ForceDeletionRequested is true when confirmation.gardener.cloud/force-deletion is set.
@@ -143,6 +145,15 @@ func (s Shoot) EverSucceeded() bool {
 		return s.LastOperation.State == StateSucceeded
 	}
 	return true
+}
+
+// ReconciledAt returns when Gardener last finished an operation on the shoot successfully, as far as the last
+// operation tells (false while an operation runs or after a failure: Gardener keeps only the last one).
+func (s Shoot) ReconciledAt() (time.Time, bool) {
+	if !s.Exists || s.LastOperation == nil || s.LastOperation.State != StateSucceeded || s.LastOperation.Type == OperationDelete {
+		return time.Time{}, false
+	}
+	return s.LastOperation.LastUpdate, true
 }
 
 // Failed reports whether Gardener gave up on the last operation.

@@ -66,8 +66,8 @@ func LabelsMissing(have, want map[string]string) map[string]string {
 	return missing
 }
 
-// SecretKey is the data key of the kubeconfig in its Secret (KEB-CONTRACT.md).
+// SecretKey is the data key of the kubeconfig in its Secret (docs/keb-contract.md).
 const SecretKey = "config"
 
-// SecretName is the name of the kubeconfig Secret of a runtime, kubeconfig-<runtimeID> (KEB-CONTRACT.md).
+// SecretName is the name of the kubeconfig Secret of a runtime, kubeconfig-<runtimeID> (docs/keb-contract.md).
 func SecretName(runtimeID string) string { return "kubeconfig-" + runtimeID }

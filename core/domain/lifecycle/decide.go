@@ -21,6 +21,8 @@ const (
 	// EarlyRetry is when access set up ahead of Gardener's Succeeded is tried again after it failed (the new
 	// kube-apiserver may not answer yet); Gardener's progress updates usually bring a reconcile sooner.
 	EarlyRetry = 10 * time.Second
+	// DefaultDriftPeriod is how often the configuration inside a Ready runtime is re-asserted without any change.
+	DefaultDriftPeriod = time.Hour
 )
 
 // Decide returns the next step for a Runtime that is not being deleted. It is total: every input yields a decision.
@@ -29,6 +31,9 @@ func Decide(in Input, now time.Time) Decision {
 	if it.Invalid != nil {
 		return failed(StepValidate, ReasonSpecInvalid, SlowRecheck,
 			"The Runtime is invalid: %s: %s. Fix the Runtime spec.", it.Invalid.Field, it.Invalid.Message)
+	}
+	if w := it.Wait; w != nil {
+		return pending(w.Step, ActionNone, w.Reason, w.Recheck, "%s", w.Message)
 	}
 	if d, done := resolveShootName(in, now); done {
 		return d
@@ -43,13 +48,13 @@ func Decide(in Input, now time.Time) Decision {
 	if s.Failed() && s.ObservedGeneration >= s.Generation {
 		return failure(in, now)
 	}
-	if d, done := early(in); done {
+	if d, done := early(in, now); done {
 		return d
 	}
 	if d, done := gardener(in); done {
 		return d
 	}
-	return access(in)
+	return access(in, now)
 }
 
 // resolveShootName makes sure the shoot name is ours to use.
@@ -161,7 +166,7 @@ func update(in Input) (Decision, bool) {
 // that issuing the kubeconfig and configuring the runtime are not on the path from Gardener's Succeeded to Ready.
 // Decisions keep the reason WaitingForGardener: that is what the Runtime waits for. Waiting for the Secret is not
 // a step here; its watch event brings the next reconcile.
-func early(in Input) (Decision, bool) {
+func early(in Input, now time.Time) (Decision, bool) {
 	s, it, a := in.Shoot, in.Intent, in.Access
 	if s.Reconciled() || !s.APIServerAdvertised || s.HibernationRequested || s.Hibernated {
 		return Decision{}, false
@@ -170,9 +175,9 @@ func early(in Input) (Decision, bool) {
 	case !a.GardenerClusterInSync:
 		return pending(StepEnsureGardenerCluster, ActionEnsureGardenerCluster, ReasonWaitingForGardener, 0,
 			"%s; creating GardenerCluster %s meanwhile.", s.GardenerMessage(), it.RuntimeID), true
-	case a.SecretExists && a.ConfiguredGeneration != it.Generation:
+	case a.SecretExists && configurationDue(in, now):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonWaitingForGardener, 0,
-			"%s; configuring the administrators in the runtime meanwhile.", s.GardenerMessage()), true
+			"%s; configuring the runtime meanwhile.", s.GardenerMessage()), true
 	}
 	return Decision{}, false
 }
@@ -230,7 +235,7 @@ func failure(in Input, now time.Time) Decision {
 	return d
 }
 
-func access(in Input) Decision {
+func access(in Input, now time.Time) Decision {
 	it, a := in.Intent, in.Access
 	switch {
 	case !a.GardenerClusterInSync:
@@ -239,11 +244,16 @@ func access(in Input) Decision {
 	case !a.SecretExists:
 		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
-	case a.ConfiguredGeneration != it.Generation:
+	case configurationDue(in, now) && !refreshAfterReady(in):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
-			"Configuring the administrators in the runtime.")
+			"Configuring the runtime (kyma-system, provisioning info, OIDC, administrators).")
 	}
-	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady,
+	wait := driftWait(in, now)
+	if refreshAfterReady(in) {
+		wait = time.Second // the reconcile time is written right after Ready is reported
+	}
+	// Nothing watches inside the runtime: look again when the configuration is to be re-asserted.
+	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: wait,
 		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}
 }
 

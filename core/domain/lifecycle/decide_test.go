@@ -32,7 +32,8 @@ func reconciled() cluster.Shoot {
 
 func ready() lc.Input {
 	return lc.Input{Intent: intent(), Shoot: reconciled(),
-		Access: lc.Access{GardenerClusterInSync: true, SecretExists: true, ConfiguredGeneration: 3}}
+		Access: lc.Access{GardenerClusterInSync: true, SecretExists: true,
+			Configuration: lc.Configuration{DesiredHash: "c3", AppliedHash: "c3", AppliedAt: now.Add(-time.Minute)}}}
 }
 
 // creating is ready() while Gardener still runs the Create operation with the kube-apiserver already advertised.
@@ -60,8 +61,13 @@ type brief struct {
 	Requeue time.Duration
 }
 
+// briefOf leaves out the requeue of Ready decisions: it is the time until the drift period passes (TestDrift).
 func briefOf(d lc.Decision) brief {
-	return brief{Step: d.Step, Action: d.Action, State: d.State, Reason: d.Reason, Requeue: d.RequeueAfter}
+	b := brief{Step: d.Step, Action: d.Action, State: d.State, Reason: d.Reason, Requeue: d.RequeueAfter}
+	if d.State == lc.StateReady {
+		b.Requeue = 0
+	}
+	return b
 }
 
 func TestDecide(t *testing.T) {
@@ -90,7 +96,7 @@ func TestDecide(t *testing.T) {
 		{
 			reason: "enforceSeedLocation without a seed check asks for one before creating",
 			in: func() lc.Input {
-				in := lc.Input{Intent: intent()}
+				in := lc.Input{Intent: intent(), Access: lc.Access{Configuration: lc.Configuration{DesiredHash: "c3"}}}
 				in.Intent.EnforceSeedLocation = true
 				return in
 			},
@@ -272,7 +278,7 @@ func TestDecide(t *testing.T) {
 			reason: "Gardener still creating, the Secret exists: configure the runtime meanwhile",
 			in: func() lc.Input {
 				in := creating()
-				in.Access.ConfiguredGeneration = 0
+				in.Access.Configuration.AppliedHash = ""
 				return in
 			},
 			want: brief{lc.StepConfigureRuntime, lc.ActionConfigureRuntime, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -281,7 +287,7 @@ func TestDecide(t *testing.T) {
 			reason: "Gardener still creating, GardenerCluster there but no Secret yet: wait (the Secret's watch brings the next step)",
 			in: func() lc.Input {
 				in := creating()
-				in.Access.SecretExists, in.Access.ConfiguredGeneration = false, 0
+				in.Access.SecretExists, in.Access.Configuration.AppliedHash = false, ""
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -306,7 +312,7 @@ func TestDecide(t *testing.T) {
 			in: func() lc.Input {
 				in := creating()
 				in.Shoot.HibernationRequested = true
-				in.Access.ConfiguredGeneration = 0
+				in.Access.Configuration.AppliedHash = ""
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -435,10 +441,10 @@ func TestDecide(t *testing.T) {
 			want: brief{lc.StepWaitForKubeconfig, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForKubeconfig, 0},
 		},
 		{
-			reason: "Ready needs the runtime configured for this generation",
+			reason: "Ready needs the runtime's desired configuration reached",
 			in: func() lc.Input {
 				in := ready()
-				in.Access.ConfiguredGeneration = 2
+				in.Access.Configuration.DesiredHash = "c4"
 				return in
 			},
 			want: brief{lc.StepConfigureRuntime, lc.ActionConfigureRuntime, lc.StatePending, lc.ReasonConfiguringRuntime, 0},
@@ -577,7 +583,7 @@ func pendingDeletion(owner string) cluster.Shoot {
 // TestProvisioningWalk folds every action's result back into the input, as a controller does, and checks the
 // walk from nothing to Ready visits the named steps in order.
 func TestProvisioningWalk(t *testing.T) {
-	in := lc.Input{Intent: intent()}
+	in := lc.Input{Intent: intent(), Access: lc.Access{Configuration: lc.Configuration{DesiredHash: "c3"}}}
 	in.Intent.EnforceSeedLocation = true
 	var steps []lc.Step
 	for i := 0; i < 20; i++ {
@@ -593,7 +599,7 @@ func TestProvisioningWalk(t *testing.T) {
 		case lc.ActionEnsureGardenerCluster:
 			in = in.WithGardenerCluster()
 		case lc.ActionConfigureRuntime:
-			in = in.WithRuntimeConfigured()
+			in = in.WithRuntimeConfigured(now)
 		case lc.ActionNone:
 			switch d.Reason {
 			case lc.ReasonWaitingForGardener: // the watch delivers Gardener's success
@@ -616,14 +622,14 @@ func TestProvisioningWalk(t *testing.T) {
 
 func creatingUnconfigured() lc.Input {
 	in := creating()
-	in.Access.ConfiguredGeneration = 0
+	in.Access.Configuration.AppliedHash = ""
 	return in
 }
 
 // TestProvisioningWalkWithEarlyAccess: when Gardener advertises the kube-apiserver during the Create operation,
 // access is set up meanwhile, and Gardener's Succeeded needs no further action to reach Ready.
 func TestProvisioningWalkWithEarlyAccess(t *testing.T) {
-	in := lc.Input{Intent: intent()}
+	in := lc.Input{Intent: intent(), Access: lc.Access{Configuration: lc.Configuration{DesiredHash: "c3"}}}
 	type moment struct {
 		Step   lc.Step
 		Action lc.Action
@@ -643,7 +649,7 @@ func TestProvisioningWalkWithEarlyAccess(t *testing.T) {
 		case lc.ActionEnsureGardenerCluster:
 			in = in.WithGardenerCluster()
 		case lc.ActionConfigureRuntime:
-			in = in.WithRuntimeConfigured()
+			in = in.WithRuntimeConfigured(now)
 		case lc.ActionNone:
 			switch {
 			case in.Shoot.LastOperation == nil: // Gardener starts creating and advertises the kube-apiserver

@@ -27,6 +27,18 @@ type Intent struct {
 	// ShootInSync is true when the existing shoot already holds every value the desired spec sets; false means
 	// someone else changed a field the operator owns (drift), or the spec was never applied.
 	ShootInSync bool
+	// Wait is set while something the spec depends on is not there yet (a dedicated audit log tenant): nothing is
+	// created or changed until it is.
+	Wait *Wait
+}
+
+// Wait says what the Runtime waits for before its shoot can be created or changed.
+type Wait struct {
+	Step    Step
+	Reason  Reason
+	Message string
+	// Recheck is when to look again without an event (0: wait for one).
+	Recheck time.Duration
 }
 
 // Problem is a validation failure in words a person can act on.
@@ -41,9 +53,26 @@ type Access struct {
 	GardenerClusterInSync bool
 	// SecretExists is true when the kubeconfig Secret exists and is filled.
 	SecretExists bool
-	// ConfiguredGeneration is the Runtime generation whose administrators were last configured inside
-	// the runtime (0: never).
-	ConfiguredGeneration int64
+	// Configuration is what the operator knows of its configuration inside the runtime.
+	Configuration Configuration
+}
+
+// Configuration is the state of the configuration inside the runtime (core/domain/runtimeconfig): what is desired
+// and what was last reached. It is written only when the desired state changed or a drift period passed since it
+// was last reached (nothing watches inside 5,000 runtimes: re-asserting periodically corrects changes made by hand).
+type Configuration struct {
+	// DesiredHash identifies the desired state; empty when it is not known (the shoot does not exist yet).
+	DesiredHash string
+	// AppliedHash identifies the state last reached inside the runtime, at AppliedAt (empty, zero: never).
+	AppliedHash string
+	AppliedAt   time.Time
+	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
+	Bootstrap bool
+	// OnlyReconcileTimeDue is true when the desired state differs from the one reached only in the shoot's last
+	// reconcile time (the provisioning info's lastReconcileTime, which Gardener's Succeeded changes).
+	OnlyReconcileTimeDue bool
+	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
+	ReadyReported bool
 }
 
 // Input is everything Decide looks at.
@@ -62,6 +91,9 @@ type Input struct {
 	Backoff cluster.Backoff
 	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
 	MaxUnknownRetries int
+	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;
+	// zero means DefaultDriftPeriod.
+	DriftPeriod time.Duration
 }
 
 // Decision is the next step, the one action to take now, and the status to report meanwhile.

@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/kyma-project/kim/core/domain/cluster"
+import (
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+)
 
 // ActionError is how a failed action is reported back to the state machine.
 type ActionError struct {
@@ -9,6 +13,10 @@ type ActionError struct {
 	Permanent bool
 	// Message says what went wrong, in the words of the system that refused.
 	Message string
+	// Reason, when set, is the stable reason to report instead of the action's default one.
+	Reason Reason
+	// RetryAfter, when set, is not a failure but work in progress: look again after it (no backoff).
+	RetryAfter time.Duration
 }
 
 // ActionFailed turns the decision whose action failed into the status to report: Failed for permanent problems
@@ -30,9 +38,15 @@ func ActionFailed(d Decision, e ActionError) Decision {
 		out.Reason, out.Message = ReasonGardenerUnavailable, "Applying the shoot failed, retrying: "+e.Message
 	case ActionConfigureRuntime:
 		out.Reason, out.Message = ReasonRuntimeConfigFailed, "Configuring the runtime failed, retrying: "+e.Message
-		if e.Permanent {
+		if e.Reason != "" {
+			out.Reason = e.Reason
+		}
+		switch {
+		case e.Permanent:
 			out.State, out.Transient, out.RequeueAfter = StateFailed, false, SlowRecheck
-			out.Message = "Configuring the runtime failed: " + e.Message + ". Fix spec.security.administrators."
+			out.Message = "The runtime refused the configuration: " + e.Message + ". Fix the Runtime spec or the landscape configuration."
+		case e.RetryAfter > 0:
+			out.Transient, out.RequeueAfter, out.Message = false, e.RetryAfter, e.Message
 		}
 	default:
 		out.Reason, out.Message = d.Reason, string(d.Action)+" failed, retrying: "+e.Message
@@ -69,8 +83,9 @@ func (in Input) WithGardenerCluster() Input {
 	return in
 }
 
-// WithRuntimeConfigured returns in after the runtime was configured for the current generation.
-func (in Input) WithRuntimeConfigured() Input {
-	in.Access.ConfiguredGeneration = in.Intent.Generation
+// WithRuntimeConfigured returns in after the runtime reached the desired configuration at now.
+func (in Input) WithRuntimeConfigured(now time.Time) Input {
+	in.Access.Configuration.AppliedHash = in.Access.Configuration.DesiredHash
+	in.Access.Configuration.AppliedAt = now
 	return in
 }

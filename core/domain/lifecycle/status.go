@@ -16,7 +16,12 @@ type Reason string
 
 // Ready condition reasons, one per situation a person may need to tell apart.
 const (
-	ReasonSpecInvalid               Reason = "SpecInvalid"
+	ReasonSpecInvalid Reason = "SpecInvalid"
+	// ReasonAuditLogPoolEmpty: auditLogAccessEnabled asks for a tenant of the runtime's own and the pool has no
+	// free one; the runtime waits (nothing is created or changed) until the landscape adds tenants.
+	ReasonAuditLogPoolEmpty Reason = "AuditLogPoolEmpty"
+	// ReasonClaimingAuditLog: a tenant is being claimed (other claimers raced for the same ones); it is retried.
+	ReasonClaimingAuditLog          Reason = "ClaimingAuditLog"
 	ReasonSeedNotAvailable          Reason = "SeedNotAvailable"
 	ReasonCheckingSeed              Reason = "CheckingSeed"
 	ReasonShootNameTaken            Reason = "ShootNameTaken"
@@ -38,7 +43,11 @@ const (
 	ReasonWaitingForKubeconfig      Reason = "WaitingForKubeconfig"
 	ReasonConfiguringRuntime        Reason = "ConfiguringRuntime"
 	ReasonRuntimeConfigFailed       Reason = "RuntimeConfigurationFailed"
-	ReasonReady                     Reason = "Ready"
+	// ReasonRuntimeAPIServerUnreachable: the runtime's API server did not answer within the timeout.
+	ReasonRuntimeAPIServerUnreachable Reason = "RuntimeAPIServerUnreachable"
+	// ReasonBootstrapInProgress: the landscape's bootstrap manifests are applied, their Deployments not available yet.
+	ReasonBootstrapInProgress Reason = "BootstrapInProgress"
+	ReasonReady               Reason = "Ready"
 )
 
 // Step names where in the provisioning flow a Runtime is. Steps run in this order; a step is skipped when its
@@ -48,6 +57,7 @@ type Step string
 // The named steps of provisioning.
 const (
 	StepValidate              Step = "Validate"
+	StepClaimAuditLog         Step = "ClaimAuditLog"
 	StepResolveShootName      Step = "ResolveShootName"
 	StepCheckSeed             Step = "CheckSeed"
 	StepApplyShoot            Step = "ApplyShoot"
@@ -60,7 +70,7 @@ const (
 
 // Steps lists the provisioning steps in order.
 func Steps() []Step {
-	return []Step{StepValidate, StepResolveShootName, StepCheckSeed, StepApplyShoot, StepWaitForGardener,
+	return []Step{StepValidate, StepClaimAuditLog, StepResolveShootName, StepCheckSeed, StepApplyShoot, StepWaitForGardener,
 		StepEnsureGardenerCluster, StepWaitForKubeconfig, StepConfigureRuntime, StepReady}
 }
 
@@ -83,7 +93,8 @@ const (
 	ActionAdoptShoot Action = "AdoptShoot"
 	// ActionEnsureGardenerCluster creates or updates the GardenerCluster named by the runtime ID.
 	ActionEnsureGardenerCluster Action = "EnsureGardenerCluster"
-	// ActionConfigureRuntime makes the administrators inside the runtime match the spec (OIDC is part of the shoot
-	// spec: structured authentication).
+	// ActionConfigureRuntime makes the inside of the runtime match the desired configuration (core/domain/runtimeconfig):
+	// kyma-system, the provisioning info ConfigMap, the customer's OpenIDConnect resources, the administrators'
+	// bindings and the optional bootstrap manifests.
 	ActionConfigureRuntime Action = "ConfigureRuntime"
 )

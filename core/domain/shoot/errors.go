@@ -33,8 +33,9 @@ const (
 	ReasonInvalidRegistryCache     Reason = "InvalidRegistryCache"
 	ReasonInvalidConfig            Reason = "InvalidConfig"
 	ReasonNoFreeZoneCIDR           Reason = "NoFreeZoneCIDR"
-	// ReasonOIDCJWKSUnsupported: an issuer carries an inline JWKS, which structured authentication cannot hold.
-	ReasonOIDCJWKSUnsupported Reason = "OIDCJWKSUnsupported"
+	// ReasonOIDCExtensionDisabled: a Runtime has customer OIDC issuers but the landscape turns shoot-oidc-service,
+	// which serves them, off (shoot.oidcExtension=never).
+	ReasonOIDCExtensionDisabled Reason = "OIDCExtensionDisabled"
 	// ReasonACLOperatorAddressesMissing: a Runtime restricts API server access but the operator's and KCP's egress
 	// addresses are not known; applying it would lock the control plane out.
 	ReasonACLOperatorAddressesMissing Reason = "ACLOperatorAddressesMissing"

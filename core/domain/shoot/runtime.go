@@ -51,6 +51,19 @@ type Runtime struct {
 	EgressFilter   bool
 	IngressFilter  bool
 	RegistryCaches []RegistryCache
+	// DedicatedAuditLog is the audit log tenant the runtime claimed for itself (auditLogAccessEnabled); nil: the
+	// shared tenant of its provider and region.
+	DedicatedAuditLog *DedicatedAuditLog
+}
+
+// DedicatedAuditLog is an audit log tenant of one runtime.
+type DedicatedAuditLog struct {
+	// Name identifies the claimed tenant (for messages).
+	Name       string
+	TenantID   string
+	ServiceURL string
+	// SecretName is the tenant's credentials Secret in the project namespace; empty: the configured shared one.
+	SecretName string
 }
 
 // OIDC is one OIDC issuer the API server must trust, in the old Gardener OIDCConfig terms KEB sends.
@@ -65,8 +78,8 @@ type OIDC struct {
 	RequiredClaims map[string]string
 	// CABundle is a PEM bundle to verify the issuer's TLS certificate; empty: system roots.
 	CABundle string
-	// JWKS is an inline key set. Kubernetes' structured authentication (up to 1.36) cannot carry one, so an issuer
-	// with JWKS is rejected (ReasonOIDCJWKSUnsupported) until it can be served another way.
+	// JWKS is an inline JSON Web Key Set, for issuers the API server cannot reach. Customer issuers are served as
+	// OpenIDConnect resources inside the runtime, which carry it (structured authentication cannot).
 	JWKS []byte
 }
 

@@ -3,60 +3,68 @@ package shoot
 import (
 	"bytes"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"maps"
 	"net/netip"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // noPrefix is the old OIDC flag value meaning "no prefix".
 const noPrefix = "-"
 
-// issuer is an OIDC issuer with the key that names it in errors.
-type issuer struct {
+// CustomerIssuer is a customer OIDC issuer of a runtime with the key that names it in errors: a Runtime field or
+// the configuration key of the default customer issuer.
+type CustomerIssuer struct {
 	OIDC
-	field string
+	Field string
 }
 
-// customerIssuers are the Runtime's issuers: the legacy oidcConfig (when set) plus additionalOidcConfig; when the
+// CustomerIssuers are the Runtime's issuers: the legacy oidcConfig (when set) plus additionalOidcConfig; when the
 // Runtime does not list additionalOidcConfig at all, the configured default customer issuer instead. An explicit
-// empty list means no customer issuer.
-func customerIssuers(in input) []issuer {
-	var out []issuer
-	if in.rt.LegacyOIDC != nil {
-		out = append(out, issuer{*in.rt.LegacyOIDC, "spec.shoot.kubernetes.kubeAPIServer.oidcConfig"})
+// empty list means no customer issuer. They are served inside the runtime as OpenIDConnect resources (through the
+// shoot-oidc-service extension, see core/domain/runtimeconfig), in this order.
+func CustomerIssuers(rt Runtime, cfg Config) []CustomerIssuer {
+	var out []CustomerIssuer
+	if rt.LegacyOIDC != nil {
+		out = append(out, CustomerIssuer{*rt.LegacyOIDC, "spec.shoot.kubernetes.kubeAPIServer.oidcConfig"})
 	}
-	if !in.rt.OIDCGiven {
-		if in.cfg.DefaultOIDC != nil {
-			out = append(out, issuer{*in.cfg.DefaultOIDC, "shoot.oidc"})
+	if !rt.OIDCGiven {
+		if cfg.DefaultOIDC != nil {
+			out = append(out, CustomerIssuer{*cfg.DefaultOIDC, "shoot.oidc"})
 		}
 		return out
 	}
-	for i, c := range in.rt.OIDC {
-		out = append(out, issuer{c, fmt.Sprintf("spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[%d]", i)})
+	for i, c := range rt.OIDC {
+		out = append(out, CustomerIssuer{c, fmt.Sprintf("spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[%d]", i)})
 	}
 	return out
 }
 
-// stepOIDC turns the operator's own issuers and the customer's issuers into JWT authenticators of a structured
-// authentication configuration (Gardener v1.149 removed the shoot's oidcConfig). The ConfigMap keeps the name an
-// existing shoot references when that is ours or the previous infrastructure manager's, so it is adopted rather
-// than replaced by a new one.
+func customerIssuers(in input) []CustomerIssuer { return CustomerIssuers(in.rt, in.cfg) }
+
+// stepOIDC turns the operator's own issuers into JWT authenticators of a structured authentication configuration
+// (Gardener v1.149 removed the shoot's oidcConfig) and checks the customer's issuers, which are not part of the shoot:
+// they become OpenIDConnect resources inside the runtime, where an inline key set (jwks) and a CA bundle can be
+// carried. The ConfigMap keeps the name an existing shoot references when that is ours or the previous
+// infrastructure manager's, so it is adopted rather than replaced by a new one.
 func stepOIDC(in input, s *Spec) error {
-	var issuers []issuer
-	for i, c := range in.cfg.OperatorOIDC {
-		issuers = append(issuers, issuer{c, fmt.Sprintf("shoot.operatorOIDC[%d]", i)})
+	for _, c := range customerIssuers(in) {
+		if err := ValidateCustomerIssuer(c); err != nil {
+			return err
+		}
 	}
-	issuers = append(issuers, customerIssuers(in)...)
-	if len(issuers) == 0 {
+	if len(in.cfg.OperatorOIDC) == 0 {
 		return nil
 	}
 	auth := &Authentication{ConfigMapName: authenticationConfigMapName(in)}
 	byIssuer := map[string]int{}
-	for _, c := range issuers {
-		a, err := authenticator(c.OIDC, c.field)
+	for i, c := range in.cfg.OperatorOIDC {
+		field := fmt.Sprintf("shoot.operatorOIDC[%d]", i)
+		a, err := authenticator(c, field)
 		if err != nil {
 			return err
 		}
@@ -65,7 +73,7 @@ func stepOIDC(in input, s *Spec) error {
 		if j, ok := byIssuer[a.Issuer]; ok {
 			prev := &auth.JWT[j]
 			if !sameMapping(*prev, a) {
-				return invalid(ReasonInvalidOIDC, c.field+".issuerURL",
+				return invalid(ReasonInvalidOIDC, field+".issuerURL",
 					"issuer %q appears twice with different claim mappings or CA bundles", a.Issuer)
 			}
 			for _, aud := range a.Audiences {
@@ -82,22 +90,65 @@ func stepOIDC(in input, s *Spec) error {
 	return nil
 }
 
-func authenticator(c OIDC, field string) (Authenticator, error) {
+// SigningAlgorithms are the token signing algorithms an OpenIDConnect resource accepts (the enum of its CRD,
+// authentication.gardener.cloud/v1alpha1).
+var SigningAlgorithms = []string{"RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"}
+
+// ValidateCustomerIssuer checks what the OpenIDConnect resource of a customer issuer needs: an https issuer URL, a
+// client ID, PEM certificates as CA bundle, a JSON Web Key Set with keys as jwks and signing algorithms the
+// resource accepts. A refused issuer names its field, so the Runtime fails with an actionable message instead of
+// the runtime's API server rejecting the resource later.
+func ValidateCustomerIssuer(c CustomerIssuer) error {
+	if err := validateIssuer(c.OIDC, c.Field); err != nil {
+		return err
+	}
+	if len(c.JWKS) > 0 && !validJWKS(c.JWKS) {
+		return invalid(ReasonInvalidOIDC, c.Field+".jwks",
+			"must be a JSON Web Key Set: a JSON object with a non-empty \"keys\" list of key objects")
+	}
+	for i, alg := range c.SigningAlgs {
+		if !slices.Contains(SigningAlgorithms, alg) {
+			return invalid(ReasonInvalidOIDC, fmt.Sprintf("%s.signingAlgs[%d]", c.Field, i), "%q is not one of %s",
+				alg, strings.Join(SigningAlgorithms, ", "))
+		}
+	}
+	return nil
+}
+
+// validJWKS reports whether b is a JSON object whose "keys" member is a non-empty list of objects (RFC 7517).
+func validJWKS(b []byte) bool {
+	var set struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &set); err != nil || len(set.Keys) == 0 {
+		return false
+	}
+	for _, k := range set.Keys {
+		if k == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func validateIssuer(c OIDC, field string) error {
 	u, err := url.Parse(c.IssuerURL)
 	if c.IssuerURL == "" || err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Fragment != "" || u.RawQuery != "" {
-		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".issuerURL",
+		return invalid(ReasonInvalidOIDC, field+".issuerURL",
 			"%q must be an https URL without user, query or fragment", c.IssuerURL)
 	}
 	if c.ClientID == "" {
-		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".clientID", "the client ID must be set")
-	}
-	if len(c.JWKS) > 0 {
-		return Authenticator{}, invalid(ReasonOIDCJWKSUnsupported, field+".jwks",
-			"the API server's structured authentication cannot carry an inline key set; remove jwks and let the API server "+
-				"discover the keys from %s, or wait for OpenIDConnect support inside the runtime", c.IssuerURL)
+		return invalid(ReasonInvalidOIDC, field+".clientID", "the client ID must be set")
 	}
 	if c.CABundle != "" && !ValidPEMCertificates(c.CABundle) {
-		return Authenticator{}, invalid(ReasonInvalidOIDC, field+".caBundle", "must be one or more PEM-encoded certificates")
+		return invalid(ReasonInvalidOIDC, field+".caBundle", "must be one or more PEM-encoded certificates")
+	}
+	return nil
+}
+
+func authenticator(c OIDC, field string) (Authenticator, error) {
+	if err := validateIssuer(c, field); err != nil {
+		return Authenticator{}, err
 	}
 	usernameClaim := c.UsernameClaim
 	if usernameClaim == "" {

@@ -1,12 +1,7 @@
 package shoot
 
 import (
-	"fmt"
-	"net/url"
 	"slices"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // Names of shoot spec.resources entries the operator adds.
@@ -25,78 +20,13 @@ func stepNetworkingFilter(in input, s *Spec) error {
 	return nil
 }
 
-// stepRegistryCache configures pull-through caches; with none, the extension is left out, which on
-// update removes it.
-func stepRegistryCache(in input, s *Spec) error {
-	if len(in.rt.RegistryCaches) == 0 {
-		return nil
-	}
-	caches := make([]RegistryCache, 0, len(in.rt.RegistryCaches))
-	seen := map[string]bool{}
-	for i, c := range in.rt.RegistryCaches {
-		field := fmt.Sprintf("spec.imageRegistryCache[%d]", i)
-		switch {
-		case !registryHost(c.Upstream):
-			return invalid(ReasonInvalidRegistryCache, field+".upstream", "%q must be a registry host name", c.Upstream)
-		case seen[c.Upstream]:
-			return invalid(ReasonInvalidRegistryCache, field+".upstream", "upstream %q is cached twice", c.Upstream)
-		case c.VolumeSize != "" && !positiveQuantity(c.VolumeSize):
-			return invalid(ReasonInvalidRegistryCache, field+".volume.size", "%q must be a positive quantity, e.g. 10Gi or 500M", c.VolumeSize)
-		case (c.SecretReferenceName == "") != (c.CredentialsSecret == ""):
-			return invalid(ReasonInvalidRegistryCache, field+".secretReferenceName", "secret reference and credentials secret must be set together")
-		}
-		for _, proxy := range []struct{ field, url string }{{"httpProxy", c.HTTPProxy}, {"httpsProxy", c.HTTPSProxy}} {
-			if proxy.url != "" && !proxyURL(proxy.url) {
-				return invalid(ReasonInvalidRegistryCache, field+".proxy."+proxy.field, "%q must be an http:// or https:// URL with a host", proxy.url)
-			}
-		}
-		if c.GarbageCollectionTTL != "" {
-			if d, err := time.ParseDuration(c.GarbageCollectionTTL); err != nil || d < 0 {
-				return invalid(ReasonInvalidRegistryCache, field+".garbageCollection.ttl", "%q is not a duration like 168h", c.GarbageCollectionTTL)
-			}
-		}
-		seen[c.Upstream] = true
-		caches = append(caches, c)
-		if c.SecretReferenceName != "" {
-			s.Resources = append(s.Resources, ResourceRef{Name: c.SecretReferenceName, APIVersion: "v1", Kind: "Secret", TargetName: c.CredentialsSecret})
-		}
-	}
-	s.Extensions = append(s.Extensions, Extension{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: caches}})
-	return nil
-}
-
-// proxyURL accepts absolute http(s) URLs with a host, as the registry-cache extension passes them to the cache.
-func proxyURL(v string) bool {
-	u, err := url.Parse(v)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-// registryHost accepts "host" or "host:port" with a DNS subdomain host.
-func registryHost(v string) bool {
-	host, port, hasPort := strings.Cut(v, ":")
-	if hasPort {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return false
-		}
-	}
-	return isDNSSubdomain(host)
-}
-
-func isDNSSubdomain(name string) bool {
-	if name == "" || len(name) > 253 {
-		return false
-	}
-	for _, label := range strings.Split(name, ".") {
-		if len(label) > 63 || !dnsLabel.MatchString(label) {
-			return false
-		}
-	}
-	return true
-}
-
-// stepAuditLog wires the audit log service for the provider and region, when enabled.
+// stepAuditLog wires the audit log service: the runtime's dedicated tenant when it has claimed one, otherwise the
+// shared tenant of its provider and region, when enabled.
 func stepAuditLog(in input, s *Spec) error {
 	cfg := in.cfg.AuditLog
+	if d := in.rt.DedicatedAuditLog; d != nil {
+		return dedicatedAuditLog(cfg, *d, s)
+	}
 	if !cfg.Enabled {
 		return nil
 	}
@@ -111,12 +41,35 @@ func stepAuditLog(in input, s *Spec) error {
 		}
 		return nil
 	}
-	s.Extensions = append(s.Extensions, Extension{Type: ExtensionAuditLog, Config: AuditLogExtensionConfig{
-		TenantID: tenant.TenantID, ServiceURL: tenant.ServiceURL, SecretReferenceName: AuditLogResourceName,
-	}})
-	s.Resources = append(s.Resources, ResourceRef{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: cfg.SecretName})
-	s.AuditPolicyConfigMap = cfg.PolicyConfigMapName
+	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, cfg.SecretName, cfg.PolicyConfigMapName)
 	return nil
+}
+
+// dedicatedAuditLog points the cluster at its own tenant. The tenant's own credentials Secret wins over the shared
+// one; a tenant without either cannot be used.
+func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, s *Spec) error {
+	secret := d.SecretName
+	if secret == "" {
+		secret = cfg.SecretName
+	}
+	switch {
+	case d.TenantID == "" || d.ServiceURL == "":
+		return invalid(ReasonAuditLogTenantMissing, "status.auditLogCR",
+			"the claimed audit log tenant %s has no tenant ID or service URL", d.Name)
+	case secret == "":
+		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName",
+			"the claimed audit log tenant %s names no credentials Secret and none is configured", d.Name)
+	}
+	auditLogExtension(s, d.TenantID, d.ServiceURL, secret, cfg.PolicyConfigMapName)
+	return nil
+}
+
+func auditLogExtension(s *Spec, tenantID, serviceURL, secret, policy string) {
+	s.Extensions = append(s.Extensions, Extension{Type: ExtensionAuditLog, Config: AuditLogExtensionConfig{
+		TenantID: tenantID, ServiceURL: serviceURL, SecretReferenceName: AuditLogResourceName,
+	}})
+	s.Resources = append(s.Resources, ResourceRef{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: secret})
+	s.AuditPolicyConfigMap = policy
 }
 
 // stepDNS sets up the cluster's DNS (shoot.dns.mode). External: the domain "<shoot>.<domainPrefix>" with one
@@ -158,10 +111,17 @@ func dnsMode(dns DNSConfig) string {
 }
 
 // stepOIDCExtension enables shoot-oidc-service (shoot.oidcExtension): by default when the cluster has customer
-// issuers, which are served inside the cluster through it. It is never disabled by the operator (see ExtensionOIDC).
+// issuers, which are served inside the cluster through it as OpenIDConnect resources. It is never disabled by the operator (see ExtensionOIDC).
 func stepOIDCExtension(in input, s *Spec) error {
 	switch mode := in.cfg.OIDCExtension; mode {
 	case OIDCExtensionNever:
+		if cs := customerIssuers(in); len(cs) > 0 {
+			// Customer issuers are served only through the extension: dropping them silently would lock the
+			// customer out.
+			return invalid(ReasonOIDCExtensionDisabled, cs[0].Field,
+				"customer OIDC issuers are served by the shoot-oidc-service extension, which shoot.oidcExtension=never turns off; "+
+					"remove the issuers or ask the landscape operators to allow the extension")
+		}
 		return nil
 	case OIDCExtensionAlways:
 	case "", OIDCExtensionCustomerIssuers:

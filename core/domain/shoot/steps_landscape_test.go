@@ -90,22 +90,31 @@ func TestStepOIDCSemantics(t *testing.T) {
 		}
 		return out
 	}
+	jwks := []byte(`{"keys":[{"kty":"RSA","kid":"k1","n":"sXch","e":"AQAB"}]}`)
 	cases := []struct {
 		reason  string
 		oidc    []OIDC
 		given   bool
-		want    []string
-		ext     bool // shoot-oidc-service enabled
+		want    []string // issuers in the shoot's structured authentication: only the operator's
+		ext     bool     // shoot-oidc-service enabled
 		err     Reason
 		errPath string
 	}{
-		{"absent: the default customer issuer next to the operator's", nil, false, []string{operator.IssuerURL, def.IssuerURL}, true, "", ""},
+		{"absent: the default customer issuer is served in the runtime, the operator's is in the shoot", nil, false, []string{operator.IssuerURL}, true, "", ""},
 		{"present and empty: no customer issuer, the operator's stays", []OIDC{}, true, []string{operator.IssuerURL}, false, "", ""},
-		{"present: the listed issuers instead of the default", []OIDC{customer}, true, []string{operator.IssuerURL, customer.IssuerURL}, true, "", ""},
-		{"jwks cannot be carried: refused with a stable reason", []OIDC{{IssuerURL: "https://j.example.com", ClientID: "j", JWKS: []byte(`{"keys":[]}`)}}, true,
-			nil, false, ReasonOIDCJWKSUnsupported, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].jwks"},
+		{"present: the listed issuers instead of the default", []OIDC{customer}, true, []string{operator.IssuerURL}, true, "", ""},
+		{"jwks is carried (by the OpenIDConnect resource)", []OIDC{{IssuerURL: "https://j.example.com", ClientID: "j", JWKS: jwks}}, true,
+			[]string{operator.IssuerURL}, true, "", ""},
+		{"jwks that is no key set", []OIDC{{IssuerURL: "https://j.example.com", ClientID: "j", JWKS: []byte(`{"keys":[]}`)}}, true,
+			nil, false, ReasonInvalidOIDC, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].jwks"},
+		{"jwks that is no JSON", []OIDC{customer, {IssuerURL: "https://j.example.com", ClientID: "j", JWKS: []byte("keys")}}, true,
+			nil, false, ReasonInvalidOIDC, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[1].jwks"},
+		{"a signing algorithm OpenIDConnect does not accept", []OIDC{{IssuerURL: "https://j.example.com", ClientID: "j", SigningAlgs: []string{"RS256", "HS256"}}}, true,
+			nil, false, ReasonInvalidOIDC, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].signingAlgs[1]"},
 		{"a CA bundle that is no certificate", []OIDC{{IssuerURL: "https://j.example.com", ClientID: "j", CABundle: "not pem"}}, true,
 			nil, false, ReasonInvalidOIDC, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].caBundle"},
+		{"a customer issuer without https", []OIDC{{IssuerURL: "http://j.example.com", ClientID: "j"}}, true,
+			nil, false, ReasonInvalidOIDC, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0].issuerURL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -132,10 +141,32 @@ func TestStepOIDCSemantics(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the CA bundle is carried to the authenticator", func(t *testing.T) {
+	t.Run("customer issuers, CA bundle and jwks are listed in order for the runtime", func(t *testing.T) {
+		rt := testRuntime(AWS)
+		rt.LegacyOIDC = &def
+		rt.OIDC, rt.OIDCGiven = []OIDC{customer, {IssuerURL: "https://j.example.com", ClientID: "j", JWKS: jwks}}, true
+		got := CustomerIssuers(rt, testConfig())
+		want := []CustomerIssuer{{def, "spec.shoot.kubernetes.kubeAPIServer.oidcConfig"},
+			{customer, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0]"},
+			{OIDC{IssuerURL: "https://j.example.com", ClientID: "j", JWKS: jwks}, "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[1]"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("without operator issuers the shoot has no structured authentication", func(t *testing.T) {
 		rt := testRuntime(AWS)
 		rt.OIDC, rt.OIDCGiven = []OIDC{customer}, true
 		s, err := runStep(t, stepOIDC, input{rt: rt, cfg: testConfig()})
+		if err != nil || s.Authentication != nil {
+			t.Errorf("authentication %+v, error %v; want none", s.Authentication, err)
+		}
+	})
+	t.Run("the operator's CA bundle is carried to the authenticator", func(t *testing.T) {
+		cfg := testConfig()
+		op := operator
+		op.CABundle = ca
+		cfg.OperatorOIDC = []OIDC{op}
+		s, err := runStep(t, stepOIDC, input{rt: testRuntime(AWS), cfg: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,22 +174,12 @@ func TestStepOIDCSemantics(t *testing.T) {
 			t.Errorf("certificate authority %q, want the caBundle", got)
 		}
 	})
-	t.Run("the legacy oidcConfig is a customer issuer too", func(t *testing.T) {
-		rt := testRuntime(AWS)
-		rt.LegacyOIDC, rt.OIDCGiven = &customer, true
-		s, err := runStep(t, stepOIDC, input{rt: rt, cfg: testConfig()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{customer.IssuerURL}, issuers(s.Authentication)); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
 }
 
 func TestAuthenticationConfigMapNameIsAdopted(t *testing.T) {
 	rt := testRuntime(AWS)
-	rt.OIDC, rt.OIDCGiven = []OIDC{{IssuerURL: "https://c.example.com", ClientID: "c"}}, true
+	cfg := testConfig()
+	cfg.OperatorOIDC = []OIDC{{IssuerURL: "https://c.example.com", ClientID: "c"}}
 	for _, tc := range []struct{ reason, current, want string }{
 		{"new cluster: ours", "", "structured-auth-c-91f0e7a"},
 		{"the previous system's name is kept", "structured-auth-config-c-91f0e7a", "structured-auth-config-c-91f0e7a"},
@@ -166,7 +187,7 @@ func TestAuthenticationConfigMapNameIsAdopted(t *testing.T) {
 		{"a foreign name is replaced by ours", "someone-elses", "structured-auth-c-91f0e7a"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
-			in := input{rt: rt, cfg: testConfig()}
+			in := input{rt: rt, cfg: cfg}
 			if tc.current != "" {
 				in.current = &Current{AuthenticationConfigMap: tc.current}
 			}
@@ -205,6 +226,17 @@ func TestOIDCExtensionModes(t *testing.T) {
 			t.Errorf("mode %q: extensions %v, err %v; want enabled=%v err=%q", tc.mode, s.Extensions, err, tc.want, tc.err)
 		}
 	}
+	t.Run("never with customer issuers is refused: they could not be served", func(t *testing.T) {
+		rt := testRuntime(AWS)
+		rt.OIDC, rt.OIDCGiven = []OIDC{{IssuerURL: "https://c.example.com", ClientID: "c"}}, true
+		cfg := testConfig()
+		cfg.OIDCExtension = OIDCExtensionNever
+		_, err := runStep(t, stepOIDCExtension, input{rt: rt, cfg: cfg})
+		ve := AsValidationError(err)
+		if ve == nil || ve.Reason != ReasonOIDCExtensionDisabled || ve.Field != "spec.shoot.kubernetes.kubeAPIServer.additionalOidcConfig[0]" {
+			t.Errorf("got %v, want %s at additionalOidcConfig[0]", err, ReasonOIDCExtensionDisabled)
+		}
+	})
 }
 
 func TestNodeStability(t *testing.T) {

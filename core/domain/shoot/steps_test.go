@@ -99,6 +99,7 @@ func TestStepKubernetesVersion(t *testing.T) {
 	}
 }
 
+// TestStepOIDC checks how the operator's issuers become the shoot's JWT authenticators.
 func TestStepOIDC(t *testing.T) {
 	issuer := "https://kymatest.accounts400.ondemand.com"
 	cases := []struct {
@@ -128,14 +129,13 @@ func TestStepOIDC(t *testing.T) {
 			"",
 		},
 		{
-			"the default issuer applies when the runtime has none",
+			"the default customer issuer is not part of the shoot (it is served inside the runtime)",
 			nil,
 			&OIDC{IssuerURL: "https://default.example.com", ClientID: "d", UsernameClaim: "email"},
-			&Authentication{ConfigMapName: "structured-auth-c-91f0e7a", JWT: []Authenticator{{
-				Issuer: "https://default.example.com", Audiences: []string{"d"}, UsernameClaim: "email",
-			}}},
+			nil,
 			"",
 		},
+		{"an invalid default customer issuer is refused", nil, &OIDC{IssuerURL: "https://default.example.com"}, nil, ReasonInvalidOIDC},
 		{
 			"two clients of one issuer become one authenticator with two audiences",
 			[]OIDC{{IssuerURL: issuer, ClientID: "a", UsernamePrefix: ptr("-")}, {IssuerURL: issuer, ClientID: "b", UsernamePrefix: ptr("-")}, {IssuerURL: "https://other.example.com", ClientID: "o", UsernamePrefix: ptr("x:")}},
@@ -152,10 +152,10 @@ func TestStepOIDC(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
+			// The authenticators of the shoot are the operator's issuers; customer issuers only get validated.
 			rt := testRuntime(AWS)
-			rt.OIDC, rt.OIDCGiven = tc.oidc, tc.oidc != nil
 			cfg := testConfig()
-			cfg.DefaultOIDC = tc.def
+			cfg.DefaultOIDC, cfg.OperatorOIDC = tc.def, tc.oidc
 			s, err := runStep(t, stepOIDC, input{rt: rt, cfg: cfg})
 			if reasonOf(err) != tc.err {
 				t.Fatalf("want %q, got %v", tc.err, err)

@@ -1,4 +1,4 @@
-// Package keb holds the fixtures shaped as the Kyma Environment Broker sends them (KEB-CONTRACT.md): its
+// Package keb holds the fixtures shaped as the Kyma Environment Broker sends them (docs/keb-contract.md): its
 // GardenerClusters and Runtimes. It imports only the public API, so every test can use it, the controllers' own
 // unit tests included.
 package keb

@@ -1,6 +1,6 @@
 package v1
 
-// Labels KEB sets on every Runtime (KEB-CONTRACT.md); the operator copies them to the GardenerCluster and Secret.
+// Labels KEB sets on every Runtime (docs/keb-contract.md); the operator copies them to the GardenerCluster and Secret.
 const (
 	LabelInstanceID      = "kyma-project.io/instance-id"
 	LabelRuntimeID       = "kyma-project.io/runtime-id"
@@ -33,7 +33,14 @@ const (
 	// (kim restore, or the restore request on the shoot). It is informational: a Runtime with the ID of the record
 	// takes its cluster back whether it carries it or not.
 	AnnotationRestored = "infrastructuremanager.kyma-project.io/restore"
+	// AnnotationSyncRegistryCache: changing its value (any value, e.g. a timestamp) makes the operator read the
+	// runtime's RegistryCacheConfig objects at once instead of at the next periodic sync.
+	AnnotationSyncRegistryCache = "infrastructuremanager.kyma-project.io/sync-registry-cache"
 )
+
+// FieldManagerRegistryCache is the server-side apply field manager that owns spec.imageRegistryCache of Runtimes: the
+// operator writes the field from the customer's RegistryCacheConfig objects and never touches the fields KEB owns.
+const FieldManagerRegistryCache = "kim-registry-cache"
 
 // Condition types and the Ready condition shared by both kinds.
 const (

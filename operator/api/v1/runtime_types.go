@@ -59,11 +59,16 @@ type RuntimeSpec struct {
 	Shoot RuntimeShoot `json:"shoot"`
 	// Security lists the administrators and the network filter of the runtime.
 	Security Security `json:"security"`
-	// AuditLogAccessEnabled grants the customer access to the audit logs of the cluster.
+	// AuditLogAccessEnabled gives the cluster an audit log tenant of its own (claimed from the landscape's pool)
+	// and copies the tenant's read credentials into the runtime (kyma-system/auditlog-read-credentials), so the
+	// customer can read the cluster's audit logs. Switching it on is one-way: setting it to false later keeps the
+	// dedicated tenant until the runtime is deleted.
 	// +optional
 	AuditLogAccessEnabled *bool `json:"auditLogAccessEnabled,omitempty"`
 	// ImageRegistryCache configures pull-through caches for container registries (Gardener's registry-cache
-	// extension). Removing all entries disables the caches.
+	// extension). Removing all entries disables the caches. The operator writes it (field manager
+	// kim-registry-cache) from the customer's RegistryCacheConfig objects in the runtime; secretReferenceName then
+	// names the operator's copy of the credentials in the Gardener project (reg-cache-<hash>).
 	// +optional
 	// +kubebuilder:validation:MaxItems=20
 	// +listType=atomic
@@ -404,4 +409,27 @@ type RuntimeStatus struct {
 	// +optional
 	// +listType=atomic
 	ShootLastErrors []gardener.LastError `json:"shootLastErrors,omitempty"`
+	// AuditLogCR names the AuditLog resource (the dedicated audit log tenant) claimed for the runtime:
+	// <namespace>/<name> for a namespaced pool, <name> for a cluster-scoped one.
+	// +optional
+	AuditLogCR string `json:"auditLogCR,omitempty"`
+	// RuntimeConfiguration records what the operator last wrote inside the runtime (kyma-system, the
+	// kyma-provisioning-info ConfigMap, OpenIDConnect resources, administrators' bindings).
+	// +optional
+	RuntimeConfiguration *RuntimeConfigurationStatus `json:"runtimeConfiguration,omitempty"`
+}
+
+// RuntimeConfigurationStatus is the configuration the operator last reached inside the runtime. It is written
+// again when the desired state changes (another hash) or the drift period since AppliedAt has passed.
+type RuntimeConfigurationStatus struct {
+	// Hash identifies the desired state that was reached.
+	// +optional
+	Hash string `json:"hash,omitempty"`
+	// AppliedAt is when it was last written or confirmed.
+	// +optional
+	AppliedAt *metav1.Time `json:"appliedAt,omitempty"`
+	// ShootReconciledAt is the shoot's last successful Gardener operation the state was computed with (the
+	// lastReconcileTime of the provisioning info).
+	// +optional
+	ShootReconciledAt *metav1.Time `json:"shootReconciledAt,omitempty"`
 }

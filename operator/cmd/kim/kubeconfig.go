@@ -60,9 +60,12 @@ func (k *kubeconfigFlags) restConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-// namespaceOr is --namespace, else the namespace of the selected context, else def (kubectl would say "default",
-// where no Runtime lives).
-func (k *kubeconfigFlags) namespaceOr(def string) (string, error) {
+// defaultNamespace is where KEB's Runtimes live in every landscape.
+const defaultNamespace = "kcp-system"
+
+// runtimeNamespace is --namespace, else the namespace of the selected context, else defaultNamespace (kubectl would say
+// "default", where no Runtime lives).
+func (k *kubeconfigFlags) runtimeNamespace() (string, error) {
 	if k.namespace != "" {
 		return k.namespace, nil
 	}
@@ -77,7 +80,7 @@ func (k *kubeconfigFlags) namespaceOr(def string) (string, error) {
 	if c, ok := raw.Contexts[name]; ok && c.Namespace != "" {
 		return c.Namespace, nil
 	}
-	return def, nil
+	return defaultNamespace, nil
 }
 
 func (k *kubeconfigFlags) set() bool { return k.kubeconfig != "" || k.context != "" }

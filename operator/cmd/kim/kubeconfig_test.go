@@ -90,7 +90,7 @@ func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ns, err := kcp.namespaceOr("kcp-system")
+			ns, err := kcp.runtimeNamespace()
 			if err != nil {
 				t.Fatal(err)
 			}

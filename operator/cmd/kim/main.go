@@ -1,6 +1,7 @@
 // Command kim is the CLI of the Kyma Infrastructure Manager. Its `sandbox` subcommand runs the whole system on one
 // machine: garden-in-a-box (real kube-apiserver/etcd for KCP and garden, the real gardener-apiserver, a simulated
-// gardenlet) plus the operator in-process; `restore` is an on-call tool. The production manager binary
+// gardenlet) plus the operator in-process; `restore` is an on-call tool; `migrate` takes over a landscape of the
+// previous infrastructure manager; `probe` is the end-to-end probe of a landscape. The production manager binary
 // (operator/cmd/manager) does not carry any of this.
 //
 // Installed as kubectl-kim on the PATH (`make install-kubectl-plugin`), it is the kubectl plugin `kubectl kim`, and it
@@ -24,6 +25,8 @@ const usageTemplate = `CMD — Kyma Infrastructure Manager CLI
 Usage:
   CMD sandbox [flags]   run garden-in-a-box with the operator (see: CMD sandbox -h)
   CMD restore SHOOT     bring back the Runtime of a shoot waiting for deletion (see: CMD restore -h)
+  CMD migrate [flags]   take over the runtimes of the previous infrastructure manager (dry run by default; see: CMD migrate -h)
+  CMD probe [flags]     provision, reach and delete a small runtime as KEB does; exit non-zero on failure (see: CMD probe -h)
   CMD version           print the version
   CMD help              show this text
 `
@@ -59,6 +62,24 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "restore:", err)
+			os.Exit(1)
+		}
+	case "migrate":
+		err := runMigrate(context.Background(), os.Args[2:], os.Stdout)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "migrate:", err)
+			os.Exit(1)
+		}
+	case "probe":
+		err := runProbe(context.Background(), os.Args[2:], os.Stdout)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "probe:", err)
 			os.Exit(1)
 		}
 	case "version", "--version":

@@ -49,7 +49,7 @@ func runRestore(ctx context.Context, args []string) error {
 		}
 		cfg = loaded
 	}
-	namespace, err := kcpFlags.namespaceOr("kcp-system")
+	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,11 @@ type settings struct {
 	configMapNamespace string
 	zap                zap.Options
 	showVersion        bool
+	// legacyMetrics exports the previous infrastructure manager's metrics; legacyMetricsFull with its
+	// high-cardinality label contents (condition messages, expiry timestamps).
+	legacyMetrics, legacyMetricsFull bool
+	// previous holds the flags of the previous infrastructure manager that were given (deprecation warnings).
+	previous *previousFlags
 }
 
 // configMapKey is the key of the configuration file in the ConfigMap named by --config-map.
@@ -48,13 +53,21 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	s.zap = zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
 	s.zap.BindFlags(fs)
 	logFormat := fs.String("log-format", "", "deprecated alias of --zap-encoder (json or console)")
+	fs.BoolVar(&s.legacyMetrics, "legacy-metrics", false,
+		"also export the previous infrastructure manager's metrics (infrastructure_manager_im_*, unexpected_stops_total) for its dashboards and alerts")
+	fs.BoolVar(&s.legacyMetricsFull, "legacy-metrics-full-labels", false,
+		"with --legacy-metrics: fill the high-cardinality labels as the previous system did (message text, expiry timestamp)")
 	applied, err := app.ApplyEnv(fs, lookupEnv)
 	if err != nil {
 		return nil, err
 	}
 	// After ApplyEnv: a variable such as KIM_VERSION=0.2.0 in someone's environment must not turn this on.
 	fs.BoolVar(&s.showVersion, "version", false, "print the version and exit")
+	s.previous = bindPreviousFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := s.previous.checkConflicts(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {

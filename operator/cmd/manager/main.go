@@ -14,12 +14,15 @@ import (
 	"os"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -53,10 +56,13 @@ func newLogger(s *settings, w io.Writer) logr.Logger {
 func run(ctx context.Context, s *settings, log logr.Logger) error {
 	stamp := version.Get()
 	log.Info("starting manager", stamp.KeysAndValues()...)
+	for _, w := range s.previous.warnings {
+		log.Info("deprecated flag", "warning", w)
+	}
 	if err := ctrlmetrics.Registry.Register(version.NewCollector(stamp)); err != nil {
 		return fmt.Errorf("register %s: %w", version.BuildInfoMetric, err)
 	}
-	kcp, err := ctrl.GetConfig()
+	kcp, err := kcpConfig(s.previous.kcpKubeconfig)
 	if err != nil {
 		return fmt.Errorf("KCP kubeconfig: %w", err)
 	}
@@ -80,5 +86,27 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		return err
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
-	return app.Run(ctx, kcp, garden, opts)
+	mgr, err := app.NewManager(kcp, garden, opts)
+	if err != nil {
+		return err
+	}
+	if s.legacyMetrics {
+		mode := legacymetrics.ModeLow
+		if s.legacyMetricsFull {
+			mode = legacymetrics.ModeFull
+		}
+		if err := legacymetrics.Register(mgr, mode, opts.KubeconfigValidity, opts.KubeconfigRotationFraction); err != nil {
+			return err
+		}
+	}
+	return mgr.Start(ctx)
+}
+
+// kcpConfig is the KCP connection: the in-cluster service account, or $KUBECONFIG / ~/.kube/config, unless the
+// previous infrastructure manager's --kubeconfig names a file.
+func kcpConfig(path string) (*rest.Config, error) {
+	if path != "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	return ctrl.GetConfig()
 }

@@ -54,8 +54,14 @@ func (Controller) Name() string { return Name }
 // UseCases builds the use cases of the Runtime controller and the reaper from the ports.
 func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
 	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
-		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials}
-	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Policy: s.Deletion, Clock: p.ServerClock}
+		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials,
+		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod}
+	if al := p.SelfService.AuditLog; al != nil {
+		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
+		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}
+	}
+	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Policy: s.Deletion, Clock: p.ServerClock,
+		Configurator: p.Configurator}
 	restorer := &usecase.Restorer{Shoots: p.Shoots, Runtimes: p.Registry, Policy: s.Deletion, DefaultNamespace: s.Namespaces[0]}
 	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Guard: p.Guard, Clock: p.ServerClock, Restorer: restorer,
 		Policy: s.Deletion}
@@ -98,6 +104,8 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		})
 		b = b.WatchesRawSource(source.Kind(deps.Ports.AddressesSource, &corev1.ConfigMap{}, toRuntimes))
 	}
+	b = watchAuditLogPool(mgr.GetCache(), mgr.GetClient(), deps.Ports.SelfService.AuditLog, b)
+	b = watchBootstrap(mgr.GetClient(), deps.Ports, b)
 	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.RuntimeWorkers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,8 +22,9 @@ import (
 // Finalizer keeps a Runtime until its access is removed and its shoot is marked for deletion.
 const Finalizer = "infrastructuremanager.kyma-project.io/runtime"
 
-// ConditionRuntimeConfigured records (in its observedGeneration) the generation whose administrators were configured.
-const ConditionRuntimeConfigured = "RuntimeConfigured"
+// conditionRuntimeConfigured is the condition earlier versions of the operator recorded the configured generation
+// in; status.runtimeConfiguration replaced it and it is removed.
+const conditionRuntimeConfigured = "RuntimeConfigured"
 
 // Reconciler is the Runtime reconciler: the skeleton with this package's hooks.
 type Reconciler = skeleton.Reconciler[*imv1.Runtime, usecase.RuntimeRequest, usecase.ProvisionResult]
@@ -56,11 +59,17 @@ func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, er
 	domain := mapping.Runtime(rt)
 	domain.ID = rt.Name
 	req := usecase.RuntimeRequest{Runtime: domain, Namespace: rt.Namespace, UID: string(rt.UID), Labels: rt.Labels,
-		Plan:         rt.Labels[imv1.LabelBrokerPlanName],
-		SuspendPatch: rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
-		ForcePatch:   rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true"}
-	if c := meta.FindStatusCondition(rt.Status.Conditions, ConditionRuntimeConfigured); c != nil && c.Status == "True" {
-		req.ConfiguredGeneration = c.ObservedGeneration
+		Plan:           rt.Labels[imv1.LabelBrokerPlanName],
+		SuspendPatch:   rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
+		ForcePatch:     rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
+		AuditLogAccess: ptr.Deref(rt.Spec.AuditLogAccessEnabled, false), AuditLogCR: rt.Status.AuditLogCR,
+		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName]}
+	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil && c.Status == metav1.ConditionTrue &&
+		c.ObservedGeneration == rt.Generation && rt.Status.State == imv1.RuntimeStateReady {
+		req.ReadyReported = true
+	}
+	if rc := rt.Status.RuntimeConfiguration; rc != nil {
+		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt)}
 	}
 	return req, nil
 }
@@ -82,7 +91,10 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResul
 		ctrl.LoggerFrom(ctx).Info("action failed", "step", d.Step, "reason", d.Reason, "message", d.Message)
 		out.Retry = fmt.Errorf("%s", d.Message)
 	}
-	setStatus(rt, res.Input, d, now)
+	setStatus(rt, res, now)
+	if res.AuditLogCR != "" {
+		rt.Status.AuditLogCR = res.AuditLogCR
+	}
 	out.Events = append(out.Events, h.report(rt, before, d, now)...)
 	return out
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -128,10 +130,33 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 	if got := w.cfg.Admins(rt.Name); len(got) != len(rt.Spec.Security.Administrators) {
 		t.Errorf("admins in runtime %v, want %v", got, rt.Spec.Security.Administrators)
 	}
+	// The conditions KEB's and SRE's tooling match on, with the previous system's reasons, and the record of the
+	// configuration the next pass compares with.
+	for typ, reason := range map[string]string{lifecycle.ConditionProvisioned: "ShootCreationCompleted", lifecycle.ConditionKubeconfigReady: "GardenerClusterCRReady",
+		lifecycle.ConditionKymaSystemNSCreated: "KymaSystemNSReady", lifecycle.ConditionOidcAndConfigMapConfigured: "OidcAndConfigMapsConfigured",
+		lifecycle.ConditionConfigured: "AdministratorsConfigured"} {
+		c := meta.FindStatusCondition(rt.Status.Conditions, typ)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != reason || c.ObservedGeneration != rt.Generation {
+			t.Errorf("condition %s: %+v, want True/%s", typ, c, reason)
+		}
+	}
+	if meta.FindStatusCondition(rt.Status.Conditions, "RuntimeConfigured") != nil || meta.FindStatusCondition(rt.Status.Conditions, lifecycle.ConditionBootstrapped) != nil {
+		t.Errorf("unexpected conditions %+v", rt.Status.Conditions)
+	}
+	if rc := rt.Status.RuntimeConfiguration; rc == nil || rc.Hash == "" || rc.AppliedAt == nil || rc.ShootReconciledAt == nil {
+		t.Errorf("status.runtimeConfiguration %+v", rc)
+	}
+	if _, _, ok := w.cfg.ConfigMap(rt.Name, "kyma-system", "kyma-provisioning-info"); !ok {
+		t.Error("no kyma-provisioning-info ConfigMap in the runtime")
+	}
+	writes := w.cfg.Writes
 	applies := w.garden.Calls()["Apply"]
 	rt = w.reconcile(t)
 	if w.garden.Calls()["Apply"] != applies {
 		t.Error("a Ready runtime without changes was applied again")
+	}
+	if w.cfg.Writes != writes {
+		t.Error("a Ready runtime without changes was configured again")
 	}
 
 	// Spec change: leaves Ready in the same reconcile, back after Gardener.

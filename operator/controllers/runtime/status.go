@@ -10,13 +10,16 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// setStatus writes the decision into the Runtime's status (patched once by the skeleton).
-func setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now time.Time) {
-	st := &rt.Status
+// setStatus writes the result of a provisioning pass into the Runtime's status (patched once by the skeleton): the
+// state and the Ready condition from the decision, the other conditions the observation supports, the record of
+// the configuration inside the runtime, and Gardener's last operation.
+func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
+	st, d := &rt.Status, res.Decision
 	st.State = imv1.RuntimeState(d.State)
 	st.ObservedGeneration = rt.Generation
 	status := metav1.ConditionFalse
@@ -26,11 +29,39 @@ func setStatus(rt *imv1.Runtime, in lifecycle.Input, d lifecycle.Decision, now t
 	}
 	setCondition(st, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: string(d.Reason),
 		Message: d.Message, ObservedGeneration: rt.Generation}, now)
-	if in.Access.ConfiguredGeneration == rt.Generation {
-		setCondition(st, metav1.Condition{Type: ConditionRuntimeConfigured, Status: metav1.ConditionTrue, Reason: "Configured",
-			Message: "Administrators are bound to cluster-admin in the runtime.", ObservedGeneration: rt.Generation}, now)
+	for _, c := range lifecycle.Conditions(res.Input, res.Configuration) {
+		cs := metav1.ConditionFalse
+		if c.Status {
+			cs = metav1.ConditionTrue
+		}
+		setCondition(st, metav1.Condition{Type: c.Type, Status: cs, Reason: c.Reason, Message: c.Message, ObservedGeneration: rt.Generation}, now)
 	}
-	mirrorShoot(st, in.Shoot)
+	if !res.Input.Access.Configuration.Bootstrap {
+		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionBootstrapped)
+	}
+	meta.RemoveStatusCondition(&st.Conditions, conditionRuntimeConfigured)
+	if c := res.Configured; c.Hash != "" {
+		st.RuntimeConfiguration = &imv1.RuntimeConfigurationStatus{Hash: c.Hash, AppliedAt: metaTime(c.AppliedAt),
+			ShootReconciledAt: metaTime(c.ShootReconciledAt)}
+	}
+	mirrorShoot(st, res.Input.Shoot)
+}
+
+// metaTime is t as an API time; nil for the zero time.
+func metaTime(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+// timeOf is the time of an API time; zero for nil.
+func timeOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.Time
 }
 
 func setCondition(st *imv1.RuntimeStatus, c metav1.Condition, now time.Time) {

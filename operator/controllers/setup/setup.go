@@ -58,9 +58,17 @@ type Ports struct {
 	// addresses reach every affected shoot); nil with Addresses.
 	AddressesSource cache.Cache
 	AddressesKey    client.ObjectKey
+	// Bootstrap reads the landscape's bootstrap manifests and pull secret (runtime.bootstrap); nil when none are
+	// configured. BootstrapSource is the cache holding them (watched so changed manifests reach every runtime
+	// without waiting for its drift period); nil with Bootstrap. BootstrapPullSecret: it holds a pull Secret too.
+	Bootstrap           ports.BootstrapSource
+	BootstrapSource     cache.Cache
+	BootstrapPullSecret bool
 	// ShootOwner tells the Runtime (namespace, name) a shoot or a ConfigMap of the garden belongs to, from the
 	// operator's marks on it (how garden events find their Runtime).
 	ShootOwner func(labels, annotations map[string]string) (namespace, name string, ok bool)
+	// SelfService are the ports of the registry cache and audit log pool controllers.
+	SelfService SelfService
 }
 
 // Settings are the effective configuration controllers decide with.
@@ -72,6 +80,9 @@ type Settings struct {
 	Shoot           shoot.Config
 	Deletion        deletion.Policy
 	Kubeconfig      kubeconfig.Policy
+	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
+	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
+	DriftPeriod time.Duration
 	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
 	// the controllers.
 	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int

@@ -2,6 +2,7 @@ package gardenlet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
 
 // Names of the shoot CA objects the gardener-apiserver reads to issue admin kubeconfigs.
@@ -44,6 +47,9 @@ func (g *Gardenlet) ensureEndpoint(ctx context.Context, shoot *gardencorev1beta1
 	}); err != nil {
 		return fmt.Errorf("write %s/%s: %w", cm.Namespace, cm.Name, err)
 	}
+	if err := g.serveOpenIDConnect(ctx, shoot, key); err != nil {
+		return err
+	}
 	want := []gardencorev1beta1.ShootAdvertisedAddress{{Name: "external", URL: ep.URL}}
 	if slices.Equal(shoot.Status.AdvertisedAddresses, want) {
 		return nil
@@ -55,6 +61,24 @@ func (g *Gardenlet) ensureEndpoint(ctx context.Context, shoot *gardencorev1beta1
 	}
 	return nil
 }
+
+// serveOpenIDConnect plays the shoot-oidc-service extension: a shoot that enables it gets the OpenIDConnect CRD in
+// its runtime API server (a shoot without a server has nothing to install into).
+func (g *Gardenlet) serveOpenIDConnect(ctx context.Context, shoot *gardencorev1beta1.Shoot, key string) error {
+	enabled := slices.ContainsFunc(shoot.Spec.Extensions, func(e gardencorev1beta1.Extension) bool {
+		return e.Type == ExtensionOIDC && !ptr.Deref(e.Disabled, false)
+	})
+	if !enabled {
+		return nil
+	}
+	if err := g.runtime.ServeOpenIDConnect(ctx, key); err != nil && !errors.Is(err, runtimeapi.ErrNoServer) {
+		return fmt.Errorf("shoot %s: serve OpenIDConnect: %w", key, err)
+	}
+	return nil
+}
+
+// ExtensionOIDC is the extension type that serves OpenIDConnect resources inside a shoot.
+const ExtensionOIDC = "shoot-oidc-service"
 
 func caLabels(in map[string]string, shoot string) map[string]string {
 	if in == nil {

@@ -1,6 +1,7 @@
 package runtimeapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -189,6 +190,30 @@ func (p *Pool) Release(key string) error {
 	return srv.Stop()
 }
 
+// ServeOpenIDConnect installs the OpenIDConnect CRD into the API server behind the shoot key (see
+// Server.ServeOpenIDConnect); ErrNoServer when the shoot has none.
+func (p *Pool) ServeOpenIDConnect(ctx context.Context, key string) error {
+	srv, err := p.server(key)
+	if err != nil {
+		return err
+	}
+	return srv.ServeOpenIDConnect(ctx)
+}
+
+// server returns the running server behind the shoot key, or ErrNoServer.
+func (p *Pool) server(key string) (*Server, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	srv := p.servers[key]
+	if p.opts.Mode == ModeShared {
+		srv = p.shared
+	}
+	if srv == nil {
+		return nil, fmt.Errorf("shoot %s: %w", key, ErrNoServer)
+	}
+	return srv, nil
+}
+
 // AdminConfig returns a system:masters rest.Config for the API server behind the shoot key
 // (namespace/name). It returns ErrNoServer when the shoot has no server (yet).
 func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
@@ -197,20 +222,6 @@ func (p *Pool) AdminConfig(key string) (*rest.Config, error) {
 		return nil, err
 	}
 	return srv.AdminConfig()
-}
-
-// server returns the running server behind the shoot key, or ErrNoServer.
-func (p *Pool) server(key string) (*Server, error) {
-	p.mu.Lock()
-	srv := p.servers[key]
-	if p.opts.Mode == ModeShared {
-		srv = p.shared
-	}
-	p.mu.Unlock()
-	if srv == nil {
-		return nil, fmt.Errorf("shoot %s: %w", key, ErrNoServer)
-	}
-	return srv, nil
 }
 
 // AuditLogPath returns the audit log of the API server behind the shoot key (see Server.AuditLogPath), or

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gardener/gardener/pkg/utils/secrets"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -37,6 +38,11 @@ type Server struct {
 	api *envtest.APIServer
 	dir string
 	cas CAs
+	// pausedPID is the process stopped by Pause (0: running).
+	pausedPID int
+	// oidcMu guards oidcServed, true once the OpenIDConnect CRD is installed.
+	oidcMu     sync.Mutex
+	oidcServed bool
 }
 
 // StartServer starts a kube-apiserver that trusts opts.CAs.Client and serves a certificate of opts.CAs.Cluster
@@ -138,6 +144,24 @@ func (s *Server) writeServingFiles() error {
 	return nil
 }
 
+// ServeOpenIDConnect installs the OpenIDConnect CRD, as shoot-oidc-service does in a shoot (once; idempotent).
+func (s *Server) ServeOpenIDConnect(ctx context.Context) error {
+	s.oidcMu.Lock()
+	defer s.oidcMu.Unlock()
+	if s.oidcServed {
+		return nil
+	}
+	cfg, err := s.AdminConfig()
+	if err != nil {
+		return err
+	}
+	if err := InstallOpenIDConnectCRD(ctx, cfg); err != nil {
+		return err
+	}
+	s.oidcServed = true
+	return nil
+}
+
 // Audit logging of the runtime API servers: every request of a service account, at Metadata level (who, what,
 // which object, the answer), as JSON lines.
 const (
@@ -170,6 +194,9 @@ func (s *Server) AdminConfig() (*rest.Config, error) {
 
 // Stop terminates the server and removes its files.
 func (s *Server) Stop() error {
+	if err := s.Resume(); err != nil {
+		return err
+	}
 	err := s.api.Stop()
 	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
 		err = rmErr

@@ -1,0 +1,244 @@
+package contract
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// RegistryCacheSourceFixture is one runtime with the means to write objects into it as the customer would.
+type RegistryCacheSourceFixture struct {
+	Source    ports.RegistryCacheSource
+	RuntimeID string
+	// Namespace is where the customer's objects of the fixture live.
+	Namespace string
+	// PutConfig creates or updates a RegistryCacheConfig in Namespace with upstream, volume size and secret name.
+	PutConfig func(ctx context.Context, name, upstream, volumeSize, secret string) error
+	// PutSecret creates a Secret in Namespace.
+	PutSecret func(ctx context.Context, name string, data map[string][]byte) error
+}
+
+// RunRegistryCacheSourceContract runs the contract of ports.RegistryCacheSource.
+func RunRegistryCacheSourceContract(t *testing.T, newFixture func(t *testing.T) RegistryCacheSourceFixture) {
+	find := func(t *testing.T, f RegistryCacheSourceFixture, name string) registrycache.Config {
+		t.Helper()
+		cfgs, err := f.Source.Configs(t.Context(), f.RuntimeID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cfgs {
+			if c.Name == name {
+				return c
+			}
+		}
+		t.Fatalf("config %s not listed in %+v", name, cfgs)
+		return registrycache.Config{}
+	}
+	t.Run("configs are listed with their spec; a missing secret is not found, not an error", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.PutConfig(t.Context(), "docker", "docker.io", "20Gi", "rc-secret"); err != nil {
+			t.Fatal(err)
+		}
+		c := find(t, f, "docker")
+		want := shoot.RegistryCache{Upstream: "docker.io", VolumeSize: "20Gi"}
+		if c.Namespace != f.Namespace || c.UID == "" || c.Generation == 0 || c.SecretName != "rc-secret" || !registrycache.CacheEqual(c.Cache, want) {
+			t.Errorf("config %+v", c)
+		}
+		cred, err := f.Source.Credentials(t.Context(), f.RuntimeID, registrycache.Key{Namespace: f.Namespace, Name: "rc-secret"})
+		if err != nil || cred.Found {
+			t.Errorf("missing secret: %+v, %v", cred, err)
+		}
+		if err := f.PutSecret(t.Context(), "rc-secret", map[string][]byte{"username": []byte("u"), "password": []byte("p")}); err != nil {
+			t.Fatal(err)
+		}
+		cred, err = f.Source.Credentials(t.Context(), f.RuntimeID, registrycache.Key{Namespace: f.Namespace, Name: "rc-secret"})
+		if err != nil || !cred.Found || string(cred.Data["password"]) != "p" {
+			t.Errorf("secret: %+v, %v", cred, err)
+		}
+	})
+	t.Run("status is written and read back; a stale generation is a conflict", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.PutConfig(t.Context(), "quay", "quay.io", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		c := find(t, f, "quay")
+		st := registrycache.Status{State: registrycache.StatePending, ConditionStatus: "Unknown", Reason: registrycache.ReasonPending,
+			Message: "waiting", ObservedGeneration: c.Generation}
+		if err := f.Source.SetStatus(t.Context(), f.RuntimeID, c, st, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got := find(t, f, "quay").Status; got != st {
+			t.Errorf("status read back %+v, want %+v", got, st)
+		}
+		if err := f.PutConfig(t.Context(), "quay", "quay.io", "50Gi", ""); err != nil {
+			t.Fatal(err)
+		}
+		err := f.Source.SetStatus(t.Context(), f.RuntimeID, c, st, time.Now())
+		if !errors.Is(err, ports.ErrConflict) {
+			t.Errorf("status for an old generation: %v, want ErrConflict", err)
+		}
+		gone := c
+		gone.Name = "deleted-meanwhile"
+		if err := f.Source.SetStatus(t.Context(), f.RuntimeID, gone, st, time.Now()); err != nil {
+			t.Errorf("status of a deleted object: %v, want no error", err)
+		}
+	})
+	t.Run("an unknown runtime is unreachable", func(t *testing.T) {
+		f := newFixture(t)
+		if _, err := f.Source.Configs(t.Context(), "no-such-runtime"); !errors.Is(err, ports.ErrRuntimeUnreachable) {
+			t.Errorf("err %v, want ErrRuntimeUnreachable", err)
+		}
+	})
+}
+
+// RegistryCacheGardenFixture is a fresh Gardener project.
+type RegistryCacheGardenFixture struct {
+	Garden ports.RegistryCacheGarden
+	// ReadSecret returns the data and immutability of a Secret in the project (found false when missing).
+	ReadSecret func(ctx context.Context, name string) (data map[string][]byte, immutable, found bool)
+	// PutForeignSecret creates a Secret the operator did not write (cloud credentials).
+	PutForeignSecret func(ctx context.Context, name string) error
+}
+
+// RunRegistryCacheGardenContract runs the contract of ports.RegistryCacheGarden's Secrets (shoots are covered by
+// the adapters' own tests).
+func RunRegistryCacheGardenContract(t *testing.T, newFixture func(t *testing.T) RegistryCacheGardenFixture) {
+	s1 := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "aaa", RuntimeID: "rt-1", CacheUID: "uid-1", ShootName: "c-1",
+		Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}
+	t.Run("copies are created immutable, idempotently, and listed per runtime", func(t *testing.T) {
+		f := newFixture(t)
+		other := s1
+		other.Name, other.RuntimeID = registrycache.SecretPrefix+"bbb", "rt-2"
+		for _, s := range []registrycache.GardenSecret{s1, s1, other} {
+			if err := f.Garden.EnsureSecret(t.Context(), s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if data, immutable, found := f.ReadSecret(t.Context(), s1.Name); !found || !immutable || string(data["password"]) != "p" {
+			t.Errorf("copy: %v immutable=%v found=%v", data, immutable, found)
+		}
+		got, err := f.Garden.Secrets(t.Context(), "rt-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Name != s1.Name || got[0].ShootName != "c-1" || got[0].CacheUID != "uid-1" || got[0].Data != nil {
+			t.Errorf("secrets of rt-1: %+v", got)
+		}
+	})
+	t.Run("only copies are deleted; deleting a missing one succeeds", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.Garden.EnsureSecret(t.Context(), s1); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.PutForeignSecret(t.Context(), "aws-credentials"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Garden.DeleteSecret(t.Context(), "aws-credentials"); err == nil {
+			t.Error("a Secret without the reg-cache- prefix was deleted")
+		}
+		if _, _, found := f.ReadSecret(t.Context(), "aws-credentials"); !found {
+			t.Error("the foreign Secret is gone")
+		}
+		for range 2 {
+			if err := f.Garden.DeleteSecret(t.Context(), s1.Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := f.Garden.Secrets(t.Context(), "rt-1")
+		if slices.ContainsFunc(got, func(s registrycache.GardenSecret) bool { return strings.HasPrefix(s.Name, s1.Name) }) {
+			t.Errorf("copy still listed: %+v", got)
+		}
+	})
+}
+
+// RegistryCacheRuntimesFixture is a KCP with one Runtime.
+type RegistryCacheRuntimesFixture struct {
+	Runtimes ports.RegistryCacheRuntimes
+	Ref      ports.RuntimeRef
+	// EnableModule writes the runtime's Kyma resource with or without the registry-cache module.
+	EnableModule func(ctx context.Context, enabled bool) error
+	// TakeOver makes another field manager own spec.imageRegistryCache with a value of its own.
+	TakeOver func(ctx context.Context) error
+}
+
+// RunRegistryCacheRuntimesContract runs the contract of ports.RegistryCacheRuntimes.
+func RunRegistryCacheRuntimesContract(t *testing.T, newFixture func(t *testing.T) RegistryCacheRuntimesFixture) {
+	tls := false
+	entries := []registrycache.Entry{
+		{Name: "docker", Namespace: "team", UID: "uid-1", Cache: shoot.RegistryCache{Upstream: "docker.io", VolumeSize: "20Gi",
+			GarbageCollectionTTL: "168h", SecretReferenceName: "reg-cache-x", CredentialsSecret: "reg-cache-x", TLS: &tls}},
+		{Name: "quay", Namespace: "team", UID: "uid-2", Cache: shoot.RegistryCache{Upstream: "quay.io", HTTPSProxy: "http://proxy:3128"}},
+	}
+	get := func(t *testing.T, f RegistryCacheRuntimesFixture) ports.RegistryCacheRuntime {
+		t.Helper()
+		rt, err := f.Runtimes.Get(t.Context(), f.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	t.Run("entries are applied, read back and removed", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, entries); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "entries read back, owned by the operator", holds(func() bool {
+			rt := get(t, f)
+			return registrycache.EntriesEqual(rt.Entries, entries) && rt.Managed
+		}))
+		if err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, nil); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "entries removed", holds(func() bool { rt := get(t, f); return len(rt.Entries) == 0 && !rt.Managed }))
+	})
+	t.Run("the module switch is read from the Kyma resource", func(t *testing.T) {
+		f := newFixture(t)
+		if rt := get(t, f); !rt.Exists || rt.ModuleEnabled {
+			t.Errorf("without a Kyma resource: %+v; want existing, module off", rt)
+		}
+		if err := f.EnableModule(t.Context(), true); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "module enabled", holds(func() bool { return get(t, f).ModuleEnabled }))
+		if err := f.EnableModule(t.Context(), false); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "module disabled", holds(func() bool { return !get(t, f).ModuleEnabled }))
+	})
+	t.Run("a field another manager owns is never overwritten", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.TakeOver(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "entries of the other manager", holds(func() bool { rt := get(t, f); return len(rt.Entries) > 0 && !rt.Managed }))
+		err := f.Runtimes.ApplyEntries(t.Context(), f.Ref, entries)
+		if !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+			t.Fatalf("apply over another manager: %v, want ErrFieldOwnedByOthers", err)
+		}
+	})
+	t.Run("a missing runtime does not exist", func(t *testing.T) {
+		f := newFixture(t)
+		rt, err := f.Runtimes.Get(t.Context(), ports.RuntimeRef{Namespace: f.Ref.Namespace, RuntimeID: "no-such-runtime"})
+		if err != nil || rt.Exists {
+			t.Errorf("%+v, %v; want not existing, no error", rt, err)
+		}
+	})
+}
+
+// holds turns a condition into eventually's form.
+func holds(cond func() bool) func(c *assert.CollectT) {
+	return func(c *assert.CollectT) {
+		if !cond() {
+			c.Errorf("condition not met")
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package kube_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/guard"
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// writeKubeconfigSecret stores a kubeconfig of the test API server as the kubeconfig Secret of runtimeID, so the
+// runtime client factory reaches "the runtime" the way it reaches real ones.
+func writeKubeconfigSecret(t *testing.T, c client.Client, cfg *rest.Config, namespace, runtimeID string) {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["rt"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["rt"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.Contexts["rt"] = &clientcmdapi.Context{Cluster: "rt", AuthInfo: "rt"}
+	kc.CurrentContext = "rt"
+	raw, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}, Data: map[string][]byte{kubeconfig.SecretKey: raw}}
+	if err := c.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// kebRuntime loads the KEB-shaped trial Runtime as runtimeID in namespace.
+func kebRuntime(t *testing.T, namespace, runtimeID string) *imv1.Runtime {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &imv1.Runtime{}
+	if err := yaml.UnmarshalStrict(raw, rt); err != nil {
+		t.Fatal(err)
+	}
+	rt.Namespace, rt.Name = namespace, runtimeID
+	rt.Labels[imv1.LabelKymaName] = runtimeID
+	return rt
+}
+
+// kebApply applies the Runtime as KEB would with server-side apply (field manager "keb"), all of KEB's fields.
+func kebApply(ctx context.Context, c client.Client, rt *imv1.Runtime) error {
+	obj := rt.DeepCopy()
+	obj.APIVersion, obj.Kind = imv1.GroupVersion.String(), "Runtime"
+	obj.ResourceVersion, obj.ManagedFields, obj.Status = "", nil, imv1.RuntimeStatus{}
+	return c.Patch(ctx, obj, client.Apply, client.FieldOwner("keb"), client.ForceOwnership) //nolint:staticcheck // the typed client.Apply is what KEB-like clients use
+}
+
+// TestRegistryCacheAdaptersIntegration runs the registry cache contracts against a real kube-apiserver: the
+// runtime side through the runtime client factory, the garden Secrets through the Gardener client guard, the
+// Runtime's spec.imageRegistryCache with server-side apply next to KEB.
+func TestRegistryCacheAdaptersIntegration(t *testing.T) {
+	cfg, c, _ := startSelfServiceEnv(t)
+	t.Run("SourceContract", func(t *testing.T) {
+		contract.RunRegistryCacheSourceContract(t, func(t *testing.T) contract.RegistryCacheSourceFixture {
+			kcpNS := newNamespace(t, c, "kcp")
+			writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-1")
+			team := newNamespace(t, c, "team")
+			return contract.RegistryCacheSourceFixture{Source: &kube.RegistryCacheSource{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil)},
+				RuntimeID: "rt-1", Namespace: team,
+				PutConfig: func(ctx context.Context, name, upstream, size, secret string) error {
+					u := &unstructured.Unstructured{}
+					u.SetGroupVersionKind(kube.RegistryCacheConfigGVK)
+					u.SetNamespace(team)
+					u.SetName(name)
+					spec := map[string]any{"upstream": upstream}
+					if size != "" {
+						spec["volume"] = map[string]any{"size": size}
+					}
+					if secret != "" {
+						spec["secretReferenceName"] = secret
+					}
+					raw, _ := (&unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind(),
+						"metadata": map[string]any{"name": name, "namespace": team}, "spec": spec}}).MarshalJSON()
+					return c.Patch(ctx, u, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner("customer"))
+				},
+				PutSecret: func(ctx context.Context, name string, data map[string][]byte) error {
+					return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: name}, Data: data})
+				}}
+		})
+	})
+	t.Run("GardenContractThroughTheGuard", func(t *testing.T) {
+		contract.RunRegistryCacheGardenContract(t, func(t *testing.T) contract.RegistryCacheGardenFixture {
+			project := newNamespace(t, c, "garden")
+			guarded, err := guard.Secure(cfg, guard.ProjectPolicy(project))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gc, err := client.New(guarded, client.Options{Scheme: c.Scheme()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return contract.RegistryCacheGardenFixture{Garden: &gardener.RegistryCacheGarden{Live: gc, Writer: gc, Namespace: project},
+				ReadSecret: func(ctx context.Context, name string) (map[string][]byte, bool, bool) {
+					s := &corev1.Secret{}
+					if err := c.Get(ctx, client.ObjectKey{Namespace: project, Name: name}, s); err != nil {
+						return nil, false, false
+					}
+					return s.Data, ptr.Deref(s.Immutable, false), true
+				},
+				PutForeignSecret: func(ctx context.Context, name string) error {
+					return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: project, Name: name}, StringData: map[string]string{"key": "cloud"}})
+				}}
+		})
+	})
+	t.Run("RuntimesContract", func(t *testing.T) {
+		contract.RunRegistryCacheRuntimesContract(t, func(t *testing.T) contract.RegistryCacheRuntimesFixture {
+			ns := newNamespace(t, c, "kcp")
+			if err := kebApply(t.Context(), c, kebRuntime(t, ns, "rt-1")); err != nil {
+				t.Fatal(err)
+			}
+			ref := ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-1"}
+			return contract.RegistryCacheRuntimesFixture{Runtimes: &kube.RegistryCacheRuntimes{Client: c, Kymas: c}, Ref: ref,
+				EnableModule: func(ctx context.Context, enabled bool) error { return putKyma(ctx, c, ns, "rt-1", enabled) },
+				TakeOver: func(ctx context.Context) error {
+					rt := kebRuntime(t, ns, "rt-1")
+					rt.Spec.ImageRegistryCache = []imv1.ImageRegistryCache{{Name: "keb", Config: imv1.RegistryCacheConfig{Upstream: "ghcr.io"}}}
+					return kebApply(ctx, c, rt)
+				}}
+		})
+	})
+	t.Run("RegistryCacheFieldManagerNextToKEB", func(t *testing.T) { registryCacheNextToKEB(t, c) })
+}
+
+func putKyma(ctx context.Context, c client.Client, namespace, name string, registryCache bool) error {
+	modules := []any{map[string]any{"name": "istio"}}
+	if registryCache {
+		modules = append(modules, map[string]any{"name": kube.RegistryCacheModule, "channel": "regular"})
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kube.KymaGVK.GroupVersion().String(), "kind": "Kyma",
+		"metadata": map[string]any{"name": name, "namespace": namespace}, "spec": map[string]any{"modules": modules, "channel": "regular"}}}
+	raw, err := u.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return c.Patch(ctx, u, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner("lifecycle-manager"), client.ForceOwnership)
+}
+
+// registryCacheNextToKEB: KEB's later applies and updates do not remove the operator's caches, and the operator's
+// applies do not touch KEB's fields.
+func registryCacheNextToKEB(t *testing.T, c client.Client) {
+	ctx := t.Context()
+	ns := newNamespace(t, c, "kcp")
+	rt := kebRuntime(t, ns, "rt-keb")
+	if err := kebApply(ctx, c, rt); err != nil {
+		t.Fatal(err)
+	}
+	adapter := &kube.RegistryCacheRuntimes{Client: c, Kymas: c}
+	ref := ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-keb"}
+	mine := []registrycache.Entry{{Name: "docker", Namespace: "team", UID: "u1", Cache: shoot.RegistryCache{Upstream: "docker.io",
+		SecretReferenceName: "reg-cache-1", CredentialsSecret: "reg-cache-1"}}}
+	read := func() *imv1.Runtime {
+		got := &imv1.Runtime{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "rt-keb"}, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := adapter.ApplyEntries(ctx, ref, mine); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); len(got.Spec.ImageRegistryCache) != 1 || !reflect.DeepEqual(got.Spec.Security, rt.Spec.Security) {
+		t.Fatalf("after the operator's apply: caches %+v, security %+v", got.Spec.ImageRegistryCache, got.Spec.Security)
+	}
+
+	// KEB applies its fields again with a change: the operator's caches stay.
+	rt.Spec.Security.Administrators = append(rt.Spec.Security.Administrators, "new-admin@example.com")
+	if err := kebApply(ctx, c, rt); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); len(got.Spec.ImageRegistryCache) != 1 || got.Spec.ImageRegistryCache[0].Config.Upstream != "docker.io" {
+		t.Fatalf("KEB's apply removed the operator's caches: %+v", got.Spec.ImageRegistryCache)
+	}
+
+	// KEB updates the whole object (read, change, PUT): the caches stay.
+	got := read()
+	got.Spec.Security.Administrators = []string{"only@example.com"}
+	if err := c.Update(ctx, got, client.FieldOwner("keb")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); len(got.Spec.ImageRegistryCache) != 1 {
+		t.Fatalf("KEB's update removed the operator's caches: %+v", got.Spec.ImageRegistryCache)
+	}
+
+	// The operator changes and removes its caches: KEB's fields stay as KEB left them.
+	if err := adapter.ApplyEntries(ctx, ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	after := read()
+	if len(after.Spec.ImageRegistryCache) != 0 || !reflect.DeepEqual(after.Spec.Security.Administrators, []string{"only@example.com"}) ||
+		after.Spec.Shoot.Name != rt.Spec.Shoot.Name || !reflect.DeepEqual(after.Labels, got.Labels) {
+		t.Fatalf("after the operator removed its caches: caches %+v, administrators %v, shoot %s",
+			after.Spec.ImageRegistryCache, after.Spec.Security.Administrators, after.Spec.Shoot.Name)
+	}
+	for _, m := range after.ManagedFields {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && len(m.FieldsV1.GetRawBytes()) > 2 {
+			var fields map[string]any
+			_ = yaml.Unmarshal(m.FieldsV1.GetRawBytes(), &fields)
+			if spec, ok := fields["f:spec"].(map[string]any); ok && len(spec) > 0 {
+				t.Errorf("the operator still owns spec fields after removing its caches: %s", m.FieldsV1.GetRawBytes())
+			}
+		}
+	}
+}

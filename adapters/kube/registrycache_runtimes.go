@@ -1,0 +1,177 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// KymaGVK is lifecycle-manager's Kyma resource in the KCP; its spec.modules say which modules a runtime enables.
+var KymaGVK = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
+
+// RegistryCacheModule is the module name in Kyma's spec.modules.
+const RegistryCacheModule = "registry-cache"
+
+// RegistryCacheRuntimes implements ports.RegistryCacheRuntimes on the KCP.
+type RegistryCacheRuntimes struct {
+	// Client reads Runtimes (cache) and applies their spec.imageRegistryCache.
+	Client client.Client
+	// Kymas reads Kyma resources (unstructured; the operator does not own their API).
+	Kymas client.Reader
+	// KymaGVK overrides KymaGVK when set.
+	KymaGVK schema.GroupVersionKind
+}
+
+var _ ports.RegistryCacheRuntimes = (*RegistryCacheRuntimes)(nil)
+
+// Get implements ports.RegistryCacheRuntimes.
+func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (ports.RegistryCacheRuntime, error) {
+	rt := &imv1.Runtime{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.RuntimeID}, rt)
+	if apierrors.IsNotFound(err) {
+		return ports.RegistryCacheRuntime{}, nil
+	}
+	if err != nil {
+		return ports.RegistryCacheRuntime{}, transient("get runtime "+ref.RuntimeID, err)
+	}
+	out := ports.RegistryCacheRuntime{Exists: true, Deleting: rt.DeletionTimestamp != nil, ShootName: rt.Spec.Shoot.Name,
+		Provisioned: rt.Status.ProvisioningCompleted, Managed: ownsCaches(rt)}
+	for _, c := range rt.Spec.ImageRegistryCache {
+		out.Entries = append(out.Entries, registrycache.Entry{Name: c.Name, Namespace: c.Namespace, UID: c.UID, Cache: entryCache(c.Config)})
+	}
+	kymaName := rt.Labels[imv1.LabelKymaName]
+	if kymaName == "" {
+		kymaName = rt.Name
+	}
+	if out.ModuleEnabled, err = r.moduleEnabled(ctx, ref.Namespace, kymaName); err != nil {
+		return ports.RegistryCacheRuntime{}, err
+	}
+	return out, nil
+}
+
+// ownsCaches tells whether the operator's field manager owns spec.imageRegistryCache.
+func ownsCaches(rt *imv1.Runtime) bool {
+	for _, m := range rt.ManagedFields {
+		if m.Manager == imv1.FieldManagerRegistryCache && m.FieldsV1 != nil && bytes.Contains(m.FieldsV1.GetRawBytes(), []byte(`"f:imageRegistryCache"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleEnabled reads the Kyma resource: a missing one (or a KCP without the Kyma CRD) enables nothing.
+func (r *RegistryCacheRuntimes) moduleEnabled(ctx context.Context, namespace, name string) (bool, error) {
+	gvk := r.KymaGVK
+	if gvk.Empty() {
+		gvk = KymaGVK
+	}
+	k := &unstructured.Unstructured{}
+	k.SetGroupVersionKind(gvk)
+	err := r.Kymas.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, k)
+	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, transient("get Kyma "+name, err)
+	}
+	modules, _, _ := unstructured.NestedSlice(k.Object, "spec", "modules")
+	for _, m := range modules {
+		if mm, ok := m.(map[string]any); ok && mm["name"] == RegistryCacheModule {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// entryCache maps a Runtime's cache to the domain exactly as the shoot mapping does (operator/mapping): the
+// operator wrote secretReferenceName as the name of its garden copy.
+func entryCache(cfg imv1.RegistryCacheConfig) shoot.RegistryCache {
+	out := shoot.RegistryCache{Upstream: cfg.Upstream, RemoteURL: ptr.Deref(cfg.RemoteURL, ""), SecretReferenceName: ptr.Deref(cfg.SecretReferenceName, "")}
+	out.CredentialsSecret = out.SecretReferenceName
+	if v := cfg.Volume; v != nil {
+		out.VolumeSize, out.VolumeStorageClass = ptr.Deref(v.Size, ""), ptr.Deref(v.StorageClassName, "")
+	}
+	if gc := cfg.GarbageCollection; gc != nil {
+		out.GarbageCollectionTTL = gc.TTL
+	}
+	if p := cfg.Proxy; p != nil {
+		out.HTTPProxy, out.HTTPSProxy = ptr.Deref(p.HTTPProxy, ""), ptr.Deref(p.HTTPSProxy, "")
+	}
+	if h := cfg.HTTP; h != nil {
+		out.TLS = ptr.To(h.TLS)
+	}
+	return out
+}
+
+// runtimeCache is the inverse of entryCache.
+func runtimeCache(c shoot.RegistryCache) imv1.RegistryCacheConfig {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return ptr.To(s)
+	}
+	out := imv1.RegistryCacheConfig{Upstream: c.Upstream, RemoteURL: opt(c.RemoteURL), SecretReferenceName: opt(c.SecretReferenceName)}
+	if c.VolumeSize != "" || c.VolumeStorageClass != "" {
+		out.Volume = &imv1.RegistryCacheVolume{Size: opt(c.VolumeSize), StorageClassName: opt(c.VolumeStorageClass)}
+	}
+	if c.GarbageCollectionTTL != "" {
+		out.GarbageCollection = &imv1.RegistryCacheGarbageCollection{TTL: c.GarbageCollectionTTL}
+	}
+	if c.HTTPProxy != "" || c.HTTPSProxy != "" {
+		out.Proxy = &imv1.RegistryCacheProxy{HTTPProxy: opt(c.HTTPProxy), HTTPSProxy: opt(c.HTTPSProxy)}
+	}
+	if c.TLS != nil {
+		out.HTTP = &imv1.RegistryCacheHTTP{TLS: *c.TLS}
+	}
+	return out
+}
+
+// ApplyEntries implements ports.RegistryCacheRuntimes: a server-side apply of only spec.imageRegistryCache with
+// the field manager imv1.FieldManagerRegistryCache, never forced. Without entries the apply names no field, which
+// removes the field where only this manager owned it.
+func (r *RegistryCacheRuntimes) ApplyEntries(ctx context.Context, ref ports.RuntimeRef, entries []registrycache.Entry) error {
+	doc := map[string]any{
+		"apiVersion": imv1.GroupVersion.String(), "kind": "Runtime",
+		"metadata": map[string]any{"name": ref.RuntimeID, "namespace": ref.Namespace},
+	}
+	if len(entries) > 0 {
+		caches := make([]imv1.ImageRegistryCache, 0, len(entries))
+		for _, e := range entries {
+			caches = append(caches, imv1.ImageRegistryCache{Name: e.Name, Namespace: e.Namespace, UID: e.UID, Config: runtimeCache(e.Cache)})
+		}
+		doc["spec"] = map[string]any{"imageRegistryCache": caches}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode apply of runtime %s: %w", ref.RuntimeID, err)
+	}
+	rt := &imv1.Runtime{}
+	rt.Namespace, rt.Name = ref.Namespace, ref.RuntimeID
+	err = r.Client.Patch(ctx, rt, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner(imv1.FieldManagerRegistryCache))
+	switch {
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("apply spec.imageRegistryCache of runtime %s: %w: %w", ref.RuntimeID, ports.ErrFieldOwnedByOthers, err)
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("apply spec.imageRegistryCache of runtime %s: %w: %w", ref.RuntimeID, ports.ErrConflict, err)
+	case apierrors.IsInvalid(err):
+		return fmt.Errorf("apply spec.imageRegistryCache of runtime %s: %w", ref.RuntimeID, err)
+	case err != nil:
+		return transient("apply spec.imageRegistryCache of runtime "+ref.RuntimeID, err)
+	}
+	return nil
+}

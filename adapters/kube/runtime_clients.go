@@ -1,0 +1,177 @@
+package kube
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// KubeconfigSource returns the current kubeconfig of a runtime.
+type KubeconfigSource interface {
+	// Kubeconfig returns the kubeconfig; errors wrap ports.ErrRuntimeUnreachable when there is none (yet).
+	Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error)
+}
+
+// SecretKubeconfigs reads kubeconfig-<runtimeID> (key config) in Namespace of KCP, through Reader (the manager's
+// cache, which watches these Secrets anyway).
+type SecretKubeconfigs struct {
+	Reader    client.Reader
+	Namespace string
+}
+
+// Kubeconfig implements KubeconfigSource.
+func (s SecretKubeconfigs) Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error) {
+	secret := &corev1.Secret{}
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: kubeconfig.SecretName(runtimeID)}, secret); err != nil {
+		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	kc := secret.Data[kubeconfig.SecretKey]
+	if len(kc) == 0 {
+		return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
+	}
+	return kc, nil
+}
+
+// runtimeClient is what the configurator talks to one runtime with: a typed and a dynamic client over one HTTP
+// client (one connection pool), built from one version of the runtime's kubeconfig.
+type runtimeClient struct {
+	runtimeID string
+	// kubeconfigHash identifies the kubeconfig the client was built from: a rotated kubeconfig gets a new client.
+	kubeconfigHash [32]byte
+	http           *http.Client
+	core           kubernetes.Interface
+	dynamic        dynamic.Interface
+	discovery      discovery.CachedDiscoveryInterface
+
+	mapperOnce sync.Once
+	mapper     *restmapper.DeferredDiscoveryRESTMapper
+}
+
+// restMapper maps kinds to resources for bootstrap manifests (built on first use: discovery costs requests).
+func (c *runtimeClient) restMapper() meta.ResettableRESTMapper {
+	c.mapperOnce.Do(func() { c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(c.discovery) })
+	return c.mapper
+}
+
+// newRuntimeClient builds the clients of a runtime. Each request is bounded by timeout (the call as a whole is
+// bounded by the caller's context). No request is sent: the typed and dynamic clients need no discovery.
+func newRuntimeClient(runtimeID string, kubeconfig []byte, timeout time.Duration) (*runtimeClient, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	cfg.Timeout = timeout
+	// A few objects per call: a modest limit keeps a burst of runtimes from flooding the operator's network.
+	cfg.QPS, cfg.Burst = 20, 40
+	cfg.UserAgent = "kim-runtime-configurator"
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	core, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	return &runtimeClient{runtimeID: runtimeID, kubeconfigHash: sha256.Sum256(kubeconfig), http: httpClient, core: core,
+		dynamic: dyn, discovery: memory.NewMemCacheClient(core.Discovery())}, nil
+}
+
+// clientCache keeps one client per runtime, at most max of them (least recently used go first). An entry is
+// replaced when the runtime's kubeconfig changes (rotation) and dropped by forget (the Runtime is gone).
+type clientCache struct {
+	mu      sync.Mutex
+	max     int
+	order   *list.List // of *runtimeClient, most recently used first
+	entries map[string]*list.Element
+	build   func(runtimeID string, kubeconfig []byte) (*runtimeClient, error)
+}
+
+func newClientCache(maxEntries int, build func(string, []byte) (*runtimeClient, error)) *clientCache {
+	return &clientCache{max: maxEntries, order: list.New(), entries: map[string]*list.Element{}, build: build}
+}
+
+// get returns the client of runtimeID for kubeconfig, building it when there is none or the kubeconfig changed.
+func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, error) {
+	hash := sha256.Sum256(kubeconfig)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[runtimeID]; ok {
+		rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
+		if rc.kubeconfigHash == hash {
+			c.order.MoveToFront(e)
+			return rc, nil
+		}
+		c.removeLocked(e)
+	}
+	rc, err := c.build(runtimeID, kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	c.entries[runtimeID] = c.order.PushFront(rc)
+	for c.order.Len() > c.max {
+		c.removeLocked(c.order.Back())
+	}
+	return rc, nil
+}
+
+// forget drops the client of runtimeID.
+func (c *clientCache) forget(runtimeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[runtimeID]; ok {
+		c.removeLocked(e)
+	}
+}
+
+func (c *clientCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
+}
+
+func (c *clientCache) removeLocked(e *list.Element) {
+	rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
+	c.order.Remove(e)
+	delete(c.entries, rc.runtimeID)
+	rc.http.CloseIdleConnections() // requests in flight finish; the pool goes with the client
+}
+
+// unreachableError reports whether err means the runtime's API server did not answer (timeouts, connections that
+// fail, credentials it does not accept yet) rather than answered with a refusal.
+func unreachableError(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, ports.ErrRuntimeUnreachable) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // no answer from the server at all: a transport error
+	}
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnauthorized(err)
+}

@@ -1,0 +1,96 @@
+package lifecycle
+
+import (
+	"fmt"
+
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+)
+
+// Condition types reported besides Ready. They are those of the previous infrastructure manager, with its reasons
+// where it had one, so that dashboards and SRE tooling written for it keep working (docs/runtime-configuration.md).
+const (
+	ConditionProvisioned                = "Provisioned"
+	ConditionKubeconfigReady            = "KubeconfigReady"
+	ConditionKymaSystemNSCreated        = "KymaSystemNSCreated"
+	ConditionOidcAndConfigMapConfigured = "OidcAndConfigMapConfigured"
+	ConditionConfigured                 = "Configured"
+	// ConditionBootstrapped is reported only where the landscape configures bootstrap manifests.
+	ConditionBootstrapped = "Bootstrapped"
+)
+
+// Stable reasons of Provisioned and KubeconfigReady (the configuration conditions use runtimeconfig's reasons).
+const (
+	ReasonShootCreationCompleted = "ShootCreationCompleted"
+	ReasonShootCreationPending   = "Pending"
+	ReasonGardenerError          = "GardenerErr"
+	ReasonGardenerClusterCreated = "GardenerClusterCRCreated"
+	ReasonGardenerClusterReady   = "GardenerClusterCRReady"
+)
+
+// Condition is one condition besides Ready.
+type Condition struct {
+	Type    string
+	Status  bool
+	Reason  string
+	Message string
+}
+
+// Conditions returns the conditions besides Ready that the observation supports, and those of the runtime
+// configuration when it was attempted in this pass (res) or is known to be reached. Conditions it cannot tell
+// about are left out: the caller keeps what it reported before.
+func Conditions(in Input, res *runtimeconfig.Result) []Condition {
+	out := []Condition{provisioned(in), kubeconfigReady(in)}
+	c := in.Access.Configuration
+	switch {
+	case res != nil:
+		oidcAndCM := res.ProvisioningInfo
+		if oidcAndCM.Done {
+			oidcAndCM = res.OIDC
+		}
+		out = append(out, fromOutcome(ConditionKymaSystemNSCreated, res.Namespace),
+			fromOutcome(ConditionOidcAndConfigMapConfigured, oidcAndCM), fromOutcome(ConditionConfigured, res.Administrators))
+		if c.Bootstrap && res.Bootstrap.Reason != "" {
+			out = append(out, fromOutcome(ConditionBootstrapped, res.Bootstrap))
+		}
+	case c.AppliedHash != "" && c.AppliedHash == c.DesiredHash:
+		out = append(out,
+			Condition{ConditionKymaSystemNSCreated, true, string(runtimeconfig.ReasonKymaSystemNSReady), "Namespace kyma-system exists."},
+			Condition{ConditionOidcAndConfigMapConfigured, true, string(runtimeconfig.ReasonOidcAndConfigMapsConfigured),
+				"The kyma-provisioning-info ConfigMap and the OpenIDConnect resources are configured."},
+			Condition{ConditionConfigured, true, string(runtimeconfig.ReasonAdministratorsConfigured), "Administrators are bound to cluster-admin."})
+		if c.Bootstrap {
+			out = append(out, Condition{ConditionBootstrapped, true, string(runtimeconfig.ReasonBootstrapCompleted),
+				"The bootstrap manifests are applied and their Deployments are available."})
+		}
+	}
+	return out
+}
+
+func provisioned(in Input) Condition {
+	s := in.Shoot
+	switch {
+	case s.EverSucceeded():
+		return Condition{ConditionProvisioned, true, ReasonShootCreationCompleted, fmt.Sprintf("Gardener created shoot %s.", s.Name)}
+	case s.Exists && s.Failed():
+		return Condition{ConditionProvisioned, false, ReasonGardenerError, s.GardenerMessage() + "."}
+	case s.Exists:
+		return Condition{ConditionProvisioned, false, ReasonShootCreationPending, s.GardenerMessage() + "."}
+	}
+	return Condition{ConditionProvisioned, false, ReasonShootCreationPending, fmt.Sprintf("Shoot %s does not exist yet.", in.Intent.ShootName)}
+}
+
+func kubeconfigReady(in Input) Condition {
+	a := in.Access
+	switch {
+	case a.SecretExists:
+		return Condition{ConditionKubeconfigReady, true, ReasonGardenerClusterReady, "The kubeconfig Secret exists."}
+	case a.GardenerClusterInSync:
+		return Condition{ConditionKubeconfigReady, false, ReasonGardenerClusterCreated,
+			fmt.Sprintf("GardenerCluster %s exists; waiting for its kubeconfig Secret.", in.Intent.RuntimeID)}
+	}
+	return Condition{ConditionKubeconfigReady, false, ReasonShootCreationPending, "No kubeconfig yet: the GardenerCluster is created once Gardener advertises the API server."}
+}
+
+func fromOutcome(t string, o runtimeconfig.Outcome) Condition {
+	return Condition{Type: t, Status: o.Done, Reason: string(o.Reason), Message: o.Message}
+}

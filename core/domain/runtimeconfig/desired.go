@@ -1,0 +1,104 @@
+package runtimeconfig
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+// Facts are what the desired state inside a runtime is computed from: the Runtime, the operator's configuration
+// and what was observed of the shoot and the landscape.
+type Facts struct {
+	Runtime shoot.Runtime
+	// Config is the shoot generation configuration (it holds the default customer issuer).
+	Config shoot.Config
+	// InstanceID and InstanceName are KEB's labels kyma-project.io/instance-id and operator.kyma-project.io/kyma-name.
+	InstanceID, InstanceName string
+	// OIDCServed is true when the shoot has shoot-oidc-service, which serves OpenIDConnect resources: only then are
+	// they written and pruned (without it the resources mean nothing and their CRD does not exist).
+	OIDCServed bool
+	Shoot      ShootFacts
+	// Bootstrap is the landscape's bootstrap set; nil when none is configured.
+	Bootstrap *Bootstrap
+}
+
+// ShootFacts are what the desired state needs of the shoot.
+type ShootFacts struct {
+	// SeedRegion is the region of the seed hosting the control plane; empty until Gardener scheduled it.
+	SeedRegion string
+	// ReconciledAt is when Gardener last finished an operation on the shoot successfully; zero: never yet.
+	ReconciledAt time.Time
+	DualStack    bool
+	// Zones are the zones of the shoot's infrastructure with their subnets.
+	Zones []Zone
+}
+
+// Desired is the state the operator keeps inside a runtime.
+type Desired struct {
+	RuntimeID string
+	// ProvisioningInfo is the rendered document of the kyma-provisioning-info ConfigMap.
+	ProvisioningInfo string
+	// ManageOIDC says whether OpenIDConnect resources are written and pruned at all (see Facts.OIDCServed).
+	ManageOIDC bool
+	OIDC       []OIDCResource
+	// Administrators are the cluster-admin bindings, sorted by name.
+	Administrators []AdminBinding
+	// Bootstrap is nil when none is configured.
+	Bootstrap *Bootstrap
+}
+
+// Compute returns the desired state for f. It fails only when the document cannot be rendered, which plain values
+// never cause.
+func Compute(f Facts) (Desired, error) {
+	info, err := provisioningInfo(f).Render()
+	if err != nil {
+		return Desired{}, err
+	}
+	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: info, ManageOIDC: f.OIDCServed,
+		Administrators: adminBindings(f.Runtime.Administrators), Bootstrap: f.Bootstrap}
+	if f.OIDCServed {
+		d.OIDC = oidcResources(shoot.CustomerIssuers(f.Runtime, f.Config))
+	}
+	return d, nil
+}
+
+func provisioningInfo(f Facts) ProvisioningInfo {
+	rt := f.Runtime
+	p := ProvisioningInfo{
+		GlobalAccountID: rt.GlobalAccountID, SubaccountID: rt.SubaccountID, EnvironmentInstanceID: f.InstanceID,
+		InstanceName: f.InstanceName, RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider), Region: rt.Region,
+		PlatformRegion: rt.PlatformRegion, SeedRegion: f.Shoot.SeedRegion,
+		Infrastructure: Infrastructure{Nodes: rt.Networking.Nodes, Pods: rt.Networking.Pods, Services: rt.Networking.Services},
+		NetworkDetails: NetworkDetails{DualStackIPEnabled: f.Shoot.DualStack || rt.Networking.DualStack,
+			KubeAPIServer: KubeAPIServer{ACL: slices.Clone(rt.ACL)}},
+		LastReconcileTime: formatTime(f.Shoot.ReconciledAt),
+	}
+	for _, z := range f.Shoot.Zones {
+		p.Infrastructure.Zones = append(p.Infrastructure.Zones, Zone{Name: z.Name, CIDRs: slices.Clone(z.CIDRs)})
+	}
+	for i, w := range rt.Workers {
+		pool := WorkerPool{Name: w.Name, MachineType: w.MachineType, HAZones: highAvailability(w.Zones),
+			AutoScalerMin: w.Minimum, AutoScalerMax: w.Maximum}
+		if i == 0 {
+			p.WorkerPools.Kyma = pool
+			continue
+		}
+		p.WorkerPools.Custom = append(p.WorkerPools.Custom, pool)
+	}
+	return p
+}
+
+// Hash identifies the desired state: equal states hash equally. It is recorded on the Runtime when the state was
+// reached, so a different hash means something is to be written.
+func (d Desired) Hash() string {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:12])
+}

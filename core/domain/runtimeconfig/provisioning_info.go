@@ -1,0 +1,98 @@
+package runtimeconfig
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ProvisioningInfo is the document in the kyma-provisioning-info ConfigMap (key details): a contract with the
+// components that read it, documented in docs/runtime-configuration.md. Keys of the previous infrastructure manager
+// keep their names and meaning; empty optional values are left out. Field order is the document's order.
+type ProvisioningInfo struct {
+	WorkerPools           WorkerPools    `yaml:"workerPools"`
+	GlobalAccountID       string         `yaml:"globalAccountID,omitempty"`
+	SubaccountID          string         `yaml:"subaccountID,omitempty"`
+	EnvironmentInstanceID string         `yaml:"environmentInstanceID,omitempty"`
+	InstanceName          string         `yaml:"instanceName,omitempty"`
+	RuntimeID             string         `yaml:"runtimeID"`
+	ShootName             string         `yaml:"shootName"`
+	Provider              string         `yaml:"provider"`
+	Region                string         `yaml:"region"`
+	PlatformRegion        string         `yaml:"platformRegion,omitempty"`
+	SeedRegion            string         `yaml:"seedRegion,omitempty"`
+	Infrastructure        Infrastructure `yaml:"infrastructure"`
+	NetworkDetails        NetworkDetails `yaml:"networkDetails"`
+	// LastReconcileTime is when Gardener last finished an operation on the shoot successfully (RFC 3339, UTC);
+	// absent until the first one. It comes from the shoot, not the clock, so an unchanged shoot keeps the document.
+	LastReconcileTime string `yaml:"lastReconcileTime,omitempty"`
+}
+
+// WorkerPools splits the pools into the one Kyma runs on (spec.shoot.provider.workers[0]) and the customer's.
+type WorkerPools struct {
+	Kyma   WorkerPool   `yaml:"kyma"`
+	Custom []WorkerPool `yaml:"custom,omitempty"`
+}
+
+// WorkerPool is what consumers need to know of a pool.
+type WorkerPool struct {
+	Name        string `yaml:"name"`
+	MachineType string `yaml:"machineType"`
+	// HAZones is true for pools spread over an odd number of at least three zones.
+	HAZones       bool  `yaml:"haZones"`
+	AutoScalerMin int32 `yaml:"autoScalerMin"`
+	AutoScalerMax int32 `yaml:"autoScalerMax"`
+}
+
+// Infrastructure holds the cluster's CIDRs and the subnets of each zone as the shoot's infrastructure has them.
+type Infrastructure struct {
+	Nodes    string `yaml:"nodes"`
+	Pods     string `yaml:"pods"`
+	Services string `yaml:"services"`
+	Zones    []Zone `yaml:"zones,omitempty"`
+}
+
+// Zone is one zone of the infrastructure with its subnets (aws: workers, public, internal; azure: one; alicloud: one).
+type Zone struct {
+	Name  string   `yaml:"name"`
+	CIDRs []string `yaml:"cidrs"`
+}
+
+// NetworkDetails are network facts components adapt to (istio reads dualStackIPEnabled).
+type NetworkDetails struct {
+	DualStackIPEnabled bool          `yaml:"dualStackIPEnabled"`
+	KubeAPIServer      KubeAPIServer `yaml:"kubeAPIServer,omitempty"`
+}
+
+// KubeAPIServer holds the customer's API server ACL (spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs).
+type KubeAPIServer struct {
+	ACL []string `yaml:"acl,omitempty"`
+}
+
+// highAvailability is the previous system's rule for haZones.
+func highAvailability(zones []string) bool { return len(zones) >= 3 && len(zones)%2 == 1 }
+
+// Render encodes the document as YAML (two-space indentation, the fields in declaration order): equal documents
+// render to equal bytes.
+func (p ProvisioningInfo) Render() (string, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return "", fmt.Errorf("render %s: %w", ProvisioningInfoName, err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("render %s: %w", ProvisioningInfoName, err)
+	}
+	return buf.String(), nil
+}
+
+// formatTime writes a time as the document does (RFC 3339, UTC, seconds); zero is empty.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,225 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/auditlog"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// Events of dedicated audit logs.
+const (
+	EventAuditLogClaimed            = "AuditLogTenantClaimed"
+	EventAuditLogReleased           = "AuditLogTenantReleased"
+	EventAuditLogReservationRecover = "AuditLogReservationRecovered"
+	EventAuditLogCredentialsCopied  = "AuditLogCredentialsCopied"
+	EventAuditLogCredentialsMissing = "AuditLogCredentialsMissing"
+)
+
+// Read credentials in the runtime: where the customer finds them.
+const (
+	AuditLogCredentialsNamespace = "kyma-system"
+	AuditLogCredentialsName      = "auditlog-read-credentials"
+)
+
+// AuditLogPoolRecheck is how often a runtime waiting for a free tenant looks again without an event (a new tenant
+// in the pool usually wakes it first).
+const AuditLogPoolRecheck = 5 * time.Minute
+
+// auditLogClaimAttempts bounds the reserve/claim loop of one pass; each lost race re-reads the pool live.
+const auditLogClaimAttempts = 10
+
+// AuditLogClaimer gets a runtime its dedicated audit log tenant from the pool: reserve, then claim, each write
+// preconditioned on the version it was decided on.
+type AuditLogClaimer struct {
+	Pool ports.AuditLogPool
+}
+
+// AuditLogClaim is the outcome of a claim: the runtime's tenant, or why it waits.
+type AuditLogClaim struct {
+	Tenant *auditlog.Tenant
+	Wait   *lifecycle.Wait
+	Events []Event
+}
+
+// Dedicated is the tenant in shoot generation's terms (nil without one).
+func (c AuditLogClaim) Dedicated() *shoot.DedicatedAuditLog {
+	if c.Tenant == nil {
+		return nil
+	}
+	t := c.Tenant
+	return &shoot.DedicatedAuditLog{Name: t.Name, TenantID: t.TenantID, ServiceURL: t.ServiceURL, SecretName: t.SecretName}
+}
+
+// Claim returns the tenant req holds, claiming one when req asks for it. Decisions start on the cache (finding an
+// existing claim costs no request); every write and every "the pool is empty" is decided on a live read.
+func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now time.Time) (AuditLogClaim, error) {
+	mode := ports.ReadCached
+	var out AuditLogClaim
+	for range auditLogClaimAttempts {
+		pool, err := c.Pool.List(ctx, mode)
+		if err != nil {
+			return out, fmt.Errorf("read the audit log pool: %w", err)
+		}
+		d := auditlog.DecideClaim(req, pool)
+		switch d.Action {
+		case auditlog.ActionNone:
+			switch {
+			case d.Claimed != nil:
+				out.Tenant = d.Claimed
+				return out, nil
+			case d.PoolEmpty && mode == ports.ReadCached:
+				mode = ports.ReadLive // the cache may not show a tenant added or given back a moment ago
+				continue
+			case d.PoolEmpty:
+				out.Wait = &lifecycle.Wait{Step: lifecycle.StepClaimAuditLog, Reason: lifecycle.ReasonAuditLogPoolEmpty, Recheck: AuditLogPoolRecheck,
+					Message: fmt.Sprintf("auditLogAccessEnabled asks for an audit log tenant of the runtime's own, and the pool has no free tenant for provider %s in region %s; the runtime waits until the landscape adds one.",
+						req.Provider, req.Region)}
+			}
+			return out, nil
+		case auditlog.ActionReserve:
+			_, err = c.Pool.Reserve(ctx, d.Tenant, req.RuntimeID, now)
+		case auditlog.ActionClaim:
+			var t auditlog.Tenant
+			if t, err = c.Pool.Claim(ctx, d.Tenant, req.RuntimeID, req.ShootName); err == nil {
+				out.Events = append(out.Events, Event{Reason: EventAuditLogClaimed,
+					Message: fmt.Sprintf("Audit log tenant %s claimed for runtime %s", t.Name, req.RuntimeID)})
+			}
+		case auditlog.ActionUnreserve:
+			if err = c.Pool.Unreserve(ctx, d.Tenant); err == nil {
+				out.Events = append(out.Events, Event{Reason: EventAuditLogReservationRecover,
+					Message: fmt.Sprintf("Reservation of audit log tenant %s given back: the runtime holds %s", d.Tenant.Name, d.Claimed.Name)})
+			}
+		}
+		if err != nil && !errors.Is(err, ports.ErrConflict) {
+			return out, fmt.Errorf("%s audit log tenant %s: %w", d.Action, d.Tenant.Name, err)
+		}
+		mode = ports.ReadLive // after a write or a lost race the cache lags behind
+	}
+	out.Wait = &lifecycle.Wait{Step: lifecycle.StepClaimAuditLog, Reason: lifecycle.ReasonClaimingAuditLog, Recheck: time.Second,
+		Message: "Claiming an audit log tenant: other runtimes claimed the same tenants at the same time; trying again."}
+	return out, nil
+}
+
+// AuditLogKeeper looks after one tenant of the pool: it gives back reservations a crash left behind, copies the read
+// credentials into the runtime and releases the tenant once the runtime and its cluster are gone.
+type AuditLogKeeper struct {
+	Pool        ports.AuditLogPool
+	Runtimes    ports.AuditLogRuntimes
+	Shoots      ports.ShootReader
+	Credentials ports.AuditLogCredentials
+	Writer      ports.RuntimeSecretWriter
+}
+
+// KeepResult is the decision taken about a tenant and what happened.
+type KeepResult struct {
+	Decision auditlog.KeepDecision
+	// RuntimeID is the runtime the tenant is assigned to or reserved for ("" for a free tenant).
+	RuntimeID string
+	Events    []Event
+}
+
+// Keep decides about the tenant named name at now and acts.
+func (k *AuditLogKeeper) Keep(ctx context.Context, name string, now time.Time) (KeepResult, error) {
+	pool, err := k.Pool.List(ctx, ports.ReadCached)
+	if err != nil {
+		return KeepResult{}, fmt.Errorf("read the audit log pool: %w", err)
+	}
+	t, ok := find(pool, name)
+	if !ok {
+		return KeepResult{}, nil
+	}
+	id := t.AssignedTo
+	if id == "" {
+		id = t.ReservedFor
+	}
+	res := KeepResult{RuntimeID: id}
+	if id == "" || t.Orphaned {
+		return res, nil
+	}
+	owner, err := k.Runtimes.Lookup(ctx, id)
+	if err != nil {
+		return res, fmt.Errorf("look up runtime %s of audit log tenant %s: %w", id, name, err)
+	}
+	o := auditlog.Owner{RuntimeExists: owner.Exists, Enabled: owner.Enabled, Provisioned: owner.Provisioned}
+	for _, other := range pool {
+		if other.Name != t.Name && other.AssignedTo == id && !other.Orphaned {
+			o.HoldsOther = other.Name
+		}
+	}
+	d := auditlog.DecideKeep(t, o, now)
+	if d.Action == auditlog.KeepConfirmShoot {
+		exists, err := k.shootExists(ctx, t.ShootName, id)
+		if err != nil {
+			return res, err
+		}
+		o.ShootExists = &exists
+		d = auditlog.DecideKeep(t, o, now)
+	}
+	res.Decision = d
+	switch d.Action {
+	case auditlog.KeepUnreserve:
+		if err := k.Pool.Unreserve(ctx, t); err != nil {
+			return res, fmt.Errorf("give back the reservation of audit log tenant %s: %w", name, err)
+		}
+		res.Events = append(res.Events, Event{Reason: EventAuditLogReservationRecover, Message: d.Message})
+	case auditlog.KeepRelease:
+		if err := k.Pool.Release(ctx, t, now); err != nil {
+			return res, fmt.Errorf("release audit log tenant %s: %w", name, err)
+		}
+		res.Events = append(res.Events, Event{Reason: EventAuditLogReleased, Message: d.Message})
+	case auditlog.KeepCopyCredentials:
+		return res, k.copyCredentials(ctx, t, &res)
+	}
+	return res, nil
+}
+
+// shootExists asks the garden live whether the runtime's cluster still exists: a shoot of that name that belongs
+// to the runtime (as its owner, or in its deletion record).
+func (k *AuditLogKeeper) shootExists(ctx context.Context, shootName, runtimeID string) (bool, error) {
+	if shootName == "" {
+		return false, nil
+	}
+	s, err := k.Shoots.Get(ctx, shootName, ports.ReadLive)
+	if err != nil {
+		return false, fmt.Errorf("confirm shoot %s of runtime %s: %w", shootName, runtimeID, err)
+	}
+	pd := s.Marks.PendingDeletion
+	return s.Exists && (s.Marks.RuntimeID == runtimeID || (pd != nil && pd.RuntimeID == runtimeID)), nil
+}
+
+func (k *AuditLogKeeper) copyCredentials(ctx context.Context, t auditlog.Tenant, res *KeepResult) error {
+	data, err := k.Credentials.Read(ctx, t.ReadCredentials)
+	if errors.Is(err, ports.ErrSecretNotFound) {
+		res.Events = append(res.Events, Event{Warning: true, Reason: EventAuditLogCredentialsMissing, Message: fmt.Sprintf(
+			"The read credentials Secret %s/%s of audit log tenant %s does not exist", t.ReadCredentials.Namespace, t.ReadCredentials.Name, t.Name)})
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the read credentials of audit log tenant %s: %w", t.Name, err)
+	}
+	written, err := k.Writer.EnsureSecret(ctx, t.AssignedTo, ports.RuntimeSecret{Namespace: AuditLogCredentialsNamespace,
+		Name: AuditLogCredentialsName, Data: data})
+	if err != nil {
+		return fmt.Errorf("write the audit log read credentials into runtime %s: %w", t.AssignedTo, err)
+	}
+	if written {
+		res.Events = append(res.Events, Event{Reason: EventAuditLogCredentialsCopied, Message: fmt.Sprintf(
+			"Read credentials of audit log tenant %s written to %s/%s in runtime %s", t.Name, AuditLogCredentialsNamespace, AuditLogCredentialsName, t.AssignedTo)})
+	}
+	return nil
+}
+
+func find(pool []auditlog.Tenant, name string) (auditlog.Tenant, bool) {
+	for _, t := range pool {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return auditlog.Tenant{}, false
+}

@@ -1,0 +1,218 @@
+package usecase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// RegistryCacheSync brings the customer's RegistryCacheConfig objects of one runtime into its Runtime's
+// spec.imageRegistryCache (from where the Runtime controller puts them into the shoot), keeps the garden copies of
+// their credentials, reports a status on every object and collects copies nothing uses any more.
+type RegistryCacheSync struct {
+	Runtimes ports.RegistryCacheRuntimes
+	Source   ports.RegistryCacheSource
+	Garden   ports.RegistryCacheGarden
+	// Resolver checks that upstream hosts resolve; nil skips the check.
+	Resolver ports.UpstreamResolver
+	// Interval is the periodic sync (the RequeueAfter of a synced runtime).
+	Interval time.Duration
+}
+
+// Outcomes of a sync (metric label values).
+const (
+	SyncSynced      = "synced"
+	SyncDisabled    = "module_disabled"
+	SyncWaiting     = "not_provisioned"
+	SyncCollected   = "runtime_gone"
+	SyncConflict    = "conflict"
+	SyncUnreachable = "unreachable"
+	SyncError       = "error"
+)
+
+// EventRegistryCacheUpdated: spec.imageRegistryCache of a Runtime was written from its RegistryCacheConfig objects.
+const EventRegistryCacheUpdated = "RegistryCacheUpdated"
+
+// RegistryCacheResult says what a sync did.
+type RegistryCacheResult struct {
+	Outcome string
+	// Caches is the number of caches written; Refused the number of objects not applied.
+	Caches, Refused int
+	// SecretsCreated and SecretsDeleted count garden copies.
+	SecretsCreated, SecretsDeleted int
+	Events                         []Event
+	RequeueAfter                   time.Duration
+}
+
+// Sync runs one pass for the Runtime ref at now.
+func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now time.Time) (RegistryCacheResult, error) {
+	rt, err := s.Runtimes.Get(ctx, ref)
+	if err != nil {
+		return RegistryCacheResult{Outcome: SyncError}, fmt.Errorf("observe runtime %s: %w", ref, err)
+	}
+	switch {
+	case !rt.Exists || rt.Deleting:
+		res := RegistryCacheResult{Outcome: SyncCollected}
+		return res, s.collectAll(ctx, ref.RuntimeID, &res)
+	case !rt.ModuleEnabled:
+		// Only the operator's own entries go; entries someone else wrote (KEB) are not the module's business.
+		res := RegistryCacheResult{Outcome: SyncDisabled, RequeueAfter: s.Interval}
+		if rt.Managed {
+			if err := s.write(ctx, ref, rt, registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+				return res, err
+			}
+		}
+		return res, s.collect(ctx, ref.RuntimeID, rt.ShootName, nil, &res)
+	case !rt.Provisioned:
+		return RegistryCacheResult{Outcome: SyncWaiting, RequeueAfter: s.Interval}, nil
+	}
+	res := RegistryCacheResult{Outcome: SyncSynced, RequeueAfter: s.Interval}
+	cfgs, err := s.Source.Configs(ctx, ref.RuntimeID)
+	if err != nil {
+		res.Outcome = outcomeOf(err)
+		return res, fmt.Errorf("read RegistryCacheConfigs of runtime %s: %w", ref.RuntimeID, err)
+	}
+	plan, err := s.plan(ctx, ref.RuntimeID, rt.ShootName, cfgs)
+	if err != nil {
+		res.Outcome = outcomeOf(err)
+		return res, err
+	}
+	res.Caches, res.Refused = len(plan.Entries), len(cfgs)-len(plan.Entries)
+	conflict := false
+	switch err := s.write(ctx, ref, rt, plan, &res); {
+	case errors.Is(err, ports.ErrFieldOwnedByOthers):
+		conflict, res.Outcome = true, SyncConflict
+	case err != nil:
+		res.Outcome = outcomeOf(err)
+		return res, err
+	}
+	view, err := s.Garden.Shoot(ctx, rt.ShootName, ports.ReadCached)
+	if err != nil {
+		return res, fmt.Errorf("observe shoot %s: %w", rt.ShootName, err)
+	}
+	for _, c := range cfgs {
+		st := registrycache.StatusOf(c, plan, registrycache.AppliedIn(view), conflict)
+		if st == c.Status {
+			continue
+		}
+		if err := s.Source.SetStatus(ctx, ref.RuntimeID, c, st, now); err != nil && !errors.Is(err, ports.ErrConflict) {
+			res.Outcome = outcomeOf(err)
+			return res, fmt.Errorf("report the status of RegistryCacheConfig %s in runtime %s: %w", c.Key(), ref.RuntimeID, err)
+		}
+	}
+	return res, s.collect(ctx, ref.RuntimeID, rt.ShootName, plan.SecretNames(), &res)
+}
+
+// plan observes what the configs need (credentials, name resolution) and decides.
+func (s *RegistryCacheSync) plan(ctx context.Context, runtimeID, shootName string, cfgs []registrycache.Config) (registrycache.Plan, error) {
+	keys, hosts := registrycache.Needs(cfgs)
+	in := registrycache.Input{RuntimeID: runtimeID, ShootName: shootName, Configs: cfgs,
+		Credentials: map[registrycache.Key]registrycache.Credentials{}, Unresolvable: map[string]string{}}
+	for _, k := range keys {
+		cred, err := s.Source.Credentials(ctx, runtimeID, k)
+		if err != nil {
+			return registrycache.Plan{}, fmt.Errorf("read credentials Secret %s in runtime %s: %w", k, runtimeID, err)
+		}
+		in.Credentials[k] = cred
+	}
+	if s.Resolver != nil {
+		for _, h := range hosts {
+			// A failing resolver is no reason to refuse a customer's cache: the check is skipped then.
+			if why, err := s.Resolver.Resolve(ctx, h); err == nil && why != "" {
+				in.Unresolvable[h] = why
+			}
+		}
+	}
+	return registrycache.Decide(in), nil
+}
+
+// write creates the missing garden copies first (the spec must never name a copy that does not exist yet) and
+// then applies the plan's entries when they differ from the Runtime's.
+func (s *RegistryCacheSync) write(ctx context.Context, ref ports.RuntimeRef, rt ports.RegistryCacheRuntime,
+	plan registrycache.Plan, res *RegistryCacheResult) error {
+	existing, err := s.Garden.Secrets(ctx, ref.RuntimeID)
+	if err != nil {
+		return fmt.Errorf("list registry credentials of runtime %s: %w", ref.RuntimeID, err)
+	}
+	for _, m := range registrycache.Missing(plan, names(existing)) {
+		if err := s.Garden.EnsureSecret(ctx, m); err != nil {
+			return fmt.Errorf("copy registry credentials %s of runtime %s: %w", m.Name, ref.RuntimeID, err)
+		}
+		res.SecretsCreated++
+	}
+	if registrycache.EntriesEqual(rt.Entries, plan.Entries) {
+		return nil
+	}
+	if err := s.Runtimes.ApplyEntries(ctx, ref, plan.Entries); err != nil {
+		return fmt.Errorf("write spec.imageRegistryCache of runtime %s: %w", ref.RuntimeID, err)
+	}
+	res.Events = append(res.Events, Event{Reason: EventRegistryCacheUpdated, Message: fmt.Sprintf(
+		"spec.imageRegistryCache set to %d cache(s) from the RegistryCacheConfig objects in the runtime", len(plan.Entries))})
+	return nil
+}
+
+// collect deletes the runtime's garden copies that are neither wanted nor referenced by its shoot (asked live
+// before anything is deleted).
+func (s *RegistryCacheSync) collect(ctx context.Context, runtimeID, shootName string, wanted []string, res *RegistryCacheResult) error {
+	existing, err := s.Garden.Secrets(ctx, runtimeID)
+	if err != nil {
+		return fmt.Errorf("list registry credentials of runtime %s: %w", runtimeID, err)
+	}
+	candidates := registrycache.Garbage(names(existing), wanted, nil)
+	if len(candidates) == 0 {
+		return nil
+	}
+	var referenced []string
+	shoots := []string{shootName}
+	for _, e := range existing {
+		if e.ShootName != "" && !slices.Contains(shoots, e.ShootName) {
+			shoots = append(shoots, e.ShootName)
+		}
+	}
+	for _, name := range shoots {
+		if name == "" {
+			continue
+		}
+		view, err := s.Garden.Shoot(ctx, name, ports.ReadLive)
+		if err != nil {
+			return fmt.Errorf("confirm shoot %s before deleting registry credentials: %w", name, err)
+		}
+		referenced = append(referenced, view.ReferencedSecrets...)
+	}
+	garbage := registrycache.Garbage(candidates, wanted, referenced)
+	for _, name := range garbage {
+		if err := s.Garden.DeleteSecret(ctx, name); err != nil {
+			return fmt.Errorf("delete registry credentials %s of runtime %s: %w", name, runtimeID, err)
+		}
+		res.SecretsDeleted++
+	}
+	if len(garbage) < len(candidates) && res.RequeueAfter == 0 {
+		res.RequeueAfter = s.Interval // copies a shoot still references: look again later (or at its next change)
+	}
+	return nil
+}
+
+// collectAll collects the copies of a runtime that is gone or being deleted: only its shoot can still use them.
+func (s *RegistryCacheSync) collectAll(ctx context.Context, runtimeID string, res *RegistryCacheResult) error {
+	return s.collect(ctx, runtimeID, "", nil, res)
+}
+
+func names(secrets []registrycache.GardenSecret) []string {
+	out := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func outcomeOf(err error) string {
+	if errors.Is(err, ports.ErrRuntimeUnreachable) {
+		return SyncUnreachable
+	}
+	return SyncError
+}

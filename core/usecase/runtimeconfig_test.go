@@ -1,0 +1,209 @@
+package usecase_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
+)
+
+// configWorld provisions one Runtime with two customer issuers on the fakes and passes the recorded configuration
+// from pass to pass, as the controller does through the Runtime's status.
+type configWorld struct {
+	t       *testing.T
+	clock   *fake.Clock
+	garden  *fake.Garden
+	access  *fake.AccessObjects
+	runtime *fake.RuntimeConfigurator
+	p       *usecase.Provisioner
+	req     usecase.RuntimeRequest
+	last    usecase.ProvisionResult
+	// readyGeneration is the generation the status reports Ready for (0: none), as the Ready condition says.
+	readyGeneration int64
+}
+
+const driftPeriod = 10 * time.Minute
+
+func newConfigWorld(t *testing.T) *configWorld {
+	clock := fake.NewClock(reapStart)
+	w := &configWorld{t: t, clock: clock, garden: fake.NewGarden(clock), access: fake.NewAccessObjects(), runtime: fake.NewRuntimeConfigurator()}
+	w.p = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.runtime,
+		Guard: &fake.DeletionGuard{}, Config: modelConfig(), Policy: modelPolicy(), DriftPeriod: driftPeriod}
+	rt := (&kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}).spec()
+	rt.OIDCGiven = true
+	rt.OIDC = []shoot.OIDC{{IssuerURL: "https://a.example.com", ClientID: "a", JWKS: []byte(`{"keys":[{"kty":"EC"}]}`)},
+		{IssuerURL: "https://b.example.com", ClientID: "b"}}
+	rt.Administrators = []string{"alice@example.com"}
+	w.req = usecase.RuntimeRequest{Runtime: rt, Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{},
+		InstanceID: "inst-1", InstanceName: "kyma-1"}
+	return w
+}
+
+func (w *configWorld) pass() lifecycle.Decision {
+	w.t.Helper()
+	w.req.ReadyReported = w.readyGeneration == w.req.Runtime.Generation
+	res, err := w.p.Provision(context.Background(), w.req, w.clock.Now())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.req.Configured, w.last = res.Configured, res
+	w.readyGeneration = 0
+	if res.Decision.State == lifecycle.StateReady {
+		w.readyGeneration = w.req.Runtime.Generation
+	}
+	return res.Decision
+}
+
+// toReady creates the shoot, lets Gardener advertise the API server (configuration meanwhile) and succeed.
+func (w *configWorld) toReady() {
+	w.t.Helper()
+	w.pass()
+	w.garden.Progress("c-1")
+	w.garden.Schedule("c-1", "aws-eu1", "eu-west-1")
+	w.access.SetKubeconfig(modelNamespace, "rt-1")
+	if d := w.pass(); d.Reason != lifecycle.ReasonWaitingForGardener || w.last.Configuration == nil {
+		w.t.Fatalf("while Gardener creates: %s %s, configured %v; want the runtime configured meanwhile", d.State, d.Reason, w.last.Configuration)
+	}
+	w.garden.Succeed("c-1")
+	// Everything but Gardener's reconcile time was reached meanwhile: Ready without a request into the runtime
+	// (nothing on the path from Succeeded to Ready), the reconcile time written on the next pass, a second later.
+	writes := w.runtime.Writes
+	if d := w.pass(); d.State != lifecycle.StateReady || d.RequeueAfter != time.Second || w.last.Configuration != nil || w.runtime.Writes != writes {
+		w.t.Fatalf("after Gardener succeeded: %s %s (%s), requeue %s, configured %v; want Ready at once", d.State, d.Reason, d.Message,
+			d.RequeueAfter, w.last.Configuration != nil)
+	}
+	if strings.Contains(w.details(), "lastReconcileTime:") {
+		w.t.Fatalf("the reconcile time is written before Gardener reported one:\n%s", w.details())
+	}
+	w.clock.Step(time.Second)
+	if d := w.pass(); d.State != lifecycle.StateReady || w.last.Configuration == nil || !strings.Contains(w.details(), "lastReconcileTime:") {
+		w.t.Fatalf("a second after Ready: %s %s, configured %v; want the reconcile time written:\n%s", d.State, d.Reason,
+			w.last.Configuration != nil, w.details())
+	}
+}
+
+func (w *configWorld) details() string {
+	data, _, _ := w.runtime.ConfigMap("rt-1", runtimeconfig.Namespace, runtimeconfig.ProvisioningInfoName)
+	return data[runtimeconfig.ProvisioningInfoKey]
+}
+
+func TestRuntimeConfigurationThroughProvisioning(t *testing.T) {
+	w := newConfigWorld(t)
+	w.toReady()
+	doc := w.details()
+	for _, want := range []string{"seedRegion: eu-west-1", "lastReconcileTime:", "environmentInstanceID: inst-1", "runtimeID: rt-1"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("provisioning info lacks %q:\n%s", want, doc)
+		}
+	}
+	if got := w.runtime.OIDC("rt-1"); len(got) != 2 || got[0].Name != "kyma-oidc-0" || string(got[0].JWKS) != `{"keys":[{"kty":"EC"}]}` {
+		t.Errorf("OpenIDConnect resources %+v", got)
+	}
+	if got := w.runtime.Admins("rt-1"); len(got) != 1 || got[0] != "alice@example.com" {
+		t.Errorf("admins %v", got)
+	}
+	if w.req.Configured.Hash == "" || !w.req.Configured.AppliedAt.Equal(w.clock.Now()) {
+		t.Errorf("recorded %+v", w.req.Configured)
+	}
+
+	t.Run("unchanged: nothing is written again inside the drift period", func(t *testing.T) {
+		writes := w.runtime.Writes
+		w.clock.Step(driftPeriod / 2)
+		if d := w.pass(); d.State != lifecycle.StateReady || w.last.Configuration != nil || w.runtime.Writes != writes {
+			t.Errorf("%s, configured again %v, writes %d -> %d", d.State, w.last.Configuration != nil, writes, w.runtime.Writes)
+		}
+		if d := w.pass(); d.RequeueAfter <= 0 || d.RequeueAfter > driftPeriod {
+			t.Errorf("Ready must ask to be looked at again within the drift period, got %s", d.RequeueAfter)
+		}
+	})
+	t.Run("a ConfigMap deleted by hand is back after the drift period", func(t *testing.T) {
+		w.runtime.DeleteConfigMap("rt-1", runtimeconfig.Namespace, runtimeconfig.ProvisioningInfoName)
+		w.clock.Step(driftPeriod + driftPeriod/10)
+		if d := w.pass(); d.State != lifecycle.StateReady || w.details() != doc {
+			t.Errorf("%s %s; document %q", d.State, d.Reason, w.details())
+		}
+	})
+	t.Run("a removed issuer's resource and a changed pool follow at once", func(t *testing.T) {
+		w.req.Runtime.OIDC = w.req.Runtime.OIDC[1:]
+		w.req.Runtime.Generation++
+		w.req.Runtime.Workers[0].Maximum = 9
+		w.pass() // the shoot spec changed: applied, Gardener works on it; the runtime is configured meanwhile
+		if got := w.runtime.OIDC("rt-1"); len(got) != 1 || got[0].IssuerURL != "https://b.example.com" {
+			t.Errorf("OpenIDConnect resources %+v", got)
+		}
+		if !strings.Contains(w.details(), "autoScalerMax: 9") {
+			t.Errorf("provisioning info not updated:\n%s", w.details())
+		}
+		w.garden.Succeed("c-1")
+		if d := w.pass(); d.State != lifecycle.StateReady {
+			t.Errorf("%s %s", d.State, d.Reason)
+		}
+	})
+	t.Run("an API server that does not answer: a stable reason, retried", func(t *testing.T) {
+		w.runtime.SetUnreachable("rt-1", true)
+		w.req.Runtime.Administrators = append(w.req.Runtime.Administrators, "bob@example.com")
+		d := w.pass()
+		if d.State != lifecycle.StatePending || d.Reason != lifecycle.ReasonRuntimeAPIServerUnreachable || !d.Transient {
+			t.Errorf("%s %s transient=%v", d.State, d.Reason, d.Transient)
+		}
+		var byType = map[string]lifecycle.Condition{}
+		for _, c := range lifecycle.Conditions(w.last.Input, w.last.Configuration) {
+			byType[c.Type] = c
+		}
+		if c := byType[lifecycle.ConditionConfigured]; c.Status || c.Reason != string(runtimeconfig.ReasonRuntimeAPIServerUnreachable) {
+			t.Errorf("Configured condition %+v", c)
+		}
+		w.runtime.SetUnreachable("rt-1", false)
+		if d := w.pass(); d.State != lifecycle.StateReady || len(w.runtime.Admins("rt-1")) != 2 {
+			t.Errorf("after the API server answers again: %s %s, admins %v", d.State, d.Reason, w.runtime.Admins("rt-1"))
+		}
+	})
+}
+
+func TestBootstrapThroughProvisioning(t *testing.T) {
+	w := newConfigWorld(t)
+	source := &fakeBootstrap{set: &runtimeconfig.Bootstrap{Objects: []runtimeconfig.BootstrapObject{
+		{APIVersion: "apps/v1", Kind: "Deployment", Name: "agent", JSON: []byte(`{}`)}}}}
+	w.p.Bootstrap = source
+	w.pass()
+	w.garden.Progress("c-1")
+	w.access.SetKubeconfig(modelNamespace, "rt-1")
+	w.pass()
+	w.garden.Succeed("c-1")
+	d := w.pass()
+	if d.State != lifecycle.StatePending || d.Reason != lifecycle.ReasonBootstrapInProgress || d.Transient || d.RequeueAfter != usecase.BootstrapRecheck {
+		t.Fatalf("Deployments not available: %s %s transient=%v requeue %s", d.State, d.Reason, d.Transient, d.RequeueAfter)
+	}
+	w.runtime.SetDeploymentAvailable("rt-1", runtimeconfig.Namespace, "agent")
+	if d := w.pass(); d.State != lifecycle.StateReady {
+		t.Fatalf("Deployments available: %s %s", d.State, d.Reason)
+	}
+	t.Run("manifests that cannot be used are reported and hold nothing up", func(t *testing.T) {
+		source.set = &runtimeconfig.Bootstrap{Problem: "document 1 is not YAML"}
+		if d := w.pass(); d.State != lifecycle.StateReady || w.last.Configuration == nil ||
+			w.last.Configuration.Bootstrap.Reason != runtimeconfig.ReasonBootstrapManifestsInvalid {
+			t.Errorf("%s %s, result %+v", d.State, d.Reason, w.last.Configuration)
+		}
+	})
+	t.Run("a source that cannot be read fails the pass, not the runtime", func(t *testing.T) {
+		source.err = ports.ErrTransient
+		if _, err := w.p.Provision(context.Background(), w.req, w.clock.Now()); !errors.Is(err, ports.ErrTransient) {
+			t.Errorf("error %v", err)
+		}
+	})
+}
+
+type fakeBootstrap struct {
+	set *runtimeconfig.Bootstrap
+	err error
+}
+
+func (f *fakeBootstrap) Load(context.Context) (*runtimeconfig.Bootstrap, error) { return f.set, f.err }

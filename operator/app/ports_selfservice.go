@@ -1,0 +1,73 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kyma-project/kim/adapters/dns"
+	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+)
+
+// WithRuntimeClients replaces how the self-service adapters make clients of runtimes.
+func WithRuntimeClients(clients kube.RuntimeClientFactory) Override {
+	return func(p *setup.Ports) {
+		if rc := p.SelfService.RegistryCache; rc != nil {
+			rc.Source = &kube.RegistryCacheSource{Clients: clients}
+		}
+		if al := p.SelfService.AuditLog; al != nil {
+			al.Secrets = &kube.RuntimeSecrets{Clients: clients}
+		}
+	}
+}
+
+// selfServicePorts builds the ports of the registry cache and audit log pool controllers (nil members: switched off).
+//
+// Runtime clients: the registry cache source and the runtime Secret writer make one client per call from the
+// runtime's kubeconfig Secret (kube.NewRuntimeClientFactory, per-request timeout). Once the cache of runtime
+// clients of issue #14 (one client per runtime ID and kubeconfig hash) is in adapters/kube, this factory is the one
+// line to replace with it.
+func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setup.SelfService, error) {
+	out := setup.SelfService{ObserveShoot: gardener.Observe}
+	ns := opts.WatchNamespaces[0]
+	clients := kube.NewRuntimeClientFactory(mgr.GetAPIReader(), ns, nil)
+	cfg := opts.Config
+	if cfg == nil {
+		return out, nil
+	}
+	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
+		p := &setup.RegistryCachePorts{
+			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Kymas: mgr.GetAPIReader()},
+			Source:   &kube.RegistryCacheSource{Clients: clients},
+			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
+				Namespace: opts.GardenNamespace()},
+			Interval: rc.SyncInterval.Duration, Workers: rc.Workers,
+		}
+		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
+			p.Resolver = dns.Resolver{}
+		}
+		out.RegistryCache = p
+	}
+	if pc := cfg.Shoot.AuditLog.Pool; pc.Enabled {
+		pool := &kube.AuditLogPool{Cache: mgr.GetCache(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: pc.Namespace}
+		if pc.Scope == config.PoolScopeCluster {
+			pool.Namespace = ""
+		} else if pool.Namespace == "" {
+			pool.Namespace = ns
+		}
+		if pool.Namespace != "" && !slices.Contains(opts.WatchNamespaces, pool.Namespace) {
+			return out, fmt.Errorf("audit log pool: shoot.auditLog.pool.namespace %s is not a watched namespace (%v); the operator reads the pool through its cache",
+				pool.Namespace, opts.WatchNamespaces)
+		}
+		out.AuditLog = &setup.AuditLogPorts{Pool: pool, Kind: kube.AuditLogGVK, Namespace: pool.Namespace, TenantName: kube.TenantName,
+			Runtimes:    &kube.AuditLogRuntimes{Live: mgr.GetAPIReader(), Namespaces: opts.WatchNamespaces},
+			Credentials: &kube.KCPSecrets{Live: mgr.GetAPIReader()},
+			Secrets:     &kube.RuntimeSecrets{Clients: clients}}
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+)
+
+// The self-service ports follow the configuration: a switched-off feature has no ports (its controller sets
+// nothing up), the pool's namespace defaults to the operator's and must be watched, a cluster-scoped pool has none.
+func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
+	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(edit func(*config.OperatorConfig)) (setup.SelfService, error) {
+		cfg := &config.OperatorConfig{}
+		cfg.Default()
+		edit(cfg)
+		opts := DefaultOptions()
+		opts.GardenerProject, opts.WatchNamespaces, opts.Config = "kyma", []string{"kcp-system"}, cfg
+		return selfServicePorts(mgr, garden, opts)
+	}
+
+	p, err := build(func(*config.OperatorConfig) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RegistryCache == nil || p.RegistryCache.Resolver == nil || p.AuditLog != nil || p.ObserveShoot == nil {
+		t.Errorf("defaults: registry cache %+v, audit log %+v; want the registry cache with the DNS check and no pool",
+			p.RegistryCache, p.AuditLog)
+	}
+
+	p, err = build(func(c *config.OperatorConfig) {
+		c.RegistryCache.Enabled = ptr.To(false)
+		c.Shoot.AuditLog.Pool.Enabled = true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RegistryCache != nil {
+		t.Error("registryCache.enabled false still built the registry cache ports")
+	}
+	if p.AuditLog == nil || p.AuditLog.Namespace != "kcp-system" || p.AuditLog.TenantName("kcp-system", "a") != "kcp-system/a" {
+		t.Errorf("pool without a namespace: %+v; want the operator's namespace", p.AuditLog)
+	}
+
+	p, err = build(func(c *config.OperatorConfig) {
+		c.RegistryCache.CheckUpstreamDNS = ptr.To(false)
+		c.Shoot.AuditLog.Pool = config.AuditLogPoolConfig{Enabled: true, Scope: config.PoolScopeCluster, Namespace: "ignored"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RegistryCache == nil || p.RegistryCache.Resolver != nil {
+		t.Error("checkUpstreamDNS false still built a resolver")
+	}
+	if p.AuditLog == nil || p.AuditLog.Namespace != "" {
+		t.Errorf("cluster-scoped pool: %+v; want no namespace", p.AuditLog)
+	}
+
+	_, err = build(func(c *config.OperatorConfig) {
+		c.Shoot.AuditLog.Pool = config.AuditLogPoolConfig{Enabled: true, Namespace: "elsewhere"}
+	})
+	if err == nil || !strings.Contains(err.Error(), "shoot.auditLog.pool.namespace elsewhere") {
+		t.Errorf("a pool in a namespace the operator does not watch: %v; want an error naming the key", err)
+	}
+}

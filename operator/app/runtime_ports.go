@@ -1,0 +1,58 @@
+package app
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+)
+
+// runtimeConfigurator builds the configurator of the objects inside runtimes: one cached client per runtime, built
+// from its kubeconfig Secret read through the manager's cache (which holds those Secrets anyway), every call bounded
+// by runtime.timeout.
+func runtimeConfigurator(kcp client.Reader, cfg *config.OperatorConfig, namespace string) *kube.RuntimeConfigurator {
+	timeout := config.DefaultRuntimeTimeout
+	if cfg != nil && cfg.Runtime.Timeout.Duration > 0 {
+		timeout = cfg.Runtime.Timeout.Duration
+	}
+	return &kube.RuntimeConfigurator{Kubeconfigs: kube.SecretKubeconfigs{Reader: kcp, Namespace: namespace}, Timeout: timeout}
+}
+
+// bootstrapManifests sets up the source of the bootstrap manifests (runtime.bootstrap): a cache holding only the
+// ConfigMap and the pull Secret, read by the Bootstrap port and watched by the Runtime controller. Without the key
+// nothing is set up and no bootstrap is done.
+func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespace string, p *setup.Ports) error {
+	if cfg == nil || cfg.Runtime.Bootstrap == nil {
+		return nil
+	}
+	bc := cfg.Runtime.Bootstrap
+	key := objectKey(bc.ConfigMap, namespace)
+	var secret *client.ObjectKey
+	if bc.PullSecret != nil {
+		k := objectKey(*bc.PullSecret, namespace)
+		secret = &k
+	}
+	c, err := kube.NewBootstrapCache(mgr.GetConfig(), mgr.GetScheme(), key, secret)
+	if err != nil {
+		return fmt.Errorf("runtime.bootstrap: %w", err)
+	}
+	if err := mgr.Add(c); err != nil {
+		return fmt.Errorf("runtime.bootstrap: %w", err)
+	}
+	p.Bootstrap, p.BootstrapSource = &kube.BootstrapSource{Reader: c, ConfigMap: key, PullSecret: secret}, c
+	p.BootstrapPullSecret = secret != nil
+	return nil
+}
+
+// objectKey is ref with the operator's namespace where ref names none.
+func objectKey(ref config.ObjectRef, defaultNamespace string) client.ObjectKey {
+	key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
+	if key.Namespace == "" {
+		key.Namespace = defaultNamespace
+	}
+	return key
+}

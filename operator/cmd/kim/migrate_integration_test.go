@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/core/domain/migration"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/testenv"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// TestMigrationIntegration takes over the previous landscape (buildPreviousLandscape) with the real `kim migrate`
+// while the operator runs, as on a real switch-over: the dry run reports the plan and writes nothing; --apply
+// creates the missing GardenerClusters and the Runtimes; the operator adopts every shoot without re-creating it and
+// without changing its spec (only the shoot still on a SecretBinding is switched to its CredentialsBinding); a
+// reader finds every kubeconfig Secret usable at every moment; every Runtime becomes Ready; bad input and the shoot
+// whose adoption would change it are reported and left alone; a second --apply changes nothing. kim migrate talks
+// to the garden through a counting proxy: its requests there are measured, not taken from its own counters.
+func TestMigrationIntegration(t *testing.T) {
+	env := sharedEnv(t)
+	pl := buildPreviousLandscape(t, env)
+	var goodIDs, goodShoots []string
+	for _, r := range pl.good {
+		goodIDs, goodShoots = append(goodIDs, r.id), append(goodShoots, r.shoot)
+	}
+	before := snapshotShoots(t, env, pl.project, append(slices.Clone(goodShoots), diffShoot, noIDShoot, ambiguousShoot))
+	reader := startSecretReader(env, append(slices.Clone(goodIDs), pl.diff.id))
+	env.startOperator(t)
+
+	work := t.TempDir()
+	proxy, gardenKubeconfig := proxyKubeconfig(t, env.Garden, work, "garden-through-proxy")
+	args := []string{"--kubeconfig", env.kcpFile, "--garden-kubeconfig", gardenKubeconfig, "--config", goldenConfig}
+
+	// The dry run: the plan, and nothing written anywhere.
+	dry := runMigrateReport(t, append(slices.Clone(args), "--report", filepath.Join(work, "dry-run.json")))
+	t.Logf("kim migrate --dry-run:\n%s", runMigrateText(t, args))
+	checkPlan(t, pl, dry, migration.OutcomePlanned)
+	if n := writes(proxy.take(), ""); n != 0 {
+		t.Errorf("the dry run sent %d writes to the garden", n)
+	}
+	if got := countKCP(t, env); got.runtimes != 0 || got.gardenerClusters != len(pl.good)/2 {
+		t.Errorf("after the dry run: %d Runtimes, %d GardenerClusters; want 0 and KEB's %d", got.runtimes, got.gardenerClusters, len(pl.good)/2)
+	}
+
+	// --apply.
+	start := time.Now()
+	applied := runMigrateReport(t, append(slices.Clone(args), "--apply"))
+	checkPlan(t, pl, applied, migration.OutcomeDone)
+	gardenRequests := proxy.take()
+	t.Logf("garden requests of kim migrate --apply (measured at the proxy): %v", gardenRequests)
+	if n := writes(gardenRequests, ""); n != 0 {
+		t.Errorf("kim migrate --apply sent %d writes to the garden (%d to shoots); want none", n, writes(gardenRequests, "shoots"))
+	}
+
+	// The operator adopts everything.
+	for _, id := range goodIDs {
+		waitRuntimeReady(t, env, id, 4*time.Minute)
+	}
+	readyAfter := time.Since(start)
+	reads, failed, failures := reader.finish()
+	t.Logf("MEASURED: %d runtimes Ready %.1fs after kim migrate --apply started; %d Secret reads, %d failed %v",
+		len(goodIDs), readyAfter.Seconds(), reads, failed, failures)
+	if failed != 0 {
+		t.Errorf("%d of %d reads of kubeconfig Secrets found no usable kubeconfig: %v", failed, reads, failures)
+	}
+	after := snapshotShoots(t, env, pl.project, append(slices.Clone(goodShoots), diffShoot, noIDShoot, ambiguousShoot))
+	recreated, changed := compareShoots(t, before, after, pl)
+	t.Logf("MEASURED: %d shoots re-created, %d spec fields changed beyond the credentials binding switch", recreated, changed)
+	checkAdopted(t, env, pl)
+
+	// A second --apply changes nothing.
+	again := runMigrateReport(t, append(slices.Clone(args), "--apply"))
+	if s := again.Summary; s.GardenerClusters != 0 || s.RuntimesCreated != 0 || s.AlreadyMigrated != len(pl.good) || s.Failed != 0 {
+		t.Errorf("second --apply: %+v; want nothing created and %d already migrated", s, len(pl.good))
+	}
+	if n := writes(proxy.take(), ""); n != 0 {
+		t.Errorf("the second --apply sent %d writes to the garden", n)
+	}
+	if got := countKCP(t, env); got.runtimes != len(pl.good) || got.gardenerClusters != len(pl.good)+1 {
+		t.Errorf("after the second --apply: %d Runtimes, %d GardenerClusters; want %d and %d", got.runtimes, got.gardenerClusters, len(pl.good), len(pl.good)+1)
+	}
+}
+
+func runMigrateReport(t *testing.T, args []string) migration.Report {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runMigrate(context.Background(), append(args, "-o", "json"), &out); err != nil {
+		t.Fatalf("kim migrate %v: %v\n%s", args, err, out.String())
+	}
+	var rep migration.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("kim migrate -o json is not a report: %v\n%s", err, out.String())
+	}
+	return rep
+}
+
+func runMigrateText(t *testing.T, args []string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runMigrate(context.Background(), args, &out); err != nil {
+		t.Fatalf("kim migrate %v: %v", args, err)
+	}
+	return out.String()
+}
+
+// checkPlan: every good runtime gets a Runtime (and a GardenerCluster where KEB created none), the shoot on a
+// SecretBinding is switched by the operator, the shoot whose adoption would change it is refused (its GardenerCluster
+// is still created), and bad input is skipped.
+func checkPlan(t *testing.T, pl *previousLandscape, rep migration.Report, want migration.Outcome) {
+	t.Helper()
+	byID := map[string]migration.Item{}
+	for _, it := range rep.Items {
+		byID[it.RuntimeID] = it
+	}
+	for _, r := range pl.good {
+		it, ok := byID[r.id]
+		if !ok {
+			t.Errorf("runtime %s is not in the report", r.id)
+			continue
+		}
+		kinds := []migration.ActionKind{}
+		for _, a := range it.Actions {
+			kinds = append(kinds, a.Kind)
+			if want == migration.OutcomeDone && !a.ByOperator && !a.Done {
+				t.Errorf("runtime %s: action %s not done: %s", r.id, a.Kind, a.Error)
+			}
+		}
+		wantKinds := []migration.ActionKind{}
+		if !r.kebGC {
+			wantKinds = append(wantKinds, migration.CreateGardenerCluster)
+		}
+		wantKinds = append(wantKinds, migration.CreateRuntime)
+		if r.binding {
+			wantKinds = append(wantKinds, migration.SwitchCredentialsBinding)
+		}
+		if it.Outcome != want || !slices.Equal(kinds, wantKinds) {
+			t.Errorf("runtime %s (shoot %s): %s %v, want %s %v; problems %v, differences %v", r.id, r.shoot, it.Outcome, kinds, want, wantKinds, it.Problems, it.Differences)
+		}
+		for _, d := range it.Differences {
+			if d.Kind == migration.Blocking || d.Kind == migration.Accepted {
+				t.Errorf("runtime %s: adoption would change %s (%s -> %s)", r.id, d.Path, d.Have, d.Want)
+			}
+		}
+		wantBy := gardener.PredecessorInfrastructureManager
+		if r.provisioner {
+			wantBy = gardener.PredecessorProvisioner
+		}
+		if it.CreatedBy != string(wantBy) {
+			t.Errorf("runtime %s: created by %q, want %q", r.id, it.CreatedBy, wantBy)
+		}
+	}
+	if it := byID[pl.diff.id]; it.Outcome != migration.OutcomeRefused || !hasBlocking(it, ".spec.kubernetes.kubelet") {
+		t.Errorf("the shoot whose adoption changes it: %s, differences %v; want Refused on .spec.kubernetes.kubelet", it.Outcome, it.Differences)
+	}
+	for id, reason := range map[string]migration.Reason{pl.noID: migration.ReasonShootWithoutRuntimeID, pl.ambiguous: migration.ReasonAmbiguous,
+		pl.ambiguous2: migration.ReasonAmbiguous, pl.unlabeled: migration.ReasonLabelsMissing} {
+		it := byID[id]
+		if it.Outcome != migration.OutcomeSkipped || len(it.Actions) != 0 || !hasReason(it, reason) {
+			t.Errorf("bad input %s: %s, actions %v, problems %v; want Skipped with %s and no actions", id, it.Outcome, it.Actions, it.Problems, reason)
+		}
+	}
+	s := rep.Summary
+	if s.RuntimesCreated != len(pl.good) || s.GardenerClusters != len(pl.good)/2+1 || s.CredentialsBindingSwitch != 1 || s.Skipped != 4 || s.Refused != 1 || s.Failed != 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+func hasBlocking(it migration.Item, prefix string) bool {
+	for _, d := range it.Differences {
+		if d.Kind == migration.Blocking && strings.HasPrefix(d.Path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasReason(it migration.Item, r migration.Reason) bool {
+	for _, p := range it.Problems {
+		if p.Reason == r {
+			return true
+		}
+	}
+	return false
+}
+
+type kcpCounts struct{ runtimes, gardenerClusters int }
+
+func countKCP(t *testing.T, env *testEnv) kcpCounts {
+	t.Helper()
+	var rts imv1.RuntimeList
+	var gcs imv1.GardenerClusterList
+	if err := env.KCPClient.List(context.Background(), &rts, client.InNamespace(kcpNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.KCPClient.List(context.Background(), &gcs, client.InNamespace(kcpNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	return kcpCounts{len(rts.Items), len(gcs.Items)}
+}
+
+func waitRuntimeReady(t *testing.T, env *testEnv, id string, timeout time.Duration) {
+	t.Helper()
+	testenv.Eventually(t, timeout, "Runtime "+id+" Ready", func() (bool, string) {
+		rt := &imv1.Runtime{}
+		if err := env.KCPClient.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: id}, rt); err != nil {
+			return false, err.Error()
+		}
+		msg := fmt.Sprintf("%s %v", rt.Status.State, rt.Status.Conditions)
+		return rt.Status.State == imv1.RuntimeStateReady && rt.Status.ObservedGeneration == rt.Generation, msg
+	})
+}
+
+// checkAdopted: every good shoot is managed by the operator for its runtime, every GardenerCluster is Ready, and the
+// administrators the previous system had are bound by the operator in the runtime. Nothing is written for bad input.
+func checkAdopted(t *testing.T, env *testEnv, pl *previousLandscape) {
+	t.Helper()
+	ctx := context.Background()
+	for _, r := range pl.good {
+		s := &gardencorev1beta1.Shoot{}
+		if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: r.shoot}, s); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := gardener.RuntimeIDOf(s.Annotations); s.Labels[wire.LabelManagedBy] != wire.ManagedByValue || id != r.id {
+			t.Errorf("shoot %s: managed-by %q, runtime %q; want adopted for %s", r.shoot, s.Labels[wire.LabelManagedBy], id, r.id)
+		}
+		gc := &imv1.GardenerCluster{}
+		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: r.id}, gc); err != nil || gc.Status.State != imv1.GardenerClusterStateReady {
+			t.Errorf("GardenerCluster %s: %v, state %q", r.id, err, gc.Status.State)
+		}
+	}
+	c, err := env.RuntimeClient(pl.project, pl.good[0].shoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, admin := range fixtureAdmins {
+		b := &rbacv1.ClusterRoleBinding{}
+		if err := c.Get(ctx, client.ObjectKey{Name: runtimeconfig.AdminBindingName(admin)}, b); err != nil {
+			t.Errorf("administrator %s is not bound by the operator: %v", admin, err)
+		}
+	}
+	for _, id := range []string{pl.noID, pl.ambiguous, pl.ambiguous2, pl.unlabeled, pl.diff.id} {
+		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: id}, &imv1.Runtime{}); err == nil {
+			t.Errorf("a Runtime %s was created for bad input or a refused shoot", id)
+		}
+	}
+	for _, id := range []string{pl.noID, pl.ambiguous, pl.ambiguous2, pl.unlabeled} {
+		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: id}, &imv1.GardenerCluster{}); err == nil {
+			t.Errorf("a GardenerCluster %s was created for bad input", id)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/keb"
+	"github.com/kyma-project/kim/operator/legacymetrics"
+)
+
+// TestMigrationPreviousHelmArgumentsIntegration starts the manager binary with the previous infrastructure manager's
+// Helm-rendered arguments (operator/cmd/manager/testdata/previous-helm-args.yaml) and the environment of its own
+// Deployment (KIM_CONFIG_MAP, POD_NAMESPACE): it becomes healthy, logs a deprecation warning per previous flag, and
+// works (a GardenerCluster gets its kubeconfig). Only the values that point to this machine are replaced: the
+// files, the project of the test garden and free ports.
+func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
+	env := sharedEnv(t)
+	ctx := context.Background()
+	raw, err := os.ReadFile(filepath.Join("..", "manager", "testdata", "previous-helm-args.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Args []string `json:"args"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	metrics, probes := freeAddress(t), freeAddress(t)
+	replace := map[string]string{
+		"gardener-kubeconfig-path": env.gardenFile, "gardener-project-name": env.Catalogue.Project,
+		"metrics-bind-address": metrics, "health-probe-bind-address": probes,
+	}
+	var args []string
+	previous := 0
+	for _, a := range doc.Args {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if v, ok := replace[name]; ok {
+			a = "--" + name + "=" + v
+		}
+		args = append(args, a)
+		if !strings.HasPrefix(name, "zap-") && !oneOf(name, "leader-elect", "metrics-bind-address", "health-probe-bind-address", "gardener-kubeconfig-path") {
+			previous++
+		}
+	}
+	// The previous manager also took controller-runtime's --kubeconfig outside a cluster.
+	args = append(args, "--kubeconfig="+env.kcpFile)
+	previous++
+	// The switch-over adds the previous metrics (docs/operations/migration.md), served as before over plain HTTP.
+	args = append(args, "--legacy-metrics", "--metrics-secure=false")
+	createConfigMap(t, env, "kim-manager-config")
+
+	bin := filepath.Join(t.TempDir(), "manager")
+	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(repoRoot, "operator", "cmd", "manager")).CombinedOutput(); err != nil {
+		t.Fatalf("build the manager: %v\n%s", err, out)
+	}
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KIM_CONFIG_MAP=kim-manager-config", "POD_NAMESPACE="+kcpNamespace, "KUBECONFIG=/nonexistent")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			t.Logf("manager stopped: %v", <-exited)
+		}
+	}()
+	testenv.Eventually(t, 2*time.Minute, "the manager healthy", func() (bool, string) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the manager exited: %v\n%s", err, logs.String())
+		default:
+		}
+		resp, err := http.Get("http://" + probes + "/healthz")
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, resp.Status
+	})
+
+	// It works: a GardenerCluster of a shoot gets its kubeconfig.
+	s, err := env.NewShoot("c-helmargs", "aws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.GardenClient.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	id := "helm-args-0000-4000-8000-000000000001"
+	gc := keb.GardenerCluster(id, s.Name)
+	if err := env.KCPClient.Create(ctx, gc); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 2*time.Minute, "the kubeconfig of "+id, func() (bool, string) {
+		sec := &corev1.Secret{}
+		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: "kubeconfig-" + id}, sec); err != nil {
+			return false, err.Error()
+		}
+		p := usableKubeconfig(sec.Data["config"])
+		return p == "", p
+	})
+	// The previous dashboards' series of this runtime, from the manager's metrics endpoint.
+	testenv.Eventually(t, time.Minute, "the previous metrics of "+id, func() (bool, string) {
+		missing, err := missingLegacySeries("http://"+metrics+"/metrics", id)
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(missing) == 0, fmt.Sprintf("missing %v", missing)
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("the manager exited with %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the manager did not stop after SIGTERM")
+	}
+	if n := strings.Count(logs.String(), `"msg":"deprecated flag"`); n != previous {
+		t.Errorf("%d deprecation warnings logged, want one per previous flag (%d):\n%s", n, previous, logs.String())
+	}
+	_ = env.KCPClient.Delete(ctx, gc)
+}
+
+// missingLegacySeries scrapes url and returns the previous infrastructure manager's metrics that have no series of
+// runtimeID in the state a working runtime has (unexpected_stops_total: any series).
+func missingLegacySeries(url, runtimeID string) ([]string, error) {
+	resp, err := http.Get(url) //nolint:gosec,noctx // a test's own manager on localhost
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	want := map[string]string{
+		legacymetrics.GardenerClusterState: `runtimeId="` + runtimeID + `"`,
+		legacymetrics.KubeconfigExpiration: `runtimeId="` + runtimeID + `"`,
+		legacymetrics.UnexpectedStops:      "",
+	}
+	var missing []string
+	for name, label := range want {
+		found := false
+		for _, line := range strings.Split(string(body), "\n") {
+			series := strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ")
+			ready := name != legacymetrics.GardenerClusterState || strings.Contains(line, `state="Ready"`)
+			if series && strings.Contains(line, label) && ready {
+				found = true
+			}
+		}
+		if !found {
+			missing = append(missing, name)
+		}
+	}
+	return missing, nil
+}
+
+func oneOf(s string, in ...string) bool {
+	for _, x := range in {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// createConfigMap stores the golden configuration as the operator's ConfigMap (key config.yaml) in KCP.
+func createConfigMap(t *testing.T, env *testEnv, name string) {
+	t.Helper()
+	data, err := os.ReadFile(goldenConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kcpNamespace}, Data: map[string]string{"config.yaml": string(data)}}
+	if err := env.KCPClient.Create(context.Background(), cm); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(fmt.Errorf("create ConfigMap %s: %w", name, err))
+	}
+}

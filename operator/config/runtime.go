@@ -1,0 +1,59 @@
+package config
+
+import "time"
+
+// Defaults of the runtime section.
+const (
+	// DefaultDriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again.
+	DefaultDriftPeriod = time.Hour
+	// DefaultRuntimeTimeout bounds one configuration of a runtime (all its requests together).
+	DefaultRuntimeTimeout = 10 * time.Second
+)
+
+// RuntimeConfig configures what the operator keeps inside every runtime: kyma-system, the kyma-provisioning-info
+// ConfigMap, the customer's OpenIDConnect resources, the administrators' bindings and optional bootstrap manifests
+// (docs/runtime-configuration.md).
+type RuntimeConfig struct {
+	// DriftPeriod is how long a reached configuration is trusted: after it, the operator writes it again even if
+	// nothing changed, which sets back objects changed or deleted by hand (unset: 1h; at least 1s).
+	DriftPeriod Duration `json:"driftPeriod,omitempty"`
+	// Timeout bounds one configuration of a runtime: an API server that does not answer holds a worker no longer
+	// (unset: 10s; 1s to 5m).
+	Timeout Duration `json:"timeout,omitempty"`
+	// Bootstrap names manifests applied into kyma-system of every runtime before it is Ready; off when unset.
+	Bootstrap *BootstrapConfig `json:"bootstrap,omitempty"`
+}
+
+// BootstrapConfig names the KCP objects of the bootstrap manifests.
+type BootstrapConfig struct {
+	// ConfigMap holds the manifests: every value is YAML, several documents each (keys in lexical order).
+	ConfigMap ObjectRef `json:"configMap"`
+	// PullSecret is an image pull Secret (kubernetes.io/dockerconfigjson) copied into kyma-system first.
+	PullSecret *ObjectRef `json:"pullSecret,omitempty"`
+}
+
+func (r *RuntimeConfig) defaults() {
+	if !r.DriftPeriod.IsSet() && r.DriftPeriod.Duration == 0 {
+		r.DriftPeriod = Set(DefaultDriftPeriod)
+	}
+	if !r.Timeout.IsSet() && r.Timeout.Duration == 0 {
+		r.Timeout = Set(DefaultRuntimeTimeout)
+	}
+}
+
+func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any)) {
+	if r.DriftPeriod.Duration < time.Second {
+		bad("runtime.driftPeriod", "must be at least 1s, got %s", r.DriftPeriod.Duration)
+	}
+	if r.Timeout.Duration < time.Second || r.Timeout.Duration > 5*time.Minute {
+		bad("runtime.timeout", "must be between 1s and 5m, got %s", r.Timeout.Duration)
+	}
+	if b := r.Bootstrap; b != nil {
+		if b.ConfigMap.Name == "" {
+			bad("runtime.bootstrap.configMap.name", "must not be empty")
+		}
+		if b.PullSecret != nil && b.PullSecret.Name == "" {
+			bad("runtime.bootstrap.pullSecret.name", "must not be empty")
+		}
+	}
+}

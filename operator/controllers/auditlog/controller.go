@@ -1,0 +1,145 @@
+// Package auditlog is the audit log pool controller: per AuditLog resource of the landscape's pool it gives back
+// reservations an interrupted claim left behind, copies the claimed tenant's read credentials into its runtime and
+// releases the tenant once the runtime and its cluster are gone. Claims themselves happen in the Runtime
+// controller's provisioning, which needs the tenant for the shoot. It also serves the pool gauges.
+package auditlog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+)
+
+// RBAC in KCP: the pool (the operator patches labels, annotations and spec.assignedToRuntimeID) and the tenants'
+// read credentials Secrets (read live, one at a time).
+// +kubebuilder:rbac:groups=auditlogmanager.kyma-project.io,namespace=kcp-system,resources=auditlogs,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get
+
+// Resync is how often a claimed tenant is looked at without an event: rotated read credentials reach the runtime
+// and a release missed while the operator was down happens.
+const Resync = 30 * time.Minute
+
+// Name of the controller in logs and the --controllers flag.
+const Name = "auditlog-pool"
+
+// Controller wires the pool controller into the operator.
+type Controller struct{}
+
+var _ setup.Controller = Controller{}
+
+// Name implements setup.Controller.
+func (Controller) Name() string { return Name }
+
+// SetupWithManager implements setup.Controller. Nothing is set up while dedicated tenants are off (no ports).
+func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+	al := deps.Ports.SelfService.AuditLog
+	if al == nil {
+		return nil
+	}
+	keep := &usecase.AuditLogKeeper{Pool: al.Pool, Runtimes: al.Runtimes, Shoots: deps.Ports.Shoots,
+		Credentials: al.Credentials, Writer: al.Secrets}
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, al, keep, NewMetrics(nil))
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(al.Kind)
+	err := ctrl.NewControllerManagedBy(mgr).Named(Name).
+		For(obj).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &imv1.Runtime{}, runtimeChanged(al))).
+		WatchesRawSource(source.Kind(deps.Garden.GetCache(), &gardencorev1beta1.Shoot{}, shootGone(al, deps.Ports.SelfService.ObserveShoot))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("audit log pool controller: %w", err)
+	}
+	poolGauges.use(&PoolCollector{Pool: al.Pool, Runtimes: mgr.GetClient()})
+	return nil
+}
+
+// tenantsOf maps a runtime to the tenants reserved for or assigned to it (from the cache).
+func tenantsOf(ctx context.Context, al *setup.AuditLogPorts, runtimeID string) []reconcile.Request {
+	tenants, err := al.Pool.List(ctx, ports.ReadCached)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("cannot map runtime to audit log tenants", "runtimeID", runtimeID, "error", err.Error())
+		return nil
+	}
+	var out []reconcile.Request
+	for _, t := range tenants {
+		if t.AssignedTo == runtimeID || t.ReservedFor == runtimeID {
+			out = append(out, requestOf(t.Name))
+		}
+	}
+	return out
+}
+
+type (
+	queue       = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	eventDelete = event.TypedDeleteEvent[*gardencorev1beta1.Shoot]
+)
+
+// runtimeChanged looks at the tenants of a runtime when it appears, goes, becomes provisioned (the read
+// credentials can be copied) or changes auditLogAccessEnabled; status updates of a runtime otherwise cost nothing.
+func runtimeChanged(pool *setup.AuditLogPorts) handler.TypedEventHandler[*imv1.Runtime, reconcile.Request] {
+	add := func(ctx context.Context, rt *imv1.Runtime, q queue) {
+		for _, r := range tenantsOf(ctx, pool, rt.Name) {
+			q.Add(r)
+		}
+	}
+	return handler.TypedFuncs[*imv1.Runtime, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*imv1.Runtime], q queue) { add(ctx, e.Object, q) },
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*imv1.Runtime], q queue) { add(ctx, e.Object, q) },
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*imv1.Runtime], q queue) {
+			o, n := e.ObjectOld, e.ObjectNew
+			if o.Status.ProvisioningCompleted != n.Status.ProvisioningCompleted ||
+				ptr.Deref(o.Spec.AuditLogAccessEnabled, false) != ptr.Deref(n.Spec.AuditLogAccessEnabled, false) ||
+				o.Status.AuditLogCR != n.Status.AuditLogCR {
+				add(ctx, n, q)
+			}
+		},
+	}
+}
+
+// shootGone looks at the tenant of a runtime whose shoot was deleted: it may be released now.
+func shootGone(pool *setup.AuditLogPorts, observe func(*gardencorev1beta1.Shoot) cluster.Shoot) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+	return handler.TypedFuncs[*gardencorev1beta1.Shoot, reconcile.Request]{
+		DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
+			s := observe(e.Object)
+			id := s.Marks.RuntimeID
+			if pd := s.Marks.PendingDeletion; pd != nil {
+				id = pd.RuntimeID
+			}
+			if id == "" {
+				return
+			}
+			for _, r := range tenantsOf(ctx, pool, id) {
+				q.Add(r)
+			}
+		},
+	}
+}
+
+func requestOf(tenantName string) reconcile.Request {
+	ns, name, found := strings.Cut(tenantName, "/")
+	if !found {
+		ns, name = "", tenantName
+	}
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}
+}

@@ -1,0 +1,105 @@
+package registrycache
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
+)
+
+// outcome is one sync: its result and, when it failed, why (a failed sync still has metrics and events).
+type outcome struct {
+	res usecase.RegistryCacheResult
+	err error
+}
+
+// Reconciler syncs one runtime's registry caches: the skeleton with this package's hooks. It writes no status of
+// the Runtime (the Runtime controller owns it) and adds no finalizer: a Runtime that is gone is the sync's too
+// (Gone), whose garden copies it collects.
+type Reconciler = skeleton.Reconciler[*imv1.Runtime, ports.RuntimeRef, outcome]
+
+type state = skeleton.State[*imv1.Runtime]
+
+// NewReconciler builds the reconciler on the manager's clients, the ports and the sync use case.
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, sync *usecase.RegistryCacheSync, m *Metrics,
+	recorder events.EventRecorder) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder,
+		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
+		Hooks: &hooks{sync: sync, metrics: m}}
+}
+
+type hooks struct {
+	sync    *usecase.RegistryCacheSync
+	metrics *Metrics
+}
+
+var (
+	_ skeleton.Hooks[*imv1.Runtime, ports.RuntimeRef, outcome] = (*hooks)(nil)
+	_ skeleton.GoneHandler[*imv1.Runtime]                      = (*hooks)(nil)
+	_ skeleton.LogKeys[*imv1.Runtime]                          = (*hooks)(nil)
+)
+
+// LogValues implements skeleton.LogKeys.
+func (*hooks) LogValues(rt *imv1.Runtime) []any { return []any{"runtimeID", rt.Name} }
+
+// Observe implements skeleton.Hooks.
+func (*hooks) Observe(_ context.Context, s *state) (ports.RuntimeRef, error) {
+	return ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, nil
+}
+
+// Act implements skeleton.Hooks: a failed sync is an outcome (metrics, events, a rate-limited retry), not an
+// observation error.
+func (h *hooks) Act(ctx context.Context, _ *state, ref ports.RuntimeRef, now time.Time) (outcome, error) {
+	res, err := h.sync.Sync(ctx, ref, now)
+	return outcome{res: res, err: err}, nil
+}
+
+// Status implements skeleton.Hooks. Nothing of the Runtime's status changes.
+func (h *hooks) Status(ctx context.Context, s *state, o outcome, _ time.Time) skeleton.Result {
+	return h.result(ctx, s.Key(), o)
+}
+
+// Finalize implements skeleton.Hooks; the controller has no finalizer, so a Runtime being deleted goes through Act
+// (its copies are collected) and this is never called.
+func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
+	o, _ := h.Act(ctx, s, ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, now)
+	return h.result(ctx, s.Key(), o), nil
+}
+
+// Gone implements skeleton.GoneHandler: the garden copies of a Runtime that is gone are collected (the sweeper
+// enqueues runtimes that still have copies).
+func (h *hooks) Gone(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("runtimeID", s.Key().Name))
+	o, _ := h.Act(ctx, s, ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, now)
+	return h.result(ctx, s.Key(), o), nil
+}
+
+func (h *hooks) result(ctx context.Context, key client.ObjectKey, o outcome) skeleton.Result {
+	res := o.res
+	h.metrics.Observe(res)
+	out := skeleton.Result{}
+	for _, e := range res.Events {
+		out.Events = append(out.Events, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
+	}
+	log := ctrl.LoggerFrom(ctx)
+	if o.err != nil {
+		log.Info("registry cache sync failed", "outcome", res.Outcome, "error", o.err.Error())
+		out.Retry = fmt.Errorf("registry cache sync of runtime %s: %w", key.Name, o.err)
+		return out
+	}
+	log.V(1).Info("registry cache sync", "outcome", res.Outcome, "caches", res.Caches, "refused", res.Refused,
+		"secretsCreated", res.SecretsCreated, "secretsDeleted", res.SecretsDeleted)
+	if res.RequeueAfter > 0 {
+		out.RequeueAfter = jitter(key.Name, res.RequeueAfter)
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+// Package migrate takes over a landscape of the previous infrastructure manager (and of the provisioner before it)
+// without changing anything anybody uses: for every Kyma resource of KEB it creates the GardenerCluster the
+// runtime lacks (the operator then takes over KEB's kubeconfig Secret, which is never empty meanwhile) and, for
+// its shoot, a Runtime generated back from the shoot (gardener.RuntimeFromShoot, mapping.RuntimeCR) such that the
+// operator adopts the shoot without changing it. What cannot be taken over safely is reported and left alone.
+//
+// It is the engine of `kim migrate` (operator/cmd/kim). It never writes to the garden (its client refuses every
+// write but dry runs, guard.MigrationPolicy), never deletes anything, and writes only GardenerClusters and Runtimes
+// in KCP, each with a plain create (never over an object someone else created).
+package migrate
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/migration"
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+// Options of one migration run.
+type Options struct {
+	// Namespace is the KCP namespace of the Kyma resources, GardenerClusters, Runtimes and kubeconfig Secrets.
+	Namespace string
+	// GardenNamespace is the Gardener project namespace (garden-<project>).
+	GardenNamespace string
+	// Config is the shoot generation configuration the operator runs with (its ConfigMap); the Runtimes are
+	// generated back with it and checked against it.
+	Config shoot.Config
+	// ACLConfigMap is shoot.acl.configMap of the operator configuration (nil: none): the control plane's addresses,
+	// which the operator adds to every ACL, are read from it and not put into Runtimes.
+	ACLConfigMap *client.ObjectKey
+	// Accept lists differences a person accepts (--accept).
+	Accept []migration.Acceptance
+	// Apply writes; otherwise nothing is written (dry run).
+	Apply bool
+	// NoServerDryRun skips the gardener-apiserver's dry run of the operator's apply (the comparison alone decides).
+	NoServerDryRun bool
+	// Parallel is how many runtimes are examined at once (each may mean a connection to the runtime); default 8.
+	Parallel int
+}
+
+// Migrator runs migrations. Its clients decide what it may do: KCP reads Kyma resources, GardenerClusters,
+// Runtimes, Secrets and ConfigMaps and creates GardenerClusters and Runtimes; Garden only reads (and dry-runs).
+type Migrator struct {
+	KCP    client.Client
+	Garden client.Client
+	// RuntimeClient connects to a runtime with its kubeconfig (to read its administrators); nil: client.New.
+	RuntimeClient func(kubeconfig []byte) (client.Client, error)
+	Options
+}
+
+// Run examines the landscape and, with Apply, creates what is missing. The error is for failures to read the
+// landscape at all; problems of single runtimes (bad input, refused differences, failed writes) are in the report.
+func (m *Migrator) Run(ctx context.Context) (migration.Report, error) {
+	rep := migration.Report{DryRun: !m.Apply, Namespace: m.Namespace, GardenNamespace: m.GardenNamespace}
+	land, err := m.observe(ctx)
+	if err != nil {
+		return rep, err
+	}
+	candidates := migration.Match(land.kymas, land.shootList, land.existing)
+	items := make([]migration.Item, len(candidates))
+	parallel := m.Parallel
+	if parallel <= 0 {
+		parallel = 8
+	}
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, c := range candidates {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			items[i] = m.examine(ctx, land, c)
+		}()
+	}
+	wg.Wait()
+	if m.Apply {
+		for i := range items {
+			m.apply(ctx, land, &items[i])
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].RuntimeID < items[j].RuntimeID })
+	rep.Items, rep.Summary = items, migration.Summarize(items)
+	return rep, nil
+}
+
+// examine gathers the facts of one candidate and decides on it.
+func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Candidate) migration.Item {
+	f := migration.Facts{Candidate: c}
+	if len(c.Problems) > 0 || (!c.NeedsRuntime && !c.NeedsGardenerCluster) {
+		return migration.Decide(f)
+	}
+	if c.NeedsGardenerCluster {
+		if p := m.checkSecret(ctx, c); p != nil {
+			f.AccessProblems = append(f.AccessProblems, *p)
+		}
+	}
+	if c.NeedsRuntime {
+		prep, err := m.prepareRuntime(ctx, land, c)
+		if err != nil {
+			f.RuntimeProblems = append(f.RuntimeProblems, migration.Problem{Reason: migration.ReasonNotExpressible, Message: err.Error()})
+		} else {
+			f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
+			f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
+			f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
+			land.setRuntime(c.Key(), prep.runtime)
+		}
+	}
+	return migration.Decide(f)
+}

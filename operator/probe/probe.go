@@ -1,0 +1,290 @@
+// Package probe is the end-to-end probe of a landscape (`kim probe`, a CronJob in config/probe): it provisions a small
+// runtime the way KEB does (a Runtime in KCP, its status polled), proves access with the kubeconfig the operator
+// issued, deletes the runtime and waits until it is gone, and reports the outcome and the duration of each phase as
+// metrics. A probe that fails leaves its Runtime in place for diagnosis; the next run deletes every Runtime an
+// earlier probe left behind before it starts its own.
+package probe
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// LabelProbe marks the Runtimes of probes; the next run deletes every one left behind.
+const LabelProbe = "infrastructuremanager.kyma-project.io/probe"
+
+// Phases of a run, in order.
+const (
+	PhaseCleanup = "cleanup"
+	PhaseCreate  = "create"
+	PhaseReady   = "ready"
+	PhaseAccess  = "access"
+	PhaseDelete  = "delete"
+)
+
+// Phases lists the phases in the order they run.
+var Phases = []string{PhaseCleanup, PhaseCreate, PhaseReady, PhaseAccess, PhaseDelete}
+
+// Options of a probe.
+type Options struct {
+	// Namespace is the KCP namespace KEB creates Runtimes in.
+	Namespace string
+	// Template is the Runtime to create, as KEB sends it for the probe's plan; the probe gives it a fresh runtime ID,
+	// shoot name and instance ID. Its plan should have no deletion window (deletion.planGracePeriods), or every run
+	// leaves a hibernated cluster behind for the window.
+	Template *imv1.Runtime
+	// ReadyTimeout bounds provisioning (KEB waits 60 minutes), DeleteTimeout the deletion (KEB: 1 hour).
+	ReadyTimeout, DeleteTimeout time.Duration
+	// PollInterval is how often the Runtime is read (KEB: every 10 s while provisioning).
+	PollInterval time.Duration
+	// KeepFailed leaves the Runtime of a failed probe for diagnosis (the next run deletes it).
+	KeepFailed bool
+	// RuntimeClient connects to the runtime with the issued kubeconfig; nil: client-go.
+	RuntimeClient func(kubeconfig []byte) (kubernetes.Interface, error)
+}
+
+// PhaseResult is the outcome of one phase.
+type PhaseResult struct {
+	Name     string        `json:"name"`
+	Duration time.Duration `json:"duration"`
+	OK       bool          `json:"ok"`
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	RuntimeID string        `json:"runtimeID"`
+	Shoot     string        `json:"shoot"`
+	Success   bool          `json:"success"`
+	Failed    string        `json:"failedPhase,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Phases    []PhaseResult `json:"phases"`
+	// OrphansCleaned are the Runtimes of earlier probes this run deleted.
+	OrphansCleaned int `json:"orphansCleaned"`
+	// User is who the issued kubeconfig authenticated as in the runtime.
+	User     string    `json:"user,omitempty"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	// Kept is set when the Runtime of the failed probe was left in place.
+	Kept bool `json:"kept,omitempty"`
+}
+
+// Prober runs probes against a KCP.
+type Prober struct {
+	KCP client.Client
+	Options
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+}
+
+func (p *Prober) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// Run probes once. The Result says how far it got; Success is false on any failure.
+func (p *Prober) Run(ctx context.Context) Result {
+	res := Result{Started: p.now()}
+	defer func() { res.Finished = p.now() }()
+	rt, err := p.newRuntime()
+	if err != nil {
+		res.Failed, res.Error = PhaseCreate, err.Error()
+		return res
+	}
+	res.RuntimeID, res.Shoot = rt.Name, rt.Spec.Shoot.Name
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{PhaseCleanup, func(ctx context.Context) error {
+			n, err := p.cleanup(ctx, res.Started)
+			res.OrphansCleaned = n
+			return err
+		}},
+		{PhaseCreate, func(ctx context.Context) error { return p.KCP.Create(ctx, rt.DeepCopy()) }},
+		{PhaseReady, func(ctx context.Context) error { return p.waitReady(ctx, rt.Name) }},
+		{PhaseAccess, func(ctx context.Context) error {
+			user, err := p.access(ctx, rt.Name)
+			res.User = user
+			return err
+		}},
+		{PhaseDelete, func(ctx context.Context) error { return p.deleteAndWait(ctx, rt.Name, p.DeleteTimeout) }},
+	}
+	for _, s := range steps {
+		start := p.now()
+		err := s.run(ctx)
+		res.Phases = append(res.Phases, PhaseResult{Name: s.name, Duration: p.now().Sub(start), OK: err == nil})
+		if err != nil {
+			res.Failed, res.Error = s.name, err.Error()
+			break
+		}
+	}
+	res.Success = res.Failed == ""
+	if !res.Success && (res.Failed == PhaseReady || res.Failed == PhaseAccess) {
+		if p.KeepFailed {
+			res.Kept = true
+		} else if err := p.deleteAndWait(ctx, rt.Name, p.DeleteTimeout); err != nil {
+			res.Error += "; deleting it failed too: " + err.Error()
+		}
+	}
+	return res
+}
+
+// newRuntime is the template with a fresh identity: a random runtime ID (a UUID, as KEB's) and shoot name.
+func (p *Prober) newRuntime() (*imv1.Runtime, error) {
+	if p.Template == nil {
+		return nil, errors.New("no Runtime template")
+	}
+	id, err := uuid()
+	if err != nil {
+		return nil, err
+	}
+	suffix := make([]byte, 4)
+	if _, err := rand.Read(suffix); err != nil {
+		return nil, err
+	}
+	rt := p.Template.DeepCopy()
+	rt.ObjectMeta = metav1.ObjectMeta{Name: id, Namespace: p.Namespace, Labels: maps.Clone(p.Template.Labels), Annotations: maps.Clone(p.Template.Annotations)}
+	if rt.Labels == nil {
+		rt.Labels = map[string]string{}
+	}
+	rt.Spec.Shoot.Name = "p-" + hex.EncodeToString(suffix)[:7]
+	rt.Labels[LabelProbe] = "true"
+	rt.Labels[imv1.LabelRuntimeID], rt.Labels[imv1.LabelKymaName] = id, id
+	rt.Labels[imv1.LabelShootName], rt.Labels[imv1.LabelInstanceID] = rt.Spec.Shoot.Name, "probe-"+id
+	rt.Status = imv1.RuntimeStatus{}
+	return rt, nil
+}
+
+func uuid() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	b[6], b[8] = (b[6]&0x0f)|0x40, (b[8]&0x3f)|0x80
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+}
+
+// cleanup deletes the Runtimes earlier probes left (created before this run) and waits until they are gone.
+func (p *Prober) cleanup(ctx context.Context, started time.Time) (int, error) {
+	var list imv1.RuntimeList
+	if err := p.KCP.List(ctx, &list, client.InNamespace(p.Namespace), client.MatchingLabels{LabelProbe: "true"}); err != nil {
+		return 0, fmt.Errorf("list the Runtimes of earlier probes: %w", err)
+	}
+	n := 0
+	for _, rt := range list.Items {
+		if !rt.CreationTimestamp.Time.Before(started) {
+			continue
+		}
+		if err := p.deleteAndWait(ctx, rt.Name, p.DeleteTimeout); err != nil {
+			return n, fmt.Errorf("delete Runtime %s of an earlier probe: %w", rt.Name, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// waitReady polls the Runtime as KEB does: Ready (for its generation) is done, Failed is a failure.
+func (p *Prober) waitReady(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, p.ReadyTimeout)
+	defer cancel()
+	last := "not read yet"
+	for {
+		rt := &imv1.Runtime{}
+		err := p.KCP.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: name}, rt)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			last = err.Error()
+		case err == nil && rt.Status.State == imv1.RuntimeStateReady && rt.Status.ObservedGeneration == rt.Generation:
+			return nil
+		case err == nil && rt.Status.State == imv1.RuntimeStateFailed:
+			return fmt.Errorf("the Runtime %s is Failed: %s", name, readyMessage(rt))
+		case err == nil:
+			last = fmt.Sprintf("%s: %s", rt.Status.State, readyMessage(rt))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the Runtime %s is not Ready after %s (last: %s)", name, p.ReadyTimeout, last)
+		case <-time.After(p.PollInterval):
+		}
+	}
+}
+
+func readyMessage(rt *imv1.Runtime) string {
+	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil {
+		return c.Reason + ": " + c.Message
+	}
+	return "no Ready condition"
+}
+
+// access connects to the runtime with the kubeconfig from the Runtime's Secret and asks who it is.
+func (p *Prober) access(ctx context.Context, runtimeID string) (string, error) {
+	sec := &corev1.Secret{}
+	if err := p.KCP.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: kubeconfig.SecretName(runtimeID)}, sec); err != nil {
+		return "", fmt.Errorf("read the kubeconfig Secret: %w", err)
+	}
+	kc := sec.Data[kubeconfig.SecretKey]
+	connect := p.RuntimeClient
+	if connect == nil {
+		connect = clientset
+	}
+	cs, err := connect(kc)
+	if err != nil {
+		return "", fmt.Errorf("the issued kubeconfig: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("the issued kubeconfig does not authenticate at the runtime: %w", err)
+	}
+	return review.Status.UserInfo.Username, nil
+}
+
+func clientset(kc []byte) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// deleteAndWait deletes the Runtime and polls until it is NotFound, as KEB does.
+func (p *Prober) deleteAndWait(ctx context.Context, name string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	rt := &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: name}}
+	if err := p.KCP.Delete(ctx, rt); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete Runtime %s: %w", name, err)
+	}
+	for {
+		err := p.KCP.Get(ctx, client.ObjectKeyFromObject(rt), &imv1.Runtime{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the Runtime %s still exists %s after its deletion", name, timeout)
+		case <-time.After(p.PollInterval):
+		}
+	}
+}
