@@ -32,8 +32,8 @@ type KubeconfigSource interface {
 	Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error)
 }
 
-// SecretKubeconfigs reads kubeconfig-<runtimeID> (key config) in Namespace of KCP, through Reader (the manager's
-// cache, which watches these Secrets anyway).
+// SecretKubeconfigs reads kubeconfig-<runtimeID> (key config) in Namespace of KCP, through Reader: a live reader in
+// the operator (its cache keeps Secrets without their data, see SecretCacheTransform).
 type SecretKubeconfigs struct {
 	Reader    client.Reader
 	Namespace string

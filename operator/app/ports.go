@@ -51,7 +51,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
 		Secrets:      kube.NewKubeconfigSecretStore(kcp, live, kcp),
 		Access:       &kube.AccessObjects{Client: kcp},
-		Configurator: runtimeConfigurator(kcp, opts.Config, ns),
+		Configurator: runtimeConfigurator(live, opts.Config, ns),
 		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
 		ServerClock:  serverClock,
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},

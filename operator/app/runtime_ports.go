@@ -12,14 +12,14 @@ import (
 )
 
 // runtimeConfigurator builds the configurator of the objects inside runtimes: one cached client per runtime, built
-// from its kubeconfig Secret read through the manager's cache (which holds those Secrets anyway), every call bounded
+// from its kubeconfig Secret read live (the manager's cache holds Secrets without their data), every call bounded
 // by runtime.timeout.
-func runtimeConfigurator(kcp client.Reader, cfg *config.OperatorConfig, namespace string) *kube.RuntimeConfigurator {
+func runtimeConfigurator(live client.Reader, cfg *config.OperatorConfig, namespace string) *kube.RuntimeConfigurator {
 	timeout := config.DefaultRuntimeTimeout
 	if cfg != nil && cfg.Runtime.Timeout.Duration > 0 {
 		timeout = cfg.Runtime.Timeout.Duration
 	}
-	return &kube.RuntimeConfigurator{Kubeconfigs: kube.SecretKubeconfigs{Reader: kcp, Namespace: namespace}, Timeout: timeout}
+	return &kube.RuntimeConfigurator{Kubeconfigs: kube.SecretKubeconfigs{Reader: live, Namespace: namespace}, Timeout: timeout}
 }
 
 // bootstrapManifests sets up the source of the bootstrap manifests (runtime.bootstrap): a cache holding only the
