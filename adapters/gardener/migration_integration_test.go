@@ -50,6 +50,18 @@ func TestMigrationAdoptionIntegration(t *testing.T) {
 	if err := c.Patch(t.Context(), s, patch); err != nil {
 		t.Fatal(err)
 	}
+	// A migration meets settled shoots: wait until the simulated gardenlet is done with the shoot (it writes the
+	// status of an operation in progress many times a second, more often than a dry run pinned to one version of
+	// the shoot can follow).
+	settled := func(name string) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			s := getShoot(t, c, ns, name)
+			op := s.Status.LastOperation
+			return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && s.Status.ObservedGeneration == s.Generation
+		}, 60*time.Second, 200*time.Millisecond, "shoot %s settled", name)
+	}
+	settled("mig-lack")
 	diffs, err := adapter.DryRunAdoption(t.Context(), getShoot(t, c, ns, "mig-lack"), apply(lacking))
 	if err != nil {
 		t.Fatal(err)
@@ -60,12 +72,7 @@ func TestMigrationAdoptionIntegration(t *testing.T) {
 
 	spec := generate("mig-same")
 	createUnmarked(t, adapter, spec, rt.Name)
-	// A migration meets settled shoots: wait until the simulated gardenlet is done creating (it writes the status
-	// many times a second meanwhile, more often than a dry run pinned to one version can follow).
-	require.Eventually(t, func() bool {
-		op := getShoot(t, c, ns, "mig-same").Status.LastOperation
-		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded
-	}, 60*time.Second, 200*time.Millisecond, "the shoot created")
+	settled("mig-same")
 	before := getShoot(t, c, ns, "mig-same")
 	diffs, err = adapter.DryRunAdoption(t.Context(), before, apply(spec))
 	if err != nil {
