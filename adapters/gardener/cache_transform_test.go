@@ -68,7 +68,16 @@ func TestCacheTransformKeepsWhatTheOperatorReads(t *testing.T) {
 		!reflect.DeepEqual(full.Annotations, trimmed.Annotations) {
 		t.Error("spec, labels or annotations changed: the spec is what drift correction compares")
 	}
-	if trimmed.ManagedFields != nil || trimmed.Status.Conditions != nil || trimmed.Status.Constraints != nil ||
+	// appliedBy decides between a full apply and marks only: a removal from the spec must still be applied.
+	if !appliedBy(full, FieldManager) || !appliedBy(trimmed, FieldManager) {
+		t.Errorf("the record that the operator applied the shoot is lost: %+v", trimmed.ManagedFields)
+	}
+	for _, m := range trimmed.ManagedFields {
+		if m.Manager != FieldManager || m.FieldsV1 != nil {
+			t.Errorf("kept managedFields entry %s (%d bytes of fields)", m.Manager, len(m.FieldsV1.GetRawBytes()))
+		}
+	}
+	if trimmed.Status.Conditions != nil || trimmed.Status.Constraints != nil ||
 		trimmed.Status.Credentials != nil || trimmed.Status.LastMaintenance != nil {
 		t.Errorf("not trimmed: managedFields %v, status %+v", trimmed.ManagedFields, trimmed.Status)
 	}

@@ -63,6 +63,22 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 	return out, nil
 }
 
+// RuntimeCacheTransform is the cache transform of Runtimes: of the managedFields it keeps only the registry cache's
+// field manager entries, which ownsCaches reads; the rest is dropped like on every other cached object (at fleet
+// size managedFields are a good part of the cache). Idempotent, as client-go may transform a cached object again.
+func RuntimeCacheTransform(in any) (any, error) {
+	if rt, ok := in.(*imv1.Runtime); ok && len(rt.ManagedFields) > 0 {
+		kept := rt.ManagedFields[:0:0]
+		for _, m := range rt.ManagedFields {
+			if m.Manager == imv1.FieldManagerRegistryCache {
+				kept = append(kept, m)
+			}
+		}
+		rt.ManagedFields = kept
+	}
+	return in, nil
+}
+
 // ownsCaches tells whether the operator's field manager owns spec.imageRegistryCache.
 func ownsCaches(rt *imv1.Runtime) bool {
 	for _, m := range rt.ManagedFields {

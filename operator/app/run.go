@@ -24,6 +24,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/health"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -112,12 +113,13 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		Scheme: scheme,
 		Cache: cache.Options{
 			DefaultNamespaces: namespaces,
-			// Nothing reads managedFields; at fleet size they are a good part of the cache.
+			// Nothing reads managedFields but the registry cache's ownership check on Runtimes (their transform
+			// keeps that one entry); at fleet size they are a good part of the cache.
 			DefaultTransform: cache.TransformStripManagedFields(),
 			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard). Secrets are cached
 			// without their data (kube.SecretCacheTransform): the kubeconfig is read live by whoever needs it.
 			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed, Transform: kube.SecretCacheTransform},
-				&corev1.ConfigMap{}: {Label: managed}},
+				&corev1.ConfigMap{}: {Label: managed}, &imv1.Runtime{}: {Transform: kube.RuntimeCacheTransform}},
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
