@@ -14,10 +14,11 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// appliedBy reports whether manager ever server-side applied the shoot (it then owns the fields it applied).
-func appliedBy(s *gardencorev1beta1.Shoot, manager string) bool {
+// appliedByOperator reports whether the operator ever server-side applied the shoot (it then owns the fields it
+// applied).
+func appliedByOperator(s *gardencorev1beta1.Shoot) bool {
 	for _, m := range s.ManagedFields {
-		if m.Manager == manager && m.Operation == metav1.ManagedFieldsOperationApply {
+		if m.Manager == FieldManager && m.Operation == metav1.ManagedFieldsOperationApply {
 			return true
 		}
 	}
@@ -30,7 +31,7 @@ func appliedBy(s *gardencorev1beta1.Shoot, manager string) bool {
 // byte by byte, and the apply re-serialises them, so it would count as a spec change (a new generation and a
 // reconciliation of the cluster) although nothing changed.
 func adoptedInSync(current, desired *gardencorev1beta1.Shoot) (bool, error) {
-	if appliedBy(current, FieldManager) || len(current.Spec.Provider.Workers) != len(desired.Spec.Provider.Workers) {
+	if appliedByOperator(current) || len(current.Spec.Provider.Workers) != len(desired.Spec.Provider.Workers) {
 		return false, nil
 	}
 	want, err := toApplyObject(desired)

@@ -10,7 +10,7 @@ import (
 // cache.Options.DefaultTransform): at fleet size the cache holds every shoot of the project, and most of a shoot's
 // bytes are fields the operator never reads.
 //
-//   - managedFields of every object but the bare entry saying the operator applied it (appliedBy reads that from
+//   - managedFields of every object but the bare entry saying the operator applied it (appliedByOperator reads that from
 //     the cache; the hand-over of a new shoot's fields to the apply manager reads the shoot live);
 //   - of a shoot's status only what Observe maps (generation, hibernation, advertised addresses, last operation
 //     and errors) and the small identifying fields are kept; conditions, constraints, credentials rotation,
@@ -20,7 +20,7 @@ import (
 // patch or an update of an object read live or returned by the API server (see shoots.go).
 func CacheTransform(in any) (any, error) {
 	if obj, err := meta.Accessor(in); err == nil && obj.GetManagedFields() != nil {
-		// Only the fact that the operator applied the object stays (appliedBy decides between a full apply and
+		// Only the fact that the operator applied the object stays (appliedByOperator decides between a full apply and
 		// marks only on it; without it a removal from the spec would never be applied), without its field set.
 		var kept []metav1.ManagedFieldsEntry // nil, not empty, when none: never an empty list
 		for _, m := range obj.GetManagedFields() {

@@ -68,8 +68,8 @@ func TestCacheTransformKeepsWhatTheOperatorReads(t *testing.T) {
 		!reflect.DeepEqual(full.Annotations, trimmed.Annotations) {
 		t.Error("spec, labels or annotations changed: the spec is what drift correction compares")
 	}
-	// appliedBy decides between a full apply and marks only: a removal from the spec must still be applied.
-	if !appliedBy(full, FieldManager) || !appliedBy(trimmed, FieldManager) {
+	// appliedByOperator decides between a full apply and marks only: a removal from the spec must still be applied.
+	if !appliedByOperator(full) || !appliedByOperator(trimmed) {
 		t.Errorf("the record that the operator applied the shoot is lost: %+v", trimmed.ManagedFields)
 	}
 	for _, m := range trimmed.ManagedFields {

@@ -102,7 +102,7 @@ func TestMigrationAdoptionIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := getShoot(t, c, ns, "mig-same")
-	if changed.Generation == after.Generation || !appliedBy(changed, FieldManager) || changed.Spec.Provider.Workers[0].Maximum != spec.Workers[0].Maximum {
+	if changed.Generation == after.Generation || !appliedByOperator(changed) || changed.Spec.Provider.Workers[0].Maximum != spec.Workers[0].Maximum {
 		t.Errorf("a change after adoption: generation %d -> %d, maximum %d; want applied", after.Generation, changed.Generation, changed.Spec.Provider.Workers[0].Maximum)
 	}
 }

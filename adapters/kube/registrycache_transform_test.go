@@ -12,8 +12,9 @@ import (
 // runs it through the transform.
 func TestRuntimeCacheTransformKeepsTheRegistryCacheOwnership(t *testing.T) {
 	entry := func(manager, fields string) metav1.ManagedFieldsEntry {
-		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+		f := &metav1.FieldsV1{}
+		f.SetRawBytes([]byte(fields))
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsV1: f}
 	}
 	rt := &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Name: "rt", ManagedFields: []metav1.ManagedFieldsEntry{
 		entry("keb", `{"f:spec":{"f:shoot":{}}}`),
