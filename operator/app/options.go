@@ -55,6 +55,9 @@ type Options struct {
 	MetricsSecure bool
 	// ProbeAddr is the address of the health and readiness probes ("0" disables them).
 	ProbeAddr string
+	// PprofAddr is the address of Go's profiling endpoints under /debug/pprof/ ("0" or empty disables them): heap
+	// profiles are how the fleet's memory is attributed (docs/operations/scale.md).
+	PprofAddr string
 	// LeaderElection makes only one replica active.
 	LeaderElection bool
 	// LeaderElectionNamespace is where the leader lease lives (default: the first watched namespace).
@@ -81,6 +84,7 @@ func DefaultOptions() Options {
 		MetricsAddr:                     ":8443",
 		MetricsSecure:                   true,
 		ProbeAddr:                       ":8081",
+		PprofAddr:                       "0",
 		LeaderElection:                  true,
 	}
 }
@@ -117,6 +121,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
+	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr,
+		"address of the Go profiling endpoints /debug/pprof/ (0 disables them; never expose it beyond the pod)")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", o.LeaderElection, "enable leader election")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader lease")
 	fs.Func("controllers", "comma-separated controllers to run, of "+strings.Join(controllers.Names(), ", ")+" (default all)",

@@ -123,6 +123,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
+		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        leaderElectionID,
 		LeaderElectionNamespace: leaseNamespace,

@@ -148,9 +148,21 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 	if r.first.peakRSS, err = m.PeakRSS(); err != nil {
 		return err
 	}
-	r.first.cpu, err = m.CPUTime()
+	if r.first.cpu, err = m.CPUTime(); err != nil {
+		return err
+	}
 	r.gardenCPU = harness.SelfCPU() - gardenCPU
-	return err
+	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
+}
+
+// writeHeapProfile keeps the idle manager's heap profile next to its log: what the peak RSS is made of.
+func writeHeapProfile(ctx context.Context, m *harness.Manager, dir, name string) error {
+	path := filepath.Join(dir, name)
+	if err := m.HeapProfile(ctx, path); err != nil {
+		return err
+	}
+	harness.Logf("heap profile: %s (go tool pprof -sample_index=inuse_space -top %s)", path, path)
+	return nil
 }
 
 // phaseSteady measures the idle manager, then the gardenlet reporting on a share of the shoots a minute.
@@ -224,6 +236,8 @@ func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r
 	if r.restart.peakRSS, err = m.PeakRSS(); err != nil {
 		return err
 	}
-	r.restart.cpu, err = m.CPUTime()
-	return err
+	if r.restart.cpu, err = m.CPUTime(); err != nil {
+		return err
+	}
+	return writeHeapProfile(ctx, m, c.workDir, "heap-restarted.pb.gz")
 }

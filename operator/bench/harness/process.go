@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,6 +24,7 @@ type Manager struct {
 	exitErr error
 	stopped sync.Once
 	metrics string // URL of the metrics endpoint
+	pprof   string // base URL of the profiling endpoints
 	log     *os.File
 	started time.Time
 }
@@ -33,6 +36,10 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 	if err != nil {
 		return nil, err
 	}
+	pprofPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("create manager log: %w", err)
@@ -41,11 +48,13 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 		"--gardener-kubeconfig-path=" + dir + "/garden.kubeconfig",
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
 		"--health-probe-bind-address=0", "--leader-elect=false",
+		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprofPort),
 	}, extraArgs...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+dir+"/kcp.kubeconfig")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: logFile}
+	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
+		pprof: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort), log: logFile}
 	m.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
@@ -99,6 +108,32 @@ func (m *Manager) Stop() {
 		}
 		_ = m.log.Close()
 	})
+}
+
+// HeapProfile writes the child's heap profile (after a garbage collection, so it shows what is live) to path, for
+// `go tool pprof -sample_index=inuse_space`.
+func (m *Manager) HeapProfile(ctx context.Context, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.pprof+"/heap?gc=1", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write heap profile: %w", err)
+	}
+	return f.Close()
 }
 
 func procStatusBytes(pid int, field string) (int64, error) {
