@@ -79,7 +79,10 @@ func applyObject(ctx context.Context, c *runtimeClient, o runtimeconfig.Bootstra
 		return fmt.Errorf("decode: %w", err)
 	}
 	gvk := u.GroupVersionKind()
-	mapper := c.restMapper()
+	mapper, err := c.restMapper()
+	if err != nil {
+		return err
+	}
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
 		mapper.Reset() // a CRD may have been installed since the mapper was filled

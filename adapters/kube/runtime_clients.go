@@ -16,7 +16,9 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -59,18 +61,40 @@ type runtimeClient struct {
 	// kubeconfigHash identifies the kubeconfig the client was built from: a rotated kubeconfig gets a new client.
 	kubeconfigHash [32]byte
 	http           *http.Client
-	core           kubernetes.Interface
+	cfg            *rest.Config
+	core           typedClients
 	dynamic        dynamic.Interface
-	discovery      discovery.CachedDiscoveryInterface
 
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
+	mapperErr  error
 }
 
-// restMapper maps kinds to resources for bootstrap manifests (built on first use: discovery costs requests).
-func (c *runtimeClient) restMapper() meta.ResettableRESTMapper {
-	c.mapperOnce.Do(func() { c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(c.discovery) })
-	return c.mapper
+// typedClients are the API groups the configurator writes typed. Not a kubernetes.Clientset: that builds a REST
+// client for each of its ~50 groups, which at one client per runtime was a fifth of the operator's heap at fleet
+// size (docs/operations/scale.md).
+type typedClients struct {
+	core corev1client.CoreV1Interface
+	rbac rbacv1client.RbacV1Interface
+	apps appsv1client.AppsV1Interface
+}
+
+func (t typedClients) CoreV1() corev1client.CoreV1Interface { return t.core }
+func (t typedClients) RbacV1() rbacv1client.RbacV1Interface { return t.rbac }
+func (t typedClients) AppsV1() appsv1client.AppsV1Interface { return t.apps }
+
+// restMapper maps kinds to resources for bootstrap manifests (built on first use: discovery costs requests and
+// memory, and only landscapes with bootstrap manifests need it).
+func (c *runtimeClient) restMapper() (meta.ResettableRESTMapper, error) {
+	c.mapperOnce.Do(func() {
+		d, err := discovery.NewDiscoveryClientForConfigAndClient(c.cfg, c.http)
+		if err != nil {
+			c.mapperErr = fmt.Errorf("discovery client for runtime %s: %w: %w", c.runtimeID, ports.ErrRuntimeUnreachable, err)
+			return
+		}
+		c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d))
+	})
+	return c.mapper, c.mapperErr
 }
 
 // newRuntimeClient builds the clients of a runtime. Each request is bounded by timeout (the call as a whole is
@@ -88,16 +112,26 @@ func newRuntimeClient(runtimeID string, kubeconfig []byte, timeout time.Duration
 	if err != nil {
 		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
-	core, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
-	if err != nil {
+	rc := &runtimeClient{runtimeID: runtimeID, kubeconfigHash: sha256.Sum256(kubeconfig), http: httpClient, cfg: cfg}
+	if err := rc.buildClients(); err != nil {
 		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
-	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
-	if err != nil {
-		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	return rc, nil
+}
+
+func (c *runtimeClient) buildClients() error {
+	var err error
+	if c.core.core, err = corev1client.NewForConfigAndClient(c.cfg, c.http); err != nil {
+		return err
 	}
-	return &runtimeClient{runtimeID: runtimeID, kubeconfigHash: sha256.Sum256(kubeconfig), http: httpClient, core: core,
-		dynamic: dyn, discovery: memory.NewMemCacheClient(core.Discovery())}, nil
+	if c.core.rbac, err = rbacv1client.NewForConfigAndClient(c.cfg, c.http); err != nil {
+		return err
+	}
+	if c.core.apps, err = appsv1client.NewForConfigAndClient(c.cfg, c.http); err != nil {
+		return err
+	}
+	c.dynamic, err = dynamic.NewForConfigAndClient(c.cfg, c.http)
+	return err
 }
 
 // clientCache keeps one client per runtime, at most max of them (least recently used go first). An entry is

@@ -55,8 +55,12 @@ func parseFlags() (config, error) {
 	flag.Float64Var(&c.touchPerMinute, "touch", 0.05, "share of the Runtimes' shoots the gardenlet reports on per minute in the steady state")
 	flag.DurationVar(&c.quiet, "idle-quiet", 3*time.Second, "how long nothing may change before the manager counts as idle")
 	flag.DurationVar(&c.timeout, "timeout", time.Hour, "bound of each phase")
+	memLimit := flag.String("manager-memory-limit", "", "GOMEMLIMIT of the manager (e.g. 360MiB; default none, as outside a container)")
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Parse()
+	if *memLimit != "" {
+		harness.ManagerEnv = append(harness.ManagerEnv, "GOMEMLIMIT="+*memLimit)
+	}
 	if c.extra < 0 {
 		c.extra = c.runtimes
 	}

@@ -52,7 +52,8 @@ func (r report) print(out io.Writer) {
 	p("")
 	p("== fleet load harness: %d Runtimes, %d GardenerClusters ==", c.runtimes, clusters)
 	p("machine: %d CPUs, %s memory; load average (1/5/15 min) at start %s, at end %s", runtime.NumCPU(), harness.MemTotal(), r.loadStart, r.loadEnd)
-	p("manager: all controllers, --gardener-qps=%g --gardener-burst=%d, leader election off, metrics scraped over HTTP", c.gardenerQPS, c.gardenerBurst)
+	p("manager: all controllers, --gardener-qps=%g --gardener-burst=%d, leader election off, metrics scraped over HTTP, environment %v",
+		c.gardenerQPS, c.gardenerBurst, harness.ManagerEnv)
 	p("garden: gardener-apiserver in-process, simulated gardenlet (create %s), one shared runtime API server; 4 pooled RSA keys for admin kubeconfigs",
 		c.createDuration)
 	p("setup (not measured): %d shoots without a Runtime created in %s", c.extra, r.setup.Round(time.Second))

@@ -29,6 +29,10 @@ type Manager struct {
 	started time.Time
 }
 
+// ManagerEnv is added to the environment of every manager started (e.g. GOMEMLIMIT): set by a harness's flags, it
+// reaches the child only, not the harness with its in-process API servers.
+var ManagerEnv []string
+
 // StartManager starts the manager binary against the kubeconfigs in dir (garden.kubeconfig, kcp.kubeconfig) and
 // waits until readyController has started (its reconcile metrics exist).
 func StartManager(ctx context.Context, bin, dir, logPath, readyController string, extraArgs []string) (*Manager, error) {
@@ -51,7 +55,7 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprofPort),
 	}, extraArgs...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+dir+"/kcp.kubeconfig")
+	cmd.Env = append(append(os.Environ(), ManagerEnv...), "KUBECONFIG="+dir+"/kcp.kubeconfig")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
 		pprof: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort), log: logFile}

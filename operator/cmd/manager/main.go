@@ -56,6 +56,8 @@ func newLogger(s *settings, w io.Writer) logr.Logger {
 func run(ctx context.Context, s *settings, log logr.Logger) error {
 	stamp := version.Get()
 	log.Info("starting manager", stamp.KeysAndValues()...)
+	limit, why := setMemoryLimit(os.LookupEnv, os.ReadFile)
+	log.Info("memory limit", "goMemoryLimitBytes", limit, "reason", why)
 	for _, w := range s.previous.warnings {
 		log.Info("deprecated flag", "warning", w)
 	}
