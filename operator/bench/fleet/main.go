@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kyma-project/kim/internal/testenv"
@@ -56,6 +57,13 @@ func parseFlags() (config, error) {
 	flag.DurationVar(&c.quiet, "idle-quiet", 3*time.Second, "how long nothing may change before the manager counts as idle")
 	flag.DurationVar(&c.timeout, "timeout", time.Hour, "bound of each phase")
 	memLimit := flag.String("manager-memory-limit", "", "GOMEMLIMIT of the manager (e.g. 360MiB; default none, as outside a container)")
+	flag.Func("manager-env", "NAME=VALUE added to the manager's environment (repeatable; e.g. KIM_ZAP_LOG_LEVEL=debug)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		harness.ManagerEnv = append(harness.ManagerEnv, v)
+		return nil
+	})
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Parse()
 	if *memLimit != "" {

@@ -189,7 +189,14 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 	}
 	if present && StatusChanged(s.before, s.Obj) {
 		// A merge patch of the status carries no resourceVersion: it cannot conflict with writers of other fields.
-		if err := r.Client.Status().Patch(ctx, s.Obj, client.MergeFrom(s.before)); err != nil && !apierrors.IsNotFound(err) {
+		patch := client.MergeFrom(s.before)
+		if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
+			// Which field a reconcile changed: the question behind every unexpected write (e.g. after a restart).
+			if data, err := patch.Data(s.Obj); err == nil {
+				log.Info("status patch", "patch", string(data))
+			}
+		}
+		if err := r.Client.Status().Patch(ctx, s.Obj, patch); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("patch status of %s: %w", s.key, err))
 		}
 	}
