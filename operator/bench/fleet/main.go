@@ -142,11 +142,18 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 	}
 	r.created = time.Since(start)
 	var p progress
+	want, halfway := 2*c.runtimes+c.extra, false
 	err := testenv.Poll(ctx, c.timeout, 3*time.Second, "converging (Ready Runtimes + Ready GardenerClusters)", harness.Reaches(func() (int, error) {
 		var err error
 		p, err = w.progress(ctx)
-		return p.runtimesReady + p.clustersReady, err
-	}, 2*c.runtimes+c.extra), harness.ProgressLog)
+		ready := p.runtimesReady + p.clustersReady
+		if err == nil && !halfway && ready >= want/2 {
+			// The peak RSS is reached while the fleet converges, not when it is idle: what is live then.
+			halfway = true
+			err = writeHeapProfile(ctx, m, c.workDir, "heap-halfway.pb.gz")
+		}
+		return ready, err
+	}, want), harness.ProgressLog)
 	if err != nil {
 		return fmt.Errorf("%w (runtime states %v)", err, p.runtimeStates)
 	}

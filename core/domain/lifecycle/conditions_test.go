@@ -1,0 +1,60 @@
+package lifecycle_test
+
+import (
+	"reflect"
+	"testing"
+
+	lc "github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+)
+
+// A pass that configures the runtime and a pass that trusts the configuration reached earlier report the same
+// conditions: a restart trusts, and must not rewrite the status of every Runtime.
+func TestConfiguredAndTrustedPassesReportTheSameConditions(t *testing.T) {
+	for _, bootstrap := range []bool{false, true} {
+		in := lc.Input{Intent: intent(), Access: lc.Access{SecretExists: true,
+			Configuration: lc.Configuration{DesiredHash: "c3", AppliedHash: "c3", Bootstrap: bootstrap}}}
+		res := &runtimeconfig.Result{
+			Namespace:        runtimeconfig.Done(runtimeconfig.ReasonKymaSystemNSReady, "Namespace kyma-system exists (created)."),
+			ProvisioningInfo: runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, "ConfigMap applied."),
+			OIDC:             runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, "2 OpenIDConnect resources are configured."),
+			Administrators:   runtimeconfig.Done(runtimeconfig.ReasonAdministratorsConfigured, "3 administrators are bound to cluster-admin."),
+			Bootstrap:        runtimeconfig.Done(runtimeconfig.ReasonBootstrapCompleted, "4 manifests applied."),
+		}
+		configured, trusted := lc.Conditions(in, res), lc.Conditions(in, nil)
+		if !reflect.DeepEqual(configured, trusted) {
+			t.Fatalf("bootstrap %v: configured pass\n%v\ntrusting pass\n%v", bootstrap, configured, trusted)
+		}
+		if len(trusted) != 5+boolInt(bootstrap) {
+			t.Fatalf("bootstrap %v: %d conditions: %v", bootstrap, len(trusted), trusted)
+		}
+	}
+}
+
+// A part that did not reach its state keeps the adapter's words: they say what went wrong.
+func TestAFailedPartKeepsItsMessage(t *testing.T) {
+	in := lc.Input{Intent: intent(), Access: lc.Access{Configuration: lc.Configuration{DesiredHash: "c3"}}}
+	res := &runtimeconfig.Result{
+		Namespace:        runtimeconfig.Done(runtimeconfig.ReasonKymaSystemNSReady, "x"),
+		ProvisioningInfo: runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, "x"),
+		OIDC:             runtimeconfig.Failed(runtimeconfig.ReasonOIDCNotServed, "no CRD yet"),
+		Administrators:   runtimeconfig.Failed(runtimeconfig.ReasonConfigurationError, "binding refused"),
+	}
+	got := map[string]lc.Condition{}
+	for _, c := range lc.Conditions(in, res) {
+		got[c.Type] = c
+	}
+	if c := got[lc.ConditionOidcAndConfigMapConfigured]; c.Status || c.Message != "no CRD yet" {
+		t.Fatalf("OIDC condition %+v", c)
+	}
+	if c := got[lc.ConditionConfigured]; c.Status || c.Message != "binding refused" {
+		t.Fatalf("Configured condition %+v", c)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
