@@ -134,30 +134,44 @@ func (c *runtimeClient) buildClients() error {
 	return err
 }
 
-// clientCache keeps one client per runtime, at most max of them (least recently used go first). An entry is
-// replaced when the runtime's kubeconfig changes (rotation) and dropped by forget (the Runtime is gone).
+// clientCache keeps one client per runtime, at most max of them (least recently used go first) and none unused for
+// longer than idle. An entry is replaced when the runtime's kubeconfig changes (rotation) and dropped by forget (the
+// Runtime is gone).
 type clientCache struct {
 	mu      sync.Mutex
 	max     int
-	order   *list.List // of *runtimeClient, most recently used first
+	idle    time.Duration
+	now     func() time.Time
+	order   *list.List // of *cachedClient, most recently used first
 	entries map[string]*list.Element
 	build   func(runtimeID string, kubeconfig []byte) (*runtimeClient, error)
 }
 
-func newClientCache(maxEntries int, build func(string, []byte) (*runtimeClient, error)) *clientCache {
-	return &clientCache{max: maxEntries, order: list.New(), entries: map[string]*list.Element{}, build: build}
+type cachedClient struct {
+	*runtimeClient
+	used time.Time
+}
+
+func newClientCache(maxEntries int, idle time.Duration, now func() time.Time, build func(string, []byte) (*runtimeClient, error)) *clientCache {
+	return &clientCache{max: maxEntries, idle: idle, now: now, order: list.New(), entries: map[string]*list.Element{}, build: build}
 }
 
 // get returns the client of runtimeID for kubeconfig, building it when there is none or the kubeconfig changed.
+// Clients unused for longer than idle go first (the list is in order of use: only those are visited).
 func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, error) {
 	hash := sha256.Sum256(kubeconfig)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.now()
+	for e := c.order.Back(); e != nil && now.Sub(e.Value.(*cachedClient).used) > c.idle; e = c.order.Back() {
+		c.removeLocked(e)
+	}
 	if e, ok := c.entries[runtimeID]; ok {
-		rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
-		if rc.kubeconfigHash == hash {
+		cc := e.Value.(*cachedClient) // the list holds only *cachedClient
+		if cc.kubeconfigHash == hash {
+			cc.used = now
 			c.order.MoveToFront(e)
-			return rc, nil
+			return cc.runtimeClient, nil
 		}
 		c.removeLocked(e)
 	}
@@ -165,7 +179,7 @@ func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, 
 	if err != nil {
 		return nil, err
 	}
-	c.entries[runtimeID] = c.order.PushFront(rc)
+	c.entries[runtimeID] = c.order.PushFront(&cachedClient{runtimeClient: rc, used: now})
 	for c.order.Len() > c.max {
 		c.removeLocked(c.order.Back())
 	}
@@ -188,7 +202,7 @@ func (c *clientCache) len() int {
 }
 
 func (c *clientCache) removeLocked(e *list.Element) {
-	rc := e.Value.(*runtimeClient) // the list holds only *runtimeClient
+	rc := e.Value.(*cachedClient) // the list holds only *cachedClient
 	c.order.Remove(e)
 	delete(c.entries, rc.runtimeID)
 	rc.http.CloseIdleConnections() // requests in flight finish; the pool goes with the client

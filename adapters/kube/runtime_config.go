@@ -24,6 +24,10 @@ const (
 	// DefaultMaxRuntimeClients bounds the clients kept (least recently used go first): a client holds a connection
 	// pool, and a runtime is configured only when something changed or its drift period passed.
 	DefaultMaxRuntimeClients = 1000
+	// DefaultRuntimeClientIdle is how long an unused client is kept. Its connections close after 90 s idle anyway
+	// (client-go's transport), so a client kept longer saves only parsing a kubeconfig, and at fleet size the kept
+	// clients were a third of the operator's heap (docs/operations/scale.md).
+	DefaultRuntimeClientIdle = 2 * time.Minute
 )
 
 // RuntimeConfigurator implements ports.RuntimeConfigurator against the runtimes' API servers, with one cached
@@ -56,7 +60,8 @@ func (r *RuntimeConfigurator) cache() *clientCache {
 			maxClients = DefaultMaxRuntimeClients
 		}
 		timeout := r.timeout()
-		r.clients = newClientCache(maxClients, func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })
+		r.clients = newClientCache(maxClients, DefaultRuntimeClientIdle, time.Now,
+			func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })
 	})
 	return r.clients
 }
