@@ -141,6 +141,8 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 		return err
 	}
 	r.created = time.Since(start)
+	stopSampling := harness.SampleMemory(ctx, m, time.Second)
+	defer func() { r.convergePeaks = stopSampling() }()
 	var p progress
 	want, halfway := 2*c.runtimes+c.extra, false
 	err := testenv.Poll(ctx, c.timeout, 3*time.Second, "converging (Ready Runtimes + Ready GardenerClusters)", harness.Reaches(func() (int, error) {

@@ -43,6 +43,8 @@ type report struct {
 	steady             steadyResult
 	// gardenCPU is the CPU time of the harness process during phase 1: mostly the in-process API servers.
 	gardenCPU time.Duration
+	// convergePeaks are the manager's memory peaks while the fleet converged.
+	convergePeaks harness.MemoryPeaks
 }
 
 func (r report) print(out io.Writer) {
@@ -65,6 +67,9 @@ func (r report) print(out io.Writer) {
 	p("  idle after                           %s   (load average then %s)", r.first.busy.Round(time.Second), r.first.load)
 	r.first.printCounters(p, c.runtimes)
 	p("  manager peak RSS (VmHWM)             %s; Go heap in use when idle %s", harness.MiB(r.first.peakRSS), harness.MiB(int64(r.first.heapInuse)))
+	cp := r.convergePeaks
+	p("  while converging (%d samples, 1 s)   RSS up to %s, heap in use up to %s, GC goal up to %s (live heap <= half of it)",
+		cp.Samples, harness.MiB(cp.RSS), harness.MiB(int64(cp.HeapInuse)), harness.MiB(int64(cp.GCGoal)))
 	p("  CPU time                             manager %s; harness process (in-process API servers, gardenlet) %s",
 		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
