@@ -59,7 +59,7 @@ func GrantBundleRBAC(ctx context.Context, root string, kcp, garden *rest.Config,
 	if len(scope.Namespaces) == 0 || scope.GardenNamespace == "" {
 		return Identity{}, errors.New("grant bundle RBAC: need at least one KCP namespace and the garden namespace")
 	}
-	kcpAs, err := grantKCP(ctx, root, kcp, scope.Namespaces)
+	kcpAs, err := GrantBundleKCP(ctx, root, kcp, scope.Namespaces)
 	if err != nil {
 		return Identity{}, fmt.Errorf("grant the bundle's permissions in KCP: %w", err)
 	}
@@ -120,7 +120,13 @@ func BundlePermissions(root string) (sa string, namespaced, clusterWide []rbacv1
 	return sa, namespaced, clusterWide, nil
 }
 
-func grantKCP(ctx context.Context, root string, admin *rest.Config, namespaces []string) (*rest.Config, error) {
+// GrantBundleKCP is the KCP half of GrantBundleRBAC, for tests without a garden: the bundle's ServiceAccount in
+// namespaces[0] with the CSV's permissions in each of namespaces and its cluster permissions; it returns admin
+// impersonating that ServiceAccount.
+func GrantBundleKCP(ctx context.Context, root string, admin *rest.Config, namespaces []string) (*rest.Config, error) {
+	if len(namespaces) == 0 {
+		return nil, errors.New("grant the bundle's permissions: no namespace")
+	}
 	sa, namespaced, clusterWide, err := BundlePermissions(root)
 	if err != nil {
 		return nil, err
