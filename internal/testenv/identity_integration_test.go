@@ -53,8 +53,11 @@ func TestIntegrationOperatorRunsUnderShippedRBAC(t *testing.T) {
 		"KCP: list Runtimes in another namespace": func() error {
 			return kcp.List(ctx, &imv1.RuntimeList{}, client.InNamespace("default"))
 		},
-		"garden: get a Secret in the project": func() error {
-			return garden.Get(ctx, client.ObjectKey{Namespace: project, Name: "any"}, &corev1.Secret{})
+		"garden: get a Secret outside the project": func() error {
+			return garden.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "any"}, &corev1.Secret{})
+		},
+		"garden: delete a ConfigMap in the project (dry run)": func() error {
+			return garden.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: project, Name: "any"}}, client.DryRunAll)
 		},
 		"garden: read the Project": func() error {
 			return garden.Get(ctx, client.ObjectKey{Name: env.Catalogue.Project}, &gardencorev1beta1.Project{})

@@ -120,6 +120,15 @@ func ProjectPolicy(projectNamespace string) Policy {
 	}
 }
 
+// AdmissionOnlyRules are granted by the Role in config/gardener but refused by ProjectPolicy: Gardener's admission
+// (ResourceReferenceManager) accepts a shoot whose spec.resources reference an object only from a user who may get
+// that object, so the operator's identity must be allowed to get the Secrets its shoots reference (audit-log
+// credentials, registry credential copies). The operator itself never reads a Secret of the project (they hold cloud
+// credentials): the guard refuses every such request before it is sent.
+func AdmissionOnlyRules(projectNamespace string) []Rule {
+	return []Rule{{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get"}}}
+}
+
 // MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference
 // and the bindings of their credentials, and ask for server-side dry runs of the operator's apply. It writes
 // nothing: every other verb is refused before it leaves the process.
