@@ -90,8 +90,11 @@ type clusterServiceVersion struct {
 // BundlePermissions reads the ServiceAccount name and the namespaced and cluster-wide rules of the bundle's CSV.
 func BundlePermissions(root string) (sa string, namespaced, clusterWide []rbacv1.PolicyRule, err error) {
 	paths, err := filepath.Glob(filepath.Join(root, "bundle", "manifests", "*.clusterserviceversion.yaml"))
-	if err != nil || len(paths) != 1 {
-		return "", nil, nil, fmt.Errorf("want one ClusterServiceVersion in %s/bundle/manifests, found %v (%v)", root, paths, err)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("find the ClusterServiceVersion under %s: %w", root, err)
+	}
+	if len(paths) != 1 {
+		return "", nil, nil, fmt.Errorf("want one ClusterServiceVersion in %s/bundle/manifests, found %v", root, paths)
 	}
 	data, err := os.ReadFile(paths[0])
 	if err != nil {
