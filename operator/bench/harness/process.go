@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,8 +34,8 @@ type Manager struct {
 // reaches the child only, not the harness with its in-process API servers.
 var ManagerEnv []string
 
-// StartManager starts the manager binary against the kubeconfigs in dir (garden.kubeconfig, kcp.kubeconfig) and
-// waits until readyController has started (its reconcile metrics exist).
+// StartManager starts the manager binary against the manager's kubeconfigs in dir (written by WriteKubeconfigs:
+// the shipped RBAC, not admin) and waits until readyController has started (its reconcile metrics exist).
 func StartManager(ctx context.Context, bin, dir, logPath, readyController string, extraArgs []string) (*Manager, error) {
 	port, err := freePort()
 	if err != nil {
@@ -49,13 +50,13 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 		return nil, fmt.Errorf("create manager log: %w", err)
 	}
 	args := append([]string{
-		"--gardener-kubeconfig-path=" + dir + "/garden.kubeconfig",
+		"--gardener-kubeconfig-path=" + filepath.Join(dir, ManagerGardenKubeconfigFile),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
 		"--health-probe-bind-address=0", "--leader-elect=false",
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprofPort),
 	}, extraArgs...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), ManagerEnv...), "KUBECONFIG="+dir+"/kcp.kubeconfig")
+	cmd.Env = append(append(os.Environ(), ManagerEnv...), "KUBECONFIG="+filepath.Join(dir, ManagerKCPKubeconfigFile))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
 		pprof: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort), log: logFile}
