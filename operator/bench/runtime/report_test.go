@@ -1,0 +1,94 @@
+package runtime_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reportTrace prints the operator's requests per provisioned runtime by verb and resource, the path of the
+// kubeconfig (from the shoot to the Secret) and the split of shoot Succeeded -> Runtime Ready.
+func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]string) {
+	n := len(shootOf)
+	for _, api := range []string{"garden", "kcp"} {
+		total, table := tr.perRuntime(api, n)
+		b.Logf("%s requests per runtime (verb resource[/subresource]; watches and lists of the caches included): %.2f%s", api, total, table)
+	}
+	configures, _ := tr.perRuntime("runtime", n)
+	b.Logf("configurations of the runtime per runtime: %.2f", configures)
+
+	phases := map[string][]time.Duration{}
+	add := func(name string, d time.Duration) { phases[name] = append(phases[name], d) }
+	var order []string
+	for _, name := range []string{
+		"A shoot first seen -> kube-apiserver advertised (gardenlet)",
+		"B advertised -> GardenerCluster created (Runtime controller)",
+		"C GardenerCluster -> admin kubeconfig request sent (GardenerCluster controller)",
+		"D admin kubeconfig request (gardener-apiserver)",
+		"E admin kubeconfig answered -> Secret seen",
+		"F shoot first seen -> Succeeded",
+		"G Secret relative to Succeeded",
+		"S1 Succeeded -> Ready: waiting for the kubeconfig Secret",
+		"S2 Succeeded -> Ready: configuring the runtime (after the later of Succeeded and Secret)",
+		"S3 Succeeded -> Ready: Runtime status writes (after the later of Succeeded and Secret)",
+		"S4 Succeeded -> Ready: rest (queueing, observing, decisions)",
+	} {
+		order = append(order, name)
+	}
+	for id, shootName := range shootOf {
+		seen, _ := rec.get(shootKind, shootName)
+		adv, okAdv := rec.get(advertisedKind, shootName)
+		gc, okGC := rec.get(clusterKind, id)
+		secret, okSecret := rec.get(secretKind, id)
+		succ, _ := rec.get(succeededKind, shootName)
+		ready, _ := rec.get(readyKind, id)
+		add(order[5], succ.Sub(seen))
+		if okAdv {
+			add(order[0], adv.Sub(seen))
+			if okGC {
+				add(order[1], gc.Sub(adv))
+			}
+		}
+		if issued := tr.of("garden", "create shoots/adminkubeconfig", shootName); okGC && len(issued) > 0 {
+			first := issued[0]
+			add(order[2], first.start.Sub(gc))
+			add(order[3], first.end.Sub(first.start))
+			if okSecret {
+				add(order[4], secret.Sub(first.end))
+			}
+		}
+		if !okSecret {
+			continue
+		}
+		add(order[6], secret.Sub(succ))
+		lat := ready.Sub(succ)
+		wait := min(max(secret.Sub(succ), 0), lat)
+		from := latest(succ, secret)
+		cfg := overlap(tr.of("runtime", "configure", id), from, ready)
+		var writes []call
+		for _, c := range tr.snapshot("kcp") {
+			if c.name == id && strings.HasSuffix(c.key, " runtimes/status") {
+				writes = append(writes, c)
+			}
+		}
+		status := overlap(writes, from, ready)
+		add(order[7], wait)
+		add(order[8], cfg)
+		add(order[9], status)
+		add(order[10], lat-wait-cfg-status)
+	}
+	for _, name := range order {
+		d := phases[name]
+		if len(d) == 0 {
+			continue
+		}
+		slices.Sort(d)
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		b.Logf("phase %-90s median %8s  p95 %8s  mean %8s", name, d[len(d)/2].Round(time.Millisecond),
+			d[(len(d)*95+99)/100-1].Round(time.Millisecond), (sum / time.Duration(len(d))).Round(time.Millisecond))
+	}
+}
