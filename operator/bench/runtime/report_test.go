@@ -15,8 +15,8 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 		total, table := tr.perRuntime(api, n)
 		b.Logf("%s requests per runtime (verb resource[/subresource]; watches and lists of the caches included): %.2f%s", api, total, table)
 	}
-	configures, _ := tr.perRuntime("runtime", n)
-	b.Logf("configurations of the runtime per runtime: %.2f", configures)
+	configures, outcomes := tr.perRuntime("outcome", n)
+	b.Logf("configurations of the runtime per runtime: %.2f%s", configures, outcomes)
 
 	phases := map[string][]time.Duration{}
 	add := func(name string, d time.Duration) { phases[name] = append(phases[name], d) }

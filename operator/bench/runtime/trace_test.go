@@ -138,7 +138,16 @@ type recordingConfigurator struct {
 func (r *recordingConfigurator) Configure(ctx context.Context, d runtimeconfig.Desired) (runtimeconfig.Result, error) {
 	start := time.Now()
 	res, err := r.RuntimeConfigurator.Configure(ctx, d)
-	r.t.add("runtime", call{key: "configure", name: d.RuntimeID, start: start, end: time.Now()})
+	end := time.Now()
+	r.t.add("runtime", call{key: "configure", name: d.RuntimeID, start: start, end: end})
+	outcome := "configure: reached"
+	if p := res.Problem(); err != nil || p != nil {
+		outcome = "configure: failed"
+		if p != nil {
+			outcome += " (" + string(p.Reason) + ")"
+		}
+	}
+	r.t.add("outcome", call{key: outcome, name: d.RuntimeID, start: start, end: end})
 	return res, err
 }
 
