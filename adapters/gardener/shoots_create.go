@@ -34,6 +34,9 @@ var errAlreadyExists = errors.New("shoot already exists")
 // what they no longer set.
 const createManager = FieldManager + "-create"
 
+// cacheWait bounds how long a create waits for the garden cache to show the shoot it wrote (see awaitCached).
+const cacheWait = 2 * time.Second
+
 // create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
 // applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
 // owned exactly as if the shoot had been applied, without the server's defaults becoming ours.
@@ -56,6 +59,9 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	err = c.Client.Create(ctx, created, client.FieldOwner(createManager))
 	if apierrors.IsAlreadyExists(err) {
 		c.count("create", nil)
+		// The cache missed it: let it catch up, so the caller's next observation sees the shoot instead of
+		// trying to create it again (each attempt also applies the ConfigMap).
+		c.awaitCached(ctx, name, "")
 		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
 	}
 	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
@@ -76,28 +82,50 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
 		return cluster.Shoot{}, err
 	}
+	// Events of the ConfigMap written above may start the next reconcile of the Runtime before the shoot's own
+	// event reached the cache; observing no shoot there, it would create again (AlreadyExists, retried).
+	c.awaitCached(ctx, name, string(applied.UID))
 	return live(applied), nil
 }
 
-// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
-// list under optimistic locking; a concurrent writer (the gardenlet) makes it read again and retry.
-func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
-	err := retry.RetryOnConflict(conflictBackoff, func() error {
-		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
-		if err != nil || fresh == nil {
-			return err
+// awaitCached waits until the cache the adapter reads shoots from holds the shoot name (with uid, when given),
+// at most cacheWait; a cache that does not catch up is no error: the caller's next observation then conflicts
+// and looks again.
+func (c *Shoots) awaitCached(ctx context.Context, name, uid string) {
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, cacheWait, true, func(ctx context.Context) (bool, error) {
+		s := &gardencorev1beta1.Shoot{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
+			return false, nil //nolint:nilerr // not cached yet (or a read error): keep waiting until the bound
 		}
-		kept := slices.DeleteFunc(slices.Clone(fresh.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
+		return uid == "" || string(s.UID) == uid, nil
+	})
+}
+
+// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
+// list under optimistic locking. The first attempt works on s as the apply returned it (no read); a concurrent
+// writer (the gardenlet) makes it read live and retry.
+func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
+	fresh := s
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
+		if fresh == nil {
+			var err error
+			if fresh, err = c.read(ctx, s.Name, ports.ReadLive); err != nil || fresh == nil {
+				return err
+			}
+		}
+		cur := fresh
+		fresh = nil // a retry reads again
+		kept := slices.DeleteFunc(slices.Clone(cur.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
 			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
 		})
-		if len(kept) == len(fresh.ManagedFields) {
+		if len(kept) == len(cur.ManagedFields) {
 			return nil
 		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": fresh.ResourceVersion, "managedFields": kept}})
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "managedFields": kept}})
 		if err != nil {
 			return err
 		}
-		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
+		err = c.Client.Patch(ctx, cur.DeepCopy(), client.RawPatch(types.MergePatchType, patch))
 		c.count("patch", err)
 		return err
 	})
