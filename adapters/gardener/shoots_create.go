@@ -101,31 +101,45 @@ func (c *Shoots) awaitCached(ctx context.Context, name, uid string) {
 	})
 }
 
-// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
-// list under optimistic locking. The first attempt works on s as the apply returned it (no read); a concurrent
-// writer (the gardenlet) makes it read live and retry.
+// dropManager removes the (Update) managedFields entry of manager, if present. The first attempt is a JSON patch on
+// the entry's position in s as the apply returned it, guarded by tests of that entry's manager and operation: the
+// gardenlet writing the new shoot meanwhile (finalizer, seed binding, status) does not conflict with it, and no read
+// is needed. When the entry moved, the list is read live and written whole under optimistic locking, retried on
+// conflicts.
 func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
-	fresh := s
-	err := retry.RetryOnConflict(conflictBackoff, func() error {
-		if fresh == nil {
-			var err error
-			if fresh, err = c.read(ctx, s.Name, ports.ReadLive); err != nil || fresh == nil {
-				return err
-			}
+	if i := slices.IndexFunc(s.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
+		return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
+	}); i >= 0 {
+		entry := fmt.Sprintf("/metadata/managedFields/%d", i)
+		patch, err := json.Marshal([]map[string]any{
+			{"op": "test", "path": entry + "/manager", "value": manager},
+			{"op": "test", "path": entry + "/operation", "value": metav1.ManagedFieldsOperationUpdate},
+			{"op": "remove", "path": entry}})
+		if err != nil {
+			return fmt.Errorf("hand the fields of new shoot %s to the apply manager: %w", s.Name, err)
 		}
-		cur := fresh
-		fresh = nil // a retry reads again
-		kept := slices.DeleteFunc(slices.Clone(cur.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
-			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
-		})
-		if len(kept) == len(cur.ManagedFields) {
+		err = c.Client.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
+		c.count("patch", err)
+		if err == nil {
 			return nil
 		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": cur.ResourceVersion, "managedFields": kept}})
+	}
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
+		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
+		if err != nil || fresh == nil {
+			return err
+		}
+		kept := slices.DeleteFunc(slices.Clone(fresh.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
+			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
+		})
+		if len(kept) == len(fresh.ManagedFields) {
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": fresh.ResourceVersion, "managedFields": kept}})
 		if err != nil {
 			return err
 		}
-		err = c.Client.Patch(ctx, cur.DeepCopy(), client.RawPatch(types.MergePatchType, patch))
+		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
 		c.count("patch", err)
 		return err
 	})
