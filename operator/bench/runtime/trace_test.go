@@ -127,7 +127,9 @@ func describe(req *http.Request) (key, name string) {
 
 // configurations wraps the operator's runtime configurator so every Configure call is recorded (api "runtime").
 func (t *trace) configurations() app.Override {
-	return func(p *setup.Ports) { p.Configurator = &recordingConfigurator{RuntimeConfigurator: p.Configurator, t: t} }
+	return func(p *setup.Ports) {
+		p.Configurator = &recordingConfigurator{RuntimeConfigurator: p.Configurator, t: t}
+	}
 }
 
 type recordingConfigurator struct {
