@@ -17,6 +17,12 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 	}
 	configures, outcomes := tr.perRuntime("outcome", n)
 	b.Logf("configurations of the runtime per runtime: %.2f%s", configures, outcomes)
+	distinct := map[[2]string]bool{}
+	for _, c := range tr.snapshot("desired") {
+		distinct[[2]string{c.name, c.key}] = true
+	}
+	b.Logf("distinct desired configurations per runtime: %.2f (fewer than configurations: the same state written again)",
+		float64(len(distinct))/float64(n))
 
 	phases := map[string][]time.Duration{}
 	add := func(name string, d time.Duration) { phases[name] = append(phases[name], d) }

@@ -150,6 +150,7 @@ func (r *recordingConfigurator) Configure(ctx context.Context, d runtimeconfig.D
 		}
 	}
 	r.t.add("outcome", call{key: outcome, name: d.RuntimeID, start: start, end: end})
+	r.t.add("desired", call{key: d.Hash(), name: d.RuntimeID, start: start, end: end})
 	return res, err
 }
 
