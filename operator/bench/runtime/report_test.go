@@ -23,6 +23,28 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 	}
 	b.Logf("distinct desired configurations per runtime: %.2f (fewer than configurations: the same state written again)",
 		float64(len(distinct))/float64(n))
+	// A configuration of a state already reached whose status write (recording it) had finished before it started
+	// was decided on a Runtime from a cache that had not seen that write yet.
+	stale := 0
+	for id := range shootOf {
+		var writes []call
+		for _, c := range tr.snapshot("kcp") {
+			if c.name == id && strings.HasSuffix(c.key, " runtimes/status") {
+				writes = append(writes, c)
+			}
+		}
+		var prev *call
+		for _, c := range tr.of("desired", "", id) {
+			if prev != nil && prev.key == c.key && slices.ContainsFunc(writes, func(w call) bool {
+				return w.start.After(prev.end) && w.end.Before(c.start)
+			}) {
+				stale++
+			}
+			prev = &c
+		}
+	}
+	b.Logf("configurations of a reached state after the status write that recorded it (a stale Runtime cache) per runtime: %.2f",
+		float64(stale)/float64(n))
 
 	phases := map[string][]time.Duration{}
 	add := func(name string, d time.Duration) { phases[name] = append(phases[name], d) }

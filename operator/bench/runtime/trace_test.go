@@ -176,11 +176,11 @@ func (t *trace) perRuntime(api string, n int) (float64, string) {
 	return float64(total) / float64(n), sb.String()
 }
 
-// of returns the calls of api with key naming name, in order of their start.
+// of returns the calls of api with key ("" any key) naming name, in order of their start.
 func (t *trace) of(api, key, name string) []call {
 	var out []call
 	for _, c := range t.snapshot(api) {
-		if c.key == key && c.name == name {
+		if (key == "" || c.key == key) && c.name == name {
 			out = append(out, c)
 		}
 	}
