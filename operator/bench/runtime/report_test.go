@@ -45,6 +45,20 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 	}
 	b.Logf("configurations of a reached state after the status write that recorded it (a stale Runtime cache) per runtime: %.2f",
 		float64(stale)/float64(n))
+	// What changed between the desired states of one runtime (the first with more than one), as differing words.
+	for id := range shootOf {
+		calls := tr.of("desired", "", id)
+		var changes []string
+		for i := 1; i < len(calls); i++ {
+			if calls[i].key != calls[i-1].key {
+				changes = append(changes, wordDiff(tr.state(calls[i-1].key), tr.state(calls[i].key)))
+			}
+		}
+		if len(changes) > 0 {
+			b.Logf("runtime %s: desired configuration changed %d times: %s", id, len(changes), strings.Join(changes, " | "))
+			break
+		}
+	}
 
 	phases := map[string][]time.Duration{}
 	add := func(name string, d time.Duration) { phases[name] = append(phases[name], d) }
@@ -119,4 +133,22 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 		b.Logf("phase %-90s median %8s  p95 %8s  mean %8s", name, d[len(d)/2].Round(time.Millisecond),
 			d[(len(d)*95+99)/100-1].Round(time.Millisecond), (sum / time.Duration(len(d))).Round(time.Millisecond))
 	}
+}
+
+// wordDiff returns the words of b that are not at the same position in a (a rough view of what changed).
+func wordDiff(a, b string) string {
+	split := func(s string) []string {
+		return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\\' || r == ' ' })
+	}
+	wa, wb := split(a), split(b)
+	var out []string
+	for i, w := range wb {
+		if i >= len(wa) || wa[i] != w {
+			out = append(out, w)
+		}
+		if len(out) >= 6 {
+			break
+		}
+	}
+	return strings.Join(out, " ")
 }

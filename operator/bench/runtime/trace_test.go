@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -34,9 +35,23 @@ type trace struct {
 	mu    sync.Mutex
 	on    bool
 	calls map[string][]call // by API ("garden", "kcp", "runtime")
+	// states are the desired configurations by hash (JSON), to show what changed between two of a runtime.
+	states map[string]string
 }
 
-func newTrace() *trace { return &trace{calls: map[string][]call{}} }
+func newTrace() *trace { return &trace{calls: map[string][]call{}, states: map[string]string{}} }
+
+func (t *trace) remember(hash, state string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.states[hash] = state
+}
+
+func (t *trace) state(hash string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.states[hash]
+}
 
 // start begins recording (requests before it, such as the caches' initial lists, are not counted).
 func (t *trace) start() {
@@ -151,6 +166,9 @@ func (r *recordingConfigurator) Configure(ctx context.Context, d runtimeconfig.D
 	}
 	r.t.add("outcome", call{key: outcome, name: d.RuntimeID, start: start, end: end})
 	r.t.add("desired", call{key: d.Hash(), name: d.RuntimeID, start: start, end: end})
+	if raw, err := json.Marshal(d); err == nil {
+		r.t.remember(d.Hash(), string(raw))
+	}
 	return res, err
 }
 
