@@ -35,7 +35,7 @@ var errAlreadyExists = errors.New("shoot already exists")
 const createManager = FieldManager + "-create"
 
 // cacheWait bounds how long a create waits for the garden cache to show the shoot it wrote (see awaitCached).
-const cacheWait = 2 * time.Second
+const cacheWait = 5 * time.Second
 
 // create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
 // applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
