@@ -93,7 +93,10 @@ func runSandbox(args []string) (retErr error) {
 	if opts.Config == nil && opts.ConfigFile == "" {
 		opts.Config = sandboxConfig(env.Catalogue)
 	}
-	op, err := testenv.StartOperator(ctx, env.KCP, env.Garden, opts)
+	// The operator runs with the permissions that ship next to the CRDs (the bundle's RBAC, config/gardener), not as
+	// the admin of the kubeconfigs above.
+	root := filepath.Dir(filepath.Dir(filepath.Dir(f.crdDir)))
+	op, err := testenv.StartOperatorFrom(ctx, root, env.KCP, env.Garden, opts)
 	if err != nil {
 		return err
 	}
