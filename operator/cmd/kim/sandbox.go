@@ -11,10 +11,12 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/operator/sandbox/faultproxy"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -93,7 +95,12 @@ func runSandbox(args []string) (retErr error) {
 	if opts.Config == nil && opts.ConfigFile == "" {
 		opts.Config = sandboxConfig(env.Catalogue)
 	}
-	op, err := testenv.StartOperator(ctx, env.KCP, env.Garden, opts)
+	garden, closeProxy, err := gardenForOperator(env, f.gardenFaults, out)
+	if err != nil {
+		return err
+	}
+	defer closeProxy()
+	op, err := testenv.StartOperator(ctx, env.KCP, garden, opts)
 	if err != nil {
 		return err
 	}
@@ -164,4 +171,23 @@ func printConnect(out *printer, dir, metricsAddr string) {
 func dirExists(dir string) bool {
 	st, err := os.Stat(dir)
 	return err == nil && st.IsDir()
+}
+
+// gardenForOperator is the garden the operator talks to: the garden itself, or with --garden-faults a fault proxy in
+// front of it (faults on from the start). The returned function stops the proxy.
+func gardenForOperator(env *gardenbox.Env, share float64, out *printer) (*rest.Config, func(), error) {
+	if share == 0 {
+		return env.Garden, func() {}, nil
+	}
+	p, err := faultproxy.New(env.Garden, faultproxy.Options{Share: share})
+	if err != nil {
+		return nil, nil, fmt.Errorf("garden fault proxy: %w", err)
+	}
+	p.Enable(true)
+	out.say("garden faults on: %.0f%% of the operator's garden requests fail (429/500/503/held), watches are dropped (proxy %s)", 100*share, p.URL())
+	return p.ClientConfig(), func() {
+		s := p.Stats()
+		out.say("garden fault proxy: %d requests, faults %v", s.Requests(), s.Faults)
+		_ = p.Close()
+	}, nil
 }
