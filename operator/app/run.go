@@ -154,7 +154,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		return nil, nil, fmt.Errorf("add garden cluster: %w", err)
 	}
 	// kim_gardener_health on every replica (standbys too), so an unhealthy Gardener is visible before a failover.
-	if _, err := health.Add(mgr, gardenCfg, 0); err != nil {
+	if _, err := health.Add(mgr, gardenCfg, opts.GardenerHealthInterval); err != nil {
 		return nil, nil, fmt.Errorf("gardener health check: %w", err)
 	}
 	if opts.ProbeAddr != "0" && opts.ProbeAddr != "" {
