@@ -2,8 +2,9 @@
 // garden API server that answers a configurable share of requests with 429 (and Retry-After), 500 or 503, holds
 // some until the client gives up, and drops watch connections after a random time. It counts every request per
 // second (to check a client's rate limit from the outside) and every fault by kind. Faults can be switched on and
-// off while it runs. Clients talk plain HTTP to it on the loopback interface; it forwards upstream with a
-// transport built from the upstream rest.Config, so authentication stays the upstream config's.
+// off while it runs. Clients talk HTTPS to it on the loopback interface (a certificate for 127.0.0.1 that
+// ClientConfig trusts: the operator refuses a Gardener without verified TLS); it forwards upstream with a transport
+// built from the upstream rest.Config, so authentication stays the upstream config's.
 package faultproxy
 
 import (
@@ -12,8 +13,9 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
-	"net"
+	"encoding/pem"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"strconv"
 	"sync"
@@ -76,8 +78,7 @@ func (o Options) Validate() error {
 type Proxy struct {
 	opts     Options
 	upstream *httputil.ReverseProxy
-	server   *http.Server
-	listener net.Listener
+	server   *httptest.Server
 	now      func() time.Time
 
 	mu        sync.Mutex
@@ -102,11 +103,7 @@ func New(upstream *rest.Config, opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upstream transport: %w", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listen: %w", err)
-	}
-	p := &Proxy{opts: opts.withDefaults(), listener: l, now: time.Now, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+	p := &Proxy{opts: opts.withDefaults(), now: time.Now, rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		perSecond: map[int64]int{}, faults: map[Kind]int{}}
 	p.upstream = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -126,19 +123,30 @@ func New(upstream *rest.Config, opts Options) (*Proxy, error) {
 			http.Error(w, "fault proxy: upstream: "+err.Error(), http.StatusBadGateway)
 		},
 	}
-	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.server.Serve(l) }()
+	// httptest's server: TLS on 127.0.0.1 with a certificate of its own, which is all a loopback proxy needs.
+	p.server = httptest.NewUnstartedServer(p)
+	p.server.Config.ReadHeaderTimeout = 10 * time.Second
+	p.server.Config.ErrorLog = log.New(io.Discard, "", 0) // clients killed mid-handshake are expected
+	p.server.StartTLS()
 	return p, nil
 }
 
-// URL is the proxy's address (http://127.0.0.1:port).
-func (p *Proxy) URL() string { return "http://" + p.listener.Addr().String() }
+// URL is the proxy's address (https://127.0.0.1:port).
+func (p *Proxy) URL() string { return p.server.URL }
 
-// ClientConfig is a config for clients of the proxy: its address, no credentials (the proxy adds the upstream's).
-func (p *Proxy) ClientConfig() *rest.Config { return &rest.Config{Host: p.URL()} }
+// ClientConfig is a config for clients of the proxy: its address and certificate, no credentials (the proxy
+// forwards with the upstream's).
+func (p *Proxy) ClientConfig() *rest.Config {
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.server.Certificate().Raw})
+	return &rest.Config{Host: p.URL(), TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+}
 
 // Close stops the proxy and closes every connection, held and watching ones too.
-func (p *Proxy) Close() error { return p.server.Close() }
+func (p *Proxy) Close() error {
+	p.server.CloseClientConnections()
+	p.server.Close()
+	return nil
+}
 
 // Enable switches faults on or off.
 func (p *Proxy) Enable(on bool) {

@@ -40,6 +40,17 @@ func upstream(t *testing.T, auth *atomic.Value) *httptest.Server {
 	return srv
 }
 
+// clientOf is an HTTP client configured as ClientConfig says.
+func clientOf(t *testing.T, p *Proxy, timeout time.Duration) *http.Client {
+	t.Helper()
+	c, err := rest.HTTPClientFor(p.ClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Timeout = timeout
+	return c
+}
+
 func start(t *testing.T, opts Options) (*Proxy, *atomic.Value) {
 	t.Helper()
 	auth := &atomic.Value{}
@@ -66,7 +77,7 @@ func get(t *testing.T, c *http.Client, url string) (int, http.Header) {
 func TestForwardsWithTheUpstreamCredentialsWhileFaultsAreOff(t *testing.T) {
 	p, auth := start(t, Options{Share: 1})
 	for range 5 {
-		if code, _ := get(t, http.DefaultClient, p.URL()+"/api"); code != http.StatusOK {
+		if code, _ := get(t, clientOf(t, p, 0), p.URL()+"/api"); code != http.StatusOK {
 			t.Fatalf("faults off: status %d, want 200", code)
 		}
 	}
@@ -84,7 +95,7 @@ func TestFaultsAllKindsAtFullShare(t *testing.T) {
 	p.Enable(true)
 	seen := map[int]int{}
 	for range 200 {
-		code, h := get(t, http.DefaultClient, p.URL()+"/api")
+		code, h := get(t, clientOf(t, p, 0), p.URL()+"/api")
 		seen[code]++
 		if code == http.StatusTooManyRequests && h.Get("Retry-After") != "3" {
 			t.Fatalf("429 with Retry-After %q, want 3", h.Get("Retry-After"))
@@ -104,7 +115,7 @@ func TestFaultsAllKindsAtFullShare(t *testing.T) {
 		t.Errorf("counted %d requests, want 200", s.Requests())
 	}
 	p.Enable(false)
-	if code, _ := get(t, http.DefaultClient, p.URL()+"/api"); code != http.StatusOK {
+	if code, _ := get(t, clientOf(t, p, 0), p.URL()+"/api"); code != http.StatusOK {
 		t.Errorf("after switching off: status %d, want 200", code)
 	}
 }
@@ -112,7 +123,7 @@ func TestFaultsAllKindsAtFullShare(t *testing.T) {
 func TestHoldsUntilTheClientGivesUp(t *testing.T) {
 	p, _ := start(t, Options{Share: 1, HoldMax: time.Hour})
 	p.Enable(true)
-	c := &http.Client{Timeout: 100 * time.Millisecond}
+	c := clientOf(t, p, 100*time.Millisecond)
 	holds := 0
 	for range 40 {
 		start := time.Now()
@@ -136,7 +147,7 @@ func TestDropsWatchesAfterARandomTime(t *testing.T) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.URL()+"/api/v1/pods?watch=true", nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := clientOf(t, p, 0).Do(req)
 		if err != nil {
 			cancel()
 			t.Fatal(err)
@@ -170,7 +181,7 @@ func TestCountsRequestsPerSecond(t *testing.T) {
 		if i == 4 {
 			setNow(now.Add(time.Second))
 		}
-		get(t, http.DefaultClient, p.URL()+"/api")
+		get(t, clientOf(t, p, 0), p.URL()+"/api")
 	}
 	s := p.Stats()
 	if s.PerSecond[1000] != 4 || s.PerSecond[1001] != 3 || len(s.Seconds()) != 2 {
