@@ -138,7 +138,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 	if err != nil {
 		return nil, nil, err
 	}
-	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
+	gardenCluster, err := newGardenCluster(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Shoots without managedFields and without the status the operator never reads.

@@ -9,11 +9,11 @@ package faultproxy
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
 	"math/rand/v2"
-	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
