@@ -270,13 +270,13 @@ func qpsWorst(w world) (ratio float64, from, to int64, requests int, allowed flo
 	}
 	probeEvery := w.Limits.HealthInterval.Seconds()
 	for a := first; a <= last; a++ {
-		// Starts strictly inside the window refill the bucket; the one before it is the 1 below.
+		// A process started in the window brings a full bucket; whatever ran before holds at most one (the 1 below).
 		for b := a; b <= last; b++ {
 			n := counts[b-first+1] - counts[a-first]
 			length := float64(b - a + 1)
 			refills := 0
 			for _, s := range starts {
-				if s > a && s <= b {
+				if s >= a && s <= b {
 					refills++
 				}
 			}

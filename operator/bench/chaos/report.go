@@ -20,7 +20,7 @@ type report struct {
 	kills, restarts               int
 	faults                        map[faultproxy.Kind]int
 	requests, reads, live         int
-	deletionsChecked              int
+	deletionsChecked, watches     int
 	qpsRatio                      float64
 	ops                           map[string]int
 	violations                    []violation
@@ -34,11 +34,7 @@ func (r *report) print(out io.Writer) {
 		c.runtimes, 100*c.faultShare, c.killMin, c.killMax, c.grace, c.gardenerQPS, c.gardenerBurst, c.seed)
 	p("machine: %d CPUs, load average start %s, end of chaos %s, end %s; memory %s", runtime.NumCPU(), r.loadStart, r.loadChaos, r.loadEnd, harness.MemTotal())
 	p("chaos phase: %s; kills survived: %d (manager started %d times)", r.chaos.Round(time.Second), r.kills, r.restarts)
-	total := 0
-	for _, n := range r.faults {
-		total += n
-	}
-	p("faults injected: %d of %d Gardener requests %s", total, r.requests, kinds(r.faults))
+	p("faults injected: %d of %d Gardener requests %s; watches forwarded while faulty: %d", total(r.faults), r.requests, kinds(r.faults), r.watches)
 	p("workload: %s; %d runtimes live at the end", opsLine(r.ops), r.live)
 	p("kubeconfig Secret reads: %d; shoot deletions checked against their windows: %d; worst request rate: %.0f%% of the allowance", r.reads, r.deletionsChecked, 100*r.qpsRatio)
 	p("time to converge after the last fault: %s", r.converge.Round(100*time.Millisecond))
@@ -65,6 +61,14 @@ func (r *report) print(out io.Writer) {
 	} else {
 		p("result: %d violations", len(r.violations))
 	}
+}
+
+func total(m map[faultproxy.Kind]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func kinds(m map[faultproxy.Kind]int) string {

@@ -48,6 +48,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	ch := &chaos{c: c, args: c.managerArgs(cfgPath), rnd: rand.New(rand.NewPCG(c.seed, 1))}
 	health := &healthWatch{faultsOn: proxy.Enabled}
 	ch.onStart = health.set
+	// Faults from the first request on: the manager must start through them, and its first watches get dropped.
+	proxy.Enable(true)
+	chaosStart := time.Now()
 	if err := ch.start(ctx); err != nil {
 		return r, err
 	}
@@ -59,9 +62,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	observers.Go(func() { reader.run(obsCtx, c.readInterval) })
 	observers.Go(func() { health.run(obsCtx, time.Second) })
 
-	harness.Logf("faults on (%.0f%%); creating %d Runtimes", 100*c.faultShare, c.runtimes)
-	proxy.Enable(true)
-	chaosStart := time.Now()
+	harness.Logf("faults on (%.0f%%), manager started; creating %d Runtimes", 100*c.faultShare, c.runtimes)
 	if err := wl.createAll(ctx); err != nil {
 		return r, err
 	}
@@ -116,7 +117,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	if converged != nil {
 		r.violations = append(r.violations, violation{"convergence", converged.Error()})
 	}
-	r.faults, r.requests, r.kills, r.restarts = faultStats.Faults, all.Requests(), ch.kills, ch.starts
+	r.faults, r.requests, r.kills, r.restarts, r.watches = faultStats.Faults, all.Requests(), ch.kills, ch.starts, faultStats.Watches
 	r.deletionsChecked = len(world.Deletions)
 	r.qpsRatio, _, _, _, _ = qpsWorst(world)
 	r.live = len(world.Runtimes)

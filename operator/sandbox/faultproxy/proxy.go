@@ -87,6 +87,7 @@ type Proxy struct {
 	perSecond map[int64]int
 	faults    map[Kind]int
 	forwarded int
+	watches   int
 }
 
 // New starts a proxy on 127.0.0.1 (a free port) that forwards to the API server of upstream. Faults start
@@ -212,11 +213,17 @@ func (p *Proxy) decide(r *http.Request) (Kind, time.Duration) {
 		return kind, 0
 	}
 	p.forwarded++
-	if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
+	if isWatch(r) {
+		p.watches++
 		span := p.opts.WatchDropMax - p.opts.WatchDropMin
 		return "", p.opts.WatchDropMin + time.Duration(p.rnd.Int64N(int64(span)+1))
 	}
 	return "", 0
+}
+
+func isWatch(r *http.Request) bool {
+	w := r.URL.Query().Get("watch")
+	return w == "true" || w == "1"
 }
 
 func (p *Proxy) count(k Kind) {

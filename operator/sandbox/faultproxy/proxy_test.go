@@ -167,8 +167,8 @@ func TestDropsWatchesAfterARandomTime(t *testing.T) {
 			t.Fatalf("watch ended after %s with %d events (client timeout: %v), want a drop between 100ms and 300ms", d, events, clientTimeout)
 		}
 	}
-	if got := p.Stats().Faults[KindWatchDrop]; got != 3 {
-		t.Errorf("counted %d watch drops, want 3", got)
+	if s := p.Stats(); s.Faults[KindWatchDrop] != 3 || s.Watches != 3 {
+		t.Errorf("counted %d watches and %d watch drops, want 3 of each", s.Watches, s.Faults[KindWatchDrop])
 	}
 }
 

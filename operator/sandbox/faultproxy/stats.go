@@ -11,15 +11,16 @@ type Stats struct {
 	PerSecond map[int64]int
 	// Faults counts the injected faults by kind.
 	Faults map[Kind]int
-	// Forwarded counts the requests passed upstream.
-	Forwarded int
+	// Forwarded counts the requests passed upstream; Watches the watches among them while faults were on (each
+	// gets a random lifetime).
+	Forwarded, Watches int
 }
 
 // Stats returns a copy of the counters.
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Stats{PerSecond: maps.Clone(p.perSecond), Faults: maps.Clone(p.faults), Forwarded: p.forwarded}
+	return Stats{PerSecond: maps.Clone(p.perSecond), Faults: maps.Clone(p.faults), Forwarded: p.forwarded, Watches: p.watches}
 }
 
 // Requests is the number of requests counted.
