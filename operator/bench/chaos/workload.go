@@ -110,10 +110,10 @@ func (w *workload) step(ctx context.Context) error {
 		}
 		err := w.env.GardenClient.Get(ctx, client.ObjectKey{Namespace: w.env.Catalogue.ProjectNamespace(), Name: keb.ShootName(i)}, &gardencorev1beta1.Shoot{})
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("runtime %d: shoot still there (%v)", i, err)
+			return fmt.Errorf("runtime %d: shoot still there (%w)", i, err)
 		}
 		if err := w.env.KCPClient.Get(ctx, key, rt); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("runtime %d: not gone yet (%v)", i, err)
+			return fmt.Errorf("runtime %d: not gone yet (%w)", i, err)
 		}
 		return w.create(ctx, i, "re-create (new cluster)")
 	}
