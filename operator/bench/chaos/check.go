@@ -82,6 +82,9 @@ type shoot struct {
 type shootDeletion struct {
 	Name, UID, RuntimeID string
 	At                   time.Time
+	// MarkedAt is the mark of the operator's deletion record on the shoot (zero without one): the window runs
+	// from it, and it cannot be earlier than the Runtime's deletion.
+	MarkedAt time.Time
 }
 
 // runtimeEvent is a create (At: when the create returned) or a delete (At: before the delete was sent) of a Runtime.
@@ -210,7 +213,9 @@ func checkShoots(w world) []violation {
 }
 
 // checkWindows holds every shoot deletion against what the workload did to the shoot's Runtime: the last event
-// before the deletion must be the Runtime's deletion, at least the grace window earlier.
+// before the deletion must be the Runtime's deletion, at least the grace window earlier; and against the shoot's
+// deletion record, whose mark the window runs from (the Runtime's deletion may take the operator a while under
+// faults, so the record is the tighter bound; its mark cannot predate the Runtime's deletion).
 func checkWindows(w world) []violation {
 	var out []violation
 	events := map[string][]runtimeEvent{}
@@ -233,6 +238,12 @@ func checkWindows(w world) []violation {
 			out = append(out, violation{invWindow, fmt.Sprintf("shoot %s deleted at %s while runtime %s existed (created again at %s)", d.Name, stamp(d.At), d.RuntimeID, stamp(last.At))})
 		case !last.Created && d.At.Before(last.At.Add(w.Grace-timestampSlack)):
 			out = append(out, violation{invWindow, fmt.Sprintf("shoot %s deleted at %s, %s after runtime %s was deleted (window %s)", d.Name, stamp(d.At), d.At.Sub(last.At).Round(time.Millisecond), d.RuntimeID, w.Grace)})
+		case !last.Created && d.MarkedAt.IsZero():
+			out = append(out, violation{invWindow, fmt.Sprintf("shoot %s deleted at %s without a deletion record", d.Name, stamp(d.At))})
+		case !last.Created && d.MarkedAt.Before(last.At.Add(-timestampSlack)):
+			out = append(out, violation{invWindow, fmt.Sprintf("shoot %s: deletion record marked at %s, before runtime %s was deleted at %s", d.Name, stamp(d.MarkedAt), d.RuntimeID, stamp(last.At))})
+		case !last.Created && d.At.Before(d.MarkedAt.Add(w.Grace-timestampSlack)):
+			out = append(out, violation{invWindow, fmt.Sprintf("shoot %s deleted at %s, %s after its deletion record's mark (window %s)", d.Name, stamp(d.At), d.At.Sub(d.MarkedAt), w.Grace)})
 		}
 	}
 	return out

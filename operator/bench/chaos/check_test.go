@@ -45,7 +45,7 @@ func healthyWorld(t *testing.T) world {
 			{Name: "c-d", RuntimeID: "d", Managed: true, WorkersMax: 3},
 			{Name: "someone-elses", Managed: false},
 		},
-		Deletions: []shootDeletion{{Name: "c-b", UID: "u-b", RuntimeID: "b", At: t0.Add(61 * time.Second).Truncate(time.Second)}},
+		Deletions: []shootDeletion{{Name: "c-b", UID: "u-b", RuntimeID: "b", At: t0.Add(65 * time.Second), MarkedAt: t0.Add(4 * time.Second)}},
 		History: []runtimeEvent{
 			{ID: "a", Created: true, At: t0.Add(-time.Hour)}, {ID: "b", Created: true, At: t0.Add(-time.Hour)},
 			{ID: "c", Created: true, At: t0.Add(-time.Hour)}, {ID: "d", Created: true, At: t0.Add(-time.Hour)},
@@ -91,8 +91,15 @@ func TestCheckFindsEveryBrokenInvariant(t *testing.T) {
 		{"worker change not applied", invOneShoot, "workers maximum 4", func(_ *testing.T, w *world) { w.Shoots[0].WorkersMax = 4 }},
 		{"orphan", invNoOrphan, "c-c", func(_ *testing.T, w *world) { w.Shoots[1].DeletionRecord = "" }},
 		{"deleted before the window", invWindow, "deleted at", func(_ *testing.T, w *world) { w.Deletions[0].At = t0.Add(30 * time.Second) }},
+		{"deleted before the window of its record", invWindow, "after its deletion record's mark", func(_ *testing.T, w *world) {
+			w.Deletions[0].MarkedAt = t0.Add(10 * time.Second)
+		}},
+		{"deleted without a record", invWindow, "without a deletion record", func(_ *testing.T, w *world) { w.Deletions[0].MarkedAt = time.Time{} }},
+		{"record older than the runtime's deletion", invWindow, "before runtime b was deleted", func(_ *testing.T, w *world) {
+			w.Deletions[0].MarkedAt = t0.Add(-5 * time.Second)
+		}},
 		{"deleted while the runtime exists", invWindow, "while runtime d existed", func(_ *testing.T, w *world) {
-			w.Deletions = append(w.Deletions, shootDeletion{Name: "c-d", RuntimeID: "d", At: t0.Add(70 * time.Second)})
+			w.Deletions = append(w.Deletions, shootDeletion{Name: "c-d", RuntimeID: "d", At: t0.Add(70 * time.Second), MarkedAt: t0})
 		}},
 		{"deleted without a runtime deletion", invWindow, "never deleted", func(_ *testing.T, w *world) {
 			w.Deletions = append(w.Deletions, shootDeletion{Name: "c-z", RuntimeID: "z", At: t0})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +59,15 @@ func readWorld(ctx context.Context, env *gardenbox.Env) (world, error) {
 		if id == "" {
 			id = d.Annotations[gardener.AnnotationDeletionRuntimeID]
 		}
-		w.Deletions = append(w.Deletions, shootDeletion{Name: d.Name, UID: string(d.UID), RuntimeID: id, At: d.RequestedAt})
+		var marked time.Time
+		if m := d.Annotations[gardener.AnnotationDeletionMarkedAt]; m != "" {
+			t, err := time.Parse(time.RFC3339, m)
+			if err != nil {
+				return w, fmt.Errorf("shoot %s: unreadable %s %q: %w", d.Name, gardener.AnnotationDeletionMarkedAt, m, err)
+			}
+			marked = t
+		}
+		w.Deletions = append(w.Deletions, shootDeletion{Name: d.Name, UID: string(d.UID), RuntimeID: id, At: d.RequestedAt, MarkedAt: marked})
 	}
 	return w, nil
 }
