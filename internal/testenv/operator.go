@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ import (
 
 // Operator is the operator running in this process.
 type Operator struct {
+	// Identity is what the operator connects with (see GrantBundleRBAC): a test can check what it may not do.
+	Identity Identity
 	// Manager is the running manager; its client reads through the operator's cache (what its reconcilers see).
 	Manager manager.Manager
 	cancel  context.CancelFunc
@@ -43,7 +46,15 @@ func Options(project string) app.Options {
 
 // StartOperator creates the watched namespaces (if missing), starts the manager with opts and returns once its
 // caches are synced. A manager that fails before is an error, as is a cache that does not sync within 2 minutes.
+// kcp and garden are admin configs: the operator runs with exactly the permissions that ship in this repository
+// (GrantBundleRBAC), not with theirs.
 func StartOperator(ctx context.Context, kcp, garden *rest.Config, opts app.Options, overrides ...app.Override) (*Operator, error) {
+	return StartOperatorFrom(ctx, RepoRoot(), kcp, garden, opts, overrides...)
+}
+
+// StartOperatorFrom is StartOperator with the permissions read from the repository at root (the sandbox finds it
+// next to the CRDs it was given).
+func StartOperatorFrom(ctx context.Context, root string, kcp, garden *rest.Config, opts app.Options, overrides ...app.Override) (*Operator, error) {
 	c, err := client.New(kcp, client.Options{})
 	if err != nil {
 		return nil, err
@@ -53,7 +64,15 @@ func StartOperator(ctx context.Context, kcp, garden *rest.Config, opts app.Optio
 			return nil, fmt.Errorf("create namespace %s: %w", ns, err)
 		}
 	}
-	mgr, err := app.NewManager(kcp, garden, opts, overrides...)
+	// The Gardener project may come from the configuration file.
+	if err := opts.ResolveConfig(); err != nil {
+		return nil, err
+	}
+	id, err := GrantBundleRBAC(ctx, root, kcp, garden, OperatorScope(opts))
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := app.NewManager(id.KCP, id.Garden, opts, overrides...)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +81,7 @@ func StartOperator(ctx context.Context, kcp, garden *rest.Config, opts app.Optio
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	o := &Operator{Manager: mgr, cancel: cancel, done: make(chan struct{}), residue: residue}
+	o := &Operator{Manager: mgr, Identity: id, cancel: cancel, done: make(chan struct{}), residue: residue}
 	go func() {
 		o.err = mgr.Start(runCtx)
 		close(o.done)
@@ -78,6 +97,16 @@ func StartOperator(ctx context.Context, kcp, garden *rest.Config, opts app.Optio
 		return nil, errors.New("operator caches did not sync within 2m")
 	}
 	return o, nil
+}
+
+// OperatorScope is where an operator started with opts is granted its permissions: its namespace (the first
+// watched one), the other watched namespaces, the namespace of its leader lease, and its Gardener project.
+func OperatorScope(opts app.Options) Scope {
+	namespaces := slices.Clone(opts.WatchNamespaces)
+	if opts.LeaderElectionNamespace != "" {
+		namespaces = append(namespaces, opts.LeaderElectionNamespace)
+	}
+	return Scope{Namespaces: namespaces, GardenNamespace: opts.GardenNamespace()}
 }
 
 // Done is closed when the manager has stopped; Err then tells why.

@@ -93,23 +93,24 @@ const (
 )
 
 // ProjectPolicy is what the operator needs in a Gardener project: manage shoots and their structured-authentication
-// ConfigMaps in the project namespace, request admin kubeconfigs, and read the catalogue it validates against.
-// ConfigMaps are also readable with list/watch because controller-runtime's cached client reads through an informer.
+// ConfigMaps in the project namespace, request admin kubeconfigs, and list the seeds (their regions). Nothing more:
+// every verb here has a caller (cached reads need get, list and watch; a server-side apply that may create needs
+// create and patch).
+// ConfigMaps are read through controller-runtime's cache (get, list, watch), written by server-side apply and a
+// patch of their owner (create, patch); they are never replaced or deleted (the garbage collector removes them with
+// their shoot). Seeds are listed live, never read one by one or watched.
 // Secrets: the project's Secrets hold cloud credentials, so the operator never gets or watches one; it creates
 // copies of registry credentials (a create cannot replace an existing Secret), lists only its own (by label) and
 // deletes only reg-cache-* names.
 func ProjectPolicy(projectNamespace string) Policy {
-	const core, security = "core.gardener.cloud", "security.gardener.cloud"
+	const core = "core.gardener.cloud"
 	return Policy{
 		Rules: []Rule{
 			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: shootVerbs},
 			{Group: core, Resource: "shoots", Subresource: "adminkubeconfig", Namespace: projectNamespace, Verbs: []string{"create"}},
 			{Group: "", Resource: "configmaps", Namespace: projectNamespace,
-				Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: readVerbs},
-			{Group: core, Resource: "cloudprofiles", Verbs: readVerbs},
-			{Group: core, Resource: "seeds", Verbs: readVerbs},
-			{Group: core, Resource: "projects", Verbs: readVerbs},
+				Verbs: []string{"get", "list", "watch", "create", "patch"}},
+			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"list"},
 				LabelSelector: map[string]string{labelManagedBy: managedByValue}},
@@ -117,6 +118,15 @@ func ProjectPolicy(projectNamespace string) Policy {
 		},
 		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
 	}
+}
+
+// AdmissionOnlyRules are granted by the Role in config/gardener but refused by ProjectPolicy: Gardener's admission
+// (ResourceReferenceManager) accepts a shoot whose spec.resources reference an object only from a user who may get
+// that object, so the operator's identity must be allowed to get the Secrets its shoots reference (audit-log
+// credentials, registry credential copies). The operator itself never reads a Secret of the project (they hold cloud
+// credentials): the guard refuses every such request before it is sent.
+func AdmissionOnlyRules(projectNamespace string) []Rule {
+	return []Rule{{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get"}}}
 }
 
 // MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
 	"github.com/kyma-project/kim/operator/bench/harness"
@@ -32,15 +34,11 @@ func run(ctx context.Context, c config) (*report, error) {
 		return r, err
 	}
 	defer func() { _ = w.Env.Stop() }()
-	proxy, err := faultproxy.New(w.Env.Garden, faultproxy.Options{Share: c.faultShare, HoldMax: c.holdMax, WatchDropMax: c.watchDropMax})
+	cfgPath, proxy, err := writeFiles(ctx, c, w.Env)
 	if err != nil {
 		return r, err
 	}
 	defer func() { _ = proxy.Close() }()
-	cfgPath, err := writeFiles(c, w.Env, proxy)
-	if err != nil {
-		return r, err
-	}
 	wl, err := newWorkload(w.Env, c.runtimes, c.grace, c.seed)
 	if err != nil {
 		return r, err
@@ -125,23 +123,45 @@ func run(ctx context.Context, c config) (*report, error) {
 	return r, nil
 }
 
-// writeFiles writes the kubeconfigs (the garden one pointing at the fault proxy) and the operator configuration
-// (one short window for every plan, a breaker the run cannot trip) into the work directory.
-func writeFiles(c config, env *gardenbox.Env, proxy *faultproxy.Proxy) (string, error) {
-	if err := env.WriteKubeconfigs(c.workDir); err != nil {
-		return "", err
+// writeFiles writes the kubeconfigs and the operator configuration (one short window for every plan, a breaker the
+// run cannot trip) into the work directory, and starts the fault proxy. The manager runs with the shipped RBAC
+// (harness.WriteKubeconfigs); its garden kubeconfig is replaced by one for the proxy, which forwards with the
+// manager's own garden identity, so faults and permissions both stay real.
+func writeFiles(ctx context.Context, c config, env *gardenbox.Env) (string, *faultproxy.Proxy, error) {
+	scope := testenv.Scope{Namespaces: []string{keb.Namespace}, GardenNamespace: env.Catalogue.ProjectNamespace()}
+	if err := harness.WriteKubeconfigs(ctx, env, c.workDir, scope); err != nil {
+		return "", nil, err
+	}
+	gardenPath := filepath.Join(c.workDir, harness.ManagerGardenKubeconfigFile)
+	raw, err := os.ReadFile(gardenPath)
+	if err != nil {
+		return "", nil, err
+	}
+	identity, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", gardenPath, err)
+	}
+	proxy, err := faultproxy.New(identity, faultproxy.Options{Share: c.faultShare, HoldMax: c.holdMax, WatchDropMax: c.watchDropMax})
+	if err != nil {
+		return "", nil, err
 	}
 	kc, err := gardenbox.Kubeconfig(proxy.ClientConfig(), "garden-through-fault-proxy")
+	if err == nil {
+		err = os.WriteFile(gardenPath, kc, 0o600)
+	}
 	if err != nil {
-		return "", err
+		_ = proxy.Close()
+		return "", nil, fmt.Errorf("write the manager's garden kubeconfig: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(c.workDir, gardenbox.GardenKubeconfigFile), kc, 0o600); err != nil {
-		return "", fmt.Errorf("write garden kubeconfig: %w", err)
-	}
-	return harness.WriteOperatorConfigDeletion(c.workDir, env.Catalogue.Project, map[string]any{
+	cfgPath, err := harness.WriteOperatorConfigDeletion(c.workDir, env.Catalogue.Project, map[string]any{
 		"defaultGracePeriod": c.grace.String(),
 		"budget":             map[string]any{"limit": 100000, "period": "1h"},
 	})
+	if err != nil {
+		_ = proxy.Close()
+		return "", nil, err
+	}
+	return cfgPath, proxy, nil
 }
 
 // chaos owns the manager process: it starts it, kills it at random moments and starts it again.

@@ -91,7 +91,8 @@ func run() error {
 		return err
 	}
 	r.setup = time.Since(t)
-	if err := w.Env.WriteKubeconfigs(c.workDir); err != nil {
+	scope := testenv.Scope{Namespaces: []string{"kcp-system"}, GardenNamespace: w.Env.Catalogue.ProjectNamespace()}
+	if err := harness.WriteKubeconfigs(ctx, w.Env, c.workDir, scope); err != nil {
 		return err
 	}
 	cfgPath, err := harness.WriteOperatorConfig(c.workDir, w.Env.Catalogue.Project)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,8 +27,8 @@ type Manager struct {
 	started time.Time
 }
 
-// StartManager starts the manager binary against the kubeconfigs in dir (garden.kubeconfig, kcp.kubeconfig) and
-// waits until readyController has started (its reconcile metrics exist).
+// StartManager starts the manager binary against the manager's kubeconfigs in dir (written by WriteKubeconfigs:
+// the shipped RBAC, not admin) and waits until readyController has started (its reconcile metrics exist).
 func StartManager(ctx context.Context, bin, dir, logPath, readyController string, extraArgs []string) (*Manager, error) {
 	port, err := freePort()
 	if err != nil {
@@ -38,12 +39,12 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 		return nil, fmt.Errorf("create manager log: %w", err)
 	}
 	args := append([]string{
-		"--gardener-kubeconfig-path=" + dir + "/garden.kubeconfig",
+		"--gardener-kubeconfig-path=" + filepath.Join(dir, ManagerGardenKubeconfigFile),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
 		"--health-probe-bind-address=0", "--leader-elect=false",
 	}, extraArgs...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+dir+"/kcp.kubeconfig")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, ManagerKCPKubeconfigFile))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	m := &Manager{cmd: cmd, done: make(chan struct{}), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: logFile}
 	m.started = time.Now()

@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -46,6 +48,36 @@ func StartWorld(ctx context.Context, o testenv.GardenOptions, kcpNamespace strin
 		return nil, fmt.Errorf("create namespace %s: %w", kcpNamespace, err)
 	}
 	return w, nil
+}
+
+// The kubeconfigs the manager runs with (WriteKubeconfigs): they impersonate the identities that ship.
+const (
+	ManagerKCPKubeconfigFile    = "manager-kcp.kubeconfig"
+	ManagerGardenKubeconfigFile = "manager-garden.kubeconfig"
+)
+
+// WriteKubeconfigs writes the admin kubeconfigs of env into dir (kcp.kubeconfig and garden.kubeconfig, for the
+// harness and people) and the manager's (ManagerKCPKubeconfigFile, ManagerGardenKubeconfigFile): the same API servers
+// as the operator's ServiceAccounts with exactly the bundle's RBAC in scope's namespaces and config/gardener in the
+// project (testenv.GrantBundleRBAC).
+func WriteKubeconfigs(ctx context.Context, env *gardenbox.Env, dir string, scope testenv.Scope) error {
+	if err := env.WriteKubeconfigs(dir); err != nil {
+		return err
+	}
+	id, err := testenv.GrantBundleRBAC(ctx, testenv.RepoRoot(), env.KCP, env.Garden, scope)
+	if err != nil {
+		return err
+	}
+	for file, cfg := range map[string]*rest.Config{ManagerKCPKubeconfigFile: id.KCP, ManagerGardenKubeconfigFile: id.Garden} {
+		data, err := gardenbox.Kubeconfig(cfg, strings.TrimSuffix(file, ".kubeconfig"))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", file, err)
+		}
+	}
+	return nil
 }
 
 // CreateShoots creates the shoots named directly in the garden (not managed by the operator) with workers parallel

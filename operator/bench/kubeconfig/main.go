@@ -88,7 +88,8 @@ func run() error {
 	if _, err := harness.WriteOperatorConfig(c.workDir, w.env.Catalogue.Project); err != nil {
 		return err
 	}
-	if err := w.env.WriteKubeconfigs(c.workDir); err != nil {
+	scope := testenv.Scope{Namespaces: []string{kcpNamespace}, GardenNamespace: w.env.Catalogue.ProjectNamespace()}
+	if err := harness.WriteKubeconfigs(ctx, w.env, c.workDir, scope); err != nil {
 		return err
 	}
 	if err := phaseConverge(ctx, c, w, &r); err != nil {

@@ -39,11 +39,13 @@ func (e *Env) WriteKubeconfigs(dir string) error {
 	return nil
 }
 
-// Kubeconfig renders a rest.Config (with certificate data) as a kubeconfig file with one context.
+// Kubeconfig renders a rest.Config (with certificate data) as a kubeconfig file with one context; an
+// impersonating config stays one (the user and groups it acts as).
 func Kubeconfig(cfg *rest.Config, name string) ([]byte, error) {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters[name] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken,
+		Impersonate: cfg.Impersonate.UserName, ImpersonateGroups: cfg.Impersonate.Groups}
 	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
 	kc.CurrentContext = name
 	data, err := clientcmd.Write(*kc)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	"github.com/gardener/gardener/pkg/utils/secrets"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -97,8 +98,10 @@ func StartServer(opts ServerOptions) (*Server, error) {
 }
 
 // bootstrap creates what Gardener puts into every shoot so that its kubeconfigs are authorised: the admin
-// kubeconfig's certificate carries group gardener.cloud:system:admins (bound to cluster-admin), the viewer
-// kubeconfig's gardener.cloud:system:viewers (bound to view).
+// kubeconfig's certificate carries group gardener.cloud:system:admins when the requester may list Secrets
+// cluster-wide and gardener.cloud:project:admins otherwise (a project member such as the operator's
+// ServiceAccount), both bound to cluster-admin; the viewer kubeconfig's gardener.cloud:{system,project}:viewers are
+// bound to view.
 func (s *Server) bootstrap() error {
 	cfg, err := s.AdminConfig()
 	if err != nil {
@@ -108,7 +111,10 @@ func (s *Server) bootstrap() error {
 	if err != nil {
 		return fmt.Errorf("runtime API server client: %w", err)
 	}
-	for group, role := range map[string]string{"gardener.cloud:system:admins": "cluster-admin", "gardener.cloud:system:viewers": "view"} {
+	for group, role := range map[string]string{
+		v1beta1constants.ShootSystemAdminsGroupName: "cluster-admin", v1beta1constants.ShootProjectAdminsGroupName: "cluster-admin",
+		v1beta1constants.ShootSystemViewersGroupName: "view", v1beta1constants.ShootProjectViewersGroupName: "view",
+	} {
 		crb := &rbacv1.ClusterRoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: group},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
