@@ -34,6 +34,9 @@ var errAlreadyExists = errors.New("shoot already exists")
 // what they no longer set.
 const createManager = FieldManager + "-create"
 
+// cacheWait bounds how long a create waits for the garden cache to show the shoot it wrote (see awaitCached).
+const cacheWait = 5 * time.Second
+
 // create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
 // applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
 // owned exactly as if the shoot had been applied, without the server's defaults becoming ours.
@@ -56,6 +59,9 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	err = c.Client.Create(ctx, created, client.FieldOwner(createManager))
 	if apierrors.IsAlreadyExists(err) {
 		c.count("create", nil)
+		// The cache missed it: let it catch up, so the caller's next observation sees the shoot instead of
+		// trying to create it again (each attempt also applies the ConfigMap).
+		c.awaitCached(ctx, name, "")
 		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
 	}
 	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
@@ -76,12 +82,48 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
 		return cluster.Shoot{}, err
 	}
+	// Events of the ConfigMap written above may start the next reconcile of the Runtime before the shoot's own
+	// event reached the cache; observing no shoot there, it would create again (AlreadyExists, retried).
+	c.awaitCached(ctx, name, string(applied.UID))
 	return live(applied), nil
 }
 
-// dropManager removes the (Update) managedFields entry of manager, if present, with a merge patch of the whole
-// list under optimistic locking; a concurrent writer (the gardenlet) makes it read again and retry.
+// awaitCached waits until the cache the adapter reads shoots from holds the shoot name (with uid, when given),
+// at most cacheWait; a cache that does not catch up is no error: the caller's next observation then conflicts
+// and looks again.
+func (c *Shoots) awaitCached(ctx context.Context, name, uid string) {
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, cacheWait, true, func(ctx context.Context) (bool, error) {
+		s := &gardencorev1beta1.Shoot{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
+			return false, nil //nolint:nilerr // not cached yet (or a read error): keep waiting until the bound
+		}
+		return uid == "" || string(s.UID) == uid, nil
+	})
+}
+
+// dropManager removes the (Update) managedFields entry of manager, if present. The first attempt is a JSON patch on
+// the entry's position in s as the apply returned it, guarded by tests of that entry's manager and operation: the
+// gardenlet writing the new shoot meanwhile (finalizer, seed binding, status) does not conflict with it, and no read
+// is needed. When the entry moved, the list is read live and written whole under optimistic locking, retried on
+// conflicts.
 func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
+	if i := slices.IndexFunc(s.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
+		return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
+	}); i >= 0 {
+		entry := fmt.Sprintf("/metadata/managedFields/%d", i)
+		patch, err := json.Marshal([]map[string]any{
+			{"op": "test", "path": entry + "/manager", "value": manager},
+			{"op": "test", "path": entry + "/operation", "value": metav1.ManagedFieldsOperationUpdate},
+			{"op": "remove", "path": entry}})
+		if err != nil {
+			return fmt.Errorf("hand the fields of new shoot %s to the apply manager: %w", s.Name, err)
+		}
+		err = c.Client.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
+		c.count("patch", err)
+		if err == nil {
+			return nil
+		}
+	}
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
 		if err != nil || fresh == nil {

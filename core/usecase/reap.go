@@ -42,8 +42,13 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 		return ReapResult{}, err
 	}
 	in := deletion.ReapInput{Shoot: s}
-	if in.Guard, err = r.guard(ctx); err != nil {
-		return ReapResult{Shoot: s}, err
+	// Only a shoot with a deletion record can be acted on (deletion.Reap ignores the others whatever the guard
+	// says): the shoot events of runtimes being provisioned cost no read of the guard (a live one while no guard
+	// ConfigMap exists).
+	if s.Marks.PendingDeletion != nil {
+		if in.Guard, err = r.guard(ctx); err != nil {
+			return ReapResult{Shoot: s}, err
+		}
 	}
 	d := deletion.Reap(in, r.Policy, now)
 	var serverNow time.Time

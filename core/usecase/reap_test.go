@@ -176,3 +176,21 @@ func TestRestoreRefusesADocumentOfAnotherRuntime(t *testing.T) {
 		t.Error("the shoot was marked for restore although the document is refused (validated before anything is written)")
 	}
 }
+
+// Every event of a shoot being provisioned reaches the reaper; only a shoot with a deletion record may cost a read
+// of the guard (a live one in KCP while no guard ConfigMap exists). A failing guard shows which shoots read it.
+func TestReaperReadsTheGuardOnlyForShootsWithADeletionRecord(t *testing.T) {
+	w := newReaperWorld(t, 10)
+	if _, err := w.garden.Apply(context.Background(), ports.ShootApply{Spec: shoot.Spec{Name: "c-new"}, RuntimeID: "rt-new"}); err != nil {
+		t.Fatal(err)
+	}
+	w.marked(t, "c-1")
+	w.guard.Err = func(method string) error { return errors.New("guard read") }
+	res, err := w.reaper.Reap(context.Background(), "c-new", w.clock.Now())
+	if err != nil || res.Decision.Step != deletion.StepIgnore {
+		t.Errorf("shoot without a deletion record: %+v, %v; want ignored without reading the guard", res.Decision, err)
+	}
+	if _, err := w.reaper.Reap(context.Background(), "c-1", w.clock.Now()); err == nil {
+		t.Error("shoot with a deletion record was decided without reading the guard")
+	}
+}

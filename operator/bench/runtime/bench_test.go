@@ -46,7 +46,8 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	})
 	opts := testenv.Options(env.Catalogue.Project)
 	opts.ConfigFile = testenv.WriteConfig(b, map[string]any{"defaultGracePeriod": "1h"})
-	op := testenv.RunOperator(b, env.KCP, env.Garden, opts)
+	tr := newTrace()
+	op := testenv.RunOperator(b, tr.counted(env.KCP, "kcp"), tr.counted(env.Garden, "garden"), opts, tr.configurations())
 	kcp := env.KCPClient
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -63,6 +64,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 	}
 	b.Logf("client rate limits: KCP QPS %g burst %d; garden QPS %g burst %d", env.KCP.QPS, env.KCP.Burst, env.Garden.QPS, env.Garden.Burst)
 	requestsBefore, byVerbBefore := testenv.GardenerRequests(b)
+	tr.start()
 
 	plans := []*imv1.Runtime{keb.LoadRuntime(b, filepath.Join(testenv.RepoRoot(), "operator", "api", "v1", "testdata", "keb-runtime-trial.yaml")),
 		keb.GoldenRuntime(b, "aws"), keb.GoldenRuntime(b, "azure"), keb.GoldenRuntime(b, "gcp")}
@@ -96,6 +98,7 @@ func BenchmarkRuntimeReadyLatency(b *testing.B) {
 		}
 	}
 	b.Logf("Gardener requests by verb and outcome: %v", byVerb)
+	reportTrace(b, tr, rec, shootOf)
 
 	// Phases are offsets from the shoot's Succeeded: access is set up while Gardener still creates, so the
 	// GardenerCluster and the Secret usually come before it (negative offsets).

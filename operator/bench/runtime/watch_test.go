@@ -28,6 +28,9 @@ const (
 	readyKind     = "ready"
 	clusterKind   = "gardenercluster"
 	secretKind    = "secret"
+	// shootKind is the shoot first seen; advertisedKind its kube-apiserver first seen advertised.
+	shootKind      = "shoot"
+	advertisedKind = "advertised"
 )
 
 // moments records when something was first observed, by kind and name.
@@ -37,7 +40,8 @@ type moments struct {
 }
 
 func newMoments() *moments {
-	return &moments{seen: map[string]map[string]time.Time{succeededKind: {}, readyKind: {}, clusterKind: {}, secretKind: {}}}
+	return &moments{seen: map[string]map[string]time.Time{succeededKind: {}, readyKind: {}, clusterKind: {}, secretKind: {},
+		shootKind: {}, advertisedKind: {}}}
 }
 
 func (m *moments) observe(kind, name string) {
@@ -62,12 +66,17 @@ func (m *moments) count(kind string) int {
 	return len(m.seen[kind])
 }
 
-// watchShootsSucceeded records when each shoot's Create operation is first seen Succeeded.
+// watchShootsSucceeded records when each shoot is first seen, first seen with an advertised kube-apiserver, and
+// first seen with its Create operation Succeeded.
 func watchShootsSucceeded(ctx context.Context, cfg *rest.Config, namespace string, rec *moments) error {
 	return watchAll(ctx, cfg, &gardencorev1beta1.ShootList{}, namespace, func(o runtime.Object) {
 		s, ok := o.(*gardencorev1beta1.Shoot)
 		if !ok {
 			return
+		}
+		rec.observe(shootKind, s.Name)
+		if len(s.Status.AdvertisedAddresses) > 0 {
+			rec.observe(advertisedKind, s.Name)
 		}
 		op := s.Status.LastOperation
 		if op != nil && op.Type == gardencorev1beta1.LastOperationTypeCreate && op.State == gardencorev1beta1.LastOperationStateSucceeded {

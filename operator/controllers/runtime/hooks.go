@@ -34,8 +34,13 @@ func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, recor
 	provision *usecase.Provisioner, teardown *usecase.Teardown) *Reconciler {
 	return &Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
 		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
-		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m}}
+		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m}, AwaitStatus: statusAwait}
 }
+
+// statusAwait bounds how long a Runtime reconcile waits for the cache to show its status write. Shoot events come
+// every few seconds while Gardener works; one that arrives before the cache saw the recorded configuration hash would
+// configure the runtime again with the same state.
+const statusAwait = 2 * time.Second
 
 // hooks are the Runtime controller's part of the skeleton: CR <-> provisioning and teardown use cases. They hold
 // no state between reconciles except metrics.

@@ -81,6 +81,10 @@ type Reconciler[O client.Object, Q, R any] struct {
 	// New returns an empty object of the kind.
 	New   func() O
 	Hooks Hooks[O, Q, R]
+	// AwaitStatus, when positive, makes a reconcile that patched the status wait, at most this long, until Client's
+	// cache shows that write. The next reconcile of the object, whatever event starts it, then decides on the status
+	// just written instead of repeating the work it records (0: no wait).
+	AwaitStatus time.Duration
 }
 
 // State is one reconcile's view of the object: the object the hooks work on and the baseline of the status patch.
@@ -191,6 +195,8 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 		// A merge patch of the status carries no resourceVersion: it cannot conflict with writers of other fields.
 		if err := r.Client.Status().Patch(ctx, s.Obj, client.MergeFrom(s.before)); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("patch status of %s: %w", s.key, err))
+		} else if err == nil && r.AwaitStatus > 0 {
+			r.awaitCached(ctx, s.key, s.Obj.GetResourceVersion())
 		}
 	}
 	if present && hookErr == nil {
