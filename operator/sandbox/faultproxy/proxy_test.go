@@ -163,7 +163,7 @@ func TestDropsWatchesAfterARandomTime(t *testing.T) {
 		clientTimeout := ctx.Err()
 		cancel()
 		d := time.Since(start)
-		if clientTimeout != nil || d < 100*time.Millisecond || d > 2*time.Second || events == 0 {
+		if clientTimeout != nil || d < 100*time.Millisecond || d > 5*time.Second || events == 0 {
 			t.Fatalf("watch ended after %s with %d events (client timeout: %v), want a drop between 100ms and 300ms", d, events, clientTimeout)
 		}
 	}
