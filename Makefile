@@ -224,6 +224,13 @@ bench-fleet: ## Fleet load harness: BENCH_RUNTIMES (default 200) Runtimes + as m
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
 		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/fleet -runtimes $(or $(BENCH_RUNTIMES),200) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
+CHAOS_ARGS ?=
+
+.PHONY: chaos
+chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and manager SIGKILLs, then the invariants (CHAOS_ARGS: -duration, -kills, -faults, -runtimes, ...).
+	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/chaos -manager-bin $(BIN)/manager $(CHAOS_ARGS)
+
 ##@ Tools (pinned in hack/tools/go.mod)
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)

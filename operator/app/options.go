@@ -13,6 +13,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers"
 	"github.com/kyma-project/kim/operator/controllers/setup"
@@ -28,6 +29,8 @@ type Options struct {
 	// GardenerQPS and GardenerBurst limit the client of the garden cluster.
 	GardenerQPS   float32
 	GardenerBurst int
+	// GardenerHealthInterval is how often kim_gardener_health probes the garden API server (0: every 30 s).
+	GardenerHealthInterval time.Duration
 	// ConfigFile is the path of the operator configuration file (shoot generation, deletion windows, project).
 	// Empty: built-in defaults, which only suffice for managing kubeconfigs (no shoot generation).
 	ConfigFile string
@@ -75,6 +78,7 @@ func DefaultOptions() Options {
 		WatchNamespaces:                 []string{"kcp-system"},
 		GardenerQPS:                     50,
 		GardenerBurst:                   100,
+		GardenerHealthInterval:          health.DefaultInterval,
 		KubeconfigValidity:              24 * time.Hour,
 		KubeconfigRotationFraction:      0.6,
 		GardenerClusterWorkers:          25,
@@ -108,6 +112,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.IntVar(&o.GardenerBurst, "gardener-burst", o.GardenerBurst, "burst of queries to the garden cluster")
+	fs.DurationVar(&o.GardenerHealthInterval, "gardener-health-interval", o.GardenerHealthInterval,
+		"how often the garden API server's /healthz is probed for kim_gardener_health")
 	fs.StringVar(&o.ConfigFile, "config", o.ConfigFile, "path of the operator configuration file")
 	fs.DurationVar(&o.KubeconfigValidity, "kubeconfig-validity", o.KubeconfigValidity, "validity of issued admin kubeconfigs")
 	fs.Float64Var(&o.KubeconfigRotationFraction, "kubeconfig-rotation-fraction", o.KubeconfigRotationFraction,
@@ -144,6 +150,9 @@ func (o Options) Validate() error {
 	}
 	if o.GardenerQPS <= 0 || o.GardenerBurst <= 0 {
 		errs = append(errs, errors.New("--gardener-qps and --gardener-burst must be positive"))
+	}
+	if o.GardenerHealthInterval < 0 {
+		errs = append(errs, fmt.Errorf("--gardener-health-interval: %s must not be negative", o.GardenerHealthInterval))
 	}
 	if o.KubeconfigValidity < 10*time.Minute {
 		errs = append(errs, fmt.Errorf("--kubeconfig-validity: %s is shorter than Gardener's minimum of 10m", o.KubeconfigValidity))

@@ -139,7 +139,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 	if err != nil {
 		return nil, nil, err
 	}
-	gardenCluster, err := cluster.New(gardenCfg, func(o *cluster.Options) {
+	gardenCluster, err := newGardenCluster(gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Shoots without managedFields and without the status the operator never reads.
@@ -155,7 +155,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		return nil, nil, fmt.Errorf("add garden cluster: %w", err)
 	}
 	// kim_gardener_health on every replica (standbys too), so an unhealthy Gardener is visible before a failover.
-	if _, err := health.Add(mgr, gardenCfg, 0); err != nil {
+	if _, err := health.Add(mgr, gardenCfg, opts.GardenerHealthInterval); err != nil {
 		return nil, nil, fmt.Errorf("gardener health check: %w", err)
 	}
 	if opts.ProbeAddr != "0" && opts.ProbeAddr != "" {

@@ -141,6 +141,27 @@ func (m *Manager) HeapProfile(ctx context.Context, path string) error {
 	return f.Close()
 }
 
+// Kill ends the manager with SIGKILL, a crash without any shutdown, and waits for the process to end.
+func (m *Manager) Kill() {
+	m.stopped.Do(func() {
+		if err := m.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			Logf("kill manager: %v", err)
+		}
+		<-m.done
+		_ = m.log.Close()
+	})
+}
+
+// Exited reports whether the process has ended (by itself, or by Stop or Kill).
+func (m *Manager) Exited() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func procStatusBytes(pid int, field string) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

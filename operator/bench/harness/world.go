@@ -123,6 +123,11 @@ func (w *World) SucceededShoots(ctx context.Context) (int, error) {
 // with a one-hour deletion window, to dir/config.yaml and returns its path. The manager validates the whole
 // configuration whatever controllers it runs.
 func WriteOperatorConfig(dir, project string) (string, error) {
+	return WriteOperatorConfigDeletion(dir, project, map[string]any{"defaultGracePeriod": "1h"})
+}
+
+// WriteOperatorConfigDeletion is WriteOperatorConfig with the given deletion section.
+func WriteOperatorConfigDeletion(dir, project string, deletion map[string]any) (string, error) {
 	raw, err := os.ReadFile(testenv.GoldenConfig())
 	if err != nil {
 		return "", err
@@ -132,7 +137,7 @@ func WriteOperatorConfig(dir, project string) (string, error) {
 		return "", fmt.Errorf("%s: %w", testenv.GoldenConfig(), err)
 	}
 	doc["gardener"] = map[string]any{"project": project}
-	doc["deletion"] = map[string]any{"defaultGracePeriod": "1h"}
+	doc["deletion"] = deletion
 	out, err := yaml.Marshal(doc)
 	if err != nil {
 		return "", err

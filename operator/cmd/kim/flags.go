@@ -7,6 +7,7 @@ import (
 
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/sandbox/catalogue"
+	"github.com/kyma-project/kim/operator/sandbox/faultproxy"
 	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -21,6 +22,7 @@ type sandboxFlags struct {
 	crdDir        string
 	runtimeMode   string
 	verbose       bool
+	gardenFaults  float64
 	gardenlet     gardenlet.Options
 	operator      app.Options
 }
@@ -57,6 +59,7 @@ func parseSandboxFlags(args []string) (sandboxFlags, error) {
 	fs.DurationVar(&f.gardenlet.ReconcileDuration, "shoot-reconcile-duration", f.gardenlet.ReconcileDuration, "simulated duration of a shoot reconciliation")
 	fs.DurationVar(&f.gardenlet.DeleteDuration, "shoot-delete-duration", f.gardenlet.DeleteDuration, "simulated duration of a shoot deletion")
 	fs.StringVar(&f.gardenlet.FailWith, "shoot-fail-with", "", "make every shoot operation fail with these Gardener error codes (e.g. ERR_INFRA_QUOTA_EXCEEDED)")
+	fs.Float64Var(&f.gardenFaults, "garden-faults", 0, "share (0..1) of the operator's garden requests answered 429/500/503 or held, and its watches dropped now and then (a fault proxy in front of the garden)")
 	fs.BoolVar(&f.gardenlet.StuckDeletion, "shoot-stuck-deletion", false, "never finish shoot deletions")
 	// Every operator flag (kubeconfig validity/rotation, deletion grace period, workers, ...) with sandbox defaults.
 	f.operator.BindFlags(fs)
@@ -72,6 +75,9 @@ func parseSandboxFlags(args []string) (sandboxFlags, error) {
 	}
 	if _, err := runtimeapi.ParseMode(f.runtimeMode); err != nil {
 		return f, fmt.Errorf("--runtime-api-servers: %w", err)
+	}
+	if err := (faultproxy.Options{Share: f.gardenFaults}).Validate(); err != nil {
+		return f, fmt.Errorf("--garden-faults: %w", err)
 	}
 	if err := f.operator.Validate(); err != nil {
 		return f, err

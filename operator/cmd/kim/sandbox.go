@@ -11,10 +11,12 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/operator/sandbox/faultproxy"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
 )
@@ -93,10 +95,18 @@ func runSandbox(args []string) (retErr error) {
 	if opts.Config == nil && opts.ConfigFile == "" {
 		opts.Config = sandboxConfig(env.Catalogue)
 	}
+	garden, faults, closeProxy, err := gardenForOperator(env, f.gardenFaults)
+	if err != nil {
+		return err
+	}
+	defer closeProxy(out)
 	// The operator runs with the permissions that ship next to the CRDs (the bundle's RBAC, config/gardener), not as
-	// the admin of the kubeconfigs above.
+	// the admin of the kubeconfigs above. Through the fault proxy its impersonation headers pass unchanged.
 	root := filepath.Dir(filepath.Dir(filepath.Dir(f.crdDir)))
-	op, err := testenv.StartOperatorFrom(ctx, root, env.KCP, env.Garden, opts)
+	op, err := testenv.StartOperatorFrom(ctx, root, env.KCP, garden, opts)
+	if err == nil {
+		faults(out)
+	}
 	if err != nil {
 		return err
 	}
@@ -167,4 +177,26 @@ func printConnect(out *printer, dir, metricsAddr string) {
 func dirExists(dir string) bool {
 	st, err := os.Stat(dir)
 	return err == nil && st.IsDir()
+}
+
+// gardenForOperator is the garden the operator talks to: the garden itself, or with --garden-faults a fault proxy in
+// front of it. The proxy starts without faults, so granting the operator's permissions and its start are not
+// disturbed; on switches them on, closeProxy stops the proxy and prints its counts.
+func gardenForOperator(env *gardenbox.Env, share float64) (garden *rest.Config, on func(*printer), closeProxy func(*printer), err error) {
+	if share == 0 {
+		return env.Garden, func(*printer) {}, func(*printer) {}, nil
+	}
+	p, err := faultproxy.New(env.Garden, faultproxy.Options{Share: share})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("garden fault proxy: %w", err)
+	}
+	on = func(out *printer) {
+		p.Enable(true)
+		out.say("garden faults on: %.0f%% of the operator's garden requests fail (429/500/503/held), watches are dropped (proxy %s)", 100*share, p.URL())
+	}
+	return p.ClientConfig(), on, func(out *printer) {
+		s := p.Stats()
+		out.say("garden fault proxy: %d requests, faults %v", s.Requests(), s.Faults)
+		_ = p.Close()
+	}, nil
 }

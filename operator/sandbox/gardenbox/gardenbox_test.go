@@ -194,6 +194,18 @@ func TestShootLifecycle(t *testing.T) {
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("ca-cluster ConfigMap after deletion: %v, want NotFound", err)
 	}
+	logged := 0
+	for _, d := range env.Gardenlet.Deletions() {
+		if d.UID == shoot.UID {
+			logged++
+			if d.RequestedAt.IsZero() || d.SeenAt.Before(d.RequestedAt) || d.Annotations["confirmation.gardener.cloud/deletion"] != "true" {
+				t.Errorf("deletion log entry %+v: want the deletion time, a later sighting and the shoot's annotations", d)
+			}
+		}
+	}
+	if logged != 1 {
+		t.Errorf("the gardenlet logged the deletion %d times, want once", logged)
+	}
 }
 
 func confirmDeletion(t *testing.T, shoot *gardencorev1beta1.Shoot) {

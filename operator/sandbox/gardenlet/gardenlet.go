@@ -96,6 +96,9 @@ type Gardenlet struct {
 
 	mu  sync.Mutex
 	ops map[types.UID]operation
+	// deletions is the log of shoot deletions (Deletions); deletionSeen its index by UID.
+	deletions    []Deletion
+	deletionSeen map[types.UID]bool
 }
 
 // operation is the in-memory record of the operation in progress for a shoot.

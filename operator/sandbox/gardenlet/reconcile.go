@@ -34,6 +34,7 @@ func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, fmt.Errorf("get shoot %s: %w", req, err)
 	}
 	if shoot.DeletionTimestamp != nil {
+		g.recordDeletion(shoot, time.Now())
 		if !controllerutil.ContainsFinalizer(shoot, finalizer) {
 			return ctrl.Result{}, nil
 		}
