@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/collector"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 
 	// Registers the reconcile error and panic counters unexpected_stops_total reads (in its init), wherever this
@@ -184,37 +184,9 @@ func Register(mgr manager.Manager, mode string, validity time.Duration, rotation
 	if mode != ModeLow && mode != ModeFull {
 		return fmt.Errorf("legacy metrics mode %q: want %s or %s", mode, ModeLow, ModeFull)
 	}
-	exported.use(&Collector{KCP: mgr.GetClient(), Full: mode == ModeFull, Validity: validity, RotationFraction: rotationFraction})
+	exported.Use(&Collector{KCP: mgr.GetClient(), Full: mode == ModeFull, Validity: validity, RotationFraction: rotationFraction})
 	return nil
 }
 
-// exported is the one registration in the process; an operator restarted in the same process points it at its cache.
-var exported = &swappable{}
-
-type swappable struct {
-	mu         sync.Mutex
-	current    prometheus.Collector
-	registered bool
-}
-
-func (s *swappable) use(c prometheus.Collector) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = c
-	if !s.registered {
-		s.registered = ctrlmetrics.Registry.Register(s) == nil
-	}
-}
-
-// Describe implements prometheus.Collector.
-func (s *swappable) Describe(ch chan<- *prometheus.Desc) { (&Collector{}).Describe(ch) }
-
-// Collect implements prometheus.Collector.
-func (s *swappable) Collect(ch chan<- prometheus.Metric) {
-	s.mu.Lock()
-	c := s.current
-	s.mu.Unlock()
-	if c != nil {
-		c.Collect(ch)
-	}
-}
+// exported is the one registration of the previous manager's metrics in the process.
+var exported = &collector.Swappable{Describes: &Collector{}}

@@ -70,7 +70,7 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 	if err != nil {
 		return fmt.Errorf("audit log pool controller: %w", err)
 	}
-	poolGauges.use(&PoolCollector{Pool: al.Pool, Runtimes: mgr.GetClient()})
+	poolGauges.Use(&PoolCollector{Pool: al.Pool, Runtimes: mgr.GetClient()})
 	return nil
 }
 

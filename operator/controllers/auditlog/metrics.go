@@ -3,7 +3,6 @@ package auditlog
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +13,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/collector"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -94,37 +94,5 @@ func (c *PoolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descWaiting, prometheus.GaugeValue, float64(waiting))
 }
 
-// poolGauges is the one registration of the pool gauges in the process; an operator restarted in the same
-// process points it at its own caches.
-var poolGauges = &swappable{}
-
-type swappable struct {
-	mu         sync.Mutex
-	current    prometheus.Collector
-	registered bool
-}
-
-func (s *swappable) use(c prometheus.Collector) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = c
-	if !s.registered {
-		s.registered = metrics.Registry.Register(s) == nil
-	}
-}
-
-// OnlyGauges marks the collector as gauges only.
-func (s *swappable) OnlyGauges() {}
-
-// Describe implements prometheus.Collector.
-func (s *swappable) Describe(ch chan<- *prometheus.Desc) { (&PoolCollector{}).Describe(ch) }
-
-// Collect implements prometheus.Collector.
-func (s *swappable) Collect(ch chan<- prometheus.Metric) {
-	s.mu.Lock()
-	c := s.current
-	s.mu.Unlock()
-	if c != nil {
-		c.Collect(ch)
-	}
-}
+// poolGauges is the one registration of the pool gauges in the process.
+var poolGauges = &collector.Swappable{Describes: &PoolCollector{}}

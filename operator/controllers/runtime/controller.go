@@ -116,7 +116,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
 	}
-	fleetGauges.use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
+	fleetGauges.Use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
 		KCP: mgr.GetClient(), Clock: deps.Ports.Clock})
 	return nil
 }

@@ -2,15 +2,14 @@ package runtime
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/collector"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -90,35 +89,5 @@ func gauge(d *prometheus.Desc, on bool) prometheus.Metric {
 	return prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
 }
 
-// fleetGauges is the one registration of the fleet gauges in the process; an operator restarted in the same
-// process (tests, the sandbox) points it at its own caches.
-var fleetGauges = &swappableCollector{}
-
-type swappableCollector struct {
-	mu         sync.Mutex
-	current    prometheus.Collector
-	registered bool
-}
-
-// use makes c the source of the fleet gauges, registering them with controller-runtime's registry once.
-func (s *swappableCollector) use(c prometheus.Collector) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.current = c
-	if !s.registered {
-		s.registered = metrics.Registry.Register(s) == nil
-	}
-}
-
-// Describe implements prometheus.Collector.
-func (s *swappableCollector) Describe(ch chan<- *prometheus.Desc) { (&FleetCollector{}).Describe(ch) }
-
-// Collect implements prometheus.Collector.
-func (s *swappableCollector) Collect(ch chan<- prometheus.Metric) {
-	s.mu.Lock()
-	c := s.current
-	s.mu.Unlock()
-	if c != nil {
-		c.Collect(ch)
-	}
-}
+// fleetGauges is the one registration of the fleet gauges in the process.
+var fleetGauges = &collector.Swappable{Describes: &FleetCollector{}}
