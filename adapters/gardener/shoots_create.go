@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/cluster"
@@ -101,49 +100,68 @@ func (c *Shoots) awaitCached(ctx context.Context, name, uid string) {
 	})
 }
 
-// dropManager removes the (Update) managedFields entry of manager, if present. The first attempt is a JSON patch on
-// the entry's position in s as the apply returned it, guarded by tests of that entry's manager and operation: the
-// gardenlet writing the new shoot meanwhile (finalizer, seed binding, status) does not conflict with it, and no read
-// is needed. When the entry moved, the list is read live and written whole under optimistic locking, retried on
-// conflicts.
+// dropManager removes the (Update) managedFields entry of manager, if present, with a JSON patch on the entry's
+// position guarded by tests of that entry's manager and operation. The patch carries no resourceVersion, so the
+// gardenlet writing the new shoot meanwhile (finalizer, seed binding, status) does not conflict with it; only a move
+// of the entry fails its tests. The first attempt uses s as the apply returned it (no read); after a failure the
+// shoot is read live and the entry's new position patched, a few times with backoff. (A whole-list patch pinned to
+// a resourceVersion, the earlier fallback, lost every race against a busy gardenlet on a loaded machine.)
 func (c *Shoots) dropManager(ctx context.Context, s *gardencorev1beta1.Shoot, manager string) error {
-	if i := slices.IndexFunc(s.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
-		return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
-	}); i >= 0 {
-		entry := fmt.Sprintf("/metadata/managedFields/%d", i)
-		patch, err := json.Marshal([]map[string]any{
-			{"op": "test", "path": entry + "/manager", "value": manager},
-			{"op": "test", "path": entry + "/operation", "value": metav1.ManagedFieldsOperationUpdate},
-			{"op": "remove", "path": entry}})
-		if err != nil {
-			return fmt.Errorf("hand the fields of new shoot %s to the apply manager: %w", s.Name, err)
+	current := s
+	var err error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if current, err = c.read(ctx, s.Name, ports.ReadLive); err != nil || current == nil {
+				break
+			}
 		}
-		err = c.Client.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
-		c.count("patch", err)
-		if err == nil {
-			return nil
-		}
-	}
-	err := retry.RetryOnConflict(conflictBackoff, func() error {
-		fresh, err := c.read(ctx, s.Name, ports.ReadLive)
-		if err != nil || fresh == nil {
-			return err
-		}
-		kept := slices.DeleteFunc(slices.Clone(fresh.ManagedFields), func(e metav1.ManagedFieldsEntry) bool {
+		i := slices.IndexFunc(current.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
 			return e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate
 		})
-		if len(kept) == len(fresh.ManagedFields) {
+		if i < 0 {
+			if attempt > 0 {
+				return nil // read live: the entry is gone
+			}
+			err = errors.New("entry not in the apply's answer")
+		} else if err = c.removeEntry(ctx, current, manager, i); err == nil || apierrors.IsNotFound(err) {
 			return nil
 		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": fresh.ResourceVersion, "managedFields": kept}})
-		if err != nil {
-			return err
+		if attempt+1 >= conflictBackoff.Steps {
+			break
 		}
-		err = c.Client.Patch(ctx, fresh, client.RawPatch(types.MergePatchType, patch))
-		c.count("patch", err)
-		return err
-	})
+		if !sleepCtx(ctx, conflictBackoff.Duration<<attempt) {
+			err = ctx.Err()
+			break
+		}
+	}
 	return classify("hand the fields of new shoot "+s.Name+" to the apply manager", err)
+}
+
+// removeEntry removes managedFields[i] of s if it still is manager's Update entry.
+func (c *Shoots) removeEntry(ctx context.Context, s *gardencorev1beta1.Shoot, manager string, i int) error {
+	entry := fmt.Sprintf("/metadata/managedFields/%d", i)
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": entry + "/manager", "value": manager},
+		{"op": "test", "path": entry + "/operation", "value": metav1.ManagedFieldsOperationUpdate},
+		{"op": "remove", "path": entry}})
+	if err != nil {
+		return err
+	}
+	err = c.Client.Patch(ctx, s.DeepCopy(), client.RawPatch(types.JSONPatchType, patch))
+	c.count("patch", err)
+	return err
+}
+
+// sleepCtx waits d unless ctx ends first (false then).
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // ownedBy tells whether the operator may update an existing shoot for runtimeID: it carries the managed-by mark and
