@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/registrycache"
@@ -30,8 +32,13 @@ const (
 // the operator's labels, created (a create never replaces an existing Secret) and deleted by reg-cache- name: the
 // project's other Secrets hold cloud credentials, which the operator never reads (the client guard enforces it).
 type RegistryCacheGarden struct {
-	// Cached reads shoots through the garden cache; Live reads shoots and lists Secrets from the API server.
+	// Cached reads shoots through the garden cache; Live reads shoots from the API server.
 	Cached, Live client.Reader
+	// Copies lists the copies' metadata: a reader whose Secrets are a metadata-only cache of the operator's
+	// labelled Secrets (CopiesCacheOptions). Nil lists them live (through Live), one request per sync: every
+	// runtime is synced every interval, with or without the module, and at 5,000 runtimes the live lists used a
+	// good part of the garden client's request budget after every restart.
+	Copies client.Reader
 	Writer       client.Writer
 	// Namespace is the project namespace (garden-<project>).
 	Namespace string
@@ -41,8 +48,15 @@ var _ ports.RegistryCacheGarden = (*RegistryCacheGarden)(nil)
 
 // Secrets implements ports.RegistryCacheGarden.
 func (g *RegistryCacheGarden) Secrets(ctx context.Context, runtimeID string) ([]registrycache.GardenSecret, error) {
-	list := &corev1.SecretList{}
-	err := g.Live.List(ctx, list, client.InNamespace(g.Namespace),
+	// Only metadata is needed (the copy's content is never read back); a metadata list also keeps the copied
+	// credentials out of the operator's memory when the list is live.
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	r := g.Copies
+	if r == nil {
+		r = g.Live
+	}
+	err := r.List(ctx, list, client.InNamespace(g.Namespace),
 		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: runtimeID})
 	if err != nil {
 		return nil, fmt.Errorf("list registry credentials of runtime %s: %w: %w", runtimeID, ports.ErrTransient, err)
@@ -56,6 +70,15 @@ func (g *RegistryCacheGarden) Secrets(ctx context.Context, runtimeID string) ([]
 			ShootName: s.Labels[LabelShootName]})
 	}
 	return out, nil
+}
+
+// CopiesCacheOptions is the garden cache's entry for RegistryCacheGarden.Copies: Secrets as metadata only, and
+// only those with the operator's label (the guard refuses a watch without it; the project's other Secrets hold
+// cloud credentials).
+func CopiesCacheOptions() (client.Object, cache.ByObject) {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	return m, cache.ByObject{Label: labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})}
 }
 
 // EnsureSecret implements ports.RegistryCacheGarden.

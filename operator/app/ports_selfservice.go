@@ -44,7 +44,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 		p := &setup.RegistryCachePorts{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Kymas: mgr.GetAPIReader()},
 			Source:   &kube.RegistryCacheSource{Clients: clients},
-			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
+			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Copies: garden.GetCache(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
 			Interval: rc.SyncInterval.Duration, Workers: rc.Workers,
 		}

@@ -99,9 +99,9 @@ const (
 // ConfigMaps are read through controller-runtime's cache (get, list, watch), written by server-side apply and a
 // patch of their owner (create, patch); they are never replaced or deleted (the garbage collector removes them with
 // their shoot). Seeds are listed live, never read one by one or watched.
-// Secrets: the project's Secrets hold cloud credentials, so the operator never gets or watches one; it creates
-// copies of registry credentials (a create cannot replace an existing Secret), lists only its own (by label) and
-// deletes only reg-cache-* names.
+// Secrets: the project's Secrets hold cloud credentials, so the operator never gets one; it creates copies of
+// registry credentials (a create cannot replace an existing Secret), lists and watches only its own (by label: a
+// metadata-only cache of the copies) and deletes only reg-cache-* names.
 func ProjectPolicy(projectNamespace string) Policy {
 	const core = "core.gardener.cloud"
 	return Policy{
@@ -112,7 +112,7 @@ func ProjectPolicy(projectNamespace string) Policy {
 				Verbs: []string{"get", "list", "watch", "create", "patch"}},
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
-			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"list"},
+			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"list", "watch"},
 				LabelSelector: map[string]string{labelManagedBy: managedByValue}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"delete"}, NamePrefix: registryCredentialsPrefix},
 		},
