@@ -39,7 +39,7 @@ type RegistryCacheGarden struct {
 	// runtime is synced every interval, with or without the module, and at 5,000 runtimes the live lists used a
 	// good part of the garden client's request budget after every restart.
 	Copies client.Reader
-	Writer       client.Writer
+	Writer client.Writer
 	// Namespace is the project namespace (garden-<project>).
 	Namespace string
 }
