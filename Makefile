@@ -159,11 +159,15 @@ undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes an
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated verify-mutants test-alerts test-all ## What CI runs: lint, generated-file check, safety mutants still apply, alert rules, docs check, unit and integration tests.
+test: lint verify-generated verify-mutants test-alerts test-all ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, docs check, unit and integration tests.
+
+# Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
+MUTANT_SEQUENCES ?= 20000
 
 .PHONY: verify-mutants
-verify-mutants: ## Fail when a re-introduced defect of hack/safety-mutants/ no longer applies to the code.
+verify-mutants: ## Fail when a re-introduced defect of hack/safety-mutants/ no longer applies, or a bounded run no longer finds it.
 	hack/safety-mutants.sh --check
+	hack/safety-mutants.sh $(MUTANT_SEQUENCES)
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
