@@ -177,6 +177,38 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Errorf("apply to the adopted shoot: %v", err)
 		}
 	})
+	t.Run("changes to an adopted shoot are held until approved, then never again", func(t *testing.T) {
+		f := newFixture(t)
+		f.PutPredecessor(t, "ct-adopt-hold", id)
+		if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-hold", id, "aws"); err != nil {
+			t.Fatalf("adopt: %v", err)
+		}
+		spec := f.Spec("ct-adopt-hold")
+		spec.Workers[0].Maximum += 3 // a value the predecessor's shoot holds differently
+		held := ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1, SpecHash: "h1", HoldAdoptedChanges: true}
+		before, err := f.Shoots.Get(t.Context(), "ct-adopt-hold", ports.ReadLive)
+		if err != nil {
+			t.Fatalf("get: %v", err)
+		}
+		if err := reapply(t, f, held); !errors.Is(err, ports.ErrAdoptionReviewRequired) {
+			t.Fatalf("held apply of a changing spec: %v, want ErrAdoptionReviewRequired", err)
+		}
+		after, err := f.Shoots.Get(t.Context(), "ct-adopt-hold", ports.ReadLive)
+		if err != nil || after.Generation != before.Generation || after.Marks.AppliedSpecHash != "" {
+			t.Fatalf("the held apply wrote: generation %d -> %d, spec hash %q (%v)", before.Generation, after.Generation, after.Marks.AppliedSpecHash, err)
+		}
+		approved := held
+		approved.HoldAdoptedChanges = false
+		if err := reapply(t, f, approved); err != nil {
+			t.Fatalf("approved apply: %v", err)
+		}
+		// Taken over: later changes (KEB's) are applied although the hold is asked for.
+		held.Spec.Workers[0].Maximum++
+		held.RuntimeGeneration, held.SpecHash = 2, "h2"
+		if err := reapply(t, f, held); err != nil {
+			t.Fatalf("apply to a shoot taken over, hold asked: %v", err)
+		}
+	})
 	t.Run("a removed worker pool is gone after apply", func(t *testing.T) {
 		f := newFixture(t)
 		spec := f.Spec("ct-pools")

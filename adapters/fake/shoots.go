@@ -184,6 +184,10 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, er
 	if ok && ((pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
 	}
+	if ok && a.HoldAdoptedChanges && s.obs.Marks.AppliedSpecHash == "" && !reflect.DeepEqual(s.spec, a.Spec) {
+		// Adopted, never taken over (the fake records no spec hash of the previous system), and the spec differs.
+		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: the first apply after adopting it would change it: %w", a.Spec.Name, ports.ErrAdoptionReviewRequired)
+	}
 	if !ok {
 		s = g.newShoot(a.Spec.Name, &gardenShoot{})
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,4 +77,53 @@ func marksPatch(current, desired *gardencorev1beta1.Shoot) ([]byte, error) {
 		"uid": current.UID, "resourceVersion": current.ResourceVersion,
 		"labels": desired.Labels, "annotations": desired.Annotations,
 	}})
+}
+
+// TakenOver reports whether this operator ever wrote its spec hash on the shoot (a full apply or the marks of an
+// adopted shoot already in sync). The previous infrastructure manager writes the runtime-generation annotation and
+// applies with the same field manager, so neither tells the two apart; the spec hash is this operator's alone.
+func TakenOver(s *gardencorev1beta1.Shoot) bool {
+	_, ok := s.Annotations[AnnotationSpecHash]
+	return ok
+}
+
+// holdAdopted refuses (ports.ErrAdoptionReviewRequired) an apply of a with a.HoldAdoptedChanges that would change
+// current, a shoot this operator adopted and never took over, in its spec or its authentication ConfigMap.
+// Labels and annotations the shoot lacks are no change to the cluster and do not hold the apply.
+func (c *Shoots) holdAdopted(ctx context.Context, a ports.ShootApply, current *gardencorev1beta1.Shoot) error {
+	if !a.HoldAdoptedChanges || TakenOver(current) {
+		return nil
+	}
+	var liveAuth map[string]string
+	if api := current.Spec.Kubernetes.KubeAPIServer; api != nil && api.StructuredAuthentication != nil {
+		// Read live: the cache holds only the operator's own ConfigMaps, and an adopted shoot's is not yet.
+		cm := &corev1.ConfigMap{}
+		err := c.Live.Get(ctx, client.ObjectKey{Namespace: current.Namespace, Name: api.StructuredAuthentication.ConfigMapName}, cm)
+		switch {
+		case err == nil:
+			liveAuth = cm.Data
+			if liveAuth == nil {
+				liveAuth = map[string]string{}
+			}
+		case !apierrors.IsNotFound(err):
+			return c.record("get", classify("read the authentication ConfigMap of adopted shoot "+current.Name, err))
+		}
+	}
+	diffs, err := AdoptionDifferences(current, liveAuth, a)
+	if err != nil {
+		return fmt.Errorf("apply shoot %s: %w: %w", current.Name, ports.ErrShootRejected, err)
+	}
+	var changes []string
+	for _, d := range diffs {
+		if d.Have == nil && (strings.HasPrefix(d.Path, ".metadata.labels.") || strings.HasPrefix(d.Path, ".metadata.annotations.")) {
+			continue
+		}
+		changes = append(changes, d.Path)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	shown := changes[:min(3, len(changes))]
+	return fmt.Errorf("apply shoot %s: the first apply after adopting it would change %d value(s) (%s%s): %w", current.Name,
+		len(changes), strings.Join(shown, ", "), map[bool]string{true: ", ...", false: ""}[len(changes) > len(shown)], ports.ErrAdoptionReviewRequired)
 }

@@ -153,15 +153,19 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	if err := ownedBy(current, a.RuntimeID); err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
-	if err := c.applyAuthConfigMap(ctx, a); err != nil {
-		return cluster.Shoot{}, err
-	}
 	desired, err := c.desired(a, current)
 	if err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", name, ports.ErrShootRejected, err)
 	}
 	if err := checkPrecondition(a.Precondition, current); err != nil {
 		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+	}
+	// Before anything is written: the authentication ConfigMap decides who may log in, it is held too.
+	if err := c.holdAdopted(ctx, a, current); err != nil {
+		return cluster.Shoot{}, err
+	}
+	if err := c.applyAuthConfigMap(ctx, a); err != nil {
+		return cluster.Shoot{}, err
 	}
 	if marksOnly, err := adoptedInSync(current, desired); err != nil || marksOnly {
 		if err != nil {

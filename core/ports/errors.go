@@ -23,6 +23,10 @@ var (
 	// ErrShootNotManaged: the shoot exists but does not carry the operator's marks (or belongs to another runtime);
 	// the operator never changes it.
 	ErrShootNotManaged = errors.New("shoot not managed by this operator")
+	// ErrAdoptionReviewRequired: the shoot was adopted from another system and never written by this operator, and
+	// the apply would change it (ShootApply.HoldAdoptedChanges): nothing was written; a person reviews the
+	// differences (kim migrate) and approves them, or the landscape turns the adopt-only mode off.
+	ErrAdoptionReviewRequired = errors.New("changes to an adopted shoot await review")
 	// ErrSecretNotFound: the kubeconfig Secret does not exist.
 	ErrSecretNotFound = errors.New("kubeconfig secret not found")
 	// ErrSecretNotOwned: the Secret exists but was not written for the GardenerCluster acting on it; the operator

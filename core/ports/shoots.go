@@ -23,6 +23,12 @@ type ShootApply struct {
 	// a stale observation fails with ErrConflict instead of writing old values back. Empty means the caller observed
 	// no shoot: Apply creates one, and finding one is ErrConflict too (the observation was stale).
 	Precondition Precondition
+	// HoldAdoptedChanges refuses, with ErrAdoptionReviewRequired and without writing, an apply that would change a
+	// shoot this operator adopted and never applied (it holds no spec hash of this operator) in its spec or in its
+	// structured authentication ConfigMap. Labels and annotations the shoot lacks do not count: they change nothing
+	// in the cluster. An adopted shoot that already holds every value is taken over (its marks recorded) as
+	// without it.
+	HoldAdoptedChanges bool
 }
 
 // DeletionMark is what is recorded on a shoot when its Runtime is deleted.

@@ -39,6 +39,9 @@ type Provisioner struct {
 	Bootstrap ports.BootstrapSource
 	// DriftPeriod is how long a reached configuration inside a runtime is trusted (0: lifecycle.DefaultDriftPeriod).
 	DriftPeriod time.Duration
+	// AdoptOnly holds every change to a shoot adopted from the previous system until a person approves it (the
+	// Runtime's force-patch annotation): adopted shoots are taken over only when the operator's rendering equals them.
+	AdoptOnly bool
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -286,7 +289,7 @@ func (p *Provisioner) claimAuditLog(ctx context.Context, req RuntimeRequest, now
 // desired is the desired state of the Runtime's shoot; InSync and Apply must see the same one.
 func (p *Provisioner) desired(req RuntimeRequest, spec shoot.Spec, hash, recordedPlan string) ports.ShootApply {
 	return ports.ShootApply{Spec: spec, RuntimeID: req.Runtime.ID, RuntimeGeneration: req.Runtime.Generation, SpecHash: hash,
-		Plan: p.Policy.LongerPlan(recordedPlan, req.Plan)}
+		Plan: p.Policy.LongerPlan(recordedPlan, req.Plan), HoldAdoptedChanges: p.AdoptOnly && !req.ForcePatch}
 }
 
 func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterSpec {
@@ -305,6 +308,9 @@ func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterS
 // actionError tells the state machine whether repeating a failed action can help.
 func actionError(err error) lifecycle.ActionError {
 	var ce *configurationError
+	if errors.Is(err, ports.ErrAdoptionReviewRequired) {
+		return lifecycle.ActionError{Message: err.Error(), Reason: lifecycle.ReasonAdoptionReviewRequired}
+	}
 	if errors.As(err, &ce) {
 		return lifecycle.ActionError{Message: err.Error(), Reason: ce.reason, Permanent: ce.permanent, RetryAfter: ce.retryAfter}
 	}

@@ -114,3 +114,58 @@ func TestAStaleViewIsNoFailure(t *testing.T) {
 		t.Errorf("after a fresh view the cluster is not taken back: %+v", s.Marks)
 	}
 }
+
+// TestAdoptOnlyHoldsChangesToAnAdoptedShoot: at a switch-over the previous manager's shoot is adopted, and with the
+// adopt-only mode the operator's first apply, which would change it, waits for a person: nothing is written, the
+// Runtime says why (not Failed: KEB would end the operation). The force-patch annotation approves it once; after
+// that the shoot is the operator's and a later change of the Runtime is applied without another approval.
+func TestAdoptOnlyHoldsChangesToAnAdoptedShoot(t *testing.T) {
+	ctx := context.Background()
+	clock := fake.NewClock(reapStart)
+	p, garden := newTestProvisioner(clock)
+	p.AdoptOnly = true
+	rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}
+	garden.PutPredecessor(shoot.Spec{Name: "c-1"}, "rt-1") // rendered differently by the previous manager
+	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	pass := func() lifecycle.Decision {
+		t.Helper()
+		res, err := p.Provision(ctx, req, clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Decision
+	}
+	before, _ := garden.Get(ctx, "c-1", ports.ReadLive)
+	var d lifecycle.Decision
+	for range 3 { // adopt, then the held apply; a re-run holds again
+		d = pass()
+	}
+	if d.Reason != lifecycle.ReasonAdoptionReviewRequired || d.State != lifecycle.StatePending || d.Transient {
+		t.Fatalf("held apply: %s %s (transient %v): %s; want Pending %s", d.State, d.Reason, d.Transient, d.Message, lifecycle.ReasonAdoptionReviewRequired)
+	}
+	s, _ := garden.Get(ctx, "c-1", ports.ReadLive)
+	if !s.OwnedBy("rt-1") || s.Generation != before.Generation || s.Marks.AppliedSpecHash != "" {
+		t.Fatalf("while held the shoot was changed: generation %d -> %d, marks %+v", before.Generation, s.Generation, s.Marks)
+	}
+	req.ForcePatch = true
+	res, err := p.Provision(ctx, req, clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.ClearForcePatch {
+		t.Errorf("the approval is not consumed: ClearForcePatch false")
+	}
+	if s, _ = garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.AppliedSpecHash == "" || s.Generation == before.Generation {
+		t.Fatalf("approved apply did not write: generation %d, marks %+v", s.Generation, s.Marks)
+	}
+	req.ForcePatch = false
+	rt.generation = 2
+	req.Runtime = rt.spec()
+	garden.Succeed("c-1")
+	if d = pass(); d.Reason == lifecycle.ReasonAdoptionReviewRequired {
+		t.Fatalf("a shoot taken over is held again: %s", d.Message)
+	}
+	if s, _ = garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.AppliedRuntimeGeneration != 2 {
+		t.Errorf("Runtime generation 2 not applied after the takeover: marks %+v", s.Marks)
+	}
+}

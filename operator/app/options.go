@@ -181,7 +181,7 @@ func (o Options) settings() (setup.Settings, error) {
 	}
 	identities := o.Config.ServiceAccountKubeconfigs
 	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
-		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, RuntimeWorkers: o.RuntimeWorkers,
+		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, AdoptOnly: o.Config.Runtime.AdoptOnlyEnabled(), RuntimeWorkers: o.RuntimeWorkers,
 		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
 		IdentityAccess:         sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces},
 		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil

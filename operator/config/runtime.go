@@ -22,7 +22,14 @@ type RuntimeConfig struct {
 	Timeout Duration `json:"timeout,omitempty"`
 	// Bootstrap names manifests applied into kyma-system of every runtime before it is Ready; off when unset.
 	Bootstrap *BootstrapConfig `json:"bootstrap,omitempty"`
+	// AdoptOnly (unset: true) holds every change to a shoot adopted from the previous infrastructure manager until
+	// a person approves it for that Runtime (docs/operations/migration.md): at a switch-over the operator takes
+	// over only shoots its rendering equals. Shoots it created or already took over are not affected.
+	AdoptOnly *bool `json:"adoptOnly,omitempty"`
 }
+
+// AdoptOnlyEnabled is AdoptOnly with its default (true).
+func (r RuntimeConfig) AdoptOnlyEnabled() bool { return r.AdoptOnly == nil || *r.AdoptOnly }
 
 // BootstrapConfig names the KCP objects of the bootstrap manifests.
 type BootstrapConfig struct {

@@ -195,8 +195,10 @@ func forceDeletionSetAt(s *gardencorev1beta1.Shoot) (time.Time, bool) {
 }
 
 // adoptPredecessor: a shoot the previous infrastructure manager created for a Runtime (its runtime-id annotation,
-// no managed-by label, an older worker maximum) is taken over when the operator sees the Runtime: labelled,
-// updated to the Runtime's spec, Ready, with an event; no second shoot, no ShootNameTaken.
+// no managed-by label, an older worker maximum) is adopted when the operator sees the Runtime: labelled, with an
+// event; no second shoot, no ShootNameTaken. The adopt-only mode (on by default) holds the first apply, which would
+// change the maximum: the Runtime waits with AdoptionReviewRequired and the shoot keeps its spec until a person
+// approves it once with the force-patch annotation; then the shoot gets the Runtime's spec and the Runtime is Ready.
 func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	ctx := context.Background()
 	spec, err := shootdomain.Generate(mapping.Runtime(rt), w.shootConfig)
@@ -228,7 +230,21 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
 		t.Fatalf("create runtime %s: %v", rt.Name, err)
 	}
+	testenv.Eventually(t, provisionTimeout, "the adopted shoot's first apply to wait for a review", func() (bool, string) {
+		got := w.runtime(t, rt.Name)
+		return got != nil && readyCondition(got).Reason == string(lifecycle.ReasonAdoptionReviewRequired), describe(got)
+	})
+	held := w.shoot(t, old.Name)
+	if held.UID != uid || gardener.TakenOver(held) || worker(held, firstPool).Maximum != old.Spec.Provider.Workers[0].Maximum ||
+		held.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
+		t.Fatalf("held shoot %s: taken over %v, maximum %d (had %d), managed-by %q; want adopted and unchanged", old.Name,
+			gardener.TakenOver(held), worker(held, firstPool).Maximum, old.Spec.Provider.Workers[0].Maximum, held.Labels[wire.LabelManagedBy])
+	}
+	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
 	got := w.waitReady(t, rt.Name, provisionTimeout)
+	if v := w.runtime(t, rt.Name).Annotations[imv1.AnnotationForcePatchReconciliation]; v != "" {
+		t.Errorf("the approval was not consumed: force-patch %q", v)
+	}
 	s := w.shoot(t, old.Name)
 	if s.UID != uid {
 		t.Fatalf("shoot %s was replaced instead of adopted", old.Name)

@@ -35,6 +35,8 @@ func (m *Migrator) apply(ctx context.Context, land *landscape, it *migration.Ite
 			err = m.createGardenerCluster(ctx, land, it)
 		case migration.CreateRuntime:
 			err = m.createRuntime(ctx, land.runtime(key))
+		case migration.ApproveTakeover:
+			err = m.approveTakeover(ctx, land.live[key])
 		default:
 			err = fmt.Errorf("unknown action %s", a.Kind)
 		}
@@ -110,6 +112,24 @@ func (m *Migrator) createRuntime(ctx context.Context, rt *imv1.Runtime) error {
 		}
 	}
 	return classifyCreate("Runtime", rt.Name, err)
+}
+
+// approveTakeover sets the force-patch annotation on the existing Runtime rt, pinned to the version whose
+// differences were reviewed: a Runtime changed since (KEB updated it) is not approved, a second run reviews it again.
+func (m *Migrator) approveTakeover(ctx context.Context, rt *imv1.Runtime) error {
+	if rt == nil {
+		return fmt.Errorf("no Runtime was observed")
+	}
+	patch := client.MergeFromWithOptions(rt.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	approved := rt.DeepCopy()
+	metav1.SetMetaDataAnnotation(&approved.ObjectMeta, imv1.AnnotationForcePatchReconciliation, "true")
+	if err := m.KCP.Patch(ctx, approved, patch); err != nil {
+		if apierrors.IsConflict(err) {
+			return fmt.Errorf("approve Runtime %s: it changed since it was reviewed; run again to review the new version: %w", rt.Name, err)
+		}
+		return fmt.Errorf("approve Runtime %s: %w", rt.Name, err)
+	}
+	return nil
 }
 
 func classifyCreate(kind, name string, err error) error {

@@ -35,7 +35,8 @@ func Scheme() (*runtime.Scheme, error) {
 }
 
 // KCPPolicy is what kim migrate may do in KCP: read Kyma resources, GardenerClusters, Runtimes, the kubeconfig
-// Secrets and ConfigMaps of the namespace, and create GardenerClusters and Runtimes. It never updates or deletes.
+// Secrets and ConfigMaps of the namespace, create GardenerClusters and Runtimes, and patch a Runtime (the approval
+// of the operator's first apply to an adopted shoot: one annotation). It never updates or deletes.
 func KCPPolicy(namespace string) guard.Policy {
 	const im = "infrastructuremanager.kyma-project.io"
 	read := []string{"get", "list", "watch"}
@@ -43,7 +44,7 @@ func KCPPolicy(namespace string) guard.Policy {
 		Rules: []guard.Rule{
 			{Group: "operator.kyma-project.io", Resource: "kymas", Namespace: namespace, Verbs: read},
 			{Group: im, Resource: "gardenerclusters", Namespace: namespace, Verbs: append([]string{"create"}, read...)},
-			{Group: im, Resource: "runtimes", Namespace: namespace, Verbs: append([]string{"create"}, read...)},
+			{Group: im, Resource: "runtimes", Namespace: namespace, Verbs: append([]string{"create", "patch"}, read...)},
 			{Group: "", Resource: "secrets", Namespace: namespace, Verbs: []string{"get"}},
 			{Group: "", Resource: "configmaps", Namespace: namespace, Verbs: []string{"get"}},
 		},

@@ -11,6 +11,7 @@ package migrate
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // Options of one migration run.
@@ -90,7 +92,18 @@ func (m *Migrator) Run(ctx context.Context) (migration.Report, error) {
 // examine gathers the facts of one candidate and decides on it.
 func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Candidate) migration.Item {
 	f := migration.Facts{Candidate: c}
-	if len(c.Problems) > 0 || (!c.NeedsRuntime && !c.NeedsGardenerCluster) {
+	if len(c.Problems) > 0 || (!c.NeedsRuntime && !c.NeedsGardenerCluster && !c.NeedsApproval) {
+		return migration.Decide(f)
+	}
+	if c.NeedsApproval {
+		prep, err := m.prepareExisting(ctx, land, c, land.live[c.Key()])
+		if err != nil {
+			f.RuntimeProblems = append(f.RuntimeProblems, migration.Problem{Reason: migration.ReasonNotExpressible, Message: err.Error()})
+		} else {
+			f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
+			f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
+			f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
+		}
 		return migration.Decide(f)
 	}
 	if c.NeedsGardenerCluster {
@@ -106,6 +119,10 @@ func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Can
 			f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
 			f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
 			f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
+			if prep.runtime != nil && slices.ContainsFunc(f.Differences, func(d migration.Difference) bool { return d.Kind == migration.Accepted }) {
+				// The accepted differences are the review the adopt-only mode waits for: the first apply is approved.
+				prep.runtime.Annotations[imv1.AnnotationForcePatchReconciliation] = "true"
+			}
 			land.setRuntime(c.Key(), prep.runtime)
 		}
 	}

@@ -36,6 +36,8 @@ type landscape struct {
 
 	mu       sync.Mutex
 	runtimes map[string]*imv1.Runtime // prepared Runtimes by namespace/runtimeID
+	// live are the Runtimes that exist, by namespace/runtimeID.
+	live map[string]*imv1.Runtime
 }
 
 func (l *landscape) setRuntime(key string, rt *imv1.Runtime) {
@@ -52,7 +54,7 @@ func (l *landscape) runtime(key string) *imv1.Runtime {
 
 // observe lists the Kyma resources, GardenerClusters and Runtimes of the namespace and the shoots of the project.
 func (m *Migrator) observe(ctx context.Context) (*landscape, error) {
-	land := &landscape{shoots: map[string]*gardencorev1beta1.Shoot{}, runtimes: map[string]*imv1.Runtime{},
+	land := &landscape{shoots: map[string]*gardencorev1beta1.Shoot{}, runtimes: map[string]*imv1.Runtime{}, live: map[string]*imv1.Runtime{},
 		existing: migration.Existing{GardenerClusters: map[string]bool{}, Runtimes: map[string]bool{}}}
 	kymas := &unstructured.UnstructuredList{}
 	kymas.SetGroupVersionKind(KymaGVK.GroupVersion().WithKind(KymaGVK.Kind + "List"))
@@ -76,8 +78,10 @@ func (m *Migrator) observe(ctx context.Context) (*landscape, error) {
 	if err := m.KCP.List(ctx, &rts, client.InNamespace(m.Namespace)); err != nil {
 		return nil, fmt.Errorf("list Runtimes in %s: %w", m.Namespace, err)
 	}
-	for _, rt := range rts.Items {
+	for i := range rts.Items {
+		rt := &rts.Items[i]
 		land.existing.Runtimes[rt.Namespace+"/"+rt.Name] = true
+		land.live[rt.Namespace+"/"+rt.Name] = rt
 	}
 	var shoots gardencorev1beta1.ShootList
 	if err := m.Garden.List(ctx, &shoots, client.InNamespace(m.GardenNamespace)); err != nil {
@@ -88,7 +92,8 @@ func (m *Migrator) observe(ctx context.Context) (*landscape, error) {
 		land.shoots[s.Name] = s
 		id, by := gardener.RuntimeIDOf(s.Annotations)
 		land.shootList = append(land.shootList, migration.Shoot{Name: s.Name, RuntimeID: id, CreatedBy: string(by),
-			Managed: s.Labels[wire.LabelManagedBy] == wire.ManagedByValue, Deleting: s.DeletionTimestamp != nil})
+			Managed: s.Labels[wire.LabelManagedBy] == wire.ManagedByValue, Deleting: s.DeletionTimestamp != nil,
+			TakenOver: gardener.TakenOver(s)})
 	}
 	if m.ACLConfigMap != nil && m.Config.ACL.Enabled {
 		addresses := &kube.ControlPlaneAddresses{Reader: m.KCP, Key: *m.ACLConfigMap}

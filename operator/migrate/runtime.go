@@ -82,30 +82,55 @@ func (m *Migrator) prepareRuntime(ctx context.Context, land *landscape, c migrat
 	cr.Annotations = map[string]string{AnnotationMigratedFrom: c.CreatedBy}
 	out.runtime = cr
 	// What the operator does with the new Runtime (generation 1) once it has adopted the shoot.
+	return out, m.takeoverDifferences(ctx, s, auth, cr, 1, c, cfg, &out)
+}
+
+// prepareExisting computes what the operator's first apply to the shoot of an existing Runtime rt would change
+// (the operator holds it in the adopt-only mode until it is approved).
+func (m *Migrator) prepareExisting(ctx context.Context, land *landscape, c migration.Candidate, rt *imv1.Runtime) (prepared, error) {
+	s := land.shoots[c.ShootName]
+	cfg := m.Config
+	cfg.ACL.ControlPlaneCIDRs, cfg.ACL.ControlPlaneCIDRsProblem = land.controlPlaneCIDRs, land.cidrsProblem
+	auth, err := m.authenticationData(ctx, s)
+	if err != nil {
+		return prepared{}, err
+	}
+	out := prepared{runtime: rt}
+	if s.Spec.SecretBindingName != nil { //nolint:staticcheck // read to migrate shoots away from it
+		out.secretBinding = *s.Spec.SecretBindingName //nolint:staticcheck // read to migrate shoots away from it
+	}
+	return out, m.takeoverDifferences(ctx, s, auth, rt, rt.Generation, c, cfg, &out)
+}
+
+// takeoverDifferences fills out with what the operator's first apply of Runtime cr (at generation) to the adopted
+// shoot s would change, computed as the operator computes it (GenerateUpdate on the live shoot), verified by the
+// gardener-apiserver's dry run unless NoServerDryRun (or the shoot is still on a SecretBinding).
+func (m *Migrator) takeoverDifferences(ctx context.Context, s *gardencorev1beta1.Shoot, auth map[string]string, cr *imv1.Runtime,
+	generation int64, c migration.Candidate, cfg shoot.Config, out *prepared) error {
 	domain := mapping.Runtime(cr)
-	domain.Generation = 1
+	domain.Generation = generation
 	cur, err := gardener.CurrentFromShoot(s)
 	if err != nil {
 		out.problems = append(out.problems, notExpressible("%v", err))
-		return out, nil
+		return nil
 	}
 	spec, err := shoot.GenerateUpdate(domain, cfg, cur)
 	if err != nil {
-		out.problems = append(out.problems, notExpressible("the operator would refuse the Runtime generated from shoot %s: %v", s.Name, err))
-		return out, nil
+		out.problems = append(out.problems, notExpressible("the operator would refuse Runtime %s for shoot %s: %v", c.RuntimeID, s.Name, err))
+		return nil
 	}
 	fresh, err := shoot.Generate(domain, cfg)
 	if err != nil {
-		out.problems = append(out.problems, notExpressible("the operator would refuse the Runtime generated from shoot %s: %v", s.Name, err))
-		return out, nil
+		out.problems = append(out.problems, notExpressible("the operator would refuse Runtime %s for shoot %s: %v", c.RuntimeID, s.Name, err))
+		return nil
 	}
-	a := ports.ShootApply{Spec: spec, RuntimeID: c.RuntimeID, RuntimeGeneration: 1, SpecHash: fresh.Hash(), Plan: c.Labels[migration.LabelBrokerPlanName]}
+	a := ports.ShootApply{Spec: spec, RuntimeID: c.RuntimeID, RuntimeGeneration: domain.Generation, SpecHash: fresh.Hash(), Plan: c.Labels[migration.LabelBrokerPlanName]}
 	diffs, err := gardener.AdoptionDifferences(s, auth, a)
 	if err != nil {
-		return out, err
+		return err
 	}
 	out.verifiedBy = VerifiedByComparison
-	if !m.NoServerDryRun && rec.SecretBinding == "" {
+	if !m.NoServerDryRun && out.secretBinding == "" {
 		adapter := &gardener.Shoots{Client: m.Garden, Live: m.Garden, Namespace: m.GardenNamespace, RuntimeNamespace: c.Namespace}
 		dry, err := adapter.DryRunAdoption(ctx, s, a)
 		if err != nil {
@@ -125,7 +150,7 @@ func (m *Migrator) prepareRuntime(ctx context.Context, land *landscape, c migrat
 	for _, d := range diffs {
 		out.differences = append(out.differences, migration.Difference{Path: d.Path, Want: render(d.Want), Have: render(d.Have)})
 	}
-	return out, nil
+	return nil
 }
 
 // render prints a value of a difference: strings as they are, other values as JSON, absent as "".

@@ -31,6 +31,13 @@ func ActionFailed(d Decision, e ActionError) Decision {
 	out := Decision{Step: d.Step, State: StatePending, Transient: true}
 	switch d.Action {
 	case ActionApplyShoot:
+		if e.Reason == ReasonAdoptionReviewRequired {
+			// Not a failure: a person decides. The approval (an annotation) or a changed Runtime brings a reconcile.
+			return Decision{Step: d.Step, State: StatePending, Reason: e.Reason, RequeueAfter: SlowRecheck,
+				Message: e.Message + ". The shoot was adopted and the operator's rendering differs from it: review the differences " +
+					"(kim migrate lists them), then approve them once with the annotation operator.kyma-project.io/force-patch-reconciliation=true " +
+					"(kim migrate --apply does so when nothing blocks), or set runtime.adoptOnly to false in the landscape configuration"}
+		}
 		if e.Permanent {
 			return Decision{Step: d.Step, State: StateFailed, Reason: ReasonShootRejected, RequeueAfter: SlowRecheck,
 				Message: "Gardener rejected the shoot: " + e.Message + ". Fix the Runtime spec or the operator configuration."}

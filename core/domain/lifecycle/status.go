@@ -98,3 +98,7 @@ const (
 	// bindings and the optional bootstrap manifests.
 	ActionConfigureRuntime Action = "ConfigureRuntime"
 )
+
+// ReasonAdoptionReviewRequired: the first apply to a shoot adopted from the previous manager would change it, and the
+// adopt-only mode holds it until a person approves it (docs/operations/migration.md).
+const ReasonAdoptionReviewRequired Reason = "AdoptionReviewRequired"

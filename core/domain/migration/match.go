@@ -22,6 +22,9 @@ type Shoot struct {
 	Managed bool
 	// Deleting: Gardener is deleting the shoot.
 	Deleting bool
+	// TakenOver: this operator applied the shoot (or recorded its marks on it) at least once; an adopted shoot that
+	// is not taken over gets its first apply only once a person approved it (adopt-only mode).
+	TakenOver bool
 }
 
 // Creator values of Shoot.CreatedBy.
@@ -46,7 +49,10 @@ type Candidate struct {
 	// NeedsGardenerCluster: no GardenerCluster exists for the runtime and no Runtime (whose controller would create
 	// it). NeedsRuntime: no Runtime exists.
 	NeedsGardenerCluster, NeedsRuntime bool
-	Problems                           []Problem
+	// NeedsApproval: a Runtime exists, but the operator never took its shoot over: its first apply waits for a
+	// person in the adopt-only mode, and migration reports (and with --apply approves) what it would change.
+	NeedsApproval bool
+	Problems      []Problem
 }
 
 // Key is namespace/runtimeID.
@@ -104,6 +110,8 @@ func Match(kymas []Kyma, shoots []Shoot, existing Existing) []Candidate {
 			c.CreatedBy = s.CreatedBy
 			if c.NeedsRuntime {
 				c.Problems = append(c.Problems, shootProblems(c, s)...)
+			} else {
+				c.NeedsApproval = !s.TakenOver && !s.Deleting && s.RuntimeID == c.RuntimeID
 			}
 		} else if c.NeedsRuntime && c.ShootName != "" {
 			c.Problems = append(c.Problems, problem(ReasonShootMissing, "shoot %s named by Kyma %s does not exist in the Gardener project", c.ShootName, key))

@@ -151,6 +151,30 @@ func TestMigrationReview(t *testing.T) {
 	}
 }
 
+// TestMigrationMatchApproval: an existing Runtime whose shoot the operator never took over waits for an approval of
+// its first apply (adopt-only mode); one taken over, or being deleted, or of another runtime, does not.
+func TestMigrationMatchApproval(t *testing.T) {
+	rt := Existing{Runtimes: map[string]bool{"kcp-system/r1": true}}
+	for _, tc := range []struct {
+		reason string
+		shoot  Shoot
+		want   bool
+	}{
+		{"adopted, never applied", Shoot{Name: "s1", RuntimeID: "r1", Managed: true}, true},
+		{"not adopted yet (the operator adopts it itself)", Shoot{Name: "s1", RuntimeID: "r1", CreatedBy: CreatedByInfrastructureManager}, true},
+		{"taken over", Shoot{Name: "s1", RuntimeID: "r1", Managed: true, TakenOver: true}, false},
+		{"being deleted", Shoot{Name: "s1", RuntimeID: "r1", Managed: true, Deleting: true}, false},
+		{"of another runtime", Shoot{Name: "s1", RuntimeID: "r2", Managed: true}, false},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			cs := Match([]Kyma{kyma("r1", "s1")}, []Shoot{tc.shoot}, rt)
+			if len(cs) == 0 || cs[0].NeedsApproval != tc.want || cs[0].NeedsRuntime || cs[0].NeedsGardenerCluster {
+				t.Errorf("candidates %+v; want NeedsApproval %v and nothing to create", cs, tc.want)
+			}
+		})
+	}
+}
+
 func TestMigrationDecide(t *testing.T) {
 	c := Candidate{Namespace: "kcp-system", RuntimeID: "r1", ShootName: "s1", NeedsGardenerCluster: true, NeedsRuntime: true}
 	actions := func(it Item) []ActionKind {
@@ -161,6 +185,7 @@ func TestMigrationDecide(t *testing.T) {
 		return out
 	}
 	bad := Problem{Reason: ReasonAmbiguous, Message: "x"}
+	approval := Candidate{Namespace: "kcp-system", RuntimeID: "r1", ShootName: "s1", NeedsApproval: true}
 	for _, tc := range []struct {
 		reason  string
 		facts   Facts
@@ -178,6 +203,14 @@ func TestMigrationDecide(t *testing.T) {
 		{"an existing Runtime: already migrated", Facts{Candidate: Candidate{RuntimeID: "r1"}}, OutcomeMigrated, nil},
 		{"only a GardenerCluster missing", Facts{Candidate: func() Candidate { b := c; b.NeedsRuntime = false; return b }()}, OutcomePlanned,
 			[]ActionKind{CreateGardenerCluster}},
+		{"an existing Runtime whose takeover changes an accepted value: approved", Facts{Candidate: approval,
+			Differences: []Difference{{Path: ".spec.x", Kind: Accepted}, {Path: ".metadata.labels.a", Kind: MetadataAddition}}}, OutcomePlanned, []ActionKind{ApproveTakeover}},
+		{"an existing Runtime whose takeover adds only labels: the operator takes it over alone", Facts{Candidate: approval,
+			Differences: []Difference{{Path: ".metadata.labels.a", Kind: MetadataAddition}}}, OutcomeMigrated, nil},
+		{"an existing Runtime whose takeover is blocked: refused, nothing approved", Facts{Candidate: approval, Blocked: true,
+			Differences: []Difference{{Path: ".spec.x", Kind: Blocking}}}, OutcomeRefused, nil},
+		{"an existing Runtime with a problem: refused", Facts{Candidate: approval, RuntimeProblems: []Problem{bad},
+			Differences: []Difference{{Path: ".spec.x", Kind: Accepted}}}, OutcomeRefused, nil},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			it := Decide(tc.facts)
@@ -187,8 +220,10 @@ func TestMigrationDecide(t *testing.T) {
 		})
 	}
 	s := Summarize([]Item{Decide(Facts{Candidate: c, SecretBinding: "sb"}), Decide(Facts{Candidate: c, Blocked: true}),
-		{Outcome: OutcomeSkipped}, {Outcome: OutcomeMigrated}})
-	want := Summary{Runtimes: 4, AlreadyMigrated: 1, GardenerClusters: 2, RuntimesCreated: 1, CredentialsBindingSwitch: 1, Skipped: 1, Refused: 1}
+		{Outcome: OutcomeSkipped}, {Outcome: OutcomeMigrated},
+		Decide(Facts{Candidate: approval, Differences: []Difference{{Path: ".spec.x", Kind: Accepted}}})})
+	want := Summary{Runtimes: 5, AlreadyMigrated: 1, GardenerClusters: 2, RuntimesCreated: 1, CredentialsBindingSwitch: 1, Skipped: 1, Refused: 1,
+		TakeoversApproved: 1}
 	if s != want {
 		t.Errorf("summary %+v, want %+v", s, want)
 	}

@@ -40,6 +40,9 @@ const (
 	CreateRuntime         ActionKind = "CreateRuntime"
 	// SwitchCredentialsBinding is done by the operator after it adopted the shoot; migration only reports it.
 	SwitchCredentialsBinding ActionKind = "SwitchCredentialsBinding"
+	// ApproveTakeover approves, for an existing Runtime, the operator's first apply to the shoot it adopted (the
+	// Runtime's force-patch annotation): every difference it makes was reviewed (expected or accepted).
+	ApproveTakeover ActionKind = "ApproveTakeover"
 )
 
 // Action is one step of a runtime's migration.
@@ -113,6 +116,9 @@ func Decide(f Facts) Item {
 		return it
 	}
 	if !c.NeedsRuntime && !c.NeedsGardenerCluster {
+		if c.NeedsApproval {
+			return decideApproval(f, it)
+		}
 		it.Outcome = OutcomeMigrated
 		return it
 	}
@@ -141,6 +147,31 @@ func Decide(f Facts) Item {
 	return it
 }
 
+// decideApproval decides on an existing Runtime whose shoot the operator has not taken over: the approval of its
+// first apply is planned when nothing blocks and the apply changes more than labels and annotations (which the
+// operator records without approval).
+func decideApproval(f Facts, it Item) Item {
+	c := f.Candidate
+	it.Problems = append(it.Problems, f.RuntimeProblems...)
+	if f.Blocked {
+		it.Problems = append(it.Problems, problem(ReasonDifferences, "the operator's first apply to shoot %s for the existing Runtime would change it "+
+			"(differences of kind %q) and waits for approval; fix the operator configuration, the Runtime or the shoot, or accept the paths with --accept", c.ShootName, Blocking))
+	}
+	if len(it.Problems) > 0 {
+		it.Outcome = OutcomeRefused
+		return it
+	}
+	for _, d := range f.Differences {
+		if d.Kind != MetadataAddition {
+			it.Actions = append(it.Actions, Action{Kind: ApproveTakeover, Object: "Runtime " + c.Key()})
+			it.Outcome = OutcomePlanned
+			return it
+		}
+	}
+	it.Outcome = OutcomeMigrated
+	return it
+}
+
 // Summary counts a report's items and actions.
 type Summary struct {
 	Runtimes                 int `json:"runtimes"`
@@ -148,6 +179,7 @@ type Summary struct {
 	GardenerClusters         int `json:"gardenerClusters"`
 	RuntimesCreated          int `json:"runtimesCreated"`
 	CredentialsBindingSwitch int `json:"credentialsBindingSwitches"`
+	TakeoversApproved        int `json:"takeoversApproved"`
 	Skipped                  int `json:"skipped"`
 	Refused                  int `json:"refused"`
 	Failed                   int `json:"failed"`
@@ -179,6 +211,8 @@ func Summarize(items []Item) Summary {
 				s.RuntimesCreated++
 			case SwitchCredentialsBinding:
 				s.CredentialsBindingSwitch++
+			case ApproveTakeover:
+				s.TakeoversApproved++
 			}
 		}
 	}

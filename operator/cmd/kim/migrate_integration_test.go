@@ -13,9 +13,11 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -92,6 +94,67 @@ func TestMigrationIntegration(t *testing.T) {
 	}
 	if got := countKCP(t, env); got.runtimes != len(pl.good) || got.gardenerClusters != len(pl.good)+1 {
 		t.Errorf("after the second --apply: %d Runtimes, %d GardenerClusters; want %d and %d", got.runtimes, got.gardenerClusters, len(pl.good), len(pl.good)+1)
+	}
+	checkAdoptOnly(t, env, pl, args, proxy)
+}
+
+// checkAdoptOnly: a Runtime that exists at the switch-over (KEB created it for the previous manager) for the shoot
+// whose rendering differs is adopted, but the operator's first apply waits (adopt-only mode): the shoot keeps its
+// spec, the Runtime says why. kim migrate reports the differences of the existing Runtime; --apply with the
+// difference accepted approves it once, and the operator applies it.
+func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []string, proxy *countingProxy) {
+	t.Helper()
+	ctx := context.Background()
+	id := pl.diff.id
+	if err := env.KCPClient.Create(ctx, pl.diff.keb.DeepCopy()); err != nil {
+		t.Fatalf("create KEB's Runtime %s: %v", id, err)
+	}
+	testenv.Eventually(t, 2*time.Minute, "Runtime "+id+" waits for the review", func() (bool, string) {
+		rt := &imv1.Runtime{}
+		if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: id}, rt); err != nil {
+			return false, err.Error()
+		}
+		ready := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady)
+		return ready != nil && ready.Reason == string(lifecycle.ReasonAdoptionReviewRequired), fmt.Sprintf("%s %v", rt.Status.State, rt.Status.Conditions)
+	})
+	s := &gardencorev1beta1.Shoot{}
+	if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: pl.diff.shoot}, s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Spec.Kubernetes.Kubelet != nil || gardener.TakenOver(s) || s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
+		t.Fatalf("held shoot %s: kubelet %v, taken over %v, managed-by %q; want adopted and unchanged", s.Name, s.Spec.Kubernetes.Kubelet, gardener.TakenOver(s), s.Labels[wire.LabelManagedBy])
+	}
+
+	item := func(rep migration.Report) migration.Item {
+		for _, it := range rep.Items {
+			if it.RuntimeID == id {
+				return it
+			}
+		}
+		t.Fatalf("runtime %s is not in the report", id)
+		return migration.Item{}
+	}
+	if it := item(runMigrateReport(t, slices.Clone(args))); it.Outcome != migration.OutcomeRefused || !hasBlocking(it, ".spec.kubernetes.kubelet") || !hasReason(it, migration.ReasonDifferences) {
+		t.Errorf("dry run for the held Runtime: %s, problems %v, differences %v; want Refused on .spec.kubernetes.kubelet", it.Outcome, it.Problems, it.Differences)
+	}
+	approved := runMigrateReport(t, append(slices.Clone(args), "--apply", "--accept", id+":.spec.kubernetes.kubelet"))
+	if it := item(approved); it.Outcome != migration.OutcomeDone || len(it.Actions) != 1 || it.Actions[0].Kind != migration.ApproveTakeover || !it.Actions[0].Done {
+		t.Errorf("--apply with the difference accepted: %s, actions %+v; want Done with %s", it.Outcome, it.Actions, migration.ApproveTakeover)
+	}
+	if n := writes(proxy.take(), ""); n != 0 {
+		t.Errorf("the approval sent %d writes to the garden", n)
+	}
+	waitRuntimeReady(t, env, id, 3*time.Minute)
+	if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: pl.diff.shoot}, s); err != nil {
+		t.Fatal(err)
+	}
+	rt := &imv1.Runtime{}
+	if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: id}, rt); err != nil {
+		t.Fatal(err)
+	}
+	if s.Spec.Kubernetes.Kubelet == nil || !gardener.TakenOver(s) || rt.Annotations[imv1.AnnotationForcePatchReconciliation] != "" {
+		t.Errorf("after the approval: kubelet %v, taken over %v, force-patch %q; want applied, taken over, the approval consumed",
+			s.Spec.Kubernetes.Kubelet, gardener.TakenOver(s), rt.Annotations[imv1.AnnotationForcePatchReconciliation])
 	}
 }
 

@@ -83,6 +83,8 @@ type Settings struct {
 	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
 	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
 	DriftPeriod time.Duration
+	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
+	AdoptOnly bool
 	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
 	// the controllers.
 	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int
