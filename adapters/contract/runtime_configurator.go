@@ -28,6 +28,9 @@ type RuntimeInside interface {
 	// BootstrapObject reports whether an object of kind exists; PullSecret whether a Secret exists.
 	BootstrapObject(ctx context.Context, kind, namespace, name string) (bool, error)
 	PullSecret(ctx context.Context, namespace, name string) (bool, error)
+	// ReplaceBootstrapObject plays someone else deleting an object (a ConfigMap is enough) and creating one of the
+	// same name without the operator's labels.
+	ReplaceBootstrapObject(ctx context.Context, kind, namespace, name string) error
 	// SetDeploymentAvailable plays the runtime's controllers making a Deployment available.
 	SetDeploymentAvailable(ctx context.Context, namespace, name string) error
 	// Hang makes the runtime's API server stop answering until resume is called.

@@ -32,9 +32,16 @@ type memRuntime struct {
 	configMaps  map[string]memConfigMap // namespace/name
 	oidc        map[string]runtimeconfig.ObservedOIDC
 	bindings    map[string]runtimeconfig.ObservedBinding
-	objects     map[string][]byte // bootstrap objects: kind/namespace/name -> JSON
+	objects     map[string]memObject // bootstrap objects: kind/namespace/name ("" namespace: cluster-scoped)
+	inventory   runtimeconfig.Inventory
 	secrets     map[string]runtimeconfig.PullSecret
 	available   map[string]bool // Deployments (namespace/name) that are available
+}
+
+// memObject is a bootstrap object; labelled: it carries runtimeconfig.LabelBootstrap.
+type memObject struct {
+	json     []byte
+	labelled bool
 }
 
 type memConfigMap struct {
@@ -54,7 +61,7 @@ func (r *RuntimeConfigurator) runtime(id string) *memRuntime {
 	if !ok {
 		rt = &memRuntime{serveOIDC: r.ServeOIDCByDefault, namespaces: map[string]bool{}, configMaps: map[string]memConfigMap{},
 			oidc: map[string]runtimeconfig.ObservedOIDC{}, bindings: map[string]runtimeconfig.ObservedBinding{},
-			objects: map[string][]byte{}, secrets: map[string]runtimeconfig.PullSecret{}, available: map[string]bool{}}
+			objects: map[string]memObject{}, secrets: map[string]runtimeconfig.PullSecret{}, available: map[string]bool{}}
 		r.runtimes[id] = rt
 	}
 	return rt
@@ -132,21 +139,67 @@ func (r *RuntimeConfigurator) configureBindings(rt *memRuntime, d runtimeconfig.
 		fmt.Sprintf("%d administrators are bound to cluster-admin.", len(d.Administrators)))
 }
 
+// clusterScoped are the kinds the in-memory runtime serves cluster-scoped (every other kind is served namespaced),
+// as a real API server maps them.
+var clusterScoped = map[string]bool{"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true,
+	"ClusterRoleBinding": true, "CustomResourceDefinition": true, "MutatingWebhookConfiguration": true,
+	"ValidatingWebhookConfiguration": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"PriorityClass": true, "StorageClass": true, "APIService": true}
+
+// configureBootstrap judges the whole set first, then widens the inventory, applies, prunes and narrows the
+// inventory, as the real adapter does.
 func (r *RuntimeConfigurator) configureBootstrap(rt *memRuntime, d runtimeconfig.Desired) runtimeconfig.Outcome {
 	b := d.Bootstrap
 	switch {
 	case b == nil:
 		return runtimeconfig.Outcome{}
 	case b.Problem != "":
-		return runtimeconfig.Failed(runtimeconfig.ReasonBootstrapManifestsInvalid, b.Problem)
+		return b.ProblemOutcome()
 	}
-	if b.PullSecret != nil {
-		rt.secrets[runtimeconfig.Namespace+"/"+b.PullSecret.Name] = *b.PullSecret
+	var current []runtimeconfig.AppliedObject
+	if s := b.PullSecret; s != nil {
+		current = append(current, runtimeconfig.AppliedObject{Version: "v1", Kind: "Secret", Namespace: runtimeconfig.Namespace, Name: s.Name})
 	}
+	defined := b.DefinedKinds()
 	for _, o := range b.Objects {
-		rt.objects[o.Kind+"/"+runtimeconfig.Namespace+"/"+o.Name] = slices.Clone(o.JSON)
+		t := runtimeconfig.BootstrapTarget{Group: o.Group(), Kind: o.Kind, Name: o.Name, Namespace: o.Namespace, Namespaced: !clusterScoped[o.Kind]}
+		if namespaced, ok := defined[[2]string{t.Group, t.Kind}]; ok {
+			t.Namespaced = namespaced
+		}
+		ns, why := runtimeconfig.JudgeBootstrapObject(t, b.Allowed)
+		if why != "" {
+			return runtimeconfig.Failed(runtimeconfig.ReasonBootstrapObjectRefused, "Bootstrap manifests "+b.Source+": "+why)
+		}
+		current = append(current, runtimeconfig.AppliedObject{Group: t.Group, Version: o.Version(), Kind: o.Kind, Namespace: ns, Name: o.Name})
+	}
+	inv := runtimeconfig.NewInventory(current...)
+	previous := rt.inventory
+	rt.inventory = previous.Union(inv)
+	if s := b.PullSecret; s != nil {
+		rt.secrets[runtimeconfig.Namespace+"/"+s.Name] = *s
+		rt.objects["Secret/"+runtimeconfig.Namespace+"/"+s.Name] = memObject{labelled: true}
 		r.Writes++
 	}
+	for i, o := range b.Objects {
+		a := current[len(current)-len(b.Objects)+i]
+		rt.objects[o.Kind+"/"+a.Namespace+"/"+o.Name] = memObject{json: slices.Clone(o.JSON), labelled: true}
+		r.Writes++
+	}
+	for _, a := range runtimeconfig.PlanBootstrapPrune(previous, inv) {
+		t := runtimeconfig.BootstrapTarget{Group: a.Group, Kind: a.Kind, Name: a.Name, Namespace: a.Namespace, Namespaced: a.Namespace != ""}
+		if ns, why := runtimeconfig.JudgeBootstrapObject(t, b.Allowed); why != "" || ns != a.Namespace {
+			continue
+		}
+		key := a.Kind + "/" + a.Namespace + "/" + a.Name
+		if o, ok := rt.objects[key]; ok && o.labelled {
+			delete(rt.objects, key)
+			if a.Kind == "Secret" {
+				delete(rt.secrets, a.Namespace+"/"+a.Name)
+			}
+			r.Writes++
+		}
+	}
+	rt.inventory = inv
 	var waiting []string
 	for _, name := range b.Deployments() {
 		if !rt.available[runtimeconfig.Namespace+"/"+name] {

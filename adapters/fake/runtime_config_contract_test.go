@@ -75,6 +75,11 @@ func (f fakeInside) PullSecret(_ context.Context, ns, name string) (bool, error)
 	return f.c.PullSecret(f.id, ns, name), nil
 }
 
+func (f fakeInside) ReplaceBootstrapObject(_ context.Context, kind, ns, name string) error {
+	f.c.ReplaceBootstrapObject(f.id, kind, ns, name)
+	return nil
+}
+
 func (f fakeInside) SetDeploymentAvailable(_ context.Context, ns, name string) error {
 	f.c.SetDeploymentAvailable(f.id, ns, name)
 	return nil

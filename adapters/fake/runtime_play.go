@@ -121,6 +121,14 @@ func (r *RuntimeConfigurator) BootstrapObject(runtimeID, kind, namespace, name s
 	return ok
 }
 
+// ReplaceBootstrapObject plays someone else deleting a bootstrap object and creating one of the same name without
+// the operator's bootstrap label.
+func (r *RuntimeConfigurator) ReplaceBootstrapObject(runtimeID, kind, namespace, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runtime(runtimeID).objects[kind+"/"+namespace+"/"+name] = memObject{}
+}
+
 // PullSecret reports whether the pull secret was copied into the namespace of the runtime.
 func (r *RuntimeConfigurator) PullSecret(runtimeID, namespace, name string) bool {
 	r.mu.Lock()

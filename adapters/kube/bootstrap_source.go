@@ -33,13 +33,16 @@ type BootstrapSource struct {
 	Reader     client.Reader
 	ConfigMap  client.ObjectKey
 	PullSecret *client.ObjectKey
+	// Allowed is the landscape's list of kinds and namespaces the manifests may hold beyond the default
+	// (runtime.bootstrap.allowedKinds); it travels with the set to the configurator, which judges every object.
+	Allowed []runtimeconfig.BootstrapKind
 }
 
 var _ ports.BootstrapSource = (*BootstrapSource)(nil)
 
 // Load implements ports.BootstrapSource.
 func (s *BootstrapSource) Load(ctx context.Context) (*runtimeconfig.Bootstrap, error) {
-	b := &runtimeconfig.Bootstrap{Source: s.ConfigMap.String()}
+	b := &runtimeconfig.Bootstrap{Source: s.ConfigMap.String(), Allowed: slices.Clone(s.Allowed)}
 	cm := &corev1.ConfigMap{}
 	err := s.Reader.Get(ctx, s.ConfigMap, cm)
 	switch {
@@ -62,6 +65,12 @@ func (s *BootstrapSource) Load(ctx context.Context) (*runtimeconfig.Bootstrap, e
 		case err != nil:
 			return nil, fmt.Errorf("read bootstrap pull secret %s: %w: %w", s.PullSecret, ports.ErrTransient, err)
 		default:
+			// Only a Secret made to be copied is: any other the configuration names (a kubeconfig, the Gardener
+			// credential) would land in every runtime. The whole set waits for it, so nothing is applied half.
+			if why := runtimeconfig.CheckPullSecret(s.PullSecret.String(), string(secret.Type), secret.Labels); why != "" {
+				b.Objects, b.Problem, b.ProblemReason = nil, why, runtimeconfig.ReasonBootstrapPullSecretRefused
+				return b, nil
+			}
 			b.PullSecret = &runtimeconfig.PullSecret{Name: secret.Name, Type: string(secret.Type), Data: maps.Clone(secret.Data)}
 		}
 	}
@@ -96,7 +105,8 @@ func ParseBootstrapManifests(data map[string]string) ([]runtimeconfig.BootstrapO
 				APIVersion string `json:"apiVersion"`
 				Kind       string `json:"kind"`
 				Metadata   struct {
-					Name string `json:"name"`
+					Name      string `json:"name"`
+					Namespace string `json:"namespace"`
 				} `json:"metadata"`
 			}
 			if err := json.Unmarshal(raw, &head); err != nil {
@@ -105,7 +115,8 @@ func ParseBootstrapManifests(data map[string]string) ([]runtimeconfig.BootstrapO
 			if head.APIVersion == "" || head.Kind == "" || head.Metadata.Name == "" || strings.HasSuffix(head.Kind, "List") {
 				return nil, fmt.Errorf("%s: document %d needs apiVersion, kind and metadata.name and must be a single object", key, n)
 			}
-			out = append(out, runtimeconfig.BootstrapObject{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name, JSON: raw})
+			out = append(out, runtimeconfig.BootstrapObject{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name,
+				Namespace: head.Metadata.Namespace, JSON: raw})
 		}
 	}
 	if len(out) == 0 {

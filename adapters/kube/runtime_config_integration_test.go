@@ -389,10 +389,28 @@ func (in *realInside) BootstrapObject(ctx context.Context, kind, ns, name string
 		_, err = in.core.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
 	case "Deployment":
 		_, err = in.core.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	case "Namespace":
+		_, err = in.core.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	case "ClusterRoleBinding":
+		_, err = in.core.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
+	case "Secret":
+		_, err = in.core.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
 	default:
 		return false, fmt.Errorf("kind %s not supported by the test", kind)
 	}
 	return err == nil, ignoreNotFound(err)
+}
+
+func (in *realInside) ReplaceBootstrapObject(ctx context.Context, kind, ns, name string) error {
+	if kind != "ConfigMap" {
+		return fmt.Errorf("kind %s not supported by the test", kind)
+	}
+	if err := in.core.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); ignoreNotFound(err) != nil {
+		return err
+	}
+	_, err := in.core.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
+		Labels: map[string]string{"owner": "customer"}}, Data: map[string]string{"mine": "yes"}}, metav1.CreateOptions{})
+	return err
 }
 
 func (in *realInside) PullSecret(ctx context.Context, ns, name string) (bool, error) {

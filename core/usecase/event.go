@@ -21,4 +21,8 @@ const (
 	EventBreakerTripped         = "DeletionCircuitBreakerTripped"
 	EventInvalidDeletionRecord  = "InvalidDeletionRecord"
 	EventRestoreDocumentDropped = "RestoreDocumentTooLarge"
+	// EventBootstrapPullSecretRefused and EventBootstrapObjectRefused (warnings) report a configuration attempt that
+	// refused the landscape's bootstrap set (runtimeconfig's reasons of the same names): nothing of it was applied.
+	EventBootstrapPullSecretRefused = "BootstrapPullSecretRefused"
+	EventBootstrapObjectRefused     = "BootstrapObjectRefused"
 )

@@ -85,6 +85,11 @@ func (p *Provisioner) configure(ctx context.Context, in lifecycle.Input, c desir
 	res *ProvisionResult) (lifecycle.Input, bool, error) {
 	r, err := p.Configurator.Configure(ctx, c.desired)
 	res.Configuration = &r
+	switch r.Bootstrap.Reason {
+	case runtimeconfig.ReasonBootstrapPullSecretRefused, runtimeconfig.ReasonBootstrapObjectRefused:
+		// A refused set holds nothing up, so only the condition, this event and its counter tell anyone.
+		res.Events = append(res.Events, Event{Warning: true, Reason: string(r.Bootstrap.Reason), Message: r.Bootstrap.Message})
+	}
 	if err != nil {
 		return in, false, &configurationError{reason: lifecycle.ReasonRuntimeAPIServerUnreachable, err: err}
 	}

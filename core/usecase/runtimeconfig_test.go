@@ -193,6 +193,26 @@ func TestBootstrapThroughProvisioning(t *testing.T) {
 			t.Errorf("%s %s, result %+v", d.State, d.Reason, w.last.Configuration)
 		}
 	})
+	t.Run("a refused set is reported by a warning event, applies nothing and holds nothing up", func(t *testing.T) {
+		source.set = &runtimeconfig.Bootstrap{Source: "kcp-system/kim-bootstrap", Objects: []runtimeconfig.BootstrapObject{
+			{APIVersion: "v1", Kind: "ConfigMap", Name: "refused-with-its-set", JSON: []byte(`{}`)},
+			{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding", Name: "everyone-admin", JSON: []byte(`{}`)}}}
+		d := w.pass()
+		if d.State != lifecycle.StateReady || w.last.Configuration == nil ||
+			w.last.Configuration.Bootstrap.Reason != runtimeconfig.ReasonBootstrapObjectRefused {
+			t.Fatalf("%s %s, result %+v", d.State, d.Reason, w.last.Configuration)
+		}
+		if w.runtime.BootstrapObject("rt-1", "ConfigMap", runtimeconfig.Namespace, "refused-with-its-set") {
+			t.Error("an object of a refused set was applied")
+		}
+		var warned bool
+		for _, e := range w.last.Events {
+			warned = warned || e.Warning && e.Reason == usecase.EventBootstrapObjectRefused && strings.Contains(e.Message, "everyone-admin")
+		}
+		if !warned {
+			t.Errorf("no warning event %s naming the object: %+v", usecase.EventBootstrapObjectRefused, w.last.Events)
+		}
+	})
 	t.Run("a source that cannot be read fails the pass, not the runtime", func(t *testing.T) {
 		source.err = ports.ErrTransient
 		if _, err := w.p.Provision(context.Background(), w.req, w.clock.Now()); !errors.Is(err, ports.ErrTransient) {

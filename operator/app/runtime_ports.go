@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -43,7 +44,11 @@ func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespa
 	if err := mgr.Add(c); err != nil {
 		return fmt.Errorf("runtime.bootstrap: %w", err)
 	}
-	p.Bootstrap, p.BootstrapSource = &kube.BootstrapSource{Reader: c, ConfigMap: key, PullSecret: secret}, c
+	allowed := make([]runtimeconfig.BootstrapKind, 0, len(bc.AllowedKinds))
+	for _, k := range bc.AllowedKinds {
+		allowed = append(allowed, runtimeconfig.BootstrapKind{Group: k.Group, Kind: k.Kind, Namespace: k.Namespace})
+	}
+	p.Bootstrap, p.BootstrapSource = &kube.BootstrapSource{Reader: c, ConfigMap: key, PullSecret: secret, Allowed: allowed}, c
 	p.BootstrapPullSecret = secret != nil
 	return nil
 }

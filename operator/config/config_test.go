@@ -131,6 +131,12 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
 		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
 		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
+		{"bootstrap allowed kind without a kind", func(s string) string {
+			return s + "runtime: {bootstrap: {configMap: {name: b}, allowedKinds: [{group: apps}]}}\n"
+		}, "runtime.bootstrap.allowedKinds[0].kind"},
+		{"bootstrap allowed kind with a wildcard", func(s string) string {
+			return s + "runtime: {bootstrap: {configMap: {name: b}, allowedKinds: [{group: '*', kind: '*'}]}}\n"
+		}, "runtime.bootstrap.allowedKinds[0]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

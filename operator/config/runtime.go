@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Defaults of the runtime section.
 const (
@@ -35,8 +39,23 @@ func (r RuntimeConfig) AdoptOnlyEnabled() bool { return r.AdoptOnly == nil || *r
 type BootstrapConfig struct {
 	// ConfigMap holds the manifests: every value is YAML, several documents each (keys in lexical order).
 	ConfigMap ObjectRef `json:"configMap"`
-	// PullSecret is an image pull Secret (kubernetes.io/dockerconfigjson) copied into kyma-system first.
+	// PullSecret is an image pull Secret copied into kyma-system first. It must be of type
+	// kubernetes.io/dockerconfigjson and carry the label infrastructuremanager.kyma-project.io/bootstrap-pull-secret=true;
+	// another Secret is refused (BootstrapPullSecretRefused) and nothing of the set is applied.
 	PullSecret *ObjectRef `json:"pullSecret,omitempty"`
+	// AllowedKinds lists what the manifests may hold besides namespaced objects in kyma-system: cluster-scoped kinds
+	// (no namespace), namespaced kinds in another namespace, and RBAC kinds (never allowed unlisted). An object of a
+	// kind not listed is refused (BootstrapObjectRefused) and nothing of the set is applied. Empty: only namespaced
+	// kinds other than RBAC, in kyma-system.
+	AllowedKinds []BootstrapKind `json:"allowedKinds,omitempty"`
+}
+
+// BootstrapKind is an entry of runtime.bootstrap.allowedKinds: an API group ("" for the core group) and kind, exact,
+// and for a namespaced kind the namespace it may be applied in.
+type BootstrapKind struct {
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 func (r *RuntimeConfig) defaults() {
@@ -61,6 +80,15 @@ func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any))
 		}
 		if b.PullSecret != nil && b.PullSecret.Name == "" {
 			bad("runtime.bootstrap.pullSecret.name", "must not be empty")
+		}
+		for i, k := range b.AllowedKinds {
+			key := fmt.Sprintf("runtime.bootstrap.allowedKinds[%d]", i)
+			switch {
+			case k.Kind == "":
+				bad(key+".kind", "must not be empty")
+			case strings.Contains(k.Kind+k.Group+k.Namespace, "*"):
+				bad(key, "wildcards are not allowed: list each kind (group %q, kind %q, namespace %q)", k.Group, k.Kind, k.Namespace)
+			}
 		}
 	}
 }

@@ -53,10 +53,9 @@ func Conditions(in Input, res *runtimeconfig.Result) []Condition {
 			out = append(out, fromOutcome(ConditionBootstrapped, res.Bootstrap))
 		}
 	case c.AppliedHash != "" && c.AppliedHash == c.DesiredHash:
+		// Bootstrapped is left as the configuring pass reported it: a reached hash also covers a bootstrap set that
+		// was refused or invalid (it holds nothing up), and a restart must not turn that refusal into Completed.
 		out = append(out, reached(ConditionKymaSystemNSCreated), reached(ConditionOidcAndConfigMapConfigured), reached(ConditionConfigured))
-		if c.Bootstrap {
-			out = append(out, reached(ConditionBootstrapped))
-		}
 	}
 	return out
 }

@@ -146,11 +146,14 @@ func TestConditions(t *testing.T) {
 		got := byType(lc.Conditions(in, nil))
 		want := map[string]string{lc.ConditionProvisioned: "ShootCreationCompleted", lc.ConditionKubeconfigReady: "GardenerClusterCRReady",
 			lc.ConditionKymaSystemNSCreated: "KymaSystemNSReady", lc.ConditionOidcAndConfigMapConfigured: "OidcAndConfigMapsConfigured",
-			lc.ConditionConfigured: "AdministratorsConfigured", lc.ConditionBootstrapped: "BootstrapCompleted"}
+			lc.ConditionConfigured: "AdministratorsConfigured"}
 		for typ, reason := range want {
 			if c, ok := got[typ]; !ok || !c.Status || c.Reason != reason {
 				t.Errorf("%s: %+v, want True/%s", typ, c, reason)
 			}
+		}
+		if c, ok := got[lc.ConditionBootstrapped]; ok {
+			t.Errorf("Bootstrapped %+v: a trusting pass leaves it as the configuring pass wrote it", c)
 		}
 	})
 	t.Run("a fresh runtime: Provisioned and KubeconfigReady pending, the configuration not reported yet", func(t *testing.T) {

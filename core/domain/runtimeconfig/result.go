@@ -60,14 +60,14 @@ type Result struct {
 }
 
 // Problem returns the first part that keeps the configuration from being complete, in the order a person should
-// look at them; nil when it is complete. Invalid bootstrap manifests hold nothing up.
+// look at them; nil when it is complete. Invalid or refused bootstrap manifests hold nothing up.
 func (r Result) Problem() *Outcome {
 	for _, o := range []*Outcome{&r.Namespace, &r.ProvisioningInfo, &r.OIDC, &r.Administrators} {
 		if !o.Done {
 			return o
 		}
 	}
-	if !r.Bootstrap.Done && r.Bootstrap.Reason != "" && r.Bootstrap.Reason != ReasonBootstrapManifestsInvalid {
+	if !r.Bootstrap.Done && r.Bootstrap.Reason != "" && !RefusedReason(r.Bootstrap.Reason) {
 		return &r.Bootstrap
 	}
 	return nil

@@ -19,6 +19,7 @@ type Metrics struct {
 	deletionsExecuted    prometheus.Counter
 	recoveries           prometheus.Counter
 	deletionEvents       *prometheus.CounterVec
+	bootstrapRefused     *prometheus.CounterVec
 
 	mu    sync.Mutex
 	known map[string][2]string // runtime -> provider, state
@@ -40,6 +41,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
 			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record."},
 			[]string{"reason"}),
+		bootstrapRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_bootstrap_refused_total",
+			Help: "Configuration attempts that refused the bootstrap set (nothing applied), by reason."}, []string{"reason"}),
 		known: map[string][2]string{},
 	}
 	// A second operator in one process (tests restart it) shares the first one's collectors.
@@ -49,6 +52,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.deletionsExecuted = skeleton.Register(reg, m.deletionsExecuted)
 	m.recoveries = skeleton.Register(reg, m.recoveries)
 	m.deletionEvents = skeleton.Register(reg, m.deletionEvents)
+	m.bootstrapRefused = skeleton.Register(reg, m.bootstrapRefused)
 	return m
 }
 
@@ -59,6 +63,10 @@ func (m *Metrics) count(reason string) {
 		m.deletionsExecuted.Inc()
 	case usecase.EventClusterRestored:
 		m.recoveries.Inc()
+	}
+	switch reason {
+	case usecase.EventBootstrapPullSecretRefused, usecase.EventBootstrapObjectRefused:
+		m.bootstrapRefused.WithLabelValues(reason).Inc()
 	}
 	switch reason {
 	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
