@@ -68,6 +68,25 @@ func (p Plan) SecretNames() []string {
 	return out
 }
 
+// Refuse takes the caches whose garden copy is one of names out of the plan (with their copies) and gives their
+// configs the verdict reason with message; the other caches stay as planned.
+func (p Plan) Refuse(names []string, reason Reason, message string) Plan {
+	out := Plan{Verdicts: maps.Clone(p.Verdicts)}
+	for _, e := range p.Entries {
+		if e.Cache.CredentialsSecret != "" && slices.Contains(names, e.Cache.CredentialsSecret) {
+			out.Verdicts[Key{Namespace: e.Namespace, Name: e.Name}] = Verdict{Reason: reason, Field: "spec.secretReferenceName", Message: message}
+			continue
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	for _, s := range p.Secrets {
+		if !slices.Contains(names, s.Name) {
+			out.Secrets = append(out.Secrets, s)
+		}
+	}
+	return out
+}
+
 // Decide validates every config and plans the caches of the valid ones. A bad config never stops the others: it
 // gets its verdict and contributes nothing.
 func Decide(in Input) Plan {
