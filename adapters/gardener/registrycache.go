@@ -35,7 +35,7 @@ const (
 type RegistryCacheGarden struct {
 	// Cached reads shoots through the garden cache; Live reads shoots from the API server.
 	Cached, Live client.Reader
-	Writer client.Writer
+	Writer       client.Writer
 	// Namespace is the project namespace (garden-<project>).
 	Namespace string
 }

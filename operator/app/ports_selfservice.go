@@ -46,7 +46,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 			Source:   &kube.RegistryCacheSource{Clients: clients},
 			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
-			Ledger: &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
+			Ledger:   &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
 			Interval: rc.SyncInterval.Duration, Workers: rc.Workers,
 		}
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
