@@ -222,10 +222,7 @@ func TestStepRegistryCache(t *testing.T) {
 func TestStepRegistryCacheRefusesForeignCredentials(t *testing.T) {
 	rt := testRuntime(AWS)
 	rt.RegistryCredentialCopies = []string{"reg-cache-mine", "aws-credentials"}
-	for _, name := range []string{"reg-cache-of-runtime-a", "aws-credentials", "kubeconfig-rt-a", ""} {
-		if name == "" {
-			continue
-		}
+	for _, name := range []string{"reg-cache-of-runtime-a", "aws-credentials", "kubeconfig-rt-a"} {
 		rt.RegistryCaches = []RegistryCache{{Upstream: "quay.io"}, {Upstream: "docker.io", SecretReferenceName: name, CredentialsSecret: name}}
 		_, err := runStep(t, stepRegistryCache, input{rt: rt})
 		if reasonOf(err) != ReasonForeignRegistryCredentials {
