@@ -3,8 +3,7 @@ package contract
 import (
 	"context"
 	"errors"
-	"slices"
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
@@ -103,43 +102,75 @@ func RunRegistryCacheSourceContract(t *testing.T, newFixture func(t *testing.T) 
 // RegistryCacheGardenFixture is a fresh Gardener project.
 type RegistryCacheGardenFixture struct {
 	Garden ports.RegistryCacheGarden
+	Owners ports.RegistryCredentialOwners
 	// ReadSecret returns the data and immutability of a Secret in the project (found false when missing).
 	ReadSecret func(ctx context.Context, name string) (data map[string][]byte, immutable, found bool)
-	// PutForeignSecret creates a Secret the operator did not write (cloud credentials).
+	// PutForeignSecret creates a Secret the operator did not write (cloud credentials) under name.
 	PutForeignSecret func(ctx context.Context, name string) error
 }
 
-// RunRegistryCacheGardenContract runs the contract of ports.RegistryCacheGarden's Secrets (shoots are covered by
-// the adapters' own tests).
+// RunRegistryCacheGardenContract runs the contract of ports.RegistryCacheGarden's Secrets and of
+// ports.RegistryCredentialOwners (shoots are covered by the adapters' own tests).
 func RunRegistryCacheGardenContract(t *testing.T, newFixture func(t *testing.T) RegistryCacheGardenFixture) {
 	s1 := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "aaa", RuntimeID: "rt-1", CacheUID: "uid-1", ShootName: "c-1",
 		Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}
-	t.Run("copies are created immutable, idempotently, and listed per runtime", func(t *testing.T) {
+	t.Run("copies are created immutable and idempotently, and confirmed per runtime", func(t *testing.T) {
 		f := newFixture(t)
 		other := s1
 		other.Name, other.RuntimeID = registrycache.SecretPrefix+"bbb", "rt-2"
-		for _, s := range []registrycache.GardenSecret{s1, s1, other} {
-			if err := f.Garden.EnsureSecret(t.Context(), s); err != nil {
+		for i, s := range []registrycache.GardenSecret{s1, s1, other} {
+			created, err := f.Garden.EnsureSecret(t.Context(), s)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if created != (i != 1) {
+				t.Errorf("ensure %d of %s: created %v", i, s.Name, created)
 			}
 		}
 		if data, immutable, found := f.ReadSecret(t.Context(), s1.Name); !found || !immutable || string(data["password"]) != "p" {
 			t.Errorf("copy: %v immutable=%v found=%v", data, immutable, found)
 		}
-		// Secrets may read a cache: it shows the copies eventually, and never another runtime's.
-		eventually(t, "the copy of rt-1 listed", func(c *assert.CollectT) {
-			got, err := f.Garden.Secrets(t.Context(), "rt-1")
-			if !assert.NoError(c, err) {
-				return
-			}
-			if len(got) != 1 || got[0].Name != s1.Name || got[0].ShootName != "c-1" || got[0].CacheUID != "uid-1" || got[0].Data != nil {
-				c.Errorf("secrets of rt-1: %+v", got)
-			}
-		})
+		if err := f.PutForeignSecret(t.Context(), "aws-credentials"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Owners.OwnedCopies(t.Context(), "rt-1", []string{s1.Name, other.Name, "aws-credentials", registrycache.SecretPrefix + "missing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0] != s1.Name {
+			t.Errorf("copies of rt-1 confirmed: %v, want only %s (not rt-2's, not a foreign or missing Secret)", got, s1.Name)
+		}
+	})
+	t.Run("a Secret squatting on a copy's name is refused, never used", func(t *testing.T) {
+		f := newFixture(t)
+		if err := f.PutForeignSecret(t.Context(), s1.Name); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Garden.EnsureSecret(t.Context(), s1); !errors.Is(err, ports.ErrCopyConflict) {
+			t.Errorf("ensure over a squatter: %v, want ErrCopyConflict", err)
+		}
+		if got, err := f.Owners.OwnedCopies(t.Context(), "rt-1", []string{s1.Name}); err != nil || len(got) != 0 {
+			t.Errorf("the squatter is confirmed as the runtime's copy: %v, %v", got, err)
+		}
+		// The operator's copy of another runtime, or with other data, under the name is no copy for this one either.
+		g := newFixture(t)
+		theirs := s1
+		theirs.RuntimeID = "rt-2"
+		if _, err := g.Garden.EnsureSecret(t.Context(), theirs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Garden.EnsureSecret(t.Context(), s1); !errors.Is(err, ports.ErrCopyConflict) {
+			t.Errorf("ensure over another runtime's copy: %v, want ErrCopyConflict", err)
+		}
+		changed := s1
+		changed.RuntimeID, changed.Data = "rt-2", map[string][]byte{"username": []byte("u"), "password": []byte("other")}
+		if _, err := g.Garden.EnsureSecret(t.Context(), changed); !errors.Is(err, ports.ErrCopyConflict) {
+			t.Errorf("ensure over a copy with other data: %v, want ErrCopyConflict", err)
+		}
 	})
 	t.Run("only copies are deleted; deleting a missing one succeeds", func(t *testing.T) {
 		f := newFixture(t)
-		if err := f.Garden.EnsureSecret(t.Context(), s1); err != nil {
+		if _, err := f.Garden.EnsureSecret(t.Context(), s1); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.PutForeignSecret(t.Context(), "aws-credentials"); err != nil {
@@ -156,12 +187,59 @@ func RunRegistryCacheGardenContract(t *testing.T, newFixture func(t *testing.T) 
 				t.Fatal(err)
 			}
 		}
-		eventually(t, "the deleted copy no longer listed", func(c *assert.CollectT) {
-			got, err := f.Garden.Secrets(t.Context(), "rt-1")
-			if assert.NoError(c, err) && slices.ContainsFunc(got, func(s registrycache.GardenSecret) bool { return strings.HasPrefix(s.Name, s1.Name) }) {
-				c.Errorf("copy still listed: %+v", got)
+		if _, _, found := f.ReadSecret(t.Context(), s1.Name); found {
+			t.Error("the deleted copy is still there")
+		}
+	})
+}
+
+// RegistryCacheLedgerFixture is a fresh KCP namespace.
+type RegistryCacheLedgerFixture struct {
+	Ledger    ports.RegistryCacheLedger
+	Namespace string
+}
+
+// RunRegistryCacheLedgerContract runs the contract of ports.RegistryCacheLedger.
+func RunRegistryCacheLedgerContract(t *testing.T, newFixture func(t *testing.T) RegistryCacheLedgerFixture) {
+	t.Run("copies are recorded per runtime, forgotten, and an empty record goes", func(t *testing.T) {
+		f := newFixture(t)
+		ctx := t.Context()
+		rt1, rt2 := ports.RuntimeRef{Namespace: f.Namespace, RuntimeID: "rt-1"}, ports.RuntimeRef{Namespace: f.Namespace, RuntimeID: "rt-2"}
+		a := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "a", ShootName: "c-1"}
+		b := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "b", ShootName: "c-1"}
+		if got, err := f.Ledger.Copies(ctx, rt1); err != nil || len(got) != 0 {
+			t.Fatalf("no record: %v, %v", got, err)
+		}
+		for _, rec := range []struct {
+			ref    ports.RuntimeRef
+			copies []registrycache.GardenSecret
+		}{{rt1, []registrycache.GardenSecret{a}}, {rt1, []registrycache.GardenSecret{a, b}}, {rt2, []registrycache.GardenSecret{b}}} {
+			if err := f.Ledger.Record(ctx, rec.ref, rec.copies); err != nil {
+				t.Fatal(err)
 			}
-		})
+		}
+		got, err := f.Ledger.Copies(ctx, rt1)
+		if err != nil || len(got) != 2 || got[0].Name != a.Name || got[1].Name != b.Name || got[0].ShootName != "c-1" || got[0].RuntimeID != "rt-1" {
+			t.Fatalf("copies of rt-1: %+v, %v", got, err)
+		}
+		if ids, err := f.Ledger.Runtimes(ctx, f.Namespace); err != nil || fmt.Sprint(ids) != "[rt-1 rt-2]" {
+			t.Errorf("runtimes with records: %v, %v", ids, err)
+		}
+		if err := f.Ledger.Forget(ctx, rt1, []string{a.Name}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := f.Ledger.Copies(ctx, rt1); len(got) != 1 || got[0].Name != b.Name {
+			t.Errorf("after forgetting %s: %+v", a.Name, got)
+		}
+		if err := f.Ledger.Forget(ctx, rt1, []string{b.Name, "reg-cache-never-recorded"}); err != nil {
+			t.Fatal(err)
+		}
+		if ids, _ := f.Ledger.Runtimes(ctx, f.Namespace); fmt.Sprint(ids) != "[rt-2]" {
+			t.Errorf("after forgetting all of rt-1: runtimes with records %v, want [rt-2]", ids)
+		}
+		if err := f.Ledger.Forget(ctx, rt1, []string{b.Name}); err != nil {
+			t.Errorf("forgetting without a record: %v", err)
+		}
 	})
 }
 

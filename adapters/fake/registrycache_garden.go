@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -68,30 +69,58 @@ func (g *RegistryCacheGarden) Secret(name string) (registrycache.GardenSecret, b
 	return s, ok
 }
 
-// Secrets implements ports.RegistryCacheGarden.
-func (g *RegistryCacheGarden) Secrets(_ context.Context, runtimeID string) ([]registrycache.GardenSecret, error) {
+// PutSquatter stores a Secret under a copy's name that is not the operator's copy (someone placed it first).
+func (g *RegistryCacheGarden) PutSquatter(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []registrycache.GardenSecret
+	g.secrets[name] = registrycache.GardenSecret{Name: name, RuntimeID: "someone-else", Data: map[string][]byte{"username": []byte("x")}}
+}
+
+// Copies returns the names of the operator's copies of a runtime (what a label-selected list would show; the
+// operator itself never lists: tests compare it with the ledger).
+func (g *RegistryCacheGarden) Copies(runtimeID string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
 	for _, s := range g.secrets {
 		if s.RuntimeID == runtimeID {
-			s.Data = nil
-			out = append(out, s)
+			out = append(out, s.Name)
 		}
 	}
-	slices.SortFunc(out, func(a, b registrycache.GardenSecret) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	slices.Sort(out)
+	return out
 }
 
 // EnsureSecret implements ports.RegistryCacheGarden.
-func (g *RegistryCacheGarden) EnsureSecret(_ context.Context, s registrycache.GardenSecret) error {
+func (g *RegistryCacheGarden) EnsureSecret(_ context.Context, s registrycache.GardenSecret) (bool, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.secrets[s.Name]; !ok {
+	if g.foreign[s.Name] {
+		return false, fmt.Errorf("Secret %s is not the operator's copy: %w", s.Name, ports.ErrCopyConflict)
+	}
+	got, ok := g.secrets[s.Name]
+	if !ok {
 		s.Data = maps.Clone(s.Data)
 		g.secrets[s.Name] = s
+		return true, nil
 	}
-	return nil
+	if got.RuntimeID != s.RuntimeID || got.CacheUID != s.CacheUID || !maps.EqualFunc(got.Data, s.Data, bytes.Equal) {
+		return false, fmt.Errorf("Secret %s is not the operator's copy: %w", s.Name, ports.ErrCopyConflict)
+	}
+	return false, nil
+}
+
+// OwnedCopies implements ports.RegistryCredentialOwners.
+func (g *RegistryCacheGarden) OwnedCopies(_ context.Context, runtimeID string, names []string) ([]string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for _, n := range names {
+		if s, ok := g.secrets[n]; ok && strings.HasPrefix(n, registrycache.SecretPrefix) && s.RuntimeID == runtimeID {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // DeleteSecret implements ports.RegistryCacheGarden.

@@ -49,7 +49,7 @@ func TestRegistryCacheSourceContract(t *testing.T) {
 func TestRegistryCacheGardenContract(t *testing.T) {
 	contract.RunRegistryCacheGardenContract(t, func(t *testing.T) contract.RegistryCacheGardenFixture {
 		g := fake.NewRegistryCacheGarden()
-		return contract.RegistryCacheGardenFixture{Garden: g,
+		return contract.RegistryCacheGardenFixture{Garden: g, Owners: g,
 			ReadSecret: func(_ context.Context, name string) (map[string][]byte, bool, bool) {
 				if s, ok := g.Secret(name); ok {
 					return s.Data, true, true // the fake's copies are immutable: they are never changed
@@ -57,6 +57,12 @@ func TestRegistryCacheGardenContract(t *testing.T) {
 				return nil, false, g.Exists(name)
 			},
 			PutForeignSecret: func(_ context.Context, name string) error { g.PutForeign(name); return nil }}
+	})
+}
+
+func TestRegistryCacheLedgerContract(t *testing.T) {
+	contract.RunRegistryCacheLedgerContract(t, func(*testing.T) contract.RegistryCacheLedgerFixture {
+		return contract.RegistryCacheLedgerFixture{Ledger: fake.NewRegistryCacheLedger(), Namespace: "kcp-system"}
 	})
 }
 

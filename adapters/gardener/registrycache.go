@@ -1,18 +1,18 @@
 package gardener
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/registrycache"
@@ -28,70 +28,90 @@ const (
 	LabelShootName = "kyma-project.io/shoot-name"
 )
 
-// RegistryCacheGarden implements ports.RegistryCacheGarden on a Gardener project. Secrets are only ever listed with
-// the operator's labels, created (a create never replaces an existing Secret) and deleted by reg-cache- name: the
-// project's other Secrets hold cloud credentials, which the operator never reads (the client guard enforces it).
+// RegistryCacheGarden implements ports.RegistryCacheGarden and ports.RegistryCredentialOwners on a Gardener project.
+// Secrets are never listed or watched (the project's Secrets hold cloud credentials; RBAC cannot limit a list to
+// some of them): copies are created (a create never replaces an existing Secret), read and deleted by their
+// reg-cache-* name only, which the KCP records (ports.RegistryCacheLedger). The client guard enforces the prefix.
 type RegistryCacheGarden struct {
 	// Cached reads shoots through the garden cache; Live reads shoots from the API server.
 	Cached, Live client.Reader
-	// Copies lists the copies' metadata: a reader whose Secrets are a metadata-only cache of the operator's
-	// labelled Secrets (CopiesCacheOptions). Nil lists them live (through Live), one request per sync: every
-	// runtime is synced every interval, with or without the module, and at 5,000 runtimes the live lists used a
-	// good part of the garden client's request budget after every restart.
-	Copies client.Reader
-	Writer client.Writer
+	Writer       client.Writer
 	// Namespace is the project namespace (garden-<project>).
 	Namespace string
 }
 
-var _ ports.RegistryCacheGarden = (*RegistryCacheGarden)(nil)
+var (
+	_ ports.RegistryCacheGarden      = (*RegistryCacheGarden)(nil)
+	_ ports.RegistryCredentialOwners = (*RegistryCacheGarden)(nil)
+)
 
-// Secrets implements ports.RegistryCacheGarden.
-func (g *RegistryCacheGarden) Secrets(ctx context.Context, runtimeID string) ([]registrycache.GardenSecret, error) {
-	// Only metadata is needed (the copy's content is never read back); a metadata list also keeps the copied
-	// credentials out of the operator's memory when the list is live.
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	r := g.Copies
-	if r == nil {
-		r = g.Live
-	}
-	err := r.List(ctx, list, client.InNamespace(g.Namespace),
-		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: runtimeID})
-	if err != nil {
-		return nil, fmt.Errorf("list registry credentials of runtime %s: %w: %w", runtimeID, ports.ErrTransient, err)
-	}
-	out := make([]registrycache.GardenSecret, 0, len(list.Items))
-	for _, s := range list.Items {
-		if !strings.HasPrefix(s.Name, registrycache.SecretPrefix) {
+// OwnedCopies implements ports.RegistryCredentialOwners: each reg-cache-* name is read by name, metadata only
+// (the guard allows get on reg-cache-* names only), and kept when it carries the operator's label and the
+// runtime's ID. A name without the prefix is never asked for.
+func (g *RegistryCacheGarden) OwnedCopies(ctx context.Context, runtimeID string, names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, registrycache.SecretPrefix) {
 			continue
 		}
-		out = append(out, registrycache.GardenSecret{Name: s.Name, RuntimeID: runtimeID, CacheUID: s.Labels[LabelCacheID],
-			ShootName: s.Labels[LabelShootName]})
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		err := g.Live.Get(ctx, client.ObjectKey{Namespace: g.Namespace, Name: n}, m)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read Secret %s: %w: %w", n, ports.ErrTransient, err)
+		}
+		if l := m.GetLabels(); l[wire.LabelManagedBy] == wire.ManagedByValue && l[LabelRuntimeID] == runtimeID {
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }
 
-// CopiesCacheOptions is the garden cache's entry for RegistryCacheGarden.Copies: Secrets as metadata only, and
-// only those with the operator's label (the guard refuses a watch without it; the project's other Secrets hold
-// cloud credentials).
-func CopiesCacheOptions() (client.Object, cache.ByObject) {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	return m, cache.ByObject{Label: labels.SelectorFromSet(labels.Set{wire.LabelManagedBy: wire.ManagedByValue})}
+// EnsureSecret implements ports.RegistryCacheGarden. An existing Secret of the name is read back (live, by name)
+// and used only when it is the copy this call would have made: the operator's labels for the same runtime and
+// cache, immutable, and the same data. Anything else (a Secret someone placed under the name first) is
+// ports.ErrCopyConflict and is never referenced.
+func (g *RegistryCacheGarden) EnsureSecret(ctx context.Context, s registrycache.GardenSecret) (bool, error) {
+	labels := map[string]string{wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: s.RuntimeID, LabelCacheID: s.CacheUID,
+		LabelShootName: s.ShootName}
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: g.Namespace, Name: s.Name, Labels: labels},
+		Type:       corev1.SecretTypeOpaque, Immutable: ptr.To(true), Data: s.Data,
+	}
+	err := g.Writer.Create(ctx, sec)
+	if err == nil {
+		return true, nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return false, fmt.Errorf("create Secret %s: %w: %w", s.Name, ports.ErrTransient, err)
+	}
+	got := &corev1.Secret{}
+	if err := g.Live.Get(ctx, client.ObjectKey{Namespace: g.Namespace, Name: s.Name}, got); err != nil {
+		return false, fmt.Errorf("read back existing Secret %s: %w: %w", s.Name, ports.ErrTransient, err)
+	}
+	if why := copyMismatch(got, s); why != "" {
+		return false, fmt.Errorf("Secret %s exists but is not the operator's copy (%s): %w", s.Name, why, ports.ErrCopyConflict)
+	}
+	return false, nil
 }
 
-// EnsureSecret implements ports.RegistryCacheGarden.
-func (g *RegistryCacheGarden) EnsureSecret(ctx context.Context, s registrycache.GardenSecret) error {
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: g.Namespace, Name: s.Name, Labels: map[string]string{
-			wire.LabelManagedBy: wire.ManagedByValue, LabelRuntimeID: s.RuntimeID, LabelCacheID: s.CacheUID, LabelShootName: s.ShootName}},
-		Type: corev1.SecretTypeOpaque, Immutable: ptr.To(true), Data: s.Data,
+// copyMismatch says why an existing Secret is not the copy s ("" when it is). It names fields, never values.
+func copyMismatch(got *corev1.Secret, s registrycache.GardenSecret) string {
+	l := got.Labels
+	switch {
+	case l[wire.LabelManagedBy] != wire.ManagedByValue || l[LabelRuntimeID] != s.RuntimeID || l[LabelCacheID] != s.CacheUID:
+		return "labels differ"
+	case !ptr.Deref(got.Immutable, false):
+		return "not immutable"
+	case got.Type != corev1.SecretTypeOpaque:
+		return "type differs"
+	case !maps.EqualFunc(got.Data, s.Data, bytes.Equal):
+		return "data differs"
 	}
-	if err := g.Writer.Create(ctx, sec); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create Secret %s: %w: %w", s.Name, ports.ErrTransient, err)
-	}
-	return nil
+	return ""
 }
 
 // DeleteSecret implements ports.RegistryCacheGarden.

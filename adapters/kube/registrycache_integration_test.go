@@ -10,13 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -107,38 +105,37 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 				}}
 		})
 	})
-	gardenFixture := func(t *testing.T, cached bool) contract.RegistryCacheGardenFixture {
-		project := newNamespace(t, c, "garden")
-		guarded, err := guard.Secure(cfg, guard.ProjectPolicy(project))
-		if err != nil {
-			t.Fatal(err)
-		}
-		gc, err := client.New(guarded, client.Options{Scheme: c.Scheme()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := &gardener.RegistryCacheGarden{Live: gc, Writer: gc, Namespace: project}
-		if cached {
-			g.Copies, g.Live = startCopiesCache(t, guarded, c.Scheme(), project), noLiveLists{t: t, Reader: gc}
-		}
-		return contract.RegistryCacheGardenFixture{Garden: g,
-			ReadSecret: func(ctx context.Context, name string) (map[string][]byte, bool, bool) {
-				s := &corev1.Secret{}
-				if err := c.Get(ctx, client.ObjectKey{Namespace: project, Name: name}, s); err != nil {
-					return nil, false, false
-				}
-				return s.Data, ptr.Deref(s.Immutable, false), true
-			},
-			PutForeignSecret: func(ctx context.Context, name string) error {
-				return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: project, Name: name}, StringData: map[string]string{"key": "cloud"}})
-			}}
-	}
+	// The garden side through the guard: Secrets are created, read and deleted by name only (never listed).
 	t.Run("GardenContractThroughTheGuard", func(t *testing.T) {
-		contract.RunRegistryCacheGardenContract(t, func(t *testing.T) contract.RegistryCacheGardenFixture { return gardenFixture(t, false) })
+		contract.RunRegistryCacheGardenContract(t, func(t *testing.T) contract.RegistryCacheGardenFixture {
+			project := newNamespace(t, c, "garden")
+			guarded, err := guard.Secure(cfg, guard.ProjectPolicy(project))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gc, err := client.New(guarded, client.Options{Scheme: c.Scheme()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &gardener.RegistryCacheGarden{Live: gc, Writer: gc, Namespace: project}
+			return contract.RegistryCacheGardenFixture{Garden: g, Owners: g,
+				ReadSecret: func(ctx context.Context, name string) (map[string][]byte, bool, bool) {
+					s := &corev1.Secret{}
+					if err := c.Get(ctx, client.ObjectKey{Namespace: project, Name: name}, s); err != nil {
+						return nil, false, false
+					}
+					return s.Data, ptr.Deref(s.Immutable, false), true
+				},
+				PutForeignSecret: func(ctx context.Context, name string) error {
+					return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: project, Name: name}, StringData: map[string]string{"key": "cloud"}})
+				}}
+		})
 	})
-	// What the operator runs: the copies listed from a metadata-only cache behind the guard, never live.
-	t.Run("GardenContractFromTheCopiesCache", func(t *testing.T) {
-		contract.RunRegistryCacheGardenContract(t, func(t *testing.T) contract.RegistryCacheGardenFixture { return gardenFixture(t, true) })
+	t.Run("LedgerContract", func(t *testing.T) {
+		contract.RunRegistryCacheLedgerContract(t, func(t *testing.T) contract.RegistryCacheLedgerFixture {
+			ns := newNamespace(t, c, "kcp")
+			return contract.RegistryCacheLedgerFixture{Ledger: &kube.RegistryCacheLedger{Live: c, Writer: c}, Namespace: ns}
+		})
 	})
 	t.Run("RuntimesContract", func(t *testing.T) {
 		contract.RunRegistryCacheRuntimesContract(t, func(t *testing.T) contract.RegistryCacheRuntimesFixture {
@@ -238,37 +235,4 @@ func registryCacheNextToKEB(t *testing.T, c client.Client) {
 			}
 		}
 	}
-}
-
-// startCopiesCache starts the garden cache the operator lists registry credential copies from
-// (gardener.CopiesCacheOptions) for one project, on the guarded config.
-func startCopiesCache(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, project string) cache.Cache {
-	t.Helper()
-	obj, byObject := gardener.CopiesCacheOptions()
-	ca, err := cache.New(cfg, cache.Options{Scheme: scheme, DefaultNamespaces: map[string]cache.Config{project: {}},
-		ByObject: map[client.Object]cache.ByObject{obj: byObject}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = ca.Start(ctx) }()
-	if !ca.WaitForCacheSync(ctx) {
-		t.Fatal("copies cache not synced")
-	}
-	return ca
-}
-
-// noLiveLists fails the test when a Secret list is sent live: with a copies cache the operator must not.
-type noLiveLists struct {
-	client.Reader
-	t *testing.T
-}
-
-func (r noLiveLists) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	switch list.(type) {
-	case *metav1.PartialObjectMetadataList, *corev1.SecretList:
-		r.t.Errorf("registry credential copies listed live although a cache is configured")
-	}
-	return r.Reader.List(ctx, list, opts...)
 }

@@ -12,6 +12,10 @@ import (
 // (e.g. KEB sends spec.imageRegistryCache itself). Nothing was written; the operator never forces.
 var ErrFieldOwnedByOthers = errors.New("field is managed by another field manager")
 
+// ErrCopyConflict: a Secret of the Gardener project already has the name of a copy of registry credentials but is
+// not that copy (other labels, data or mutability): someone placed it there first. It is never referenced.
+var ErrCopyConflict = errors.New("a Secret of that name exists and is not the operator's copy")
+
 // String renders the reference as namespace/runtimeID.
 func (r RuntimeRef) String() string { return r.Namespace + "/" + r.RuntimeID }
 
@@ -60,17 +64,42 @@ type RegistryCacheSource interface {
 
 // RegistryCacheGarden keeps the copies of registry credentials in the Gardener project and tells what a shoot holds.
 type RegistryCacheGarden interface {
-	// Secrets lists the copies labelled for the runtime (without their data). Errors wrap ErrTransient.
-	Secrets(ctx context.Context, runtimeID string) ([]registrycache.GardenSecret, error)
-	// EnsureSecret creates the immutable copy; an existing copy of that name is left as it is (the name is the
-	// content's hash). Errors wrap ErrTransient.
-	EnsureSecret(ctx context.Context, s registrycache.GardenSecret) error
+	// EnsureSecret creates the immutable copy (created true). An existing Secret of that name is read back and
+	// accepted only when it is exactly that copy (the operator's labels for the same runtime and cache, immutable,
+	// the same data: the name is the content's hash); otherwise ErrCopyConflict. Errors also wrap ErrTransient.
+	EnsureSecret(ctx context.Context, s registrycache.GardenSecret) (created bool, err error)
 	// DeleteSecret deletes a copy; names without registrycache.SecretPrefix are refused (an error), a missing one
 	// is no error. Errors wrap ErrTransient.
 	DeleteSecret(ctx context.Context, name string) error
 	// Shoot observes the registry caches of a shoot. A missing shoot is ShootView{Exists: false}. ReadCached may
 	// lag behind a write; ReadLive asks the garden (used before deleting a copy). Errors wrap ErrTransient.
 	Shoot(ctx context.Context, shootName string, mode ReadMode) (registrycache.ShootView, error)
+}
+
+// RegistryCredentialOwners confirms which Secrets of the Gardener project are copies of registry credentials made
+// for a runtime; the Runtime controller lets a registry cache reference only those.
+type RegistryCredentialOwners interface {
+	// OwnedCopies returns those of names that exist as reg-cache-* Secrets labelled as the operator's copies for
+	// runtimeID (read by name, metadata only). Other names are left out, never read. Errors wrap ErrTransient.
+	OwnedCopies(ctx context.Context, runtimeID string, names []string) ([]string, error)
+}
+
+// RegistryCacheLedger records in the KCP the names of the garden copies made for each runtime. The operator neither
+// lists nor watches Secrets of the Gardener project (they hold the cloud credentials and RBAC cannot limit a list
+// to some of them), so this record is how it finds its copies again, to delete them by name.
+type RegistryCacheLedger interface {
+	// Copies returns the copies recorded for the runtime (Name, RuntimeID and ShootName; never data). A runtime
+	// without a record has none. Errors wrap ErrTransient.
+	Copies(ctx context.Context, ref RuntimeRef) ([]registrycache.GardenSecret, error)
+	// Record adds copies to the runtime's record. It is called before the copies are created, so no crash leaves
+	// a copy nobody knows of. Idempotent. Errors wrap ErrTransient.
+	Record(ctx context.Context, ref RuntimeRef, copies []registrycache.GardenSecret) error
+	// Forget removes names from the record (their copies were deleted, or the name is not the operator's copy); a
+	// record left empty is removed. Errors wrap ErrTransient.
+	Forget(ctx context.Context, ref RuntimeRef, names []string) error
+	// Runtimes lists the runtime IDs with a record in namespace, for the sweep that collects the copies of
+	// runtimes deleted while the operator was down. Errors wrap ErrTransient.
+	Runtimes(ctx context.Context, namespace string) ([]string, error)
 }
 
 // UpstreamResolver tells whether a registry host name resolves.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/auditlog"
@@ -37,6 +39,9 @@ type Provisioner struct {
 	AuditLogs *AuditLogClaimer
 	// Bootstrap reads the landscape's bootstrap manifests; nil: none are configured.
 	Bootstrap ports.BootstrapSource
+	// RegistryCredentials confirms the copies of registry credentials a Runtime's caches reference; nil: none is
+	// confirmed, so a cache with credentials is refused (ReasonForeignRegistryCredentials).
+	RegistryCredentials ports.RegistryCredentialOwners
 	// DriftPeriod is how long a reached configuration inside a runtime is trusted (0: lifecycle.DefaultDriftPeriod).
 	DriftPeriod time.Duration
 	// AdoptOnly holds every change to a shoot adopted from the previous system until a person approves it (the
@@ -96,6 +101,9 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 		return ProvisionResult{}, err
 	}
 	req.Runtime.DedicatedAuditLog = claim.Dedicated()
+	if req.Runtime.RegistryCredentialCopies, err = p.ownRegistryCredentials(ctx, req.Runtime); err != nil {
+		return ProvisionResult{}, err
+	}
 	in, obs, err := p.observe(ctx, req, now)
 	if err != nil {
 		return ProvisionResult{}, err
@@ -121,6 +129,27 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 	}
 	res.Input, res.Decision = in, d
 	return res, nil
+}
+
+// ownRegistryCredentials confirms, by their labels in the garden, which of the project Secrets the Runtime's
+// registry caches reference are copies made for this runtime: the Runtime's spec is written by others too (KEB),
+// and a reference to another runtime's copy or to the project's cloud credentials must never reach a shoot.
+func (p *Provisioner) ownRegistryCredentials(ctx context.Context, rt shoot.Runtime) ([]string, error) {
+	var names []string
+	for _, c := range rt.RegistryCaches {
+		if c.CredentialsSecret != "" && strings.HasPrefix(c.CredentialsSecret, shoot.RegistryCredentialsPrefix) &&
+			!slices.Contains(names, c.CredentialsSecret) {
+			names = append(names, c.CredentialsSecret)
+		}
+	}
+	if len(names) == 0 || p.RegistryCredentials == nil {
+		return nil, nil
+	}
+	owned, err := p.RegistryCredentials.OwnedCopies(ctx, rt.ID, names)
+	if err != nil {
+		return nil, fmt.Errorf("confirm the registry credential copies of runtime %s: %w", rt.ID, err)
+	}
+	return owned, nil
 }
 
 // provisionFacts is what a pass computed besides the domain input: the spec to apply and the desired configuration

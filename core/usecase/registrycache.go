@@ -18,6 +18,9 @@ type RegistryCacheSync struct {
 	Runtimes ports.RegistryCacheRuntimes
 	Source   ports.RegistryCacheSource
 	Garden   ports.RegistryCacheGarden
+	// Ledger records the garden copies of each runtime in the KCP: the only way the sync finds them again (it
+	// never lists the project's Secrets).
+	Ledger ports.RegistryCacheLedger
 	// Resolver checks that upstream hosts resolve; nil skips the check.
 	Resolver ports.UpstreamResolver
 	// Interval is the periodic sync (the RequeueAfter of a synced runtime).
@@ -37,6 +40,10 @@ const (
 
 // EventRegistryCacheUpdated: spec.imageRegistryCache of a Runtime was written from its RegistryCacheConfig objects.
 const EventRegistryCacheUpdated = "RegistryCacheUpdated"
+
+// EventRegistryCredentialsSquatted: the garden already held a Secret under the name of a copy of registry
+// credentials that is not that copy; the cache that needs it is refused (registrycache.ReasonSecretCopyConflict).
+const EventRegistryCredentialsSquatted = "RegistryCredentialsSquatted"
 
 // RegistryCacheResult says what a sync did.
 type RegistryCacheResult struct {
@@ -58,16 +65,16 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 	switch {
 	case !rt.Exists || rt.Deleting:
 		res := RegistryCacheResult{Outcome: SyncCollected}
-		return res, s.collectAll(ctx, ref.RuntimeID, &res)
+		return res, s.collectAll(ctx, ref, &res)
 	case !rt.ModuleEnabled:
 		// Only the operator's own entries go; entries someone else wrote (KEB) are not the module's business.
 		res := RegistryCacheResult{Outcome: SyncDisabled, RequeueAfter: s.Interval}
 		if rt.Managed {
-			if err := s.write(ctx, ref, rt, registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+			if err := s.write(ctx, ref, rt, &registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
 				return res, err
 			}
 		}
-		return res, s.collect(ctx, ref.RuntimeID, rt.ShootName, nil, &res)
+		return res, s.collect(ctx, ref, rt.ShootName, nil, &res)
 	case !rt.Provisioned:
 		return RegistryCacheResult{Outcome: SyncWaiting, RequeueAfter: s.Interval}, nil
 	}
@@ -82,15 +89,15 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 		res.Outcome = outcomeOf(err)
 		return res, err
 	}
-	res.Caches, res.Refused = len(plan.Entries), len(cfgs)-len(plan.Entries)
 	conflict := false
-	switch err := s.write(ctx, ref, rt, plan, &res); {
+	switch err := s.write(ctx, ref, rt, &plan, &res); {
 	case errors.Is(err, ports.ErrFieldOwnedByOthers):
 		conflict, res.Outcome = true, SyncConflict
 	case err != nil:
 		res.Outcome = outcomeOf(err)
 		return res, err
 	}
+	res.Caches, res.Refused = len(plan.Entries), len(cfgs)-len(plan.Entries)
 	view, err := s.Garden.Shoot(ctx, rt.ShootName, ports.ReadCached)
 	if err != nil {
 		return res, fmt.Errorf("observe shoot %s: %w", rt.ShootName, err)
@@ -105,7 +112,7 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 			return res, fmt.Errorf("report the status of RegistryCacheConfig %s in runtime %s: %w", c.Key(), ref.RuntimeID, err)
 		}
 	}
-	return res, s.collect(ctx, ref.RuntimeID, rt.ShootName, plan.SecretNames(), &res)
+	return res, s.collect(ctx, ref, rt.ShootName, plan.SecretNames(), &res)
 }
 
 // plan observes what the configs need (credentials, name resolution) and decides.
@@ -131,19 +138,45 @@ func (s *RegistryCacheSync) plan(ctx context.Context, runtimeID, shootName strin
 	return registrycache.Decide(in), nil
 }
 
-// write creates the missing garden copies first (the spec must never name a copy that does not exist yet) and
-// then applies the plan's entries when they differ from the Runtime's.
+// write records the plan's copies in the ledger and makes sure each exists (the spec must never name a copy that
+// does not exist, or a Secret that is not the copy), then applies the plan's entries when they differ from the
+// Runtime's. A name held by a Secret that is not the operator's copy refuses the caches that need it, and only them.
 func (s *RegistryCacheSync) write(ctx context.Context, ref ports.RuntimeRef, rt ports.RegistryCacheRuntime,
-	plan registrycache.Plan, res *RegistryCacheResult) error {
-	existing, err := s.Garden.Secrets(ctx, ref.RuntimeID)
+	plan *registrycache.Plan, res *RegistryCacheResult) error {
+	recorded, err := s.Ledger.Copies(ctx, ref)
 	if err != nil {
-		return fmt.Errorf("list registry credentials of runtime %s: %w", ref.RuntimeID, err)
+		return fmt.Errorf("read the registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 	}
-	for _, m := range registrycache.Missing(plan, names(existing)) {
-		if err := s.Garden.EnsureSecret(ctx, m); err != nil {
-			return fmt.Errorf("copy registry credentials %s of runtime %s: %w", m.Name, ref.RuntimeID, err)
+	// Recorded before they are created: a crash in between leaves a name to collect, never a copy nobody knows of.
+	if missing := registrycache.Missing(*plan, names(recorded)); len(missing) > 0 {
+		if err := s.Ledger.Record(ctx, ref, missing); err != nil {
+			return fmt.Errorf("record registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 		}
-		res.SecretsCreated++
+	}
+	var squatted []string
+	for _, c := range plan.Secrets {
+		created, err := s.Garden.EnsureSecret(ctx, c)
+		switch {
+		case errors.Is(err, ports.ErrCopyConflict):
+			squatted = append(squatted, c.Name)
+			continue
+		case err != nil:
+			return fmt.Errorf("copy registry credentials %s of runtime %s: %w", c.Name, ref.RuntimeID, err)
+		}
+		if created {
+			res.SecretsCreated++
+		}
+	}
+	if len(squatted) > 0 {
+		// Not ours: never referenced, and forgotten so that it is never deleted either.
+		if err := s.Ledger.Forget(ctx, ref, squatted); err != nil {
+			return fmt.Errorf("forget registry credential copies of runtime %s: %w", ref.RuntimeID, err)
+		}
+		*plan = plan.Refuse(squatted, registrycache.ReasonSecretCopyConflict,
+			"the landscape's copy of the credentials cannot be made (a Secret of that name is in the way); contact the operators of the landscape")
+		res.Events = append(res.Events, Event{Reason: EventRegistryCredentialsSquatted, Warning: true, Message: fmt.Sprintf(
+			"%d garden Secret(s) named like this runtime's registry credential copies are not the operator's copies (%v); their caches are refused",
+			len(squatted), squatted)})
 	}
 	if registrycache.EntriesEqual(rt.Entries, plan.Entries) {
 		return nil
@@ -156,12 +189,12 @@ func (s *RegistryCacheSync) write(ctx context.Context, ref ports.RuntimeRef, rt 
 	return nil
 }
 
-// collect deletes the runtime's garden copies that are neither wanted nor referenced by its shoot (asked live
-// before anything is deleted).
-func (s *RegistryCacheSync) collect(ctx context.Context, runtimeID, shootName string, wanted []string, res *RegistryCacheResult) error {
-	existing, err := s.Garden.Secrets(ctx, runtimeID)
+// collect deletes the runtime's recorded garden copies that are neither wanted nor referenced by a shoot it was
+// made for (asked live before anything is deleted), by name, and forgets them.
+func (s *RegistryCacheSync) collect(ctx context.Context, ref ports.RuntimeRef, shootName string, wanted []string, res *RegistryCacheResult) error {
+	existing, err := s.Ledger.Copies(ctx, ref)
 	if err != nil {
-		return fmt.Errorf("list registry credentials of runtime %s: %w", runtimeID, err)
+		return fmt.Errorf("read the registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 	}
 	candidates := registrycache.Garbage(names(existing), wanted, nil)
 	if len(candidates) == 0 {
@@ -185,11 +218,17 @@ func (s *RegistryCacheSync) collect(ctx context.Context, runtimeID, shootName st
 		referenced = append(referenced, view.ReferencedSecrets...)
 	}
 	garbage := registrycache.Garbage(candidates, wanted, referenced)
+	var deleted []string
 	for _, name := range garbage {
 		if err := s.Garden.DeleteSecret(ctx, name); err != nil {
-			return fmt.Errorf("delete registry credentials %s of runtime %s: %w", name, runtimeID, err)
+			s.forget(ctx, ref, deleted)
+			return fmt.Errorf("delete registry credentials %s of runtime %s: %w", name, ref.RuntimeID, err)
 		}
+		deleted = append(deleted, name)
 		res.SecretsDeleted++
+	}
+	if err := s.Ledger.Forget(ctx, ref, deleted); err != nil {
+		return fmt.Errorf("forget deleted registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 	}
 	if len(garbage) < len(candidates) && res.RequeueAfter == 0 {
 		res.RequeueAfter = s.Interval // copies a shoot still references: look again later (or at its next change)
@@ -197,9 +236,17 @@ func (s *RegistryCacheSync) collect(ctx context.Context, runtimeID, shootName st
 	return nil
 }
 
+// forget is Forget on an error path: a failure leaves names whose copies are gone, which the next pass deletes
+// again (a missing copy is no error) and forgets.
+func (s *RegistryCacheSync) forget(ctx context.Context, ref ports.RuntimeRef, deleted []string) {
+	if len(deleted) > 0 {
+		_ = s.Ledger.Forget(ctx, ref, deleted)
+	}
+}
+
 // collectAll collects the copies of a runtime that is gone or being deleted: only its shoot can still use them.
-func (s *RegistryCacheSync) collectAll(ctx context.Context, runtimeID string, res *RegistryCacheResult) error {
-	return s.collect(ctx, runtimeID, "", nil, res)
+func (s *RegistryCacheSync) collectAll(ctx context.Context, ref ports.RuntimeRef, res *RegistryCacheResult) error {
+	return s.collect(ctx, ref, "", nil, res)
 }
 
 func names(secrets []registrycache.GardenSecret) []string {

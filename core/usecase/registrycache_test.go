@@ -3,6 +3,7 @@ package usecase_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ type cacheWorld struct {
 	kcp      *fake.RegistryCacheRuntimes
 	runtime  *fake.RegistryCacheSource
 	garden   *fake.RegistryCacheGarden
+	ledger   *fake.RegistryCacheLedger
 	sync     *usecase.RegistryCacheSync
 	now      time.Time
 	lastSync usecase.RegistryCacheResult
@@ -28,8 +30,8 @@ type cacheWorld struct {
 func newCacheWorld(t *testing.T) *cacheWorld {
 	t.Helper()
 	w := &cacheWorld{ref: ports.RuntimeRef{Namespace: modelNamespace, RuntimeID: "rt-1"}, kcp: fake.NewRegistryCacheRuntimes(),
-		runtime: fake.NewRegistryCacheSource("rt-1"), garden: fake.NewRegistryCacheGarden(), now: reapStart}
-	w.sync = &usecase.RegistryCacheSync{Runtimes: w.kcp, Source: w.runtime, Garden: w.garden,
+		runtime: fake.NewRegistryCacheSource("rt-1"), garden: fake.NewRegistryCacheGarden(), ledger: fake.NewRegistryCacheLedger(), now: reapStart}
+	w.sync = &usecase.RegistryCacheSync{Runtimes: w.kcp, Source: w.runtime, Garden: w.garden, Ledger: w.ledger,
 		Resolver: fake.Resolver{Unresolvable: map[string]string{"nx.example": "no such host"}}, Interval: time.Hour}
 	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true, ModuleEnabled: true})
 	return w
@@ -42,6 +44,18 @@ func (w *cacheWorld) pass(t *testing.T) usecase.RegistryCacheResult {
 		t.Fatalf("sync: %v", err)
 	}
 	w.lastSync = res
+	// The ledger in the KCP is how the sync finds its copies (it never lists the garden): after every pass it
+	// knows every copy of the runtime.
+	recorded, _ := w.ledger.Copies(context.Background(), w.ref)
+	var names []string
+	for _, c := range recorded {
+		names = append(names, c.Name)
+	}
+	for _, n := range w.garden.Copies("rt-1") {
+		if !slices.Contains(names, n) {
+			t.Errorf("garden copy %s is not recorded in the KCP (recorded: %v): it could never be collected", n, names)
+		}
+	}
 	return res
 }
 
@@ -64,14 +78,7 @@ func (w *cacheWorld) entries() []registrycache.Entry {
 	return rt.Entries
 }
 
-func (w *cacheWorld) gardenSecrets() []string {
-	s, _ := w.garden.Secrets(context.Background(), "rt-1")
-	var out []string
-	for _, x := range s {
-		out = append(out, x.Name)
-	}
-	return out
-}
+func (w *cacheWorld) gardenSecrets() []string { return w.garden.Copies("rt-1") }
 
 var robot = map[string][]byte{"username": []byte("robot"), "password": []byte("pw-UNIQUE-4711")}
 
@@ -268,5 +275,61 @@ func TestRegistryCacheSyncLeavesOthersEntriesWithTheModuleOff(t *testing.T) {
 	if res := w.pass(t); res.Outcome != usecase.SyncDisabled || len(res.Events) != 0 || w.kcp.Applies != applies ||
 		!registrycache.EntriesEqual(w.entries(), keb) {
 		t.Errorf("module off, KEB's entries: %+v, %d applies, entries %+v", res, w.kcp.Applies-applies, w.entries())
+	}
+}
+
+// TestRegistryCacheSyncNeverUsesASquattedCopy: a Secret already under the name of a copy that is not the copy (other
+// labels or data: someone placed it first) is never referenced and never deleted; the cache that needs it is
+// refused with a stable reason and an event, the runtime's other caches are applied.
+func TestRegistryCacheSyncNeverUsesASquattedCopy(t *testing.T) {
+	w := newCacheWorld(t)
+	w.runtime.PutSecret("rt-1", registrycache.Key{Namespace: "team", Name: "rc"}, robot)
+	docker := cacheConfig("docker", "docker.io", "rc")
+	docker.UID = "uid-docker"
+	w.runtime.PutConfig("rt-1", docker)
+	w.runtime.PutConfig("rt-1", cacheConfig("quay", "quay.io", ""))
+	squatted := registrycache.SecretName("rt-1", "uid-docker", robot)
+	w.garden.PutSquatter(squatted)
+
+	res := w.pass(t)
+	if st := w.runtime.Status("rt-1", registrycache.Key{Namespace: "team", Name: "docker"}); st.Reason != registrycache.ReasonSecretCopyConflict {
+		t.Errorf("cache whose copy is squatted: %+v, want %s", st, registrycache.ReasonSecretCopyConflict)
+	}
+	if st := w.runtime.Status("rt-1", registrycache.Key{Namespace: "team", Name: "quay"}); st.Reason != registrycache.ReasonPending {
+		t.Errorf("the other cache: %+v, want Pending (applied)", st)
+	}
+	if len(w.entries()) != 1 || w.entries()[0].Cache.Upstream != "quay.io" {
+		t.Errorf("entries %+v: want only quay.io, never the squatted Secret", w.entries())
+	}
+	if !slices.ContainsFunc(res.Events, func(e usecase.Event) bool { return e.Reason == usecase.EventRegistryCredentialsSquatted && e.Warning }) {
+		t.Errorf("events %+v: want a warning %s", res.Events, usecase.EventRegistryCredentialsSquatted)
+	}
+	if recorded, _ := w.ledger.Copies(context.Background(), w.ref); len(recorded) != 0 {
+		t.Errorf("the squatted name is recorded as the runtime's copy (it would be deleted): %+v", recorded)
+	}
+	w.gardenerApplies(t)
+	w.pass(t)
+	if !w.garden.Exists(squatted) {
+		t.Error("the squatted Secret was deleted")
+	}
+}
+
+// TestRegistryCacheCopiesOfAGoneRuntimeAreCollectedFromTheLedger: the copies are found again through the KCP
+// record alone (no list of the garden), also for a runtime deleted while nothing synced it (the sweep).
+func TestRegistryCacheCopiesOfAGoneRuntimeAreCollectedFromTheLedger(t *testing.T) {
+	w := newCacheWorld(t)
+	w.runtime.PutSecret("rt-1", registrycache.Key{Namespace: "team", Name: "rc"}, robot)
+	w.runtime.PutConfig("rt-1", cacheConfig("docker", "docker.io", "rc"))
+	w.pass(t)
+	if ids, _ := w.ledger.Runtimes(context.Background(), modelNamespace); fmt.Sprint(ids) != "[rt-1]" {
+		t.Fatalf("runtimes with records: %v", ids)
+	}
+	w.kcp.Delete(w.ref)
+	w.pass(t)
+	if len(w.gardenSecrets()) != 0 {
+		t.Fatalf("copies of a gone runtime without a shoot: %v", w.gardenSecrets())
+	}
+	if ids, _ := w.ledger.Runtimes(context.Background(), modelNamespace); len(ids) != 0 {
+		t.Errorf("the empty record of a gone runtime stays: %v", ids)
 	}
 }

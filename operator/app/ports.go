@@ -56,6 +56,8 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		ServerClock:  serverClock,
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
 		ShootOwner:   gardener.ShootToRuntime,
+		// Every Runtime's registry caches (KEB's too) may reference only copies made for it: confirmed by name.
+		RegistryCredentials: &gardener.RegistryCacheGarden{Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
 		// Runtimes are reached through the admin kubeconfig Secrets in the KCP, each call bounded by a timeout.
 		Identities:      &kube.RuntimeIdentities{KCP: live},
 		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),

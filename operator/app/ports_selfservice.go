@@ -44,8 +44,9 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 		p := &setup.RegistryCachePorts{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Kymas: mgr.GetAPIReader()},
 			Source:   &kube.RegistryCacheSource{Clients: clients},
-			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Copies: garden.GetCache(), Writer: garden.GetClient(),
+			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
+			Ledger:   &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
 			Interval: rc.SyncInterval.Duration, Workers: rc.Workers,
 		}
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {

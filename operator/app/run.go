@@ -147,8 +147,6 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
 		// per shoot, which the operator never reads.
 		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: managed}}
-		copies, byObject := gardener.CopiesCacheOptions()
-		o.Cache.ByObject[copies] = byObject
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create garden cluster client: %w", err)

@@ -85,12 +85,9 @@ var (
 	shootVerbs = []string{"get", "list", "watch", "create", "patch", "update", "delete"}
 )
 
-// Registry credential copies in the project (registry-cache extension): the only Secrets the operator touches.
-const (
-	registryCredentialsPrefix = "reg-cache-"
-	labelManagedBy            = "operator.kyma-project.io/managed-by"
-	managedByValue            = "infrastructure-manager"
-)
+// Registry credential copies in the project (registry-cache extension): the only Secrets the operator reads or
+// deletes.
+const registryCredentialsPrefix = "reg-cache-"
 
 // ProjectPolicy is what the operator needs in a Gardener project: manage shoots and their structured-authentication
 // ConfigMaps in the project namespace, request admin kubeconfigs, and list the seeds (their regions). Nothing more:
@@ -99,9 +96,10 @@ const (
 // ConfigMaps are read through controller-runtime's cache (get, list, watch), written by server-side apply and a
 // patch of their owner (create, patch); they are never replaced or deleted (the garbage collector removes them with
 // their shoot). Seeds are listed live, never read one by one or watched.
-// Secrets: the project's Secrets hold cloud credentials, so the operator never gets one; it creates copies of
-// registry credentials (a create cannot replace an existing Secret), lists and watches only its own (by label: a
-// metadata-only cache of the copies) and deletes only reg-cache-* names.
+// Secrets: the project's Secrets hold cloud credentials, so the operator never lists, watches or reads any of them.
+// It creates copies of registry credentials (a create cannot replace an existing Secret) and gets and deletes only
+// reg-cache-* names: their names are recorded in the KCP, so no list is needed (RBAC cannot limit a list or a watch
+// to some Secrets: either would read all of them).
 func ProjectPolicy(projectNamespace string) Policy {
 	const core = "core.gardener.cloud"
 	return Policy{
@@ -112,22 +110,17 @@ func ProjectPolicy(projectNamespace string) Policy {
 				Verbs: []string{"get", "list", "watch", "create", "patch"}},
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
-			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"list", "watch"},
-				LabelSelector: map[string]string{labelManagedBy: managedByValue}},
-			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"delete"}, NamePrefix: registryCredentialsPrefix},
+			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get", "delete"}, NamePrefix: registryCredentialsPrefix},
 		},
 		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
 	}
 }
 
-// AdmissionOnlyRules are granted by the Role in config/gardener but refused by ProjectPolicy: Gardener's admission
-// (ResourceReferenceManager) accepts a shoot whose spec.resources reference an object only from a user who may get
-// that object, so the operator's identity must be allowed to get the Secrets its shoots reference (audit-log
-// credentials, registry credential copies). The operator itself never reads a Secret of the project (they hold cloud
-// credentials): the guard refuses every such request before it is sent.
-func AdmissionOnlyRules(projectNamespace string) []Rule {
-	return []Rule{{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get"}}}
-}
+// AdmissionOnlyRules are granted by the Role in config/gardener but not by ProjectPolicy. None are left: the Role's
+// get on Secrets (Gardener's admission, ResourceReferenceManager, accepts a shoot whose spec.resources reference a
+// Secret, audit-log credentials or registry credential copies, only from a user who may get it) is also the
+// guard's get of reg-cache-* names; the guard refuses a get of any other Secret of the project before it is sent.
+func AdmissionOnlyRules(string) []Rule { return nil }
 
 // MigrationPolicy is what `kim migrate` needs in a Gardener project: read the shoots, the ConfigMaps they reference
 // and the bindings of their credentials, and ask for server-side dry runs of the operator's apply. It writes

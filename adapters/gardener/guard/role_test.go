@@ -60,3 +60,58 @@ func TestPolicyMatchesGardenerRole(t *testing.T) {
 		t.Errorf("config/gardener/role.yaml and ProjectPolicy differ (-role +policy):\n%s", diff)
 	}
 }
+
+// TestGardenerRoleIsLeastPrivilege holds every RBAC object of config/gardener to least privilege, as
+// TestRBACIsLeastPrivilege holds the bundle: no wildcards; Secrets (the project's hold the cloud credentials) only
+// namespaced and only get, create and delete by name, never list, watch or deletecollection (RBAC cannot limit
+// those to the operator's copies, so either would reach every Secret of the project); nothing cluster-wide but
+// listing seeds.
+func TestGardenerRoleIsLeastPrivilege(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "config", "gardener", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files in config/gardener: %v", err)
+	}
+	rules := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			role := &rbacv1.ClusterRole{} // Role has the same shape
+			if err := yaml.Unmarshal([]byte(doc), role); err != nil {
+				t.Fatalf("decode %s: %v", f, err)
+			}
+			if role.Kind != "Role" && role.Kind != "ClusterRole" {
+				continue
+			}
+			if role.AggregationRule != nil {
+				t.Errorf("%s %s: aggregated roles can grow after review", f, role.Name)
+			}
+			for _, r := range role.Rules {
+				rules++
+				for _, list := range [][]string{r.Verbs, r.Resources, r.APIGroups, r.NonResourceURLs, r.ResourceNames} {
+					for _, v := range list {
+						if strings.Contains(v, "*") {
+							t.Errorf("%s %s: wildcard %q in rule %+v", filepath.Base(f), role.Name, v, r)
+						}
+					}
+				}
+				if role.Kind == "ClusterRole" && !(slices.Equal(r.APIGroups, []string{"core.gardener.cloud"}) &&
+					slices.Equal(r.Resources, []string{"seeds"}) && slices.Equal(r.Verbs, []string{"list"})) {
+					t.Errorf("%s %s: cluster-wide rule %+v; only listing seeds is cluster-wide", filepath.Base(f), role.Name, r)
+				}
+				if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "secrets") {
+					for _, v := range r.Verbs {
+						if !slices.Contains([]string{"get", "create", "delete"}, v) {
+							t.Errorf("%s %s: verb %q on Secrets in rule %+v; only get, create and delete by name", filepath.Base(f), role.Name, v, r)
+						}
+					}
+				}
+			}
+		}
+	}
+	if rules == 0 {
+		t.Fatal("config/gardener grants nothing; the test read the wrong files")
+	}
+}

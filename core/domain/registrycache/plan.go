@@ -20,6 +20,10 @@ type Verdict struct {
 	Message  string
 }
 
+// MaxCredentialBytes caps the username and the password of a cache's credentials: registry tokens and service
+// account keys are a few KiB; every copy is stored in the Gardener project and in the cluster, per runtime.
+const MaxCredentialBytes = 16 << 10
+
 // Needs lists what the use case must observe before Plan can decide: the credentials Secrets the statically valid
 // configs name and the hosts whose resolution is checked (their upstream, and the remote URL's host when set).
 func Needs(cfgs []Config) (secrets []Key, hosts []string) {
@@ -64,6 +68,25 @@ func (p Plan) SecretNames() []string {
 	out := make([]string, 0, len(p.Secrets))
 	for _, s := range p.Secrets {
 		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Refuse takes the caches whose garden copy is one of names out of the plan (with their copies) and gives their
+// configs the verdict reason with message; the other caches stay as planned.
+func (p Plan) Refuse(names []string, reason Reason, message string) Plan {
+	out := Plan{Verdicts: maps.Clone(p.Verdicts)}
+	for _, e := range p.Entries {
+		if e.Cache.CredentialsSecret != "" && slices.Contains(names, e.Cache.CredentialsSecret) {
+			out.Verdicts[Key{Namespace: e.Namespace, Name: e.Name}] = Verdict{Reason: reason, Field: "spec.secretReferenceName", Message: message}
+			continue
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	for _, s := range p.Secrets {
+		if !slices.Contains(names, s.Name) {
+			out.Secrets = append(out.Secrets, s)
+		}
 	}
 	return out
 }
@@ -113,6 +136,12 @@ func validateStatic(cfgs []Config) map[Key]Verdict {
 		}
 		if p := shoot.CheckRegistryCache(check); p != nil {
 			out[c.Key()] = Verdict{Reason: fieldReason(p.Field), Field: "spec." + p.Field, Message: p.Message}
+			continue
+		}
+		if h := hostOnly(c.Cache.Upstream); !strings.Contains(h, ".") && net.ParseIP(h) == nil {
+			// A single-label name would be resolved, by the operator and by the cluster, through local search domains.
+			out[c.Key()] = Verdict{Reason: ReasonInvalidUpstream, Field: "spec.upstream",
+				Message: fmt.Sprintf("%q is a single-label host name; use the registry's fully qualified name, e.g. registry.example.com", c.Cache.Upstream)}
 			continue
 		}
 		if first, taken := owner[c.Cache.Upstream]; taken {
@@ -188,6 +217,10 @@ func checkCredentials(c Config, cred Credentials) Verdict {
 	if len(cred.Data) != 2 || len(cred.Data[KeyUsername]) == 0 || len(cred.Data[KeyPassword]) == 0 {
 		return Verdict{Reason: ReasonSecretInvalid, Field: "spec.secretReferenceName",
 			Message: fmt.Sprintf("Secret %s must hold exactly the non-empty keys %s and %s (it has %d keys)", ref, KeyUsername, KeyPassword, len(cred.Data))}
+	}
+	if len(cred.Data[KeyUsername]) > MaxCredentialBytes || len(cred.Data[KeyPassword]) > MaxCredentialBytes {
+		return Verdict{Reason: ReasonSecretInvalid, Field: "spec.secretReferenceName",
+			Message: fmt.Sprintf("Secret %s: %s and %s may hold at most %d bytes each", ref, KeyUsername, KeyPassword, MaxCredentialBytes)}
 	}
 	return Verdict{Accepted: true}
 }

@@ -74,6 +74,24 @@ func TestDecide(t *testing.T) {
 			refused:  map[string]Reason{"nx": ReasonUpstreamUnreachable, "rem": ReasonUpstreamUnreachable},
 		},
 		{
+			reason: "a single-label upstream is refused (it would resolve through search domains); an IP is not",
+			in: Input{RuntimeID: "rt", Configs: []Config{cfg("a", "short", "registry", 1), cfg("a", "local", "localhost:5000", 1),
+				cfg("a", "ip", "10.0.0.7:5000", 1), cfg("a", "fqdn", "registry.example.com", 1)}},
+			accepted: []string{"fqdn", "ip"},
+			refused:  map[string]Reason{"short": ReasonInvalidUpstream, "local": ReasonInvalidUpstream},
+		},
+		{
+			reason: "credentials above the size cap are refused",
+			in: Input{RuntimeID: "rt", Configs: []Config{withSecret(cfg("a", "huge", "docker.io", 1), "huge"), withSecret(cfg("a", "ok", "quay.io", 1), "ok")},
+				Credentials: map[Key]Credentials{
+					{"a", "huge"}: {Found: true, Data: map[string][]byte{KeyUsername: []byte("u"), KeyPassword: make([]byte, MaxCredentialBytes+1)}},
+					{"a", "ok"}:   {Found: true, Data: map[string][]byte{KeyUsername: []byte("u"), KeyPassword: make([]byte, MaxCredentialBytes)}},
+				}},
+			accepted:    []string{"ok"},
+			refused:     map[string]Reason{"huge": ReasonSecretInvalid},
+			wantSecrets: 1,
+		},
+		{
 			reason: "a missing or malformed Secret refuses its cache only; a good one becomes a garden copy",
 			in: Input{RuntimeID: "rt", Configs: []Config{
 				withSecret(cfg("a", "missing", "docker.io", 1), "nope"),

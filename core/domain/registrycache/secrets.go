@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
 // SecretPrefix starts the name of every garden copy of registry credentials; the operator deletes only Secrets
 // with it (and its labels).
-const SecretPrefix = "reg-cache-"
+const SecretPrefix = shoot.RegistryCredentialsPrefix
 
 // SecretName is the content-addressed name of the garden copy of credentials data for a cache of a runtime:
 // reg-cache-<hash of runtime ID, cache UID and data>. New credentials give a new name, so a copy never changes

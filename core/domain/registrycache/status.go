@@ -28,6 +28,10 @@ const (
 	ReasonUpstreamUnreachable      Reason = "UpstreamUnreachable"
 	ReasonSecretMissing            Reason = "SecretMissing"
 	ReasonSecretInvalid            Reason = "SecretInvalid"
+	// ReasonSecretCopyConflict: the garden already holds a Secret under the name of this cache's copy of the
+	// credentials that is not that copy (someone placed it there); it is never used. The landscape's operators
+	// must remove it.
+	ReasonSecretCopyConflict Reason = "SecretCopyConflict"
 )
 
 // ConditionType is the type of the condition the operator keeps on every RegistryCacheConfig.

@@ -31,8 +31,12 @@ const (
 	ReasonInvalidHighAvailability  Reason = "InvalidHighAvailability"
 	ReasonAuditLogTenantMissing    Reason = "AuditLogTenantMissing"
 	ReasonInvalidRegistryCache     Reason = "InvalidRegistryCache"
-	ReasonInvalidConfig            Reason = "InvalidConfig"
-	ReasonNoFreeZoneCIDR           Reason = "NoFreeZoneCIDR"
+	// ReasonForeignRegistryCredentials: a registry cache names a Secret of the Gardener project that is not a copy
+	// of registry credentials made for this runtime (reg-cache-*, labelled with its runtime ID). Passing it on would
+	// hand another customer's credentials, or the project's cloud credentials, to this cluster.
+	ReasonForeignRegistryCredentials Reason = "ForeignRegistryCredentials"
+	ReasonInvalidConfig              Reason = "InvalidConfig"
+	ReasonNoFreeZoneCIDR             Reason = "NoFreeZoneCIDR"
 	// ReasonOIDCExtensionDisabled: a Runtime has customer OIDC issuers but the landscape turns shoot-oidc-service,
 	// which serves them, off (shoot.oidcExtension=never).
 	ReasonOIDCExtensionDisabled Reason = "OIDCExtensionDisabled"

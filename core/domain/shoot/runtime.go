@@ -51,6 +51,11 @@ type Runtime struct {
 	EgressFilter   bool
 	IngressFilter  bool
 	RegistryCaches []RegistryCache
+	// RegistryCredentialCopies are the Secrets of the Gardener project confirmed to be copies of registry
+	// credentials made for this runtime (named RegistryCredentialsPrefix..., labelled with its runtime ID). A
+	// registry cache may reference only these: anything else would reach another runtime's or the project's
+	// credentials.
+	RegistryCredentialCopies []string
 	// DedicatedAuditLog is the audit log tenant the runtime claimed for itself (auditLogAccessEnabled); nil: the
 	// shared tenant of its provider and region.
 	DedicatedAuditLog *DedicatedAuditLog

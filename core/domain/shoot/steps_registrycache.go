@@ -3,6 +3,7 @@ package shoot
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +74,11 @@ func stepRegistryCache(in input, s *Spec) error {
 			return invalid(ReasonInvalidRegistryCache, field+".config.upstream", "upstream %q is cached twice", c.Upstream)
 		}
 		seen[c.Upstream] = true
+		if c.CredentialsSecret != "" && !OwnRegistryCredentials(in.rt, c.CredentialsSecret) {
+			return invalid(ReasonForeignRegistryCredentials, field+".config."+CacheFieldSecretRefName,
+				"Secret %q is not a copy of registry credentials of runtime %s (%s*, labelled with the runtime ID); only the operator's own copies can be referenced",
+				c.CredentialsSecret, in.rt.ID, RegistryCredentialsPrefix)
+		}
 		caches = append(caches, c)
 		if c.SecretReferenceName != "" {
 			s.Resources = append(s.Resources, ResourceRef{Name: c.SecretReferenceName, APIVersion: "v1", Kind: "Secret", TargetName: c.CredentialsSecret})
@@ -80,6 +86,15 @@ func stepRegistryCache(in input, s *Spec) error {
 	}
 	s.Extensions = append(s.Extensions, Extension{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: caches}})
 	return nil
+}
+
+// RegistryCredentialsPrefix starts the name of every copy of registry credentials in the Gardener project.
+const RegistryCredentialsPrefix = "reg-cache-"
+
+// OwnRegistryCredentials tells whether a registry cache of rt may reference the project Secret name: a
+// reg-cache-* copy confirmed (by its labels) to be made for rt.
+func OwnRegistryCredentials(rt Runtime, name string) bool {
+	return strings.HasPrefix(name, RegistryCredentialsPrefix) && slices.Contains(rt.RegistryCredentialCopies, name)
 }
 
 // httpURL accepts absolute http(s) URLs with a host, as the registry-cache extension passes them on.

@@ -193,9 +193,10 @@ func TestStepRegistryCache(t *testing.T) {
 	rt := testRuntime(AWS)
 	rt.RegistryCaches = []RegistryCache{
 		{Upstream: "docker.io", VolumeSize: "10Gi", GarbageCollectionTTL: "168h"},
-		{Upstream: "registry.example.com:5000", SecretReferenceName: "ref", CredentialsSecret: "reg-creds"},
+		{Upstream: "registry.example.com:5000", SecretReferenceName: "ref", CredentialsSecret: "reg-cache-own"},
 		{Upstream: "quay.io", HTTPProxy: "http://proxy.example.com:3128", HTTPSProxy: "https://proxy.example.com", TLS: new(bool)},
 	}
+	rt.RegistryCredentialCopies = []string{"reg-cache-own"}
 	s, err := runStep(t, stepRegistryCache, input{rt: rt})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +204,7 @@ func TestStepRegistryCache(t *testing.T) {
 	if diff := cmp.Diff([]Extension{{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: rt.RegistryCaches}}}, s.Extensions); diff != "" {
 		t.Errorf("extensions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]ResourceRef{{Name: "ref", APIVersion: "v1", Kind: "Secret", TargetName: "reg-creds"}}, s.Resources); diff != "" {
+	if diff := cmp.Diff([]ResourceRef{{Name: "ref", APIVersion: "v1", Kind: "Secret", TargetName: "reg-cache-own"}}, s.Resources); diff != "" {
 		t.Errorf("resources (-want +got):\n%s", diff)
 	}
 	for _, bad := range []RegistryCache{{Upstream: "Not A Host"}, {Upstream: "docker.io", GarbageCollectionTTL: "a week"}, {Upstream: "docker.io", SecretReferenceName: "x"},
@@ -212,6 +213,28 @@ func TestStepRegistryCache(t *testing.T) {
 		if _, err := runStep(t, stepRegistryCache, input{rt: rt}); reasonOf(err) != ReasonInvalidRegistryCache {
 			t.Errorf("%+v: want InvalidRegistryCache, got %v", bad, err)
 		}
+	}
+}
+
+// TestStepRegistryCacheRefusesForeignCredentials: a cache may reference only a reg-cache-* copy confirmed to be made
+// for this runtime; another runtime's copy (customer B naming customer A's) or any other project Secret (cloud
+// credentials) is refused with a stable reason, whatever the Runtime says.
+func TestStepRegistryCacheRefusesForeignCredentials(t *testing.T) {
+	rt := testRuntime(AWS)
+	rt.RegistryCredentialCopies = []string{"reg-cache-mine", "aws-credentials"}
+	for _, name := range []string{"reg-cache-of-runtime-a", "aws-credentials", "kubeconfig-rt-a"} {
+		rt.RegistryCaches = []RegistryCache{{Upstream: "quay.io"}, {Upstream: "docker.io", SecretReferenceName: name, CredentialsSecret: name}}
+		_, err := runStep(t, stepRegistryCache, input{rt: rt})
+		if reasonOf(err) != ReasonForeignRegistryCredentials {
+			t.Errorf("cache referencing %q: got %v, want %s", name, err, ReasonForeignRegistryCredentials)
+		}
+		if ve := AsValidationError(err); ve == nil || ve.Field != "spec.imageRegistryCache[1].config.secretReferenceName" {
+			t.Errorf("cache referencing %q: field of %v", name, err)
+		}
+	}
+	rt.RegistryCaches = []RegistryCache{{Upstream: "docker.io", SecretReferenceName: "reg-cache-mine", CredentialsSecret: "reg-cache-mine"}}
+	if _, err := runStep(t, stepRegistryCache, input{rt: rt}); err != nil {
+		t.Errorf("the runtime's own copy: %v", err)
 	}
 }
 

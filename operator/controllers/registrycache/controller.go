@@ -23,10 +23,13 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// RBAC in KCP (Runtimes are also the Runtime controller's; Kyma resources are read only). In the garden the
-// operator's Role allows creating, listing (by label) and deleting Secrets in the project namespace.
+// RBAC in KCP (Runtimes are also the Runtime controller's; Kyma resources are read only; ConfigMaps
+// kim-registry-cache-<runtimeID> record each runtime's garden copies and go when they are empty). In the garden the
+// operator's Role allows creating, getting and deleting Secrets in the project namespace, never listing or
+// watching them: the copies are found by the names the KCP records.
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=operator.kyma-project.io,namespace=kcp-system,resources=kymas,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;create;patch;delete
 
 // Name of the controller in logs and the --controllers flag.
 const Name = "registry-cache"
@@ -51,16 +54,15 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 		return nil
 	}
 	ns := deps.Namespaces[0]
-	sync := &usecase.RegistryCacheSync{Runtimes: p.Runtimes, Source: p.Source, Garden: p.Garden, Resolver: p.Resolver,
-		Interval: p.Interval}
+	sync := &usecase.RegistryCacheSync{Runtimes: p.Runtimes, Source: p.Source, Garden: p.Garden, Ledger: p.Ledger,
+		Resolver: p.Resolver, Interval: p.Interval}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, sync, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
 	triggers := make(chan event.TypedGenericEvent[reconcile.Request], 64)
 	if err := mgr.AddMetricsServerExtraHandler(TriggerPath, &Trigger{Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
 		Events: triggers}); err != nil {
 		return fmt.Errorf("registry cache trigger endpoint: %w", err)
 	}
-	if err := mgr.Add(&sweeper{garden: deps.Garden.GetAPIReader(), namespace: deps.GardenNamespace, runtimeNamespace: ns,
-		interval: p.Interval, events: triggers}); err != nil {
+	if err := mgr.Add(&sweeper{ledger: p.Ledger, namespaces: deps.Namespaces, interval: p.Interval, events: triggers}); err != nil {
 		return fmt.Errorf("registry cache sweeper: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).Named(Name).

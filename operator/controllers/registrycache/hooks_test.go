@@ -28,8 +28,10 @@ func TestRegistryCacheReconcilerOnTheSkeleton(t *testing.T) {
 		t.Fatal(err)
 	}
 	const interval = time.Hour
+	ledger := kimfake.NewRegistryCacheLedger()
 	newReconciler := func(kcp client.Client, runtimes *kimfake.RegistryCacheRuntimes, garden *kimfake.RegistryCacheGarden) *Reconciler {
-		sync := &usecase.RegistryCacheSync{Runtimes: runtimes, Source: kimfake.NewRegistryCacheSource(), Garden: garden, Interval: interval}
+		sync := &usecase.RegistryCacheSync{Runtimes: runtimes, Source: kimfake.NewRegistryCacheSource(), Garden: garden, Ledger: ledger,
+			Interval: interval}
 		return NewReconciler(kcp, kcp, setup.Ports{Clock: clocktesting.NewFakeClock(time.Unix(1_700_000_000, 0))}, sync, NewMetrics(nil), nil)
 	}
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}}
@@ -38,7 +40,11 @@ func TestRegistryCacheReconcilerOnTheSkeleton(t *testing.T) {
 		garden := kimfake.NewRegistryCacheGarden()
 		copyOf := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "abc", RuntimeID: "rt-1", ShootName: "shoot-1",
 			Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}
-		if err := garden.EnsureSecret(context.Background(), copyOf); err != nil {
+		if err := ledger.Record(context.Background(), ports.RuntimeRef{Namespace: req.Namespace, RuntimeID: req.Name},
+			[]registrycache.GardenSecret{copyOf}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := garden.EnsureSecret(context.Background(), copyOf); err != nil {
 			t.Fatal(err)
 		}
 		r := newReconciler(fake.NewClientBuilder().WithScheme(scheme).Build(), kimfake.NewRegistryCacheRuntimes(), garden)

@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/core/domain/registrycache"
-	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -65,14 +62,14 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, "no runtime "+id, http.StatusNotFound)
 }
 
-// sweeper enqueues the runtimes of every garden copy of registry credentials, at start and then at every
+// sweeper enqueues every runtime with recorded garden copies of registry credentials, at start and then at every
 // interval: copies of runtimes deleted while the operator was down (no event announces them) are collected too.
+// The record is in the KCP (ports.RegistryCacheLedger): the project's Secrets are never listed.
 type sweeper struct {
-	garden           client.Reader
-	namespace        string
-	runtimeNamespace string
-	interval         time.Duration
-	events           chan<- event.TypedGenericEvent[reconcile.Request]
+	ledger     ports.RegistryCacheLedger
+	namespaces []string
+	interval   time.Duration
+	events     chan<- event.TypedGenericEvent[reconcile.Request]
 }
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable: only the leader collects.
@@ -93,22 +90,17 @@ func (s *sweeper) Start(ctx context.Context) error {
 }
 
 func (s *sweeper) sweep(ctx context.Context) error {
-	var list corev1.SecretList
-	if err := s.garden.List(ctx, &list, client.InNamespace(s.namespace),
-		client.MatchingLabels{wire.LabelManagedBy: wire.ManagedByValue}); err != nil {
-		return fmt.Errorf("list registry credentials: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, sec := range list.Items {
-		id := sec.Labels[imv1.LabelRuntimeID]
-		if id == "" || seen[id] || !strings.HasPrefix(sec.Name, registrycache.SecretPrefix) {
-			continue
+	for _, ns := range s.namespaces {
+		ids, err := s.ledger.Runtimes(ctx, ns)
+		if err != nil {
+			return fmt.Errorf("list the records of registry credential copies in %s: %w", ns, err)
 		}
-		seen[id] = true
-		select {
-		case s.events <- event.TypedGenericEvent[reconcile.Request]{Object: requestFor(s.runtimeNamespace, id)}:
-		case <-ctx.Done():
-			return nil
+		for _, id := range ids {
+			select {
+			case s.events <- event.TypedGenericEvent[reconcile.Request]{Object: requestFor(ns, id)}:
+			case <-ctx.Done():
+				return nil
+			}
 		}
 	}
 	return nil

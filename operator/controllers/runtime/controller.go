@@ -55,7 +55,7 @@ func (Controller) Name() string { return Name }
 func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
 	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
 		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials,
-		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly}
+		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly, RegistryCredentials: p.RegistryCredentials}
 	if al := p.SelfService.AuditLog; al != nil {
 		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
 		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}

@@ -27,6 +27,8 @@ type RegistryCachePorts struct {
 	// composition root decides how (see operator/app).
 	Source ports.RegistryCacheSource
 	Garden ports.RegistryCacheGarden
+	// Ledger records each runtime's garden copies in the KCP (the operator never lists the project's Secrets).
+	Ledger ports.RegistryCacheLedger
 	// Resolver checks upstream host names; nil when registryCache.checkUpstreamDNS is false.
 	Resolver ports.UpstreamResolver
 	// Interval is the periodic sync of every runtime; Workers the runtimes synced at the same time.

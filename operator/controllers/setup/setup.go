@@ -69,6 +69,9 @@ type Ports struct {
 	ShootOwner func(labels, annotations map[string]string) (namespace, name string, ok bool)
 	// SelfService are the ports of the registry cache and audit log pool controllers.
 	SelfService SelfService
+	// RegistryCredentials confirms the copies of registry credentials Runtimes reference (the Runtime controller
+	// refuses any other reference); nil: every reference is refused.
+	RegistryCredentials ports.RegistryCredentialOwners
 }
 
 // Settings are the effective configuration controllers decide with.

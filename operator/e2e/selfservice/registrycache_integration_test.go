@@ -84,6 +84,14 @@ func TestRegistryCacheIntegration(t *testing.T) {
 		t.Errorf("garden copy: labels %v, immutable %v, password copied %v", copySecret.Labels, copySecret.Immutable,
 			string(copySecret.Data["password"]) == secretPassword)
 	}
+	// The copy's name is recorded in the KCP: the operator finds its copies there, it never lists the garden.
+	ledger := &corev1.ConfigMap{}
+	if err := w.kcp.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: kube.RegistryCacheLedgerName(id)}, ledger); err != nil {
+		t.Fatalf("KCP record of the copies: %v", err)
+	}
+	if _, ok := ledger.Data[copyName]; !ok || ledger.Labels[imv1.LabelRuntimeID] != id {
+		t.Errorf("KCP record of the copies: labels %v, data %v; want %s recorded", ledger.Labels, ledger.Data, copyName)
+	}
 	testenv.Eventually(t, time.Minute, "RegistryCacheConfig docker Applied", func() (bool, string) {
 		c := cacheCondition(t, rtc, "docker")
 		return c != nil && c.Reason == string(registrycache.ReasonApplied) && c.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", c)
@@ -108,6 +116,10 @@ func TestRegistryCacheIntegration(t *testing.T) {
 	t.Logf("trigger -> cache removed from the shoot: %s", time.Since(triggered).Round(time.Millisecond))
 	testenv.Eventually(t, 2*time.Minute, "the garden copy deleted", func() (bool, string) {
 		err := w.garden.Get(ctx, client.ObjectKey{Namespace: "garden-" + w.project, Name: copyName}, &corev1.Secret{})
+		return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("get: %v", err)
+	})
+	testenv.Eventually(t, time.Minute, "the empty KCP record of the copies removed", func() (bool, string) {
+		err := w.kcp.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: kube.RegistryCacheLedgerName(id)}, &corev1.ConfigMap{})
 		return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("get: %v", err)
 	})
 	w.checkNoCredentialsLeaked(t, id, secretPassword)
