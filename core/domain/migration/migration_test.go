@@ -151,6 +151,38 @@ func TestMigrationReview(t *testing.T) {
 	}
 }
 
+// TestMigrationReviewGeneration: the new generation the gardener-apiserver reports follows from the changes: it is
+// accepted with them, never on its own (a write that only re-serialises starts a reconcile nobody asked for).
+func TestMigrationReviewGeneration(t *testing.T) {
+	kubelet := Difference{Path: ".spec.kubernetes.kubelet.featureGates", Want: `{"A":true}`}
+	gen := Difference{Path: GenerationPath, Want: "3", Have: "2"}
+	other := Difference{Path: ".spec.provider.workers[name=cpu-worker-0].maximum", Want: "3", Have: "4"}
+	for _, tc := range []struct {
+		reason  string
+		diffs   []Difference
+		accept  []string
+		binding string
+		blocked bool
+	}{
+		{"with an accepted change", []Difference{kubelet, gen}, []string{"r1:spec.kubernetes.kubelet"}, "", false},
+		{"with the expected binding switch", []Difference{{Path: CredentialsBindingPath, Want: "sb"}, gen}, nil, "sb", false},
+		{"alone", []Difference{gen}, nil, "", true},
+		{"with another blocking change", []Difference{kubelet, other, gen}, []string{"r1:spec.kubernetes.kubelet"}, "", true},
+		{"with nothing accepted", []Difference{kubelet, gen}, nil, "", true},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			var accept []Acceptance
+			for _, a := range tc.accept {
+				accept = append(accept, ParseAcceptance(a))
+			}
+			got, blocked := Review("r1", "s1", tc.binding, tc.diffs, accept)
+			if blocked != tc.blocked {
+				t.Errorf("blocked %t, want %t: %+v", blocked, tc.blocked, got)
+			}
+		})
+	}
+}
+
 // TestMigrationMatchApproval: an existing Runtime whose shoot the operator never took over waits for an approval of
 // its first apply (adopt-only mode); one taken over, or being deleted, or of another runtime, does not.
 func TestMigrationMatchApproval(t *testing.T) {

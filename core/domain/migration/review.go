@@ -31,6 +31,10 @@ const (
 // CredentialsBindingPath is the path of the shoot's credentials binding name in differences.
 const CredentialsBindingPath = ".spec.credentialsBindingName"
 
+// GenerationPath is the difference the gardener-apiserver's dry run reports when the write would start a new
+// generation (Gardener reconciles the cluster then).
+const GenerationPath = ".metadata.generation"
+
 // Acceptance is one --accept: a path prefix, for every runtime or only for one (by runtime ID or shoot name).
 type Acceptance struct {
 	Runtime string // empty: every runtime
@@ -74,7 +78,29 @@ func Review(runtimeID, shootName, secretBinding string, diffs []Difference, acce
 		}
 		out = append(out, d)
 	}
-	return out, blocked
+	return out, reviewGeneration(out, blocked)
+}
+
+// reviewGeneration: a new generation that follows from changes a person accepted (or the expected binding switch)
+// is accepted with them; one without any such change (the write would re-serialise what the shoot holds) still
+// blocks, as does any other blocking difference. It reports whether anything still blocks.
+func reviewGeneration(diffs []Difference, blocked bool) bool {
+	gen, others, reviewed := -1, false, false
+	for i, d := range diffs {
+		switch {
+		case d.Path == GenerationPath:
+			gen = i
+		case d.Kind == Blocking:
+			others = true
+		case d.Kind == Accepted || d.Kind == CredentialsSwitch:
+			reviewed = true
+		}
+	}
+	if gen < 0 || diffs[gen].Kind != Blocking || others || !reviewed {
+		return blocked
+	}
+	diffs[gen].Kind = Accepted
+	return false
 }
 
 func accepted(accept []Acceptance, runtimeID, shootName, path string) bool {

@@ -13,6 +13,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -106,6 +107,10 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 	t.Helper()
 	ctx := context.Background()
 	id := pl.diff.id
+	before := &gardencorev1beta1.Shoot{}
+	if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: pl.diff.shoot}, before); err != nil {
+		t.Fatal(err)
+	}
 	if err := env.KCPClient.Create(ctx, pl.diff.keb.DeepCopy()); err != nil {
 		t.Fatalf("create KEB's Runtime %s: %v", id, err)
 	}
@@ -121,8 +126,9 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 	if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: pl.diff.shoot}, s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Spec.Kubernetes.Kubelet != nil || gardener.TakenOver(s) || s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
-		t.Fatalf("held shoot %s: kubelet %v, taken over %v, managed-by %q; want adopted and unchanged", s.Name, s.Spec.Kubernetes.Kubelet, gardener.TakenOver(s), s.Labels[wire.LabelManagedBy])
+	if !apiequality.Semantic.DeepEqual(s.Spec, before.Spec) || gardener.TakenOver(s) || s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
+		t.Fatalf("held shoot %s: spec changed %v, taken over %v, managed-by %q; want adopted and unchanged", s.Name,
+			!apiequality.Semantic.DeepEqual(s.Spec, before.Spec), gardener.TakenOver(s), s.Labels[wire.LabelManagedBy])
 	}
 
 	item := func(rep migration.Report) migration.Item {
@@ -139,7 +145,7 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 	}
 	approved := runMigrateReport(t, append(slices.Clone(args), "--apply", "--accept", id+":.spec.kubernetes.kubelet"))
 	if it := item(approved); it.Outcome != migration.OutcomeDone || len(it.Actions) != 1 || it.Actions[0].Kind != migration.ApproveTakeover || !it.Actions[0].Done {
-		t.Errorf("--apply with the difference accepted: %s, actions %+v; want Done with %s", it.Outcome, it.Actions, migration.ApproveTakeover)
+		t.Fatalf("--apply with the difference accepted: %s, actions %+v, problems %v, differences %v; want Done with %s", it.Outcome, it.Actions, it.Problems, it.Differences, migration.ApproveTakeover)
 	}
 	if n := writes(proxy.take(), ""); n != 0 {
 		t.Errorf("the approval sent %d writes to the garden", n)
@@ -152,9 +158,10 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 	if err := env.KCPClient.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: id}, rt); err != nil {
 		t.Fatal(err)
 	}
-	if s.Spec.Kubernetes.Kubelet == nil || !gardener.TakenOver(s) || rt.Annotations[imv1.AnnotationForcePatchReconciliation] != "" {
-		t.Errorf("after the approval: kubelet %v, taken over %v, force-patch %q; want applied, taken over, the approval consumed",
-			s.Spec.Kubernetes.Kubelet, gardener.TakenOver(s), rt.Annotations[imv1.AnnotationForcePatchReconciliation])
+	kubeletChanged := !apiequality.Semantic.DeepEqual(s.Spec.Kubernetes.Kubelet, before.Spec.Kubernetes.Kubelet)
+	if !kubeletChanged || !gardener.TakenOver(s) || rt.Annotations[imv1.AnnotationForcePatchReconciliation] != "" {
+		t.Errorf("after the approval: kubelet changed %v, taken over %v, force-patch %q; want applied, taken over, the approval consumed",
+			kubeletChanged, gardener.TakenOver(s), rt.Annotations[imv1.AnnotationForcePatchReconciliation])
 	}
 }
 
