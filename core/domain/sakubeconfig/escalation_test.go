@@ -178,7 +178,7 @@ func TestCheckClusterRole(t *testing.T) {
 		code   RefusalCode
 		want   string
 	}{
-		{reason: "view cluster-wide", ref: ClusterRoleRef{Name: "view"}, role: view},
+		{reason: "a pod reader cluster-wide", ref: ClusterRoleRef{Name: "reader"}, role: view},
 		{reason: "a role with Secrets bound in the ServiceAccount's namespace", ref: ClusterRoleRef{Name: "edit", Namespaces: teamA}, role: edit},
 		{reason: "a role with Secrets bound in a system namespace", ref: ClusterRoleRef{Name: "edit", Namespaces: kymaSystem}, role: edit,
 			code: CodeCredentialsSystemNamespace, want: "ClusterRole edit rule 1"},
