@@ -31,8 +31,9 @@ type IdentitiesFixture struct {
 	NamespaceExists func(ctx context.Context, ns string) (bool, error)
 	// PutServiceAccount creates a ServiceAccount in Runtime as a customer would (without the operator's labels).
 	PutServiceAccount func(ctx context.Context, sa sakubeconfig.ServiceAccount) error
-	// PutClusterRole creates a ClusterRole with rules in Runtime as a customer would.
-	PutClusterRole func(ctx context.Context, name string, rules []sakubeconfig.Rule) error
+	// PutClusterRole creates a ClusterRole with role's rules in Runtime as a customer would; an aggregated one gets
+	// an aggregationRule (whose selector matches nothing, so its rules stay role's).
+	PutClusterRole func(ctx context.Context, name string, role sakubeconfig.ClusterRole) error
 	// Now is the time tokens are issued at.
 	Now func() time.Time
 }
@@ -141,17 +142,25 @@ func RunRuntimeIdentitiesContract(t *testing.T, newFixture func(t *testing.T) Id
 		checkObjects(t, f, first.Owner, sakubeconfig.Desired(first).Refs())
 	})
 
-	t.Run("ClusterRoleRules reads a ClusterRole; a missing one is ErrClusterRoleNotFound", func(t *testing.T) {
+	t.Run("ClusterRole reads a ClusterRole with its non-resource URLs and aggregation; a missing one is ErrClusterRoleNotFound", func(t *testing.T) {
 		f := newFixture(t)
-		rules := []sakubeconfig.Rule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}}
-		if err := f.PutClusterRole(t.Context(), "contract-reader", rules); err != nil {
+		rules := []sakubeconfig.Rule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+			{NonResourceURLs: []string{"/healthz"}, Verbs: []string{"get"}}}
+		if err := f.PutClusterRole(t.Context(), "contract-reader", sakubeconfig.ClusterRole{Rules: rules}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := f.Identities.ClusterRoleRules(t.Context(), f.Runtime, "contract-reader")
-		if err != nil || len(got) != 1 || !slices.Equal(got[0].Resources, []string{"configmaps"}) || !slices.Equal(got[0].Verbs, []string{"get"}) {
-			t.Errorf("ClusterRoleRules = %+v, %v", got, err)
+		got, err := f.Identities.ClusterRole(t.Context(), f.Runtime, "contract-reader")
+		if err != nil || got.Aggregated || len(got.Rules) != 2 || !slices.Equal(got.Rules[0].Resources, []string{"configmaps"}) ||
+			!slices.Equal(got.Rules[0].Verbs, []string{"get"}) || !slices.Equal(got.Rules[1].NonResourceURLs, []string{"/healthz"}) {
+			t.Errorf("ClusterRole = %+v, %v", got, err)
 		}
-		if _, err := f.Identities.ClusterRoleRules(t.Context(), f.Runtime, "contract-missing"); !errors.Is(err, ports.ErrClusterRoleNotFound) {
+		if err := f.PutClusterRole(t.Context(), "contract-aggregated", sakubeconfig.ClusterRole{Aggregated: true}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := f.Identities.ClusterRole(t.Context(), f.Runtime, "contract-aggregated"); err != nil || !got.Aggregated {
+			t.Errorf("aggregated ClusterRole = %+v, %v", got, err)
+		}
+		if _, err := f.Identities.ClusterRole(t.Context(), f.Runtime, "contract-missing"); !errors.Is(err, ports.ErrClusterRoleNotFound) {
 			t.Errorf("missing ClusterRole: %v, want ErrClusterRoleNotFound", err)
 		}
 	})
@@ -169,8 +178,8 @@ func RunRuntimeIdentitiesContract(t *testing.T, newFixture func(t *testing.T) Id
 				_, err := f.Identities.Remove(t.Context(), rt, req.Owner)
 				return err
 			},
-			"ClusterRoleRules": func(rt ports.RuntimeRef) error {
-				_, err := f.Identities.ClusterRoleRules(t.Context(), rt, "view")
+			"ClusterRole": func(rt ports.RuntimeRef) error {
+				_, err := f.Identities.ClusterRole(t.Context(), rt, "view")
 				return err
 			},
 		}

@@ -53,8 +53,9 @@ func TestRuntimeIdentitiesContract(t *testing.T) {
 					map[string]string{"app": "customer"}, nil, nil)
 				return nil
 			},
-			PutClusterRole: func(_ context.Context, name string, rules []sakubeconfig.Rule) error {
-				ids.Put(rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: name}, nil, nil, rules)
+			PutClusterRole: func(_ context.Context, name string, role sakubeconfig.ClusterRole) error {
+				ids.Put(rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: name}, nil, nil, role.Rules)
+				ids.SetAggregated(rt, name, role.Aggregated)
 				return nil
 			},
 		}

@@ -40,6 +40,7 @@ type fakeObject struct {
 	labels, annotations map[string]string
 	uid                 string
 	rules               []sakubeconfig.Rule
+	aggregated          bool
 	roleKind, roleName  string
 }
 
@@ -132,19 +133,31 @@ func (f *RuntimeIdentities) reach(method string, rt ports.RuntimeRef) (*fakeRunt
 	return r, nil
 }
 
-// ClusterRoleRules implements ports.RuntimeIdentities.
-func (f *RuntimeIdentities) ClusterRoleRules(_ context.Context, rt ports.RuntimeRef, name string) ([]sakubeconfig.Rule, error) {
+// ClusterRole implements ports.RuntimeIdentities.
+func (f *RuntimeIdentities) ClusterRole(_ context.Context, rt ports.RuntimeRef, name string) (sakubeconfig.ClusterRole, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r, err := f.reach("ClusterRoleRules", rt)
+	r, err := f.reach("ClusterRole", rt)
 	if err != nil {
-		return nil, err
+		return sakubeconfig.ClusterRole{}, err
 	}
 	o := r.objects[sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: name}]
 	if o == nil {
-		return nil, fmt.Errorf("ClusterRole %s: %w", name, ports.ErrClusterRoleNotFound)
+		return sakubeconfig.ClusterRole{}, fmt.Errorf("ClusterRole %s: %w", name, ports.ErrClusterRoleNotFound)
 	}
-	return slices.Clone(o.rules), nil
+	return sakubeconfig.ClusterRole{Rules: slices.Clone(o.rules), Aggregated: o.aggregated}, nil
+}
+
+// SetAggregated gives the ClusterRole name of rt an aggregationRule (or removes it), as the runtime's aggregation
+// controller would see it; its rules stay what Put gave it.
+func (f *RuntimeIdentities) SetAggregated(rt ports.RuntimeRef, name string, aggregated bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.runtimes[rt]; r != nil {
+		if o := r.objects[sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: name}]; o != nil {
+			o.aggregated = aggregated
+		}
+	}
 }
 
 // Apply implements ports.RuntimeIdentities.

@@ -135,23 +135,24 @@ func (s *session) fail(op string, err error) error {
 }
 
 // ClusterRoleRules implements ports.RuntimeIdentities.
-func (r *RuntimeIdentities) ClusterRoleRules(ctx context.Context, rt ports.RuntimeRef, name string) ([]sakubeconfig.Rule, error) {
+func (r *RuntimeIdentities) ClusterRole(ctx context.Context, rt ports.RuntimeRef, name string) (sakubeconfig.ClusterRole, error) {
 	ctx, s, cancel, err := r.open(ctx, rt)
 	defer cancel()
 	if err != nil {
-		return nil, err
+		return sakubeconfig.ClusterRole{}, err
 	}
 	defer s.close()
 	role, err := s.cs.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("ClusterRole %s in runtime %s: %w", name, rt.RuntimeID, ports.ErrClusterRoleNotFound)
+		return sakubeconfig.ClusterRole{}, fmt.Errorf("ClusterRole %s in runtime %s: %w", name, rt.RuntimeID, ports.ErrClusterRoleNotFound)
 	}
 	if err != nil {
-		return nil, s.fail("read ClusterRole "+name, err)
+		return sakubeconfig.ClusterRole{}, s.fail("read ClusterRole "+name, err)
 	}
-	out := make([]sakubeconfig.Rule, 0, len(role.Rules))
+	out := sakubeconfig.ClusterRole{Rules: make([]sakubeconfig.Rule, 0, len(role.Rules)), Aggregated: role.AggregationRule != nil}
 	for _, p := range role.Rules {
-		out = append(out, sakubeconfig.Rule{APIGroups: p.APIGroups, Resources: p.Resources, ResourceNames: p.ResourceNames, Verbs: p.Verbs})
+		out.Rules = append(out.Rules, sakubeconfig.Rule{APIGroups: p.APIGroups, Resources: p.Resources, ResourceNames: p.ResourceNames,
+			Verbs: p.Verbs, NonResourceURLs: p.NonResourceURLs})
 	}
 	return out, nil
 }

@@ -99,10 +99,15 @@ func TestIntegrationIdentityContracts(t *testing.T) {
 					}
 					return c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: sa.Namespace, Name: sa.Name, Labels: map[string]string{"app": "customer"}}})
 				},
-				PutClusterRole: func(ctx context.Context, name string, rules []sakubeconfig.Rule) error {
+				PutClusterRole: func(ctx context.Context, name string, cr sakubeconfig.ClusterRole) error {
 					role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}}
-					for _, r := range rules {
-						role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
+					for _, r := range cr.Rules {
+						role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs,
+							NonResourceURLs: r.NonResourceURLs})
+					}
+					if cr.Aggregated {
+						role.AggregationRule = &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
+							{MatchLabels: map[string]string{"kim.contract/aggregate-to-" + name: "true"}}}}
 					}
 					return c.Create(ctx, role)
 				},

@@ -45,9 +45,9 @@ type RuntimeIdentities interface {
 	// cache), never the runtime. ErrNoRuntimeKubeconfig when the Secret is missing or empty; a kubeconfig that
 	// cannot be parsed wraps ErrRuntimeUnreachable.
 	Endpoint(ctx context.Context, rt RuntimeRef) (sakubeconfig.Endpoint, error)
-	// ClusterRoleRules returns the rules of the runtime's ClusterRole name (ErrClusterRoleNotFound when it does not
-	// exist); rules with only non-resource URLs come back with empty Resources. Read only.
-	ClusterRoleRules(ctx context.Context, rt RuntimeRef, name string) ([]sakubeconfig.Rule, error)
+	// ClusterRole returns the rules of the runtime's ClusterRole name, non-resource URL rules included, and whether
+	// it is aggregated (ErrClusterRoleNotFound when it does not exist). Read only.
+	ClusterRole(ctx context.Context, rt RuntimeRef, name string) (sakubeconfig.ClusterRole, error)
 	// Apply makes the runtime hold exactly objs for objs.Owner: it creates the namespaces that are missing (never
 	// deletes any), applies the ServiceAccount, roles and bindings, and then deletes objects labelled for the owner
 	// that objs no longer lists (bindings before roles), so a rule change takes effect in place and the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -25,6 +27,15 @@ type IdentityKubeconfigs struct {
 	RotationFraction float64
 	// CleanupTimeout bounds how long a deletion waits for an unreachable runtime (0: the domain's default).
 	CleanupTimeout time.Duration
+	// RoleRecheckInterval is how often a bound ClusterRole is read again while nothing else calls the runtime
+	// (0: 10 minutes): a role that grew into escalation revokes the request within it, whatever the token's
+	// rotation schedule.
+	RoleRecheckInterval time.Duration
+
+	// roleChecks holds per Owner the time its bound ClusterRole was last found allowed (time.Time). In memory
+	// only: after a restart each request's first check is due at a point of the interval derived from its owner,
+	// so a restart spreads the reads instead of calling every runtime at once.
+	roleChecks sync.Map
 }
 
 // IdentityState is what the owner's status says about earlier work.
@@ -112,7 +123,10 @@ func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Re
 			return res, err
 		}
 	}
-	res, err = u.apply(ctx, req, st)
+	if o.recheckRole {
+		return u.recheckRole(ctx, req, st, o, now)
+	}
+	res, err = u.apply(ctx, req, st, now)
 	if err != nil || !res.ObjectsChanged {
 		return res, err
 	}
@@ -121,7 +135,7 @@ func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Re
 		res.Ready, res.Reason, res.ExpiresAt = true, ReasonRulesApplied, d.ExpiresAt
 		res.Message = fmt.Sprintf("rules applied to ServiceAccount %s in runtime %s; %s", req.ServiceAccount, req.RuntimeID, d.Detail)
 		res.Events = append(res.Events, Event{Reason: ReasonRulesApplied, Message: res.Message})
-		res.RequeueAfter = until(d.RotateAt, now)
+		res.RequeueAfter = u.requeue(req, d.RotateAt, now)
 		return res, nil
 	}
 	return u.issue(ctx, req, o, now, res)
@@ -133,6 +147,8 @@ type decision struct {
 	endpoint sakubeconfig.Endpoint
 	policy   kubeconfig.Policy
 	decision kubeconfig.Decision
+	// recheckRole: nothing is due but the periodic check of the bound ClusterRole.
+	recheckRole bool
 }
 
 // decide checks the request and its Secret and applies the rotation policy. It returns nil and the final result
@@ -163,8 +179,12 @@ func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Reque
 	d := sakubeconfig.Rotation(o.policy, now, req.Owner, o.sec.rec, req.Force, o.endpoint)
 	o.decision = d
 	if !d.Issue && st.Applied {
+		if req.ClusterRole != nil && !u.nextRoleCheck(req.Owner, now).After(now) {
+			o.recheckRole = true
+			return o, IdentityResult{}, nil
+		}
 		return nil, IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
-			RequeueAfter: until(d.RotateAt, now)}, nil
+			RequeueAfter: u.requeue(req, d.RotateAt, now)}, nil
 	}
 	return o, IdentityResult{}, nil
 }
@@ -193,19 +213,11 @@ func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) 
 
 // apply checks a bound ClusterRole against the policy and applies the request's objects to the runtime. A refusal
 // or a runtime problem comes back as the result (ObjectsChanged false).
-func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Request, st IdentityState) (IdentityResult, error) {
+func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time) (IdentityResult, error) {
 	rt := runtimeOf(req)
 	if req.ClusterRole != nil {
-		rules, err := u.Runtimes.ClusterRoleRules(ctx, rt, req.ClusterRole.Name)
-		if res, done := runtimeProblem(req, err); done {
-			return res, nil
-		} else if err != nil {
-			return IdentityResult{Reason: ReasonApplyFailed, Message: err.Error()}, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
-		}
-		if err := u.Access.CheckClusterRole(req, rules); err != nil {
-			res, rerr := u.refuse(ctx, req, st, err)
-			res.RequeueAfter = identityRecheckRoles // the runtime's ClusterRole may change
-			return res, rerr
+		if res, done, err := u.checkRole(ctx, req, st, now); done {
+			return res, err
 		}
 	}
 	objs := sakubeconfig.Desired(req)
@@ -217,4 +229,64 @@ func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Reques
 			fmt.Errorf("apply runtime objects of %s: %w", req.Owner, err)
 	}
 	return IdentityResult{Observed: true, Objects: objs.Refs(), ObjectsChanged: true}, nil
+}
+
+// checkRole reads the bound ClusterRole and judges it (done true: res is the final result, a refusal or a runtime
+// problem). A role found allowed is recorded as checked at now.
+func (u *IdentityKubeconfigs) checkRole(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time) (IdentityResult, bool, error) {
+	role, err := u.Runtimes.ClusterRole(ctx, runtimeOf(req), req.ClusterRole.Name)
+	if res, done := runtimeProblem(req, err); done {
+		return res, true, nil
+	} else if err != nil {
+		return IdentityResult{Reason: ReasonApplyFailed, Message: err.Error()}, true, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
+	}
+	if err := u.Access.CheckClusterRole(req, role); err != nil {
+		u.roleChecks.Delete(req.Owner)
+		res, rerr := u.refuse(ctx, req, st, err)
+		if res.RequeueAfter == 0 {
+			res.RequeueAfter = u.roleInterval() // the runtime's ClusterRole may change
+		}
+		return res, true, rerr
+	}
+	u.roleChecks.Store(req.Owner, now)
+	return IdentityResult{}, false, nil
+}
+
+// recheckRole is the periodic check of a bound ClusterRole when nothing else is due: a role that grew into
+// escalation (or became aggregated) is refused like a request, and the request loses what it holds (its
+// ServiceAccount with every token, roles, bindings, Secret); one that is still allowed changes nothing.
+func (u *IdentityKubeconfigs) recheckRole(ctx context.Context, req sakubeconfig.Request, st IdentityState, o *decision, now time.Time) (IdentityResult, error) {
+	if res, done, err := u.checkRole(ctx, req, st, now); done {
+		return res, err
+	}
+	d := o.decision
+	return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+		RequeueAfter: u.requeue(req, d.RotateAt, now)}, nil
+}
+
+func (u *IdentityKubeconfigs) roleInterval() time.Duration {
+	if u.RoleRecheckInterval > 0 {
+		return u.RoleRecheckInterval
+	}
+	return identityRecheckRoles
+}
+
+// nextRoleCheck is when the bound ClusterRole of owner is due to be read again.
+func (u *IdentityKubeconfigs) nextRoleCheck(owner sakubeconfig.Owner, now time.Time) time.Time {
+	interval := u.roleInterval()
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(owner.String()))
+	phase := time.Duration(h.Sum64() % uint64(interval))
+	last, _ := u.roleChecks.LoadOrStore(owner, now.Add(phase-interval))
+	return last.(time.Time).Add(interval)
+}
+
+// requeue is when req must be looked at again: at rotateAt, or earlier for the next check of its bound ClusterRole.
+func (u *IdentityKubeconfigs) requeue(req sakubeconfig.Request, rotateAt, now time.Time) time.Duration {
+	if req.ClusterRole != nil {
+		if next := u.nextRoleCheck(req.Owner, now); next.Before(rotateAt) {
+			return until(next, now)
+		}
+	}
+	return until(rotateAt, now)
 }

@@ -24,6 +24,7 @@ type IdentityDeletion struct {
 // unreachable one after the cleanup timeout since started (the deletion timestamp); both say what was left behind,
 // unless st says the request never held anything there.
 func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Request, st IdentityState, started, now time.Time) (IdentityDeletion, error) {
+	u.roleChecks.Delete(req.Owner)
 	var cleanup sakubeconfig.Cleanup
 	gone, err := u.Runtimes.Remove(ctx, runtimeOf(req), req.Owner)
 	switch {

@@ -43,7 +43,7 @@ func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Reques
 	res.Message = fmt.Sprintf("kubeconfig of %s in runtime %s %s (%s) into Secret %s, valid until %s", req.ServiceAccount, req.RuntimeID,
 		verb, d.Trigger, s.Ref.Name, kubeconfig.FormatTime(tok.ExpiresAt))
 	res.Events = append(res.Events, Event{Reason: res.Reason, Message: res.Message})
-	res.RequeueAfter = until(o.policy.RotateAt(req.Owner.String(), now, tok.ExpiresAt), now)
+	res.RequeueAfter = u.requeue(req, o.policy.RotateAt(req.Owner.String(), now, tok.ExpiresAt), now)
 	return res, nil
 }
 

@@ -14,7 +14,8 @@ import (
 )
 
 func TestIdentityRefusesEscalationUnlessTheLandscapeAllowsSecrets(t *testing.T) {
-	secrets := sakubeconfig.Rule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}
+	// Secrets in a namespace that is neither the ServiceAccount's own nor a system namespace.
+	secrets := sakubeconfig.Rule{Namespaces: []string{"istio-system"}, APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}
 	w := newIdentityWorld(t, time.Hour, secrets)
 	res := w.reconcile()
 	wantReason(t, res, usecase.ReasonEscalationRefused)
@@ -60,8 +61,91 @@ func TestIdentityChecksTheBoundClusterRole(t *testing.T) {
 	if !strings.Contains(res.Message, "spec.clusterRole: ClusterRole edit rule 1") || res.RequeueAfter == 0 {
 		t.Errorf("refusal %q requeue %s; want the role's rule named and a later recheck", res.Message, res.RequeueAfter)
 	}
+	// Bound in kyma-system, the ServiceAccount's own namespace: a system namespace, refused as well.
 	w.req.Generation, w.req.ClusterRole.Namespaces = 2, []string{"kyma-system"}
+	if res := w.reconcile(); res.Reason != usecase.ReasonEscalationRefused || !strings.Contains(res.Message, `system namespace "kyma-system"`) {
+		t.Fatalf("bound in kyma-system: %s %q", res.Reason, res.Message)
+	}
+	// The role loses its Secrets rule.
+	w.ids.Put(w.rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: "edit"}, nil, nil, []sakubeconfig.Rule{
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}})
+	w.req.Generation = 3
 	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+}
+
+// A bound ClusterRole is read again on a timer of its own, not only when a token is due: one that grew into
+// escalation (or became aggregated) revokes the request within the interval, and no new token is issued.
+func TestIdentityRechecksTheBoundClusterRoleOnATimer(t *testing.T) {
+	reader := sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: "reader"}
+	pods := []sakubeconfig.Rule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}}
+	for _, tc := range []struct {
+		name string
+		grow func(w *identityWorld)
+		want string
+	}{
+		{"the role grew into Secrets", func(w *identityWorld) {
+			w.ids.Put(w.rt, reader, nil, nil, append(pods, sakubeconfig.Rule{APIGroups: []string{""}, Resources: []string{"*/token"}, Verbs: []string{"create"}}))
+		}, "*/token"},
+		{"the role became aggregated", func(w *identityWorld) { w.ids.SetAggregated(w.rt, "reader", true) }, "aggregated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newIdentityWorld(t, 24*time.Hour)
+			w.ids.Put(w.rt, reader, nil, nil, pods)
+			w.req.ClusterRole = &sakubeconfig.ClusterRoleRef{Name: "reader"}
+			res := w.reconcile()
+			wantReason(t, res, usecase.ReasonKubeconfigIssued)
+			if res.RequeueAfter > 10*time.Minute {
+				t.Fatalf("next look after %s: a 24h token rotates after ~14h, the bound role must be read again within 10m", res.RequeueAfter)
+			}
+			token, tokens := w.token(), w.ids.TokenRequests()
+
+			// Nothing changed: the timer reads the role, changes nothing, and sets the next timer.
+			w.clock.Step(res.RequeueAfter)
+			requests := w.ids.Requests()
+			res = w.reconcile()
+			wantReason(t, res, usecase.ReasonKubeconfigValid)
+			if w.ids.Requests() != requests+1 || res.RequeueAfter > 10*time.Minute || w.ids.TokenRequests() != tokens {
+				t.Fatalf("an unchanged role: %d requests (want 1: the role), next after %s, %d new tokens", w.ids.Requests()-requests, res.RequeueAfter, w.ids.TokenRequests()-tokens)
+			}
+
+			tc.grow(w)
+			w.clock.Step(res.RequeueAfter)
+			res = w.reconcile()
+			wantReason(t, res, usecase.ReasonEscalationRefused)
+			if !strings.Contains(res.Message, tc.want) || res.Ready || res.Events[len(res.Events)-1].Reason != usecase.EventAccessRevoked {
+				t.Errorf("refusal %+v", res)
+			}
+			if len(w.ids.Objects(w.rt, w.req.Owner)) != 0 || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+				t.Errorf("the refused request still holds objects %v or its Secret", w.ids.Objects(w.rt, w.req.Owner))
+			}
+			if _, err := w.ids.WhoAmI(w.rt, token); err == nil {
+				t.Error("the token of the revoked request still authenticates")
+			}
+			// Until the role is fixed: refused again, no token.
+			w.clock.Step(res.RequeueAfter)
+			wantReason(t, w.reconcile(), usecase.ReasonEscalationRefused)
+			if w.ids.TokenRequests() != tokens {
+				t.Errorf("%d tokens issued for a refused request", w.ids.TokenRequests()-tokens)
+			}
+		})
+	}
+}
+
+// A restart (a new use case, the same status) reads no bound ClusterRole at once: the first checks are spread over
+// the interval.
+func TestIdentityRoleRecheckAfterARestartIsSpread(t *testing.T) {
+	w := newIdentityWorld(t, 24*time.Hour)
+	w.ids.Put(w.rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindClusterRole, Name: "reader"}, nil, nil,
+		[]sakubeconfig.Rule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}})
+	w.req.ClusterRole = &sakubeconfig.ClusterRoleRef{Name: "reader"}
+	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+	w.uc = &usecase.IdentityKubeconfigs{Runtimes: w.ids, Secrets: w.store, RotationFraction: 0.6}
+	requests := w.ids.Requests()
+	res := w.reconcile()
+	wantReason(t, res, usecase.ReasonKubeconfigValid)
+	if w.ids.Requests() != requests || res.RequeueAfter > 10*time.Minute {
+		t.Errorf("after a restart: %d requests, next after %s", w.ids.Requests()-requests, res.RequeueAfter)
+	}
 }
 
 func TestIdentityReissuesForARecreatedRuntime(t *testing.T) {

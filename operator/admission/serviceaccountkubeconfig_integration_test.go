@@ -64,7 +64,22 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 			"spec.rules[0]", "include impersonate"},
 		{"wildcard verbs on userextras", set("spec.rules", []any{rule(nil, []any{"authentication.k8s.io"}, []any{"userextras/scopes"}, []any{"*"})}),
 			"spec.rules[0]", "include impersonate"},
+		{"a */<key> subresource wildcard includes userextras/<key>", set("spec.rules", []any{rule(nil, []any{"authentication.k8s.io"}, []any{"*/scopes"}, []any{"*"})}),
+			"spec.rules[0]", "include impersonate"},
+		{"Secrets cluster-wide", set("spec.rules", []any{rule(nil, core, []any{"secrets"}, get)}),
+			"spec.rules[0]", "Secrets and ServiceAccount tokens cluster-wide"},
+		{"the subresource wildcard */token cluster-wide", set("spec.rules", []any{rule(nil, core, []any{"*/token"}, []any{"create"})}),
+			"spec.rules[0]", "Secrets and ServiceAccount tokens cluster-wide"},
+		{"everything of the core group cluster-wide, read-only", set("spec.rules", []any{rule(nil, []any{"*"}, []any{"*"}, get)}),
+			"spec.rules[0]", "Secrets and ServiceAccount tokens cluster-wide"},
+		{"tokens in kube-system", set("spec.rules", []any{rule(kyma, core, pods, get), rule([]any{"team-a", "kube-system"}, core, []any{"serviceaccounts/token"}, []any{"create"})}),
+			"spec.rules[1]", "in kube-system"},
+		{"wildcard verbs on tokens in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, core, []any{"serviceaccounts/token"}, []any{"*"})}),
+			"spec.rules[0]", "in kube-system"},
+		{"Secrets in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, []any{"*"}, []any{"secrets"}, get)}),
+			"spec.rules[0]", "in kube-system"},
 		{"cluster-admin", set("spec.clusterRole", map[string]any{"name": "cluster-admin"}), "spec.clusterRole.name", "cluster-admin is refused"},
+		{"the aggregated view", set("spec.clusterRole", map[string]any{"name": "view", "namespaces": []any{"team-a"}}), "spec.clusterRole.name", "aggregated"},
 		{"no rules and no ClusterRole", remove("spec.rules"), "spec", "at least one of rules and clusterRole"},
 		{"a rule without verbs", set("spec.rules", []any{rule(kyma, core, pods, []any{})}), "spec.rules[0].verbs", ""},
 		{"a namespace that is not a name", set("spec.rules", []any{rule([]any{"Kyma_System"}, core, pods, get)}), "spec.rules[0].namespaces[0]", ""},
@@ -84,10 +99,10 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 		})
 	}
 
-	t.Run("Secrets cluster-wide pass admission: the operator decides with the landscape configuration", func(t *testing.T) {
+	t.Run("Secrets in named namespaces besides kube-system pass admission: the operator decides with the landscape configuration", func(t *testing.T) {
 		obj := sampleServiceAccountKubeconfig(t)
-		obj.SetName("sak-cluster-secrets")
-		set("spec.rules", []any{rule(nil, core, []any{"secrets"}, get)})(obj.Object)
+		obj.SetName("sak-named-secrets")
+		set("spec.rules", []any{rule([]any{"kyma-system", "istio-system"}, core, []any{"secrets", "*/token"}, get)})(obj.Object)
 		if err := api.client.Create(ctx, obj); err != nil {
 			t.Errorf("rejected at admission: %v", err)
 		}

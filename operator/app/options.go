@@ -183,7 +183,8 @@ func (o Options) settings() (setup.Settings, error) {
 	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
 		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, AdoptOnly: o.Config.Runtime.AdoptOnlyEnabled(), RuntimeWorkers: o.RuntimeWorkers,
 		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
-		IdentityAccess:         sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces},
+		IdentityAccess: sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces,
+			SystemNamespaces: identities.SystemNamespaces},
 		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil
 }
 

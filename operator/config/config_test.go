@@ -14,6 +14,9 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ns := cfg.ServiceAccountKubeconfigs.SystemNamespaces; len(ns) != 4 || ns[3] != "istio-system" {
+		t.Errorf("serviceAccountKubeconfigs.systemNamespaces = %v", ns)
+	}
 	if ns := cfg.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces; len(ns) != 1 || ns[0] != "kcp-system" {
 		t.Errorf("serviceAccountKubeconfigs not decoded: %v", ns)
 	}
@@ -114,6 +117,9 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"a cluster-wide Secrets namespace that is not a name", func(s string) string {
 			return s + "serviceAccountKubeconfigs: {clusterWideSecretsNamespaces: [kcp-system, KCP]}\n"
 		}, "serviceAccountKubeconfigs.clusterWideSecretsNamespaces[1]"},
+		{"a system namespace that is not a name", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {systemNamespaces: [kube-system, Kyma_System]}\n"
+		}, "serviceAccountKubeconfigs.systemNamespaces[1]"},
 		{"a negative cleanup timeout", func(s string) string {
 			return s + "serviceAccountKubeconfigs: {cleanupTimeout: -1m}\n"
 		}, "serviceAccountKubeconfigs.cleanupTimeout"},

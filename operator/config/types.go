@@ -46,8 +46,14 @@ type RegistryCacheConfig struct {
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
 type ServiceAccountKubeconfigsConfig struct {
 	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets (and
-	// ServiceAccount tokens) cluster-wide; everyone else must name namespaces. Default: none.
+	// ServiceAccount tokens) in runtime namespaces other than the ServiceAccount's own, by naming them; never in a
+	// system namespace, so never cluster-wide. Everyone else reaches them only in the ServiceAccount's own
+	// namespace. Default: none.
 	ClusterWideSecretsNamespaces []string `json:"clusterWideSecretsNamespaces,omitempty"`
+	// SystemNamespaces are the runtime namespaces in which no ServiceAccountKubeconfig may reach Secrets or
+	// ServiceAccount tokens, not even its ServiceAccount's own. Unset: kube-system, kube-public, kyma-system.
+	// kube-system is one whatever the list says.
+	SystemNamespaces []string `json:"systemNamespaces,omitempty"`
 	// CleanupTimeout bounds how long the deletion of a ServiceAccountKubeconfig waits for a runtime that does not
 	// answer before it lets go (and says what it left behind). Unset or 0s: 5m. At most 24h.
 	CleanupTimeout Duration `json:"cleanupTimeout,omitempty"`

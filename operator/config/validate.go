@@ -99,6 +99,11 @@ func (c *OperatorConfig) Validate() error {
 			bad(fmt.Sprintf("serviceAccountKubeconfigs.clusterWideSecretsNamespaces[%d]", i), "%q is not a namespace name", ns)
 		}
 	}
+	for i, ns := range c.ServiceAccountKubeconfigs.SystemNamespaces {
+		if len(ns) > 63 || !dnsLabel.MatchString(ns) {
+			bad(fmt.Sprintf("serviceAccountKubeconfigs.systemNamespaces[%d]", i), "%q is not a namespace name", ns)
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -11,16 +12,45 @@ import (
 // landscape configuration), retrying changes nothing.
 var (
 	// ErrEscalation: a rule (or the bound ClusterRole) would let the ServiceAccount gain more than its rules say,
-	// or reach Secrets cluster-wide without the landscape's consent.
+	// or reach Secrets or ServiceAccount tokens where the policy does not allow them.
 	ErrEscalation = errors.New("privilege escalation refused")
 	// ErrInvalid: the request is malformed (admission normally refuses it first).
 	ErrInvalid = errors.New("invalid request")
+)
+
+// RefusalCode names the kind of a refusal: stable, for tests, metrics and people who match on it (the Ready
+// condition's reason stays EscalationRefused or InvalidRequest; the message starts with the refused field).
+type RefusalCode string
+
+// Kinds of refusals.
+const (
+	// CodeEscalatingVerb: the rule names escalate, bind or impersonate, or its wildcards include them on roles,
+	// clusterroles, users, groups, serviceaccounts, uids or userextras.
+	CodeEscalatingVerb RefusalCode = "EscalatingVerb"
+	// CodeEverything: wildcard verbs on wildcard resources.
+	CodeEverything RefusalCode = "WildcardEverything"
+	// CodeCredentialsClusterWide: Secrets or ServiceAccount tokens cluster-wide (every namespace, the system
+	// namespaces included).
+	CodeCredentialsClusterWide RefusalCode = "CredentialsClusterWide"
+	// CodeCredentialsSystemNamespace: Secrets or ServiceAccount tokens in a system namespace.
+	CodeCredentialsSystemNamespace RefusalCode = "CredentialsInSystemNamespace"
+	// CodeCredentialsOtherNamespace: Secrets or ServiceAccount tokens outside the ServiceAccount's own namespace
+	// without the landscape's allowance.
+	CodeCredentialsOtherNamespace RefusalCode = "CredentialsOutsideOwnNamespace"
+	// CodeAggregatedClusterRole: the bound ClusterRole has an aggregationRule.
+	CodeAggregatedClusterRole RefusalCode = "AggregatedClusterRole"
+	// CodeNonResourceURL: a non-resource URL rule of the bound ClusterRole writes, or reaches /logs or /debug.
+	CodeNonResourceURL RefusalCode = "NonResourceURL"
+	// CodeInvalid: the request is malformed.
+	CodeInvalid RefusalCode = "Invalid"
 )
 
 // Refusal says which part of a request is refused and why. It wraps ErrEscalation or ErrInvalid.
 type Refusal struct {
 	// Field is the path of the refused part, e.g. spec.rules[1].
 	Field string
+	// Code is the kind of refusal.
+	Code RefusalCode
 	// Detail explains the refusal in words.
 	Detail string
 	kind   error
@@ -31,51 +61,72 @@ func (r *Refusal) Error() string { return r.Field + ": " + r.Detail }
 // Unwrap returns ErrEscalation or ErrInvalid.
 func (r *Refusal) Unwrap() error { return r.kind }
 
+// DefaultSystemNamespaces are the runtime namespaces in which no request may reach Secrets or ServiceAccount tokens
+// when the landscape names none: kube-system holds the controllers' ServiceAccounts (garbage collector, ClusterRole
+// aggregation, namespace controller), whose tokens are as good as cluster-admin; kube-public is readable by
+// everyone; kyma-system holds Kyma's operators and their credentials.
+var DefaultSystemNamespaces = []string{"kube-system", "kube-public", "kyma-system"}
+
 // AccessPolicy is the landscape's part of the no-escalation policy.
 type AccessPolicy struct {
 	// ClusterWideSecretsNamespaces are the KCP namespaces whose requests may reach Secrets (and ServiceAccount
-	// tokens) cluster-wide. Empty: none may.
+	// tokens) in runtime namespaces other than the ServiceAccount's own, by naming them. Never in a system
+	// namespace, and so never cluster-wide (a cluster-wide rule reaches kube-system). Empty: none may.
 	ClusterWideSecretsNamespaces []string
+	// SystemNamespaces are the runtime namespaces in which Secrets and ServiceAccount tokens are refused to every
+	// request, the ServiceAccount's own namespace included. Nil: DefaultSystemNamespaces. kube-system is one
+	// whatever the list says.
+	SystemNamespaces []string
+}
+
+// System reports whether ns is a system namespace of the policy.
+func (p AccessPolicy) System(ns string) bool {
+	list := p.SystemNamespaces
+	if list == nil {
+		list = DefaultSystemNamespaces
+	}
+	return ns == "kube-system" || slices.Contains(list, ns)
 }
 
 // Verbs that grant more than a rule lists: escalate and bind create or bind roles with permissions the ServiceAccount
-// does not hold, impersonate acts as someone else.
+// does not hold, impersonate acts as someone else. Refused by name in any case (RBAC's verbs are case-sensitive, so
+// "Bind" grants nothing: refusing it anyway keeps a typo from looking accepted).
 var escalatingVerbs = []string{"escalate", "bind", "impersonate"}
 
-// resourceSet is a set of resources in API groups.
-type resourceSet struct {
-	groups    []string
-	resources []string
-}
-
-var (
-	// roleResources carry escalate and bind.
-	roleResources = resourceSet{groups: []string{"rbac.authorization.k8s.io"}, resources: []string{"roles", "clusterroles"}}
-	// impersonationResources carry impersonate.
-	impersonationResources = []resourceSet{
-		{groups: []string{""}, resources: []string{"users", "groups", "serviceaccounts"}},
-		{groups: []string{"authentication.k8s.io"}, resources: []string{"uids", "userextras"}},
-	}
-	// credentialResources hold or mint credentials of other identities: Secrets, and tokens of any ServiceAccount.
-	credentialResources = resourceSet{groups: []string{""}, resources: []string{"secrets", "serviceaccounts/token"}}
+const (
+	groupRBAC           = "rbac.authorization.k8s.io"
+	groupAuthentication = "authentication.k8s.io"
 )
 
-// matches reports whether a rule with these groups and resources covers any resource of s.
-func (s resourceSet) matches(groups, resources []string) bool {
-	if !slices.Contains(groups, "*") && !slices.ContainsFunc(s.groups, func(g string) bool { return slices.Contains(groups, g) }) {
-		return false
+var (
+	// roleActions are the requests RBAC's escalation check authorizes: creating or binding a role with
+	// permissions the requester does not hold. Refused everywhere.
+	roleActions = []action{
+		{verb: "escalate", group: groupRBAC, resource: "roles"}, {verb: "escalate", group: groupRBAC, resource: "clusterroles"},
+		{verb: "bind", group: groupRBAC, resource: "roles"}, {verb: "bind", group: groupRBAC, resource: "clusterroles"},
 	}
-	for _, r := range resources {
-		if r == "*" || slices.Contains(s.resources, r) {
-			return true
-		}
-		// "secrets/*" and "userextras/scopes" name subresources of the resources in s.
-		if base, _, ok := strings.Cut(r, "/"); ok && slices.Contains(s.resources, base) {
-			return true
-		}
+	// impersonationActions are the requests the impersonation filter authorizes. Refused everywhere.
+	impersonationActions = []action{
+		{verb: "impersonate", resource: "users"}, {verb: "impersonate", resource: "groups"},
+		{verb: "impersonate", resource: "serviceaccounts"},
+		{verb: "impersonate", group: groupAuthentication, resource: "uids"},
+		{verb: "impersonate", group: groupAuthentication, resource: "userextras", anySubresource: true},
 	}
-	return false
-}
+	// credentialActions hold or mint credentials of other identities, with any verb: Secrets (reading them, or
+	// creating a service-account-token Secret the token controller fills), and TokenRequests of any ServiceAccount
+	// (create serviceaccounts/token). Refused outside the ServiceAccount's own namespace and in system namespaces.
+	credentialActions = []action{
+		{resource: "secrets"},
+		{resource: "serviceaccounts", subresource: "token"},
+	}
+)
+
+// Non-resource URL rules of a bound ClusterRole (effective only when it is bound cluster-wide) may read
+// (get, head) anything but the API server's log files and debug endpoints (profiles, flags).
+var (
+	nonResourceVerbs    = []string{"get", "head"}
+	nonResourceRefusals = []string{"/logs", "/debug"}
+)
 
 // CheckRequest refuses a request the policy does not allow: malformed parts (ErrInvalid) and rules that escalate
 // (ErrEscalation). The error is a *Refusal naming the first refused rule; a nil error means every rule is allowed.
@@ -84,53 +135,105 @@ func (p AccessPolicy) CheckRequest(req Request) error {
 	if err := checkShape(req); err != nil {
 		return err
 	}
-	secretsOK := slices.Contains(p.ClusterWideSecretsNamespaces, req.Owner.Namespace)
 	for i, r := range req.Rules {
-		field := fmt.Sprintf("spec.rules[%d]", i)
-		if msg := ruleProblem(r, len(r.Namespaces) == 0, secretsOK, req.Owner.Namespace); msg != "" {
-			return &Refusal{Field: field, Detail: msg, kind: ErrEscalation}
+		if code, msg := p.ruleProblem(req, r, r.Namespaces); msg != "" {
+			return &Refusal{Field: fmt.Sprintf("spec.rules[%d]", i), Code: code, Detail: msg, kind: ErrEscalation}
 		}
 	}
 	return nil
 }
 
-// CheckClusterRole refuses binding the ClusterRole req.ClusterRole names when its rules (as the runtime holds them)
-// escalate where they are bound: the same policy as for the request's own rules.
-func (p AccessPolicy) CheckClusterRole(req Request, rules []Rule) error {
+// ClusterRole is a runtime's ClusterRole as the policy judges it.
+type ClusterRole struct {
+	// Rules as the runtime holds them now (their Namespaces are not used).
+	Rules []Rule
+	// Aggregated: the ClusterRole has an aggregationRule. The runtime's aggregation controller replaces its rules
+	// with those of every ClusterRole its selectors match, at any time, so what is checked now says nothing about
+	// what it grants a minute later.
+	Aggregated bool
+}
+
+// CheckClusterRole refuses binding the ClusterRole req.ClusterRole names when it is aggregated, or when its rules
+// (as the runtime holds them) escalate where they are bound: the same policy as for the request's own rules, and
+// for a cluster-wide binding also its non-resource URL rules.
+func (p AccessPolicy) CheckClusterRole(req Request, role ClusterRole) error {
 	ref := req.ClusterRole
 	if ref == nil {
 		return nil
 	}
-	secretsOK := slices.Contains(p.ClusterWideSecretsNamespaces, req.Owner.Namespace)
-	for i, r := range rules {
-		if msg := ruleProblem(r, len(ref.Namespaces) == 0, secretsOK, req.Owner.Namespace); msg != "" {
-			return &Refusal{Field: "spec.clusterRole", kind: ErrEscalation, Detail: fmt.Sprintf("ClusterRole %s rule %d (%s): %s", ref.Name, i, describeRule(r), msg)}
+	refuse := func(code RefusalCode, format string, args ...any) error {
+		return &Refusal{Field: "spec.clusterRole", Code: code, kind: ErrEscalation, Detail: fmt.Sprintf(format, args...)}
+	}
+	if role.Aggregated {
+		return refuse(CodeAggregatedClusterRole, "ClusterRole %s is aggregated (it has an aggregationRule): its rules grow with every ClusterRole its selectors match, after any check; bind a ClusterRole with rules of its own, or name the rules in spec.rules", ref.Name)
+	}
+	for i, r := range role.Rules {
+		if len(r.NonResourceURLs) > 0 && len(ref.Namespaces) == 0 {
+			if msg := nonResourceProblem(r); msg != "" {
+				return refuse(CodeNonResourceURL, "ClusterRole %s rule %d (verbs %v on non-resource URLs %v): %s", ref.Name, i, r.Verbs, r.NonResourceURLs, msg)
+			}
+		}
+		if len(r.Resources) == 0 {
+			continue
+		}
+		if code, msg := p.ruleProblem(req, r, ref.Namespaces); msg != "" {
+			return refuse(code, "ClusterRole %s rule %d (%s): %s", ref.Name, i, describeRule(r), msg)
 		}
 	}
 	return nil
 }
 
-// ruleProblem says why r is refused ("" when it is not).
-func ruleProblem(r Rule, clusterWide, secretsOK bool, requester string) string {
+// nonResourceProblem says why a non-resource URL rule is refused ("" when it is not).
+func nonResourceProblem(r Rule) string {
 	for _, v := range r.Verbs {
-		if slices.Contains(escalatingVerbs, strings.ToLower(v)) {
-			return fmt.Sprintf("verb %q is refused: it lets the ServiceAccount grant itself or act with permissions beyond its rules", v)
+		if !slices.Contains(nonResourceVerbs, v) {
+			return fmt.Sprintf("verb %q is refused on non-resource URLs: only get and head are allowed", v)
 		}
 	}
-	anyVerb := slices.Contains(r.Verbs, "*")
-	switch {
-	case anyVerb && slices.Contains(r.Resources, "*"):
-		return `wildcard verbs on wildcard resources are refused: name the resources and verbs the component needs`
-	case anyVerb && roleResources.matches(r.APIGroups, r.Resources):
-		return fmt.Sprintf("wildcard verbs on %v include escalate and bind, which are refused: list the verbs", r.Resources)
-	case anyVerb && slices.ContainsFunc(impersonationResources, func(s resourceSet) bool { return s.matches(r.APIGroups, r.Resources) }):
-		return fmt.Sprintf("wildcard verbs on %v include impersonate, which is refused: list the verbs", r.Resources)
-	case clusterWide && !secretsOK && credentialResources.matches(r.APIGroups, r.Resources):
-		return fmt.Sprintf("Secrets and ServiceAccount tokens cluster-wide (resources %v in API groups %q without namespaces) are refused: "+
-			"name the namespaces, or allow KCP namespace %q in serviceAccountKubeconfigs.clusterWideSecretsNamespaces of the landscape configuration",
-			r.Resources, r.APIGroups, requester)
+	for _, u := range r.NonResourceURLs {
+		for _, s := range nonResourceRefusals {
+			if urlReaches(u, s) {
+				return fmt.Sprintf("URL %q reaches %s, which is refused (the API server's logs and debug endpoints)", u, s)
+			}
+		}
 	}
 	return ""
+}
+
+// ruleProblem says why r, applying in namespaces (nil: cluster-wide), is refused for req ("" when it is not).
+func (p AccessPolicy) ruleProblem(req Request, r Rule, namespaces []string) (RefusalCode, string) {
+	for _, v := range r.Verbs {
+		if slices.Contains(escalatingVerbs, strings.ToLower(v)) {
+			return CodeEscalatingVerb, fmt.Sprintf("verb %q is refused: it lets the ServiceAccount grant itself or act with permissions beyond its rules", v)
+		}
+	}
+	if slices.Contains(r.Verbs, "*") && slices.Contains(r.Resources, "*") {
+		return CodeEverything, `wildcard verbs on wildcard resources are refused: name the resources and verbs the component needs`
+	}
+	if slices.ContainsFunc(roleActions, r.covers) {
+		return CodeEscalatingVerb, fmt.Sprintf("verbs %v on %v in API groups %q include escalate and bind on roles or clusterroles, which are refused: list the verbs", r.Verbs, r.Resources, r.APIGroups)
+	}
+	if slices.ContainsFunc(impersonationActions, r.covers) {
+		return CodeEscalatingVerb, fmt.Sprintf("verbs %v on %v in API groups %q include impersonate, which is refused: list the verbs", r.Verbs, r.Resources, r.APIGroups)
+	}
+	if !slices.ContainsFunc(credentialActions, r.covers) {
+		return "", ""
+	}
+	what := fmt.Sprintf("Secrets and ServiceAccount tokens (resources %v in API groups %q)", r.Resources, r.APIGroups)
+	own := req.ServiceAccount.Namespace
+	if len(namespaces) == 0 {
+		return CodeCredentialsClusterWide, what + " cluster-wide are refused: that includes the system namespaces, whose controllers' tokens are cluster-admin; name the namespaces (the ServiceAccount's own, " + strconv.Quote(own) + ")"
+	}
+	for _, ns := range namespaces {
+		switch {
+		case p.System(ns):
+			return CodeCredentialsSystemNamespace, fmt.Sprintf("%s in system namespace %q are refused, to every request: its ServiceAccounts' tokens and Secrets reach beyond it", what, ns)
+		case ns != own && !slices.Contains(p.ClusterWideSecretsNamespaces, req.Owner.Namespace):
+			return CodeCredentialsOtherNamespace, fmt.Sprintf("%s in namespace %q, outside the ServiceAccount's namespace %q, are refused: "+
+				"allow KCP namespace %q in serviceAccountKubeconfigs.clusterWideSecretsNamespaces of the landscape configuration", what, ns, own, req.Owner.Namespace)
+		}
+	}
+	return "", ""
 }
 
 func describeRule(r Rule) string {
@@ -140,7 +243,7 @@ func describeRule(r Rule) string {
 // checkShape refuses what admission normally refuses already: the operator never acts on a malformed request.
 func checkShape(req Request) error {
 	invalid := func(field, format string, args ...any) error {
-		return &Refusal{Field: field, Detail: fmt.Sprintf(format, args...), kind: ErrInvalid}
+		return &Refusal{Field: field, Code: CodeInvalid, Detail: fmt.Sprintf(format, args...), kind: ErrInvalid}
 	}
 	switch {
 	case req.RuntimeID == "":

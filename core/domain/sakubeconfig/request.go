@@ -41,6 +41,8 @@ type Rule struct {
 	Namespaces []string
 	// APIGroups, Resources, ResourceNames and Verbs as in an RBAC PolicyRule ("" is the core group, "*" all).
 	APIGroups, Resources, ResourceNames, Verbs []string
+	// NonResourceURLs of a rule of a bound ClusterRole as read from the runtime (a request's own rules have none).
+	NonResourceURLs []string
 }
 
 // ClusterRoleRef binds an existing ClusterRole of the runtime to the ServiceAccount.

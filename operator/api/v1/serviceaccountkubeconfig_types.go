@@ -26,7 +26,8 @@ const (
 // keeps the Secret spec.secretName (key config) filled with a kubeconfig of it, rotated before expiry and on
 // demand (annotation operator.kyma-project.io/force-kubeconfig-rotation: "true"). Deleting it removes the
 // ServiceAccount, roles, bindings and Secret. Requests that would escalate (escalate, bind, impersonate, wildcard
-// verbs on wildcard resources, Secrets cluster-wide) are refused.
+// verbs on wildcard resources, Secrets and ServiceAccount tokens outside the ServiceAccount's namespace or in a
+// system namespace, aggregated ClusterRoles) are refused.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -83,7 +84,8 @@ type ServiceAccountKubeconfigSpec struct {
 	// +listType=atomic
 	Rules []AccessRule `json:"rules,omitempty"`
 	// ClusterRole binds an existing ClusterRole of the runtime as well. Its rules are checked against the same
-	// policy as Rules whenever the operator applies the request.
+	// policy as Rules whenever the operator applies the request and every 10 minutes while it holds it; an
+	// aggregated ClusterRole is refused.
 	// +optional
 	ClusterRole *ClusterRoleReference `json:"clusterRole,omitempty"`
 	// Validity of each token, between 10m and 168h (default 24h). A token is replaced after 60% of it (jittered).
@@ -121,7 +123,9 @@ type ServiceAccountReference struct {
 // +kubebuilder:validation:XValidation:rule="!self.verbs.exists(v, v.lowerAscii() in ['escalate', 'bind', 'impersonate'])",messageExpression="'verb \"' + self.verbs.filter(v, v.lowerAscii() in ['escalate', 'bind', 'impersonate'])[0] + '\" is refused: escalate, bind and impersonate let the ServiceAccount grant itself, or act with, permissions beyond its rules'"
 // +kubebuilder:validation:XValidation:rule="!('*' in self.verbs && '*' in self.resources)",message="wildcard verbs on wildcard resources are refused: name the resources and verbs the component needs"
 // +kubebuilder:validation:XValidation:rule="!('*' in self.verbs && self.apiGroups.exists(g, g in ['rbac.authorization.k8s.io', '*']) && ['roles', 'clusterroles'].exists(b, self.resources.exists(r, r == b || r.startsWith(b + '/'))))",message="wildcard verbs on roles or clusterroles include escalate and bind, which are refused: list the verbs"
-// +kubebuilder:validation:XValidation:rule="!('*' in self.verbs && ((self.apiGroups.exists(g, size(g) == 0 || g == '*') && ['users', 'groups', 'serviceaccounts'].exists(b, self.resources.exists(r, r == b || r.startsWith(b + '/')))) || (self.apiGroups.exists(g, g in ['authentication.k8s.io', '*']) && ['uids', 'userextras'].exists(b, self.resources.exists(r, r == b || r.startsWith(b + '/'))))))",message="wildcard verbs on users, groups, serviceaccounts, uids or userextras include impersonate, which is refused: list the verbs"
+// +kubebuilder:validation:XValidation:rule="!('*' in self.verbs && ((self.apiGroups.exists(g, size(g) == 0 || g == '*') && ['users', 'groups', 'serviceaccounts'].exists(b, self.resources.exists(r, r == b || r.startsWith(b + '/')))) || (self.apiGroups.exists(g, g in ['authentication.k8s.io', '*']) && self.resources.exists(r, r == 'uids' || r.startsWith('uids/') || r == 'userextras' || r.startsWith('userextras/') || (r.startsWith('*/') && size(r) > 2)))))",message="wildcard verbs on users, groups, serviceaccounts, uids or userextras (a */<key> resource is a subresource wildcard that includes userextras/<key>) include impersonate, which is refused: list the verbs"
+// +kubebuilder:validation:XValidation:rule="!((!has(self.namespaces) || size(self.namespaces) == 0) && self.apiGroups.exists(g, size(g) == 0 || g == '*') && self.resources.exists(r, r in ['*', 'secrets', 'serviceaccounts/token', '*/token']))",message="Secrets and ServiceAccount tokens cluster-wide (resources *, secrets, serviceaccounts/token or */token in the core group without namespaces) are refused: that includes kube-system, whose controllers' tokens are cluster-admin; name the ServiceAccount's own namespace"
+// +kubebuilder:validation:XValidation:rule="!(has(self.namespaces) && 'kube-system' in self.namespaces && self.apiGroups.exists(g, size(g) == 0 || g == '*') && self.resources.exists(r, r in ['*', 'secrets', 'serviceaccounts/token', '*/token']))",message="Secrets and ServiceAccount tokens in kube-system (resources *, secrets, serviceaccounts/token or */token in the core group) are refused: its controllers' tokens are cluster-admin"
 type AccessRule struct {
 	// Namespaces the rule applies in (a Role and RoleBinding in each); empty means cluster-wide (a ClusterRole and
 	// ClusterRoleBinding). Missing namespaces are created in the runtime.
@@ -166,6 +170,7 @@ type ClusterRoleReference struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self != 'cluster-admin'",message="cluster-admin is refused: name the permissions the component needs in rules"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['admin', 'edit', 'view'])",message="admin, edit and view are aggregated ClusterRoles (their rules grow with every ClusterRole labelled to aggregate into them) and are refused: name the permissions in rules, or bind a ClusterRole with rules of its own"
 	Name string `json:"name"`
 	// Namespaces to bind the ClusterRole in (a RoleBinding in each); empty binds it cluster-wide.
 	// +optional

@@ -27,7 +27,7 @@ func (sc *scenario) escalationRefused(t *testing.T) {
 		t.Errorf("create: %v, want a rejection naming spec.rules[1]", err)
 	}
 	secrets := request("secrets-"+runtimeID, "secrets-kubeconfig", "kyma-system", "secret-reader", time.Hour,
-		imv1.AccessRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}})
+		imv1.AccessRule{Namespaces: []string{"istio-system"}, APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}})
 	if err := w.kcp.Create(ctx, secrets); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func (sc *scenario) escalationRefused(t *testing.T) {
 		return readyReason(s) == usecase.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, desc
 	})
 	s := w.get(t, secrets.Name)
-	if msg := readyMessage(s); !strings.HasPrefix(msg, "spec.rules[0]: Secrets and ServiceAccount tokens cluster-wide") {
+	if msg := readyMessage(s); !strings.HasPrefix(msg, "spec.rules[0]: Secrets and ServiceAccount tokens") || !strings.Contains(msg, `namespace "istio-system", outside`) {
 		t.Errorf("message %q does not name the rule", msg)
 	}
 	if _, err := w.runtimeAdmin(t, shootName).CoreV1().ServiceAccounts("kyma-system").Get(ctx, "secret-reader", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

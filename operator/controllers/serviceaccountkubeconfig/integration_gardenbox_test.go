@@ -63,6 +63,8 @@ func TestIntegrationServiceAccountKubeconfigs(t *testing.T) {
 	t.Run("rotation before expiry without a gap, and forced rotation", sc.rotation)
 	t.Run("a restart makes no TokenRequest for tokens not due", sc.restart)
 	t.Run("an escalating request is refused, naming the rule", sc.escalationRefused)
+	t.Run("every refused shape is granted by the real authorizer and refused with a stable reason", sc.refusedShapesOnTheRealAuthorizer)
+	t.Run("a bound ClusterRole that grows is revoked by the periodic check", sc.grownRoleIsRevoked)
 	t.Run("deletion removes the ServiceAccount, roles, bindings and Secret", sc.deletion)
 	t.Run("a runtime that is gone or hangs does not hold a deletion", sc.goneOrHanging)
 	t.Run("no token in logs or events", sc.noTokenLeaks)

@@ -1,0 +1,163 @@
+package sakubeconfig
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The property: whatever rule the policy allows, RBAC's authorizer never matches it against a forbidden request
+// (escalate or bind on roles, impersonation anywhere; Secrets and TokenRequests in a system namespace or outside the
+// ServiceAccount's namespace). The matcher below is written from RBAC's documented semantics independently of the
+// policy's own (rbac.go), so a shared misreading does not hide.
+
+// rbacRequest is the attributes RBAC authorizes: verb, API group, resource, subresource, namespace ("" for a
+// cluster-scoped request).
+type rbacRequest struct {
+	verb, group, resource, subresource, namespace string
+}
+
+func (q rbacRequest) String() string {
+	return fmt.Sprintf("%s %s/%s/%s in %q", q.verb, q.group, q.resource, q.subresource, q.namespace)
+}
+
+// rbacGrants: does a Role in each namespace of r.Namespaces (a ClusterRole bound cluster-wide when empty) allow q?
+func rbacGrants(r Rule, q rbacRequest) bool {
+	if len(r.Namespaces) > 0 && !slices.Contains(r.Namespaces, q.namespace) {
+		return false
+	}
+	in := func(list []string, v string) bool { return slices.Contains(list, "*") || slices.Contains(list, v) }
+	if !in(r.Verbs, q.verb) || !in(r.APIGroups, q.group) {
+		return false
+	}
+	want := q.resource
+	if q.subresource != "" {
+		want += "/" + q.subresource
+	}
+	for _, res := range r.Resources {
+		if res == "*" || res == want || (q.subresource != "" && res == "*/"+q.subresource) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	propGroups     = []string{"", "*", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "example.com"}
+	propResources  = []string{"*", "secrets", "secrets/*", "Secrets", "serviceaccounts", "serviceaccounts/token", "*/token", "*/scale", "*/scopes", "*/", "pods", "pods/exec", "roles", "clusterroles", "rolebindings", "users", "groups", "uids", "userextras", "userextras/scopes", "userextras/*", "deployments"}
+	propVerbs      = []string{"*", "get", "list", "watch", "create", "update", "patch", "delete", "escalate", "bind", "impersonate", "Impersonate", "GET", "use", "approve"}
+	propNamespaces = []string{"team-a", "team-b", "kube-system", "kube-public", "kyma-system", "istio-system"}
+	propSubs       = []string{"scopes", "token", "x", "*"}
+)
+
+// forbidden lists the requests no allowed rule may grant to a ServiceAccount in own under p for owner's namespace.
+func forbidden(p AccessPolicy, own, kcpNamespace string) []rbacRequest {
+	var out []rbacRequest
+	everywhere := append([]string{""}, propNamespaces...)
+	for _, ns := range everywhere {
+		for _, v := range []string{"escalate", "bind"} {
+			for _, res := range []string{"roles", "clusterroles"} {
+				out = append(out, rbacRequest{verb: v, group: "rbac.authorization.k8s.io", resource: res, namespace: ns})
+			}
+		}
+		for _, res := range []string{"users", "groups", "serviceaccounts"} {
+			out = append(out, rbacRequest{verb: "impersonate", resource: res, namespace: ns})
+		}
+		out = append(out, rbacRequest{verb: "impersonate", group: "authentication.k8s.io", resource: "uids", namespace: ns})
+		for _, sub := range propSubs {
+			out = append(out, rbacRequest{verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: sub, namespace: ns})
+		}
+	}
+	allowed := !slices.Contains(p.ClusterWideSecretsNamespaces, kcpNamespace)
+	for _, ns := range propNamespaces {
+		system := ns == "kube-system" || slices.Contains(p.SystemNamespaces, ns) || (p.SystemNamespaces == nil && slices.Contains([]string{"kube-public", "kyma-system"}, ns))
+		if !system && (ns == own || !allowed) {
+			continue
+		}
+		for _, v := range propVerbs {
+			out = append(out, rbacRequest{verb: v, resource: "secrets", namespace: ns},
+				rbacRequest{verb: v, resource: "serviceaccounts", subresource: "token", namespace: ns})
+		}
+	}
+	return out
+}
+
+func pick(r *rand.Rand, pool []string, most int) []string {
+	n := 1 + r.IntN(most)
+	out := make([]string, 0, n)
+	for range n {
+		out = append(out, pool[r.IntN(len(pool))])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestPolicyNeverAllowsAForbiddenRequest(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 1))
+	policies := []AccessPolicy{{}, {ClusterWideSecretsNamespaces: []string{"kcp-system"}}, {SystemNamespaces: []string{"istio-system"}}, {SystemNamespaces: []string{}}}
+	allowedRules, iterations := 0, 20000
+	if testing.Short() {
+		iterations = 5000
+	}
+	for i := range iterations {
+		p := policies[i%len(policies)]
+		own := propNamespaces[r.IntN(len(propNamespaces))]
+		rl := Rule{APIGroups: pick(r, propGroups, 2), Resources: pick(r, propResources, 3), Verbs: pick(r, propVerbs, 3)}
+		if r.IntN(3) > 0 {
+			rl.Namespaces = pick(r, propNamespaces, 2)
+		}
+		if r.IntN(5) == 0 {
+			rl.ResourceNames = []string{"x"}
+		}
+		req := requestIn(own, rl)
+		errRule := p.CheckRequest(req)
+		// The same rule in a ClusterRole bound where the rule applies.
+		req.ClusterRole = &ClusterRoleRef{Name: "bound", Namespaces: rl.Namespaces}
+		bare := rl
+		bare.Namespaces = nil
+		errRole := p.CheckClusterRole(req, ClusterRole{Rules: []Rule{bare}})
+		if (errRule == nil) != (errRole == nil) {
+			t.Fatalf("rule %+v in %s: as a rule %v, in a bound ClusterRole %v", rl, own, errRule, errRole)
+		}
+		if errRule != nil {
+			continue
+		}
+		allowedRules++
+		for _, q := range forbidden(p, own, req.Owner.Namespace) {
+			if rbacGrants(rl, q) {
+				t.Fatalf("policy %+v allows rule %+v for a ServiceAccount in %s, and RBAC grants it %s", p, rl, own, q)
+			}
+		}
+	}
+	// The generator must reach both sides, or the property says nothing.
+	if allowedRules < iterations/20 || allowedRules > iterations*9/10 {
+		t.Errorf("%d of %d rules allowed: the generator is off balance", allowedRules, iterations)
+	}
+	t.Logf("%d of %d random rules allowed, none grants a forbidden request", allowedRules, iterations)
+}
+
+// TestRBACMatcherAgreesWithThePolicyMatcher pins the policy's matcher to the independent one on every pool entry.
+func TestRBACMatcherAgreesWithThePolicyMatcher(t *testing.T) {
+	for _, g := range propGroups {
+		for _, res := range propResources {
+			for _, v := range propVerbs {
+				rl := Rule{APIGroups: []string{g}, Resources: []string{res}, Verbs: []string{v}}
+				for _, qg := range []string{"", "rbac.authorization.k8s.io", "authentication.k8s.io"} {
+					for _, qr := range []string{"secrets", "serviceaccounts", "roles", "userextras", "pods"} {
+						for _, sub := range []string{"", "token", "scopes"} {
+							for _, qv := range []string{"get", "create", "impersonate", "escalate"} {
+								a := action{verb: qv, group: qg, resource: qr, subresource: sub}
+								q := rbacRequest{verb: qv, group: qg, resource: qr, subresource: sub}
+								if got, want := rl.covers(a), rbacGrants(rl, q); got != want {
+									t.Errorf("rule %v %v %v on %s: policy matcher %v, RBAC %v", rl.Verbs, rl.APIGroups, rl.Resources, strings.TrimSpace(q.String()), got, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
