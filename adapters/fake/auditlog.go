@@ -154,6 +154,8 @@ func (r *AuditLogRuntimes) Lookup(_ context.Context, runtimeID string) (ports.Au
 type KCPSecrets struct {
 	mu      sync.Mutex
 	secrets map[auditlog.SecretRef]ports.KCPSecret
+	// Reads counts the Secrets read, found or not.
+	Reads int
 }
 
 var _ ports.AuditLogCredentials = (*KCPSecrets)(nil)
@@ -179,6 +181,7 @@ func (k *KCPSecrets) SetLabelled(ref auditlog.SecretRef, labels map[string]strin
 func (k *KCPSecrets) Read(_ context.Context, ref auditlog.SecretRef) (ports.KCPSecret, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.Reads++
 	s, ok := k.secrets[ref]
 	if !ok {
 		return ports.KCPSecret{}, fmt.Errorf("secret %s/%s: %w", ref.Namespace, ref.Name, ports.ErrSecretNotFound)

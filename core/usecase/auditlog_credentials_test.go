@@ -21,14 +21,16 @@ func TestAuditLogCopiesOnlyOptedInCredentials(t *testing.T) {
 		ref    auditlog.SecretRef
 		labels map[string]string
 		want   auditlog.CredentialsReason
+		// unread: refused by its place alone, before it is read (the KCP's audit log shows no read of it)
+		unread bool
 	}{
-		{"another runtime's admin kubeconfig", auditlog.SecretRef{Namespace: modelNamespace, Name: "kubeconfig-rt-2"}, optIn, auditlog.CredentialsKubeconfig},
-		{"the operator's Gardener credentials", auditlog.SecretRef{Namespace: modelNamespace, Name: "kim-gardener-kubeconfig"}, optIn, auditlog.CredentialsOperatorSecret},
-		{"a Secret of another namespace", auditlog.SecretRef{Namespace: "kube-system", Name: "a-read"}, optIn, auditlog.CredentialsOtherNamespace},
-		{"a Secret without the opt-in", auditlog.SecretRef{Namespace: modelNamespace, Name: "db-credentials"}, nil, auditlog.CredentialsNotOptedIn},
+		{"another runtime's admin kubeconfig", auditlog.SecretRef{Namespace: modelNamespace, Name: "kubeconfig-rt-2"}, optIn, auditlog.CredentialsKubeconfig, true},
+		{"the operator's Gardener credentials", auditlog.SecretRef{Namespace: modelNamespace, Name: "kim-gardener-kubeconfig"}, optIn, auditlog.CredentialsOperatorSecret, true},
+		{"a Secret of another namespace", auditlog.SecretRef{Namespace: "kube-system", Name: "a-read"}, optIn, auditlog.CredentialsOtherNamespace, true},
+		{"a Secret without the opt-in", auditlog.SecretRef{Namespace: modelNamespace, Name: "db-credentials"}, nil, auditlog.CredentialsNotOptedIn, false},
 		{"another tenant's read credentials", auditlog.SecretRef{Namespace: modelNamespace, Name: "b-read"},
-			map[string]string{auditlog.LabelReadCredentials: "b"}, auditlog.CredentialsNotOptedIn},
-		{"the tenant's opted-in read credentials", auditlog.SecretRef{Namespace: modelNamespace, Name: "a-read"}, optIn, ""},
+			map[string]string{auditlog.LabelReadCredentials: "b"}, auditlog.CredentialsNotOptedIn, false},
+		{"the tenant's opted-in read credentials", auditlog.SecretRef{Namespace: modelNamespace, Name: "a-read"}, optIn, "", false},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			a := poolTenant("a")
@@ -46,6 +48,9 @@ func TestAuditLogCopiesOnlyOptedInCredentials(t *testing.T) {
 			}
 			if copied || w.writer.Writes != 0 {
 				t.Fatalf("%s/%s was copied into the runtime", tc.ref.Namespace, tc.ref.Name)
+			}
+			if tc.unread && w.kcp.Reads != 0 {
+				t.Errorf("%s/%s was read before it was refused", tc.ref.Namespace, tc.ref.Name)
 			}
 			if len(res.Events) != 1 || !res.Events[0].Warning || res.Events[0].Reason != usecase.EventAuditLogCredentialsRefused ||
 				!strings.HasPrefix(res.Events[0].Message, string(tc.want)+":") {
