@@ -18,8 +18,8 @@ import (
 type Rotator struct {
 	Issuer ports.KubeconfigIssuer
 	Store  ports.KubeconfigSecretStore
-	// Shoots reads the shoot a GardenerCluster names (cached, confirmed live on a miss and before every issue), to
-	// refuse a shoot that does not name the GardenerCluster's runtime; nil skips that check (tests only).
+	// Shoots reads the shoot a GardenerCluster names (from the cache, and live before every issue), to refuse a
+	// shoot that does not name the GardenerCluster's runtime; nil skips that check (tests only).
 	Shoots ports.ShootReader
 	Policy kubeconfig.Policy
 }
@@ -126,18 +126,15 @@ func (r *Rotator) decide(ctx context.Context, req ports.KubeconfigRequest, mode 
 }
 
 // shootRef reads the shoot the GardenerCluster names and checks that it may hand out its kubeconfig: the shoot must
-// name the GardenerCluster's runtime. mode is the read of the decision: the garden cache, or the API server right
-// before Gardener is asked for a kubeconfig. A cache miss is confirmed live: the cache may lag behind a shoot just
-// created (for another runtime, too), and a miss is no proof of absence. A shoot absent live is no refusal: Gardener
-// answers NotFound when asked.
+// name the GardenerCluster's runtime. mode is the read of the decision: the garden cache first, then the API server
+// before Gardener is asked for a kubeconfig (Rotate decides again on live reads before every issue). So a cache miss
+// is never trusted: the cache may lag behind a shoot just created, for another runtime too. A shoot absent live is
+// no refusal: Gardener answers NotFound when asked.
 func (r *Rotator) shootRef(ctx context.Context, req ports.KubeconfigRequest, mode ports.ReadMode) (kubeconfig.ShootRef, error) {
 	if r.Shoots == nil {
 		return kubeconfig.ShootRef{Name: req.Shoot}, nil
 	}
 	s, err := r.Shoots.Get(ctx, req.Shoot, mode)
-	if err == nil && !s.Exists && mode == ports.ReadCached {
-		s, err = r.Shoots.Get(ctx, req.Shoot, ports.ReadLive)
-	}
 	if err != nil {
 		return kubeconfig.ShootRef{}, fmt.Errorf("read shoot %s: %w", req.Shoot, err)
 	}

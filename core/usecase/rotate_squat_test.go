@@ -34,10 +34,10 @@ func TestRotationRefusesNewSecretsOfOtherNames(t *testing.T) {
 	require.True(t, res.Written, "a legacy Secret written for the GardenerCluster keeps working: %+v", res.Status)
 }
 
-// TestRotationConfirmsTheShootLive: the shoot check does not trust a cache miss, and a shoot must name the
-// GardenerCluster's runtime. A shoot created a moment ago for another runtime (not in the lagging cache yet) and a
-// shoot that names no runtime are refused; a predecessor's shoot of the runtime (its runtime-id annotation, no
-// managed-by mark) is not.
+// TestRotationConfirmsTheShootLive: the shoot check before an issue reads the shoot live (a cache miss is no proof
+// of absence), and a shoot must name the GardenerCluster's runtime. A shoot created a moment ago for another
+// runtime (not in the lagging cache yet) and a shoot that names no runtime are refused; a predecessor's shoot of
+// the runtime (its runtime-id annotation, no managed-by mark) is not.
 func TestRotationConfirmsTheShootLive(t *testing.T) {
 	x := newRotation(t)
 	x.garden.LagCache(true)
