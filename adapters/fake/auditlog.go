@@ -153,32 +153,40 @@ func (r *AuditLogRuntimes) Lookup(_ context.Context, runtimeID string) (ports.Au
 // KCPSecrets is an in-memory ports.AuditLogCredentials.
 type KCPSecrets struct {
 	mu      sync.Mutex
-	secrets map[auditlog.SecretRef]map[string][]byte
+	secrets map[auditlog.SecretRef]ports.KCPSecret
+	// Reads counts the Secrets read, found or not.
+	Reads int
 }
 
 var _ ports.AuditLogCredentials = (*KCPSecrets)(nil)
 
 // NewKCPSecrets returns a KCP without Secrets.
 func NewKCPSecrets() *KCPSecrets {
-	return &KCPSecrets{secrets: map[auditlog.SecretRef]map[string][]byte{}}
+	return &KCPSecrets{secrets: map[auditlog.SecretRef]ports.KCPSecret{}}
 }
 
-// Set stores a Secret.
+// Set stores a Secret without labels.
 func (k *KCPSecrets) Set(ref auditlog.SecretRef, data map[string][]byte) {
+	k.SetLabelled(ref, nil, data)
+}
+
+// SetLabelled stores a Secret with labels.
+func (k *KCPSecrets) SetLabelled(ref auditlog.SecretRef, labels map[string]string, data map[string][]byte) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.secrets[ref] = maps.Clone(data)
+	k.secrets[ref] = ports.KCPSecret{Labels: maps.Clone(labels), Data: maps.Clone(data)}
 }
 
 // Read implements ports.AuditLogCredentials.
-func (k *KCPSecrets) Read(_ context.Context, ref auditlog.SecretRef) (map[string][]byte, error) {
+func (k *KCPSecrets) Read(_ context.Context, ref auditlog.SecretRef) (ports.KCPSecret, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	data, ok := k.secrets[ref]
+	k.Reads++
+	s, ok := k.secrets[ref]
 	if !ok {
-		return nil, fmt.Errorf("secret %s/%s: %w", ref.Namespace, ref.Name, ports.ErrSecretNotFound)
+		return ports.KCPSecret{}, fmt.Errorf("secret %s/%s: %w", ref.Namespace, ref.Name, ports.ErrSecretNotFound)
 	}
-	return maps.Clone(data), nil
+	return ports.KCPSecret{Labels: maps.Clone(s.Labels), Data: maps.Clone(s.Data)}, nil
 }
 
 // RuntimeSecrets is an in-memory ports.RuntimeSecretWriter: the Secrets the operator wrote into runtimes.

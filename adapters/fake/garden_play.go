@@ -150,3 +150,15 @@ func (g *Garden) EditRecord(name string, change func(*cluster.PendingDeletion)) 
 		g.touch(s)
 	}
 }
+
+// Observed returns the shoot as the garden holds it now, without a port call (no injected fault, not counted, no
+// cache lag): for test oracles that judge what the operator did against the truth.
+func (g *Garden) Observed(name string) (cluster.Shoot, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, ok := g.shoots[name]
+	if !ok {
+		return cluster.Shoot{}, false
+	}
+	return copyShoot(s.obs), true
+}

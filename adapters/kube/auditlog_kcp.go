@@ -48,14 +48,14 @@ type KCPSecrets struct {
 var _ ports.AuditLogCredentials = (*KCPSecrets)(nil)
 
 // Read implements ports.AuditLogCredentials. The data is returned, never logged.
-func (k *KCPSecrets) Read(ctx context.Context, ref auditlog.SecretRef) (map[string][]byte, error) {
+func (k *KCPSecrets) Read(ctx context.Context, ref auditlog.SecretRef) (ports.KCPSecret, error) {
 	s := &corev1.Secret{}
 	err := k.Live.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, s)
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("secret %s/%s: %w", ref.Namespace, ref.Name, ports.ErrSecretNotFound)
+		return ports.KCPSecret{}, fmt.Errorf("secret %s/%s: %w", ref.Namespace, ref.Name, ports.ErrSecretNotFound)
 	}
 	if err != nil {
-		return nil, transient("get secret "+ref.Namespace+"/"+ref.Name, err)
+		return ports.KCPSecret{}, transient("get secret "+ref.Namespace+"/"+ref.Name, err)
 	}
-	return s.Data, nil
+	return ports.KCPSecret{Labels: s.Labels, Data: s.Data}, nil
 }

@@ -48,11 +48,18 @@ type RuntimeSecret struct {
 	Data            map[string][]byte
 }
 
+// KCPSecret is a Secret of the KCP as the audit log keeper judges and copies it.
+type KCPSecret struct {
+	// Labels carry the pool's opt-in (auditlog.LabelReadCredentials).
+	Labels map[string]string
+	Data   map[string][]byte
+}
+
 // AuditLogCredentials moves the read credentials of a tenant from the KCP into a runtime.
 type AuditLogCredentials interface {
-	// Read returns the data of a Secret in the KCP (asked live). A missing Secret returns ErrSecretNotFound. The
-	// data is a credential: implementations never log it. Errors also: ErrTransient.
-	Read(ctx context.Context, ref auditlog.SecretRef) (map[string][]byte, error)
+	// Read returns the labels and data of a Secret in the KCP (asked live). A missing Secret returns
+	// ErrSecretNotFound. The data is a credential: implementations never log it. Errors also: ErrTransient.
+	Read(ctx context.Context, ref auditlog.SecretRef) (KCPSecret, error)
 }
 
 // RuntimeSecretWriter writes Secrets inside a runtime through its kubeconfig.

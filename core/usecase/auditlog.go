@@ -19,6 +19,9 @@ const (
 	EventAuditLogReservationRecover = "AuditLogReservationRecovered"
 	EventAuditLogCredentialsCopied  = "AuditLogCredentialsCopied"
 	EventAuditLogCredentialsMissing = "AuditLogCredentialsMissing"
+	// EventAuditLogCredentialsRefused: the Secret a tenant names as its read credentials may not be copied (see
+	// auditlog.CredentialsPolicy); the message starts with the stable auditlog.CredentialsReason.
+	EventAuditLogCredentialsRefused = "AuditLogCredentialsRefused"
 )
 
 // Read credentials in the runtime: where the customer finds them.
@@ -114,6 +117,9 @@ type AuditLogKeeper struct {
 	Shoots      ports.ShootReader
 	Credentials ports.AuditLogCredentials
 	Writer      ports.RuntimeSecretWriter
+	// CredentialsPolicy says which KCP Secrets may be copied into a runtime as read credentials; the zero policy
+	// copies none.
+	CredentialsPolicy auditlog.CredentialsPolicy
 }
 
 // KeepResult is the decision taken about a tenant and what happened.
@@ -193,8 +199,15 @@ func (k *AuditLogKeeper) shootExists(ctx context.Context, shootName, runtimeID s
 	return s.Exists && (s.Marks.RuntimeID == runtimeID || (pd != nil && pd.RuntimeID == runtimeID)), nil
 }
 
+// copyCredentials copies the tenant's read credentials into its runtime, if the policy allows that Secret: judged
+// by its place before it is read (the operator does not even read another runtime's kubeconfig for it) and by its
+// labels after.
 func (k *AuditLogKeeper) copyCredentials(ctx context.Context, t auditlog.Tenant, res *KeepResult) error {
-	data, err := k.Credentials.Read(ctx, t.ReadCredentials)
+	ref := t.ReadCredentials
+	if err := k.CredentialsPolicy.CheckReadCredentialsRef(ref.Namespace, ref.Name); err != nil {
+		return k.refuseCredentials(t, err, res)
+	}
+	sec, err := k.Credentials.Read(ctx, ref)
 	if errors.Is(err, ports.ErrSecretNotFound) {
 		res.Events = append(res.Events, Event{Warning: true, Reason: EventAuditLogCredentialsMissing, Message: fmt.Sprintf(
 			"The read credentials Secret %s/%s of audit log tenant %s does not exist", t.ReadCredentials.Namespace, t.ReadCredentials.Name, t.Name)})
@@ -203,8 +216,11 @@ func (k *AuditLogKeeper) copyCredentials(ctx context.Context, t auditlog.Tenant,
 	if err != nil {
 		return fmt.Errorf("read the read credentials of audit log tenant %s: %w", t.Name, err)
 	}
+	if err := k.CredentialsPolicy.CheckReadCredentials(t.Name, ref.Namespace, ref.Name, sec.Labels); err != nil {
+		return k.refuseCredentials(t, err, res)
+	}
 	written, err := k.Writer.EnsureSecret(ctx, t.AssignedTo, ports.RuntimeSecret{Namespace: AuditLogCredentialsNamespace,
-		Name: AuditLogCredentialsName, Data: data})
+		Name: AuditLogCredentialsName, Data: sec.Data})
 	if err != nil {
 		return fmt.Errorf("write the audit log read credentials into runtime %s: %w", t.AssignedTo, err)
 	}
@@ -212,6 +228,19 @@ func (k *AuditLogKeeper) copyCredentials(ctx context.Context, t auditlog.Tenant,
 		res.Events = append(res.Events, Event{Reason: EventAuditLogCredentialsCopied, Message: fmt.Sprintf(
 			"Read credentials of audit log tenant %s written to %s/%s in runtime %s", t.Name, AuditLogCredentialsNamespace, AuditLogCredentialsName, t.AssignedTo)})
 	}
+	return nil
+}
+
+// refuseCredentials reports a refused read credentials Secret (a warning event, counted by reason): nothing is
+// written into the runtime, and what an earlier copy wrote stays (removing it would not take back what was read).
+func (k *AuditLogKeeper) refuseCredentials(t auditlog.Tenant, err error, res *KeepResult) error {
+	var r *auditlog.CredentialsRefusal
+	if !errors.As(err, &r) {
+		return fmt.Errorf("check the read credentials of audit log tenant %s: %w", t.Name, err)
+	}
+	res.Events = append(res.Events, Event{Warning: true, Reason: EventAuditLogCredentialsRefused, Message: fmt.Sprintf(
+		"%s: the read credentials of audit log tenant %s are not copied into runtime %s: %s. Label the tenant's read credentials Secret %s=<AuditLog name> in namespace %s, or correct the AuditLog.",
+		r.Reason, t.Name, t.AssignedTo, r.Detail, auditlog.LabelReadCredentials, k.CredentialsPolicy.Namespace)})
 	return nil
 }
 

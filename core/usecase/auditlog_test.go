@@ -197,7 +197,8 @@ func newKeeperWorld(tenants ...auditlog.Tenant) *keeperWorld {
 	w := &keeperWorld{pool: fake.NewAuditLogPool(tenants...), runtimes: fake.NewAuditLogRuntimes(),
 		garden: fake.NewGarden(fake.NewClock(reapStart)), kcp: fake.NewKCPSecrets(), writer: fake.NewRuntimeSecrets("rt-1")}
 	w.claimer = &usecase.AuditLogClaimer{Pool: w.pool}
-	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.garden, Credentials: w.kcp, Writer: w.writer}
+	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.garden, Credentials: w.kcp, Writer: w.writer,
+		CredentialsPolicy: auditlog.CredentialsPolicy{Namespace: modelNamespace, OperatorSecrets: []string{"kim-gardener-kubeconfig"}}}
 	return w
 }
 
@@ -240,7 +241,8 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	}
 
 	w.runtimes.Set("rt-1", ports.AuditLogOwner{Enabled: true, Provisioned: true, ShootName: "c-1"})
-	w.kcp.Set(auditlog.SecretRef{Namespace: modelNamespace, Name: "a-read"}, map[string][]byte{"clientSecret": []byte("read-only")})
+	w.kcp.SetLabelled(auditlog.SecretRef{Namespace: modelNamespace, Name: "a-read"}, map[string]string{auditlog.LabelReadCredentials: "a"},
+		map[string][]byte{"clientSecret": []byte("read-only")})
 	w.keep(t, "a")
 	if d, ok := w.writer.Secret("rt-1", usecase.AuditLogCredentialsNamespace, usecase.AuditLogCredentialsName); !ok || string(d["clientSecret"]) != "read-only" {
 		t.Errorf("read credentials in the runtime: %v %v", d, ok)

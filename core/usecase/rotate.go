@@ -18,7 +18,8 @@ import (
 type Rotator struct {
 	Issuer ports.KubeconfigIssuer
 	Store  ports.KubeconfigSecretStore
-	// Shoots reads shoots from the garden cache, to refuse a shoot of another runtime; nil skips that check.
+	// Shoots reads the shoot a GardenerCluster names (from the cache, and live before every issue), to refuse a
+	// shoot that does not name the GardenerCluster's runtime; nil skips that check (tests only).
 	Shoots ports.ShootReader
 	Policy kubeconfig.Policy
 }
@@ -108,10 +109,10 @@ func (r *Rotator) decide(ctx context.Context, req ports.KubeconfigRequest, mode 
 		return observation{}, err
 	}
 	o := observation{md: md}
-	if o.verdict, err = kubeconfig.CheckSecret(req.Namespace, req.Name, req.Secret.Namespace, ex); err != nil {
+	if o.verdict, err = kubeconfig.CheckSecret(req.Namespace, req.Name, req.Secret.Namespace, req.Secret.Name, ex); err != nil {
 		return o, err
 	}
-	if o.shoot, err = r.shootRef(ctx, req); err != nil {
+	if o.shoot, err = r.shootRef(ctx, req, mode); err != nil {
 		return o, err
 	}
 	rec := kubeconfig.Recorded{}
@@ -124,13 +125,16 @@ func (r *Rotator) decide(ctx context.Context, req ports.KubeconfigRequest, mode 
 	return o, nil
 }
 
-// shootRef reads the shoot the GardenerCluster names from the garden cache and checks that it may hand out its
-// kubeconfig. A shoot not in the cache is no refusal: Gardener answers NotFound when asked.
-func (r *Rotator) shootRef(ctx context.Context, req ports.KubeconfigRequest) (kubeconfig.ShootRef, error) {
+// shootRef reads the shoot the GardenerCluster names and checks that it may hand out its kubeconfig: the shoot must
+// name the GardenerCluster's runtime. mode is the read of the decision: the garden cache first, then the API server
+// before Gardener is asked for a kubeconfig (Rotate decides again on live reads before every issue). So a cache miss
+// is never trusted: the cache may lag behind a shoot just created, for another runtime too. A shoot absent live is
+// no refusal: Gardener answers NotFound when asked.
+func (r *Rotator) shootRef(ctx context.Context, req ports.KubeconfigRequest, mode ports.ReadMode) (kubeconfig.ShootRef, error) {
 	if r.Shoots == nil {
 		return kubeconfig.ShootRef{Name: req.Shoot}, nil
 	}
-	s, err := r.Shoots.Get(ctx, req.Shoot, ports.ReadCached)
+	s, err := r.Shoots.Get(ctx, req.Shoot, mode)
 	if err != nil {
 		return kubeconfig.ShootRef{}, fmt.Errorf("read shoot %s: %w", req.Shoot, err)
 	}
@@ -186,7 +190,7 @@ func (r *Rotator) write(ctx context.Context, req ports.KubeconfigRequest, o obse
 		if rerr != nil {
 			return rerr
 		}
-		if verdict, rerr = kubeconfig.CheckSecret(req.Namespace, req.Name, s.Ref.Namespace, ex); rerr != nil {
+		if verdict, rerr = kubeconfig.CheckSecret(req.Namespace, req.Name, s.Ref.Namespace, s.Ref.Name, ex); rerr != nil {
 			return rerr
 		}
 	}

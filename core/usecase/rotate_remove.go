@@ -48,7 +48,7 @@ func (r *Rotator) Remove(ctx context.Context, req ports.KubeconfigRequest) (Remo
 			continue
 		}
 		if i == 0 {
-			if verdict, err := kubeconfig.CheckSecret(req.Namespace, req.Name, ref.Namespace, ex); err != nil || verdict != kubeconfig.SecretOwned {
+			if verdict, err := kubeconfig.CheckSecret(req.Namespace, req.Name, ref.Namespace, ref.Name, ex); err != nil || verdict != kubeconfig.SecretOwned {
 				res.Kept = append(res.Kept, ref)
 				continue
 			}

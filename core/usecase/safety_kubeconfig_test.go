@@ -2,6 +2,7 @@ package usecase_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"time"
 
@@ -89,6 +90,9 @@ type kubeconfigs struct {
 	origins  map[string]origin // ns/name -> origin
 	// actor is the GardenerCluster the rotation use case acted for in the current step ("" when none did).
 	actor string
+	// issuedWrong records a kubeconfig written for a GardenerCluster of a shoot that does not name its runtime
+	// (checkSecrets reports it).
+	issuedWrong error
 }
 
 func newKubeconfigs(garden *fake.Garden, clock *fake.Clock) kubeconfigs {
@@ -216,6 +220,16 @@ func (w *world) pickGC(s step) string {
 	return keys[s.N%len(keys)]
 }
 
+// judgeIssuedShoot checks, against the garden's truth rather than the operator's (lagging) view, that the kubeconfig
+// just written for g is of a shoot created for g's runtime (the GardenerCluster's name): never of another
+// runtime's shoot, nor of one that names no runtime (a foreign shoot).
+func (w *world) judgeIssuedShoot(g modelGC, shootName string) {
+	s, ok := w.garden.Observed(shootName)
+	if ok && s.Marks.RuntimeID != g.name && w.issuedWrong == nil {
+		w.issuedWrong = fmt.Errorf("GardenerCluster %s got the kubeconfig of shoot %s, created for runtime %q", g.key(), shootName, s.Marks.RuntimeID)
+	}
+}
+
 // reconcileGC plays the GardenerCluster controller for one key: the skeleton's branches around the use case.
 func (w *world) reconcileGC(key string, now time.Time) {
 	ctx := contextFor()
@@ -241,6 +255,9 @@ func (w *world) reconcileGC(key string, now time.Time) {
 			live.finalizer = true // the skeleton adds it before the use case runs
 		}
 		res, err := w.rotator.Rotate(ctx, g.request(), w.clusters, now)
+		if err == nil && res.Written {
+			w.judgeIssuedShoot(g, res.Request.Shoot)
+		}
 		if err != nil || res.Gone || live == nil {
 			return
 		}

@@ -16,8 +16,14 @@ func splitKey(key string) (string, string) {
 }
 
 // checkSecrets verifies invariant 7: no Secret is written or deleted that is not owned by the GardenerCluster
-// acting. It reads the store's change log from index from and returns the new end.
+// acting; a Secret that did not exist is created only as kubeconfig-<name of the GardenerCluster> (any other name
+// is someone else's to create: another runtime's kubeconfig, another team's Secret); and no kubeconfig is written
+// of a shoot that does not name the GardenerCluster's runtime. It reads the store's change log from index from and
+// returns the new end.
 func (w *world) checkSecrets(from int) (int, error) {
+	if w.issuedWrong != nil {
+		return 0, w.issuedWrong
+	}
 	changes := w.store.Changes()
 	for _, c := range changes[from:] {
 		ref := c.Ref.Namespace + "/" + c.Ref.Name
@@ -33,7 +39,7 @@ func (w *world) checkSecrets(from int) (int, error) {
 		case c.Op == "Write" && c.Writer != w.actor:
 			return 0, fmt.Errorf("GardenerCluster %s acted, but Secret %s was written for %s", w.actor, ref, c.Writer)
 		case !existed:
-			allowed = c.Op == "Write" && c.Ref.Namespace == actorNS
+			allowed = c.Op == "Write" && c.Ref.Namespace == actorNS && c.Ref.Name == kubeconfig.SecretName(actorName)
 		case o.kind == "operator", o.kind == "older":
 			allowed = o.owner == w.actor
 		case o.kind == "legacy":

@@ -10,6 +10,7 @@ import (
 	"github.com/kyma-project/kim/adapters/dns"
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -24,6 +25,19 @@ func WithRuntimeClients(clients kube.RuntimeClientFactory) Override {
 			al.Secrets = &kube.RuntimeSecrets{Clients: clients}
 		}
 	}
+}
+
+// GardenerKubeconfigSecret is the Secret of the operator's namespace holding its Gardener credentials
+// (config/manager mounts it): never copied anywhere, whatever labels it carries.
+const GardenerKubeconfigSecret = "kim-gardener-kubeconfig"
+
+// auditLogCredentialsPolicy is where tenants' read credentials may come from: the pool's namespace, or the
+// operator's for a cluster-scoped pool (docs/audit-log-access.md).
+func auditLogCredentialsPolicy(poolNamespace, operatorNamespace string) auditlog.CredentialsPolicy {
+	if poolNamespace == "" {
+		poolNamespace = operatorNamespace
+	}
+	return auditlog.CredentialsPolicy{Namespace: poolNamespace, OperatorSecrets: []string{GardenerKubeconfigSecret}}
 }
 
 // selfServicePorts builds the ports of the registry cache and audit log pool controllers (nil members: switched off).
@@ -66,9 +80,10 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 				pool.Namespace, opts.WatchNamespaces)
 		}
 		out.AuditLog = &setup.AuditLogPorts{Pool: pool, Kind: kube.AuditLogGVK, Namespace: pool.Namespace, TenantName: kube.TenantName,
-			Runtimes:    &kube.AuditLogRuntimes{Live: mgr.GetAPIReader(), Namespaces: opts.WatchNamespaces},
-			Credentials: &kube.KCPSecrets{Live: mgr.GetAPIReader()},
-			Secrets:     &kube.RuntimeSecrets{Clients: clients}}
+			Runtimes:          &kube.AuditLogRuntimes{Live: mgr.GetAPIReader(), Namespaces: opts.WatchNamespaces},
+			Credentials:       &kube.KCPSecrets{Live: mgr.GetAPIReader()},
+			Secrets:           &kube.RuntimeSecrets{Clients: clients},
+			CredentialsPolicy: auditLogCredentialsPolicy(pool.Namespace, ns)}
 	}
 	return out, nil
 }

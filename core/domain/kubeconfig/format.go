@@ -69,5 +69,9 @@ func LabelsMissing(have, want map[string]string) map[string]string {
 // SecretKey is the data key of the kubeconfig in its Secret (docs/keb-contract.md).
 const SecretKey = "config"
 
+// SecretNamePrefix starts the name of every runtime's admin kubeconfig Secret. Consumers (KEB, lifecycle-manager)
+// trust a Secret of that name to be the runtime's admin kubeconfig, so only the runtime's GardenerCluster writes one.
+const SecretNamePrefix = "kubeconfig-"
+
 // SecretName is the name of the kubeconfig Secret of a runtime, kubeconfig-<runtimeID> (docs/keb-contract.md).
-func SecretName(runtimeID string) string { return "kubeconfig-" + runtimeID }
+func SecretName(runtimeID string) string { return SecretNamePrefix + runtimeID }

@@ -13,6 +13,10 @@ var (
 	// ErrSecretNotOwned: the Secret exists and belongs to someone else (another GardenerCluster, or is not a
 	// kubeconfig Secret of this runtime at all).
 	ErrSecretNotOwned = errors.New("the Secret exists and does not belong to this GardenerCluster")
+	// ErrSecretName: the GardenerCluster names an absent Secret other than kubeconfig-<its name>. It may create
+	// only its own runtime's kubeconfig Secret; a Secret of another name works only while it exists and was written
+	// for it (or is its legacy Secret).
+	ErrSecretName = errors.New("a new kubeconfig Secret must be named kubeconfig-<name of the GardenerCluster>")
 	// ErrShootOfAnotherRuntime: the shoot was created for another runtime than the GardenerCluster's.
 	ErrShootOfAnotherRuntime = errors.New("the shoot belongs to another runtime")
 	// ErrShootPendingDeletion: the shoot waits for deletion; its runtime was deleted.
@@ -41,15 +45,16 @@ type ExistingSecret struct {
 }
 
 // CheckSecret decides whether GardenerCluster clusterNamespace/clusterName may write the Secret secretNamespace/
-// secret.Name (existing is nil when the Secret does not exist). A GardenerCluster is written by whoever may create
-// one in the KCP: it must not be able to make the operator overwrite or delete another runtime's kubeconfig, or any
-// other Secret.
-func CheckSecret(clusterNamespace, clusterName, secretNamespace string, existing *ExistingSecret) (SecretVerdict, error) {
+// secretName (existing is nil when the Secret does not exist; otherwise existing.Name is secretName). A
+// GardenerCluster is written by whoever may create one in the KCP: it must not be able to make the operator
+// overwrite or delete another runtime's kubeconfig, or any other Secret, nor create a Secret under a name someone
+// else relies on (another runtime's kubeconfig before its GardenerCluster writes it, another team's before they do).
+func CheckSecret(clusterNamespace, clusterName, secretNamespace, secretName string, existing *ExistingSecret) (SecretVerdict, error) {
 	if secretNamespace != clusterNamespace {
 		return 0, fmt.Errorf("%w: spec.kubeconfig.secret.namespace is %q, the GardenerCluster is in %q", ErrSecretOtherNamespace, secretNamespace, clusterNamespace)
 	}
 	if existing == nil {
-		return SecretAbsent, nil
+		return checkNewSecretName(clusterName, secretNamespace, secretName)
 	}
 	owner, hasOwner := existing.Annotations[AnnotationOwner]
 	switch {
@@ -72,23 +77,36 @@ func CheckSecret(clusterNamespace, clusterName, secretNamespace string, existing
 	return SecretLegacy, nil
 }
 
+// checkNewSecretName allows creating only the GardenerCluster's own kubeconfig Secret, kubeconfig-<clusterName>.
+func checkNewSecretName(clusterName, secretNamespace, secretName string) (SecretVerdict, error) {
+	if secretName != SecretName(clusterName) {
+		return 0, fmt.Errorf("%w: Secret %s/%s does not exist and is not %s", ErrSecretName, secretNamespace, secretName, SecretName(clusterName))
+	}
+	return SecretAbsent, nil
+}
+
 // ShootIdentity is what CheckShoot needs to know of the shoot a GardenerCluster names.
 type ShootIdentity struct {
 	Ref ShootRef
-	// RuntimeID is the runtime the shoot was created for (its runtime-id annotation); empty when unknown (shoots
-	// of older provisioners).
+	// RuntimeID is the runtime the shoot was created for: its runtime-id annotation, this operator's and the
+	// previous infrastructure manager's, or the provisioner's before them (adapters/gardener.RuntimeIDOf). Empty
+	// when the shoot names no runtime: such a shoot is nobody's, and no GardenerCluster gets its kubeconfig.
 	RuntimeID string
 	// PendingDeletionOf is the runtime whose deletion the shoot waits for; empty when it does not.
 	PendingDeletionOf string
 }
 
-// CheckShoot refuses an admin kubeconfig of a shoot that belongs to another runtime or to a deleted one: a
-// GardenerCluster naming a shoot must not hand out access to someone else's cluster.
+// CheckShoot refuses an admin kubeconfig of a shoot that does not name the GardenerCluster's runtime (another
+// runtime's, one that names none) or belongs to a deleted one: a GardenerCluster naming a shoot must not hand out
+// access to someone else's cluster.
 func CheckShoot(clusterName string, s ShootIdentity) error {
 	switch {
 	case s.PendingDeletionOf != "":
 		return fmt.Errorf("%w: shoot %s (runtime %s)", ErrShootPendingDeletion, s.Ref.Name, s.PendingDeletionOf)
-	case s.RuntimeID != "" && s.RuntimeID != clusterName:
+	case s.RuntimeID == "":
+		return fmt.Errorf("%w: shoot %s names no runtime (no runtime-id annotation), so it is not the cluster of runtime %s",
+			ErrShootOfAnotherRuntime, s.Ref.Name, clusterName)
+	case s.RuntimeID != clusterName:
 		return fmt.Errorf("%w: shoot %s was created for runtime %s, not %s", ErrShootOfAnotherRuntime, s.Ref.Name, s.RuntimeID, clusterName)
 	}
 	return nil

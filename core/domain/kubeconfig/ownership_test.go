@@ -14,7 +14,7 @@ func TestCheckSecret(t *testing.T) {
 		want      SecretVerdict
 		wantError error
 	}{
-		{"absent in its own namespace: may be created", ns, nil, SecretAbsent, nil},
+		{"absent kubeconfig-<name> in its own namespace: may be created", ns, nil, SecretAbsent, nil},
 		{"absent in another namespace: refused", "kube-system", nil, 0, ErrSecretOtherNamespace},
 		{"written for this GardenerCluster", ns, &ExistingSecret{Name: "anything", Annotations: map[string]string{AnnotationOwner: ns + "/" + id}}, SecretOwned, nil},
 		{"written for another GardenerCluster", ns, &ExistingSecret{Name: SecretName(id), Annotations: map[string]string{AnnotationOwner: ns + "/" + other}}, 0, ErrSecretNotOwned},
@@ -27,9 +27,42 @@ func TestCheckSecret(t *testing.T) {
 		{"another runtime's legacy Secret", ns, &ExistingSecret{Name: SecretName(other)}, 0, ErrSecretNotOwned},
 	}
 	for _, tc := range cases {
-		got, err := CheckSecret(ns, id, tc.secretNS, tc.existing)
+		name := SecretName(id)
+		if tc.existing != nil {
+			name = tc.existing.Name
+		}
+		got, err := CheckSecret(ns, id, tc.secretNS, name, tc.existing)
 		if !errors.Is(err, tc.wantError) || (tc.wantError == nil && err != nil) || (err == nil && got != tc.want) {
 			t.Errorf("%s: got %v, %v; want %v, %v", tc.reason, got, err, tc.want, tc.wantError)
+		}
+	}
+}
+
+// TestCheckSecretNewNames: a GardenerCluster may create only kubeconfig-<its name>. Any other absent name is refused
+// (ErrSecretName): it could create another runtime's kubeconfig Secret before that runtime's GardenerCluster does
+// (which then finds it owned by someone else, and KEB reads the squatter's kubeconfig), or a Secret another team is
+// about to create. A legacy name that exists and was written for the GardenerCluster keeps working.
+func TestCheckSecretNewNames(t *testing.T) {
+	const ns, id = "kcp-system", "rid"
+	for _, tc := range []struct {
+		reason, name string
+		existing     *ExistingSecret
+		want         SecretVerdict
+		wantError    error
+	}{
+		{"its own kubeconfig Secret, absent", SecretName(id), nil, SecretAbsent, nil},
+		{"another runtime's kubeconfig Secret, absent", SecretName("other"), nil, 0, ErrSecretName},
+		{"a name of another team, absent", "db-credentials", nil, 0, ErrSecretName},
+		{"the prefix alone", SecretName(""), nil, 0, ErrSecretName},
+		{"a legacy name that exists and was written for it", "my-old-kubeconfig",
+			&ExistingSecret{Name: "my-old-kubeconfig", Annotations: map[string]string{AnnotationOwner: ns + "/" + id}}, SecretOwned, nil},
+	} {
+		got, err := CheckSecret(ns, id, ns, tc.name, tc.existing)
+		if !errors.Is(err, tc.wantError) || (tc.wantError == nil && err != nil) || (err == nil && got != tc.want) {
+			t.Errorf("%s: got %v, %v; want %v, %v", tc.reason, got, err, tc.want, tc.wantError)
+		}
+		if tc.wantError != nil && (!Refusal(err) || Refused(err).Reason != ReasonSecretName) {
+			t.Errorf("%s: %v is no refusal with reason %s", tc.reason, err, ReasonSecretName)
 		}
 	}
 }
@@ -41,7 +74,7 @@ func TestCheckShoot(t *testing.T) {
 		want   error
 	}{
 		{"the runtime's own shoot", ShootIdentity{Ref: ShootRef{Name: "c-1"}, RuntimeID: "rid"}, nil},
-		{"a shoot of an older provisioner without runtime ID", ShootIdentity{Ref: ShootRef{Name: "c-1"}}, nil},
+		{"a shoot without runtime ID is nobody's: refused", ShootIdentity{Ref: ShootRef{Name: "c-1"}}, ErrShootOfAnotherRuntime},
 		{"another runtime's shoot", ShootIdentity{Ref: ShootRef{Name: "c-1"}, RuntimeID: "other"}, ErrShootOfAnotherRuntime},
 		{"a shoot waiting for deletion", ShootIdentity{Ref: ShootRef{Name: "c-1"}, RuntimeID: "rid", PendingDeletionOf: "rid"}, ErrShootPendingDeletion},
 	}

@@ -44,6 +44,9 @@ const (
 	ReasonSecretNotOwned Reason = "SecretNotOwned"
 	// ReasonSecretNamespace: the named Secret is in another namespace than the GardenerCluster.
 	ReasonSecretNamespace Reason = "SecretInOtherNamespace"
+	// ReasonSecretName: the named Secret does not exist and is not kubeconfig-<name of the GardenerCluster>, the
+	// only Secret a GardenerCluster may create.
+	ReasonSecretName Reason = "SecretNameNotAllowed"
 	// ReasonShootNotOfRuntime: the named shoot belongs to another runtime, or to a deleted one.
 	ReasonShootNotOfRuntime Reason = "ShootNotOfRuntime"
 )
@@ -158,7 +161,7 @@ func DeleteFailed(secret, cause string) Status {
 // Refusal reports whether err is a refusal of the ownership checks (CheckSecret, CheckShoot), as opposed to a
 // failure to read.
 func Refusal(err error) bool {
-	for _, e := range []error{ErrSecretOtherNamespace, ErrSecretNotOwned, ErrShootOfAnotherRuntime, ErrShootPendingDeletion} {
+	for _, e := range []error{ErrSecretOtherNamespace, ErrSecretNotOwned, ErrSecretName, ErrShootOfAnotherRuntime, ErrShootPendingDeletion} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -174,6 +177,8 @@ func Refused(err error) Status {
 	switch {
 	case errors.Is(err, ErrSecretOtherNamespace):
 		reason = ReasonSecretNamespace
+	case errors.Is(err, ErrSecretName):
+		reason = ReasonSecretName
 	case errors.Is(err, ErrShootOfAnotherRuntime), errors.Is(err, ErrShootPendingDeletion):
 		reason = ReasonShootNotOfRuntime
 	}

@@ -267,5 +267,5 @@ func checkShape(req Request) error {
 			return invalid(fmt.Sprintf("spec.rules[%d].namespaces", i), "must not contain an empty name")
 		}
 	}
-	return nil
+	return checkSecretName(req.SecretName)
 }

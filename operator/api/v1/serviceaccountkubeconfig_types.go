@@ -64,7 +64,6 @@ type ServiceAccountKubeconfigList struct {
 // ServiceAccountKubeconfigSpec is what a control-plane component asks for.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.rules) && size(self.rules) > 0) || has(self.clusterRole)",message="spec: at least one of rules and clusterRole is required"
-// +kubebuilder:validation:XValidation:rule="self.secretName != 'kubeconfig-' + self.runtimeID",message="kubeconfig-<runtimeID> is the runtime's admin kubeconfig Secret; choose another name",fieldPath=".secretName"
 type ServiceAccountKubeconfigSpec struct {
 	// RuntimeID is the runtime (the name of its Runtime and GardenerCluster in this namespace). The operator reaches
 	// it through the admin kubeconfig Secret kubeconfig-<runtimeID> of this namespace. Immutable.
@@ -96,10 +95,12 @@ type ServiceAccountKubeconfigSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10m') && duration(self) <= duration('168h')",message="spec.validity must be between 10m (the TokenRequest minimum) and 168h"
 	Validity *metav1.Duration `json:"validity,omitempty"`
 	// SecretName is the Secret in this namespace that receives the kubeconfig under key config. The operator
-	// refuses a Secret it did not write for this object. Immutable.
+	// refuses a Secret it did not write for this object, and any kubeconfig-* name: those are the admin kubeconfig
+	// Secrets of runtimes (of every runtime, not only this one's). Immutable.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('kubeconfig-')",message="kubeconfig-* names are the admin kubeconfig Secrets of runtimes; choose another name"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.secretName is immutable: create another ServiceAccountKubeconfig"
 	SecretName string `json:"secretName"`
 }

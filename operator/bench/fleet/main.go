@@ -99,7 +99,8 @@ func run() error {
 	defer func() { _ = w.Env.Stop() }()
 	t := time.Now()
 	harness.Logf("creating %d shoots without a Runtime for the extra GardenerClusters", c.extra)
-	if err := w.CreateShoots(ctx, w.extraShootNames(), w.workers, c.timeout); err != nil {
+	names, ids := w.extraShoots()
+	if err := w.CreateShoots(ctx, names, ids, w.workers, c.timeout); err != nil {
 		return err
 	}
 	r.setup = time.Since(t)

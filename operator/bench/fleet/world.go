@@ -55,12 +55,13 @@ func startFleetWorld(ctx context.Context, c config) (*fleetWorld, error) {
 	return fw, nil
 }
 
-func (w *fleetWorld) extraShootNames() []string {
-	names := make([]string, w.extra)
+// extraShoots are the names of the extra shoots and the runtime IDs of their GardenerClusters.
+func (w *fleetWorld) extraShoots() (names, runtimeIDs []string) {
+	names, runtimeIDs = make([]string, w.extra), make([]string, w.extra)
 	for i := range names {
-		names[i] = keb.ShootName(extraOffset + i)
+		names[i], runtimeIDs[i] = keb.ShootName(extraOffset+i), keb.RuntimeID(extraOffset+i)
 	}
-	return names
+	return names, runtimeIDs
 }
 
 // createRuntimes creates the Runtimes (KEB's plan mix) and the extra GardenerClusters (on the extra shoots) with

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
 )
@@ -82,13 +83,18 @@ func WriteKubeconfigs(ctx context.Context, env *gardenbox.Env, dir string, scope
 
 // CreateShoots creates the shoots named directly in the garden (not managed by the operator) with workers parallel
 // clients and waits until the gardenlet has created all of them (lastOperation Create Succeeded, CA objects
-// written, address advertised).
-func (w *World) CreateShoots(ctx context.Context, names []string, workers int, timeout time.Duration) error {
+// written, address advertised). Shoot names[i] is annotated as created for runtime runtimeIDs[i], as the previous
+// infrastructure manager left its shoots: a GardenerCluster gets the kubeconfig only of its own runtime's shoot.
+func (w *World) CreateShoots(ctx context.Context, names, runtimeIDs []string, workers int, timeout time.Duration) error {
+	if len(runtimeIDs) != len(names) {
+		return fmt.Errorf("create shoots: %d names but %d runtime IDs", len(names), len(runtimeIDs))
+	}
 	err := Parallel(ctx, len(names), workers, func(ctx context.Context, i int) error {
 		s, err := w.Env.NewShoot(names[i], "aws")
 		if err != nil {
 			return err
 		}
+		s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeIDs[i]}
 		if err := w.Env.GardenClient.Create(ctx, s); err != nil {
 			return fmt.Errorf("create shoot %s: %w", s.Name, err)
 		}

@@ -52,11 +52,11 @@ func startWorld(ctx context.Context, n int) (*world, error) {
 
 // createShoots creates the shoots directly in the garden and waits until the gardenlet has created all of them.
 func (w *world) createShoots(ctx context.Context, timeout time.Duration) error {
-	names := make([]string, w.total)
+	names, ids := make([]string, w.total), make([]string, w.total)
 	for i := range names {
-		names[i] = keb.ShootName(i)
+		names[i], ids[i] = keb.ShootName(i), keb.RuntimeID(i)
 	}
-	return w.CreateShoots(ctx, names, w.createWorkers, timeout)
+	return w.CreateShoots(ctx, names, ids, w.createWorkers, timeout)
 }
 
 func (w *world) createGardenerClusters(ctx context.Context) error {

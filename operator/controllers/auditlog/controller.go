@@ -57,7 +57,7 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 		return nil
 	}
 	keep := &usecase.AuditLogKeeper{Pool: al.Pool, Runtimes: al.Runtimes, Shoots: deps.Ports.Shoots,
-		Credentials: al.Credentials, Writer: al.Secrets}
+		Credentials: al.Credentials, Writer: al.Secrets, CredentialsPolicy: al.CredentialsPolicy}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, al, keep, NewMetrics(nil))
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(al.Kind)

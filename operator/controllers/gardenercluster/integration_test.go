@@ -55,7 +55,7 @@ func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.Ga
 func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 	w := newWorld(t)
 	const runtimeID, shoot = "4b7e0c52-8a43-4d0e-9d7b-2c0c3f7a1e01", "c-4b7e0c"
-	w.addShoot(t, shoot)
+	w.addShoot(t, shoot, runtimeID)
 	w.startOperator(t)
 	ctx := t.Context()
 	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
@@ -106,7 +106,7 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 func TestIntegrationForcedRotation(t *testing.T) {
 	w := newWorld(t)
 	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
-	w.addShoot(t, shoot)
+	w.addShoot(t, shoot, runtimeID)
 	op := w.startOperator(t)
 	ctx := t.Context()
 	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
@@ -185,7 +185,7 @@ func TestIntegrationDeletionWhileOperatorDown(t *testing.T) {
 	w := newWorld(t)
 	const runtimeID, shoot = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a03", "c-1e2f3a"
 	const legacyID = "5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c04"
-	w.addShoot(t, shoot)
+	w.addShoot(t, shoot, runtimeID)
 	ctx := t.Context()
 
 	op := w.startOperator(t)
@@ -244,7 +244,7 @@ func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
 		shoot := fmt.Sprintf("c-%06d", i)
-		w.addShoot(t, shoot)
+		w.addShoot(t, shoot, ids[i])
 		if err := w.kcp.Create(ctx, keb.GardenerCluster(ids[i], shoot)); err != nil {
 			t.Fatal(err)
 		}

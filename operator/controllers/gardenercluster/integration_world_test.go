@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
@@ -47,11 +48,13 @@ func (w *world) startOperator(t *testing.T) *testenv.Operator {
 	return testenv.RunOperator(t, w.env.KCP, w.env.Garden, opts)
 }
 
-// addShoot makes a shoot exist and be ready for kubeconfigs.
-func (w *world) addShoot(t *testing.T, name string) {
+// addShoot makes a shoot of runtimeID exist (its runtime-id annotation, as the operator and its predecessors
+// write it) and be ready for kubeconfigs.
+func (w *world) addShoot(t *testing.T, name, runtimeID string) {
 	t.Helper()
 	s, err := w.env.NewShoot(name, "aws")
 	require.NoError(t, err)
+	s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID}
 	require.NoError(t, w.env.GardenClient.Create(t.Context(), s), "create shoot %s", name)
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		var cur gardencorev1beta1.Shoot

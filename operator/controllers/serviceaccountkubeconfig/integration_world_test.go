@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
@@ -116,6 +117,7 @@ func (w *world) addRuntime(t *testing.T, runtimeID, shootName string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID} // as the operator writes it: the GardenerCluster checks it
 	if err := w.env.GardenClient.Create(ctx, s); err != nil {
 		t.Fatalf("create shoot: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -48,4 +49,6 @@ type AuditLogPorts struct {
 	Runtimes    ports.AuditLogRuntimes
 	Credentials ports.AuditLogCredentials
 	Secrets     ports.RuntimeSecretWriter
+	// CredentialsPolicy says which KCP Secrets are copied into runtimes as read credentials.
+	CredentialsPolicy auditlog.CredentialsPolicy
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/usecase"
@@ -130,7 +131,8 @@ func TestAuditLogIntegration(t *testing.T) {
 func (w *world) addTenant(t *testing.T, name string) {
 	t.Helper()
 	ctx := context.Background()
-	read := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: name + "-read"},
+	read := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: name + "-read",
+		Labels: map[string]string{auditlog.LabelReadCredentials: name}}, // the pool's opt-in
 		StringData: map[string]string{"clientID": name + "-reader", "clientSecret": "read-" + name}}
 	if err := w.kcp.Create(ctx, read); err != nil {
 		t.Fatal(err)
