@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -62,18 +63,31 @@ func newTenantWorld() *tenantWorld {
 		return nil
 	}
 	w.claimer = &usecase.AuditLogClaimer{Pool: w.pool}
-	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.shoots, Credentials: w.kcp, Writer: w.writer}
+	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.shoots, Credentials: w.kcp, Writer: w.writer,
+		CredentialsPolicy: auditlog.CredentialsPolicy{Namespace: modelNamespace, OperatorSecrets: []string{"kim-gardener-kubeconfig"}}}
 	return w
 }
 
 // step plays one random action; it returns what it did.
 func (w *tenantWorld) step(ctx context.Context, r *rand.Rand, n int) (string, error) {
 	id := tenantRuntimes[r.IntN(len(tenantRuntimes))]
-	switch r.IntN(7) {
+	switch r.IntN(8) {
+	case 7: // someone who may write AuditLogs adds one naming another tenant's read credentials or an admin kubeconfig
+		t := poolTenant(fmt.Sprintf("t-%03d", n))
+		if others, _ := w.pool.List(ctx, ports.ReadLive); len(others) > 0 && r.IntN(2) == 0 {
+			t.ReadCredentials = others[r.IntN(len(others))].ReadCredentials
+		} else {
+			t.ReadCredentials = auditlog.SecretRef{Namespace: modelNamespace, Name: "kubeconfig-" + id}
+			w.kcp.SetLabelled(t.ReadCredentials, map[string]string{auditlog.LabelReadCredentials: t.Name},
+				map[string][]byte{"clientSecret": []byte("admin-kubeconfig-of-" + id)})
+		}
+		w.pool.Put(t)
+		return "add forged tenant " + t.Name + " naming " + t.ReadCredentials.Name, nil
 	case 0: // the landscape adds a tenant with read credentials of its own
 		t := poolTenant(fmt.Sprintf("t-%03d", n))
 		w.pool.Put(t)
-		w.kcp.Set(t.ReadCredentials, map[string][]byte{"clientSecret": []byte("secret-of-" + t.Name)})
+		w.kcp.SetLabelled(t.ReadCredentials, map[string]string{auditlog.LabelReadCredentials: t.Name},
+			map[string][]byte{"clientSecret": []byte("secret-of-" + t.Name)})
 		return "add tenant " + t.Name, nil
 	case 1: // KEB creates the Runtime (again: a re-created runtime keeps its ID) and Gardener its cluster
 		w.alive[id] = true
