@@ -127,7 +127,9 @@ func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Re
 		return u.recheckRole(ctx, req, st, o, now)
 	}
 	res, err = u.apply(ctx, req, st, now)
-	if err != nil || !res.ObjectsChanged {
+	// A refusal of the bound ClusterRole also changes the objects (it revokes them) and comes back with its reason:
+	// it is the final result, never a step towards issuing a token.
+	if err != nil || !res.ObjectsChanged || res.Reason != "" {
 		return res, err
 	}
 	d := o.decision

@@ -76,7 +76,9 @@ func (m *identityModel) judgeRole() {
 }
 
 func (m *identityModel) reconcileAndCheck(did string) error {
-	live := func(context.Context) (sakubeconfig.Request, usecase.IdentityState, bool, error) { return m.req, m.state(), true, nil }
+	live := func(context.Context) (sakubeconfig.Request, usecase.IdentityState, bool, error) {
+		return m.req, m.state(), true, nil
+	}
 	res, err := m.uc.Reconcile(context.Background(), m.req, m.state(), m.clock.Now(), live)
 	if err != nil {
 		if !m.down {
@@ -99,19 +101,28 @@ func (m *identityModel) reconcileAndCheck(did string) error {
 		m.held = len(res.Objects) > 0
 	}
 	m.next = res.RequeueAfter
-	held := len(m.ids.Objects(m.rt, m.req.Owner)) > 0
-	if !held || m.down {
+	if err := m.holdsTooLong(did); err != nil {
+		return err
+	}
+	if len(m.ids.Objects(m.rt, m.req.Owner)) == 0 || m.down {
 		return nil
 	}
 	if err := m.uc.Access.CheckRequest(m.req); err != nil {
 		return fmt.Errorf("after %s: the request holds %v in the runtime although its rules are refused (%v); result %s %s",
 			did, m.ids.Objects(m.rt, m.req.Owner), err, res.Reason, res.Message)
 	}
-	if !m.roleBad.IsZero() && m.clock.Now().Sub(m.roleBad) > m.interval+time.Second {
-		return fmt.Errorf("after %s: the bound ClusterRole has been refused since %s (%s ago), the request still holds %v; result %s",
-			did, m.roleBad.Format(time.TimeOnly), m.clock.Now().Sub(m.roleBad), m.ids.Objects(m.rt, m.req.Owner), res.Reason)
-	}
 	return nil
+}
+
+// holdsTooLong: a bound ClusterRole refused for longer than one check interval (with the runtime reachable) must
+// have cost the request its objects, whether or not anything made the controller look.
+func (m *identityModel) holdsTooLong(did string) error {
+	if m.down || m.roleBad.IsZero() || m.clock.Now().Sub(m.roleBad) <= m.interval+time.Second ||
+		len(m.ids.Objects(m.rt, m.req.Owner)) == 0 {
+		return nil
+	}
+	return fmt.Errorf("after %s: the bound ClusterRole has been refused since %s (%s ago), the request still holds %v",
+		did, m.roleBad.Format(time.TimeOnly), m.clock.Now().Sub(m.roleBad), m.ids.Objects(m.rt, m.req.Owner))
 }
 
 // advance lets d pass, reconciling at every requeue as the controller does.
@@ -125,7 +136,7 @@ func (m *identityModel) advance(d time.Duration, did string) error {
 	}
 	m.clock.Step(d)
 	m.next -= d
-	return nil
+	return m.holdsTooLong(did)
 }
 
 func (m *identityModel) step() (string, error) {
@@ -151,6 +162,9 @@ func (m *identityModel) step() (string, error) {
 		m.down = !m.down
 		m.ids.SetUnreachable(m.rt, m.down)
 		if !m.down {
+			if !m.roleBad.IsZero() {
+				m.roleBad = m.clock.Now() // the interval starts again once the runtime answers
+			}
 			return "runtime back", m.reconcileAndCheck("runtime back")
 		}
 		return "runtime down", nil
