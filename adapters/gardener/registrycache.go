@@ -93,7 +93,7 @@ func (g *RegistryCacheGarden) EnsureSecret(ctx context.Context, s registrycache.
 		return false, fmt.Errorf("read back existing Secret %s: %w: %w", s.Name, ports.ErrTransient, err)
 	}
 	if why := copyMismatch(got, s); why != "" {
-		return false, fmt.Errorf("Secret %s exists but is not the operator's copy (%s): %w", s.Name, why, ports.ErrCopyConflict)
+		return false, fmt.Errorf("secret %s exists but is not the operator's copy (%s): %w", s.Name, why, ports.ErrCopyConflict)
 	}
 	return false, nil
 }

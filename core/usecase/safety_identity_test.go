@@ -108,7 +108,7 @@ func (m *identityModel) reconcileAndCheck(did string) error {
 		return nil
 	}
 	if err := m.uc.Access.CheckRequest(m.req); err != nil {
-		return fmt.Errorf("after %s: the request holds %v in the runtime although its rules are refused (%v); result %s %s",
+		return fmt.Errorf("after %s: the request holds %v in the runtime although its rules are refused (%w); result %s %s",
 			did, m.ids.Objects(m.rt, m.req.Owner), err, res.Reason, res.Message)
 	}
 	return nil

@@ -67,10 +67,3 @@ func TestAFailedPartKeepsItsMessage(t *testing.T) {
 		t.Fatalf("Configured condition %+v", c)
 	}
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
