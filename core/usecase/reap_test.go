@@ -20,6 +20,7 @@ type reaperWorld struct {
 	garden   *fake.Garden
 	runtimes *fake.Runtimes
 	guard    *fake.DeletionGuard
+	records  *fake.DeletionRecords
 	server   *fake.ServerClock
 	reaper   *usecase.Reaper
 }
@@ -30,11 +31,12 @@ func newReaperWorld(t *testing.T, budget int) *reaperWorld {
 	t.Helper()
 	clock := fake.NewClock(reapStart)
 	w := &reaperWorld{clock: clock, garden: fake.NewGarden(clock), runtimes: fake.NewRuntimes(), guard: &fake.DeletionGuard{},
-		server: &fake.ServerClock{Clock: clock}}
+		records: fake.NewDeletionRecords(), server: &fake.ServerClock{Clock: clock}}
 	policy := modelPolicy()
 	policy.Budget.Limit = budget
 	restorer := &usecase.Restorer{Shoots: w.garden, Runtimes: w.runtimes, Policy: policy, DefaultNamespace: modelNamespace}
-	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.runtimes, Guard: w.guard, Clock: w.server, Restorer: restorer, Policy: policy}
+	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.runtimes, Records: w.records, Namespace: modelNamespace, Guard: w.guard,
+		Clock: w.server, Restorer: restorer, Policy: policy}
 	return w
 }
 
@@ -48,6 +50,11 @@ func (w *reaperWorld) marked(t *testing.T, name string) cluster.Shoot {
 	s, err := w.garden.MarkForDeletion(ctx, name, ports.DeletionMark{RestoreSpec: doc, Record: cluster.PendingDeletion{
 		RuntimeID: "rt-" + name, RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour), Window: time.Hour}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The Teardown records the deletion in the KCP too when it lets the Runtime go.
+	if err := w.records.Put(ctx, deletion.KCPRecord{RuntimeID: "rt-" + name, RuntimeNamespace: modelNamespace, ShootName: name,
+		ShootUID: s.UID, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	return s
