@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -16,6 +17,8 @@ type DeletionRecords struct {
 	records  map[string]deletion.KCPRecord // namespace/shoot name -> record
 	log      []deletion.KCPRecord
 	migrated time.Time
+	// Namespaces, when set, are the only namespaces records are stored in and read from (the watched ones).
+	Namespaces []string
 	// Err, when set, is consulted first by every method (by name); a non-nil error is returned as is.
 	Err func(method string) error
 }
@@ -41,6 +44,9 @@ func (d *DeletionRecords) Get(_ context.Context, namespace, shootName string, _ 
 	if err := d.fail("Get"); err != nil {
 		return deletion.KCPRecord{}, false, err
 	}
+	if len(d.Namespaces) > 0 && !slices.Contains(d.Namespaces, namespace) {
+		return deletion.KCPRecord{}, false, nil
+	}
 	r, ok := d.records[namespace+"/"+shootName]
 	return r, ok, nil
 }
@@ -54,6 +60,9 @@ func (d *DeletionRecords) Put(_ context.Context, r deletion.KCPRecord) error {
 	}
 	if err := r.Validate(); err != nil {
 		return err
+	}
+	if len(d.Namespaces) > 0 && !slices.Contains(d.Namespaces, r.RuntimeNamespace) {
+		return fmt.Errorf("store the deletion record of shoot %s: namespace %s is not watched", r.ShootName, r.RuntimeNamespace)
 	}
 	d.records[r.RuntimeNamespace+"/"+r.ShootName] = r
 	d.log = append(d.log, r)

@@ -38,7 +38,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
 		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
 		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
-			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record."},
+			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record, record not backed by the KCP, invalid brake value."},
 			[]string{"reason"}),
 		known: map[string][2]string{},
 	}
@@ -63,7 +63,7 @@ func (m *Metrics) count(reason string) {
 	switch reason {
 	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
 		usecase.EventRestoreStarted, usecase.EventDeletionStopped, usecase.EventBreakerTripped, usecase.EventInvalidDeletionRecord,
-		usecase.EventRestoreDocumentDropped:
+		usecase.EventRestoreDocumentDropped, usecase.EventNoKCPRecord, usecase.EventKCPRecordMismatch, usecase.EventBrakeInvalid:
 		m.deletionEvents.WithLabelValues(reason).Inc()
 	}
 }
