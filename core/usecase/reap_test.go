@@ -311,6 +311,10 @@ func TestTeardownRecordsTheDeletionInTheKCPBeforeReleasing(t *testing.T) {
 	if res, err := td.Run(ctx, req, clock.Now()); err == nil || res.Release {
 		t.Fatalf("with the KCP record failing: %+v, %v; want the Runtime kept", res, err)
 	}
+	// The KCP's record comes first: the reaper acts on the mark's event and must find it then.
+	if got, _ := garden.Get(ctx, "c-1", ports.ReadLive); got.Marks.PendingDeletion != nil {
+		t.Errorf("the shoot was marked before the deletion was recorded in the KCP: %+v", *got.Marks.PendingDeletion)
+	}
 	records.Err = nil
 	res, err := td.Run(ctx, req, clock.Now())
 	if err != nil || !res.Release {

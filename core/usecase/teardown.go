@@ -58,6 +58,7 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 		AccessRemoved: gone, RestoreDocumentSize: len(req.RestoreDocument)}
 	var res TeardownResult
 	serverChecked := false
+	var recorded *deletion.KCPRecord // stored in this run
 	for range 6 {
 		d := deletion.OnRuntimeDeleted(in, t.Policy, now)
 		res.Message = d.Message
@@ -92,6 +93,11 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			} else {
 				res.Events = append(res.Events, Event{Warning: true, Reason: EventRestoreDocumentDropped, Message: d.Message})
 			}
+			// The KCP's record first: the reaper acts on the mark's watch event and must find it then.
+			if err := t.Records.Put(ctx, *d.KCPRecord); err != nil {
+				return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
+			}
+			recorded = d.KCPRecord
 			marked, err := t.Shoots.MarkForDeletion(ctx, req.ShootName, mark)
 			if err != nil {
 				return res, fmt.Errorf("mark shoot %s for deletion: %w", req.ShootName, err)
@@ -99,7 +105,7 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			res.Events = append(res.Events, Event{Reason: EventShootMarked, Message: d.Message})
 			in.Shoot = marked
 		case deletion.ActionRelease:
-			if d.KCPRecord != nil {
+			if d.KCPRecord != nil && (recorded == nil || *recorded != *d.KCPRecord) {
 				if err := t.Records.Put(ctx, *d.KCPRecord); err != nil {
 					return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
 				}

@@ -42,6 +42,12 @@ func record(plan string, window time.Duration) *cluster.PendingDeletion {
 		DueAt: now.Add(window), Window: window}
 }
 
+// kcpRecord is the KCP record of deleting the shoot of rtID at now with the given window.
+func kcpRecord(window time.Duration) *deletion.KCPRecord {
+	return &deletion.KCPRecord{RuntimeID: rtID, RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now,
+		DueAt: now.Add(window)}
+}
+
 func TestOnRuntimeDeleted(t *testing.T) {
 	base := deletion.RuntimeInput{RuntimeID: rtID, Namespace: "kcp-system", Plan: "aws", EverReady: true, AccessRemoved: true, Shoot: healthy()}
 	in := func(change func(*deletion.RuntimeInput)) deletion.RuntimeInput {
@@ -50,7 +56,8 @@ func TestOnRuntimeDeleted(t *testing.T) {
 		return out
 	}
 	mark := func(plan string, window time.Duration, hibernate bool) deletion.RuntimeDecision {
-		return deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: hibernate, KeepRestoreDocument: true, Record: record(plan, window)}
+		return deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: hibernate, KeepRestoreDocument: true, Record: record(plan, window),
+			KCPRecord: kcpRecord(window)}
 	}
 	cases := []struct {
 		reason string
@@ -86,7 +93,8 @@ func TestOnRuntimeDeleted(t *testing.T) {
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p }, mark("trial", 0, false)},
 		{"a Runtime too large for the record is still marked, without the document", in(func(i *deletion.RuntimeInput) {
 			i.RestoreDocumentSize = deletion.MaxRestoreDocument + 1
-		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour)}},
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour),
+			KCPRecord: kcpRecord(72 * time.Hour)}},
 		{"no shoot (confirmed live): release the Runtime", in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{Live: true} }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a predecessor's shoot of this runtime is adopted before it is marked (never orphaned)", in(func(i *deletion.RuntimeInput) {

@@ -37,7 +37,8 @@ const (
 	// ActionAdoptShoot takes over a shoot the previous infrastructure manager created for this runtime, so that
 	// it can be marked (a Runtime deleted before its shoot was adopted must not orphan the shoot).
 	ActionAdoptShoot RuntimeAction = "AdoptShoot"
-	// ActionMarkShoot records Record on the shoot and, if Hibernate, requests hibernation, in one change.
+	// ActionMarkShoot records KCPRecord in the KCP, then Record on the shoot and, if Hibernate, requests
+	// hibernation, in one change.
 	ActionMarkShoot RuntimeAction = "MarkShoot"
 	// ActionRelease removes the Runtime's finalizer: KEB sees NotFound. With RuntimeDecision.KCPRecord, that record
 	// is stored in the KCP first (the reaper deletes no shoot without it).
@@ -58,8 +59,9 @@ type RuntimeDecision struct {
 	// KeepRestoreDocument is false when the Runtime is too large to be recorded: the shoot is still marked and
 	// deleted safely, but it can only be restored by re-creating the Runtime (same ID) by hand.
 	KeepRestoreDocument bool
-	// KCPRecord is the deletion to record in the KCP before the Runtime is released (ActionRelease of a shoot
-	// marked for this runtime).
+	// KCPRecord is the deletion to record in the KCP: before the shoot is marked (ActionMarkShoot; the reaper
+	// must find it when it sees the mark) and again before the Runtime is released (ActionRelease of a shoot marked
+	// for this runtime) unless it is the same.
 	KCPRecord *KCPRecord
 	Message   string
 }
@@ -108,7 +110,8 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 	window, plan := markWindow(in, p)
 	rec := &cluster.PendingDeletion{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, Plan: plan,
 		MarkedAt: now, DueAt: now.Add(window), Window: window}
-	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}
+	kcp := kcpRecordAt(in, p, now)
+	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KCPRecord: &kcp, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}
 	switch {
 	case neverHealthy(in):
 		d.Message = fmt.Sprintf("Shoot %s never became healthy; it is deleted at once.", s.Name)

@@ -91,6 +91,15 @@ func (h *reaperHooks) Status(ctx context.Context, s *shootState, r reaped, _ tim
 	return skeleton.Result{RequeueAfter: d.RequeueAfter}
 }
 
+// Gone implements skeleton.GoneHandler: a shoot that is gone needs no KCP deletion record any more (the use case
+// confirms it gone live before removing them).
+func (h *reaperHooks) Gone(ctx context.Context, s *shootState, now time.Time) (skeleton.Result, error) {
+	if _, err := h.reap.Reap(ctx, s.Key().Name, now); err != nil {
+		return skeleton.Result{Retry: fmt.Errorf("forget shoot %s: %w", s.Key().Name, err)}, nil
+	}
+	return skeleton.Result{}, nil
+}
+
 // Finalize implements skeleton.Hooks; the reaper sets no finalizer, so it never runs.
 func (h *reaperHooks) Finalize(context.Context, *shootState, time.Time) (skeleton.Result, error) {
 	return skeleton.Result{}, nil
