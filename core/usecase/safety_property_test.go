@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -252,9 +253,10 @@ func (c *checker) check() error {
 				d.At.Format(time.RFC3339), kcp.DueAt.Format(time.RFC3339))
 		}
 		var markedAt time.Time
+		var ownMark cluster.PendingDeletion // the operator's own last record on the shoot
 		for _, m := range marks {
 			if m.UID == d.Shoot.UID && !m.At.After(d.At) {
-				markedAt = m.At
+				markedAt, ownMark = m.At, m.Record
 			}
 		}
 		// A record someone forged says nothing about the window; the operator's own mark and the KCP's record do.
@@ -268,8 +270,10 @@ func (c *checker) check() error {
 		}
 		// A cluster that never became healthy is deleted at once (decided when it was marked; Gardener may have
 		// finished creating it since): the runtime was never Ready.
-		window := kcp.DueAt.Sub(kcp.MarkedAt)
-		neverHealthy := window == 0 && !w.readyWhenDeleted[d.Shoot.UID]
+		// The window is what the operator gave the deletion: its own mark's, or the KCP record's if that is longer
+		// (a release retried later records a later due time); a never-healthy cluster gets none.
+		window := max(kcp.DueAt.Sub(kcp.MarkedAt), ownMark.Window)
+		neverHealthy := (window == 0 || (!markedAt.IsZero() && ownMark.Window == 0)) && !w.readyWhenDeleted[d.Shoot.UID]
 		if longest := w.longest[d.Shoot.UID]; window < longest && !neverHealthy {
 			return fmt.Errorf("shoot %s %s with window %s, but it was created for a plan with the window %s (a relabel shortened it)",
 				d.Shoot.Name, verb, window, longest)

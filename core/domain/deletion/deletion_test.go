@@ -117,6 +117,10 @@ func TestOnRuntimeDeleted(t *testing.T) {
 			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: week, DueAt: week}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease, KCPRecord: &deletion.KCPRecord{RuntimeID: rtID,
 			RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now, DueAt: now.Add(72 * time.Hour)}}},
+		{"a marked shoot of this runtime that Gardener deletes already is not recorded again", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-time.Hour), DueAt: now.Add(-time.Hour)}
+			i.Shoot.DeletionTimestamp = &now
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a record naming this runtime on the shoot of another runtime is not recorded in the KCP", in(func(i *deletion.RuntimeInput) {
 			i.Shoot.Marks.RuntimeID = "other"
 			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now}

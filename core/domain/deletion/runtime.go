@@ -86,6 +86,9 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 		// in the KCP would make someone else's cluster deletable.
 		return release(fmt.Sprintf("Shoot %s belongs to runtime %s but carries a deletion record naming runtime %s; it is left untouched.",
 			s.Name, s.Marks.RuntimeID, in.RuntimeID))
+	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID && s.Deleting():
+		// The reaper deleted it already (with the KCP record of the earlier deletion): nothing to record anew.
+		return release(fmt.Sprintf("Shoot %s is already being deleted.", s.Name))
 	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID:
 		// The KCP record is computed here, not copied from the shoot: a record someone wrote on the shoot just
 		// before (window 0, marked a week ago) must not become the KCP's. Right after this operator marked the
