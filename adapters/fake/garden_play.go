@@ -162,3 +162,18 @@ func (g *Garden) Observed(name string) (cluster.Shoot, bool) {
 	}
 	return copyShoot(s.obs), true
 }
+
+// ForgeRecord plays someone with write access to the shoots of the project writing a deletion record of their own
+// on a shoot (the annotations only, consistent in itself, not through the operator): a shoot without a record
+// gets one, a record is replaced.
+func (g *Garden) ForgeRecord(name string, pd cluster.PendingDeletion) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s, ok := g.shoots[name]
+	if !ok || s.obs.DeletionTimestamp != nil {
+		return false
+	}
+	s.obs.Marks.PendingDeletion = &pd
+	g.touch(s)
+	return true
+}

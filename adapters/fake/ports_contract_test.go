@@ -17,6 +17,14 @@ func TestDeletionGuardContract(t *testing.T) {
 	})
 }
 
+func TestDeletionRecordsContract(t *testing.T) {
+	contract.RunDeletionRecordsContract(t, func(t *testing.T) contract.RecordsFixture {
+		r := fake.NewDeletionRecords()
+		r.Namespaces = []string{"kcp-system"}
+		return contract.RecordsFixture{Records: r, Namespace: "kcp-system", Unwatched: "default"}
+	})
+}
+
 func TestServerClockContract(t *testing.T) {
 	contract.RunServerClockContract(t, func(t *testing.T) contract.ServerClockFixture {
 		clock := fake.NewClock(time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC))

@@ -65,7 +65,12 @@ func (g *DeletionGuard) Load(ctx context.Context, mode ports.ReadMode) (ports.Gu
 var errNotRead = apierrors.NewNotFound(corev1.Resource("configmaps"), "")
 
 func guardState(cm *corev1.ConfigMap) (ports.GuardState, error) {
-	st := ports.GuardState{Frozen: strings.EqualFold(strings.TrimSpace(cm.Data[KeyFrozen]), "true"), Version: cm.ResourceVersion}
+	st := ports.GuardState{Version: cm.ResourceVersion}
+	var err error
+	if st.Frozen, err = deletion.ParseBrake(cm.Data[KeyFrozen]); err != nil {
+		// Refused loudly: the reaper stops every deletion with this value in its message and event.
+		st.BrakeInvalid = cm.Data[KeyFrozen]
+	}
 	for _, line := range strings.Fields(cm.Data[KeyDeletions]) {
 		t, err := time.Parse(time.RFC3339, line)
 		if err != nil {

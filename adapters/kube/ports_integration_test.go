@@ -39,7 +39,7 @@ func managerLikeClient(t *testing.T, k *testenv.KCP) client.Client {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() { _ = c.Start(ctx) }()
-	for _, o := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}, &imv1.GardenerCluster{}} {
+	for _, o := range []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}, &imv1.GardenerCluster{}, &imv1.DeletionRecord{}} {
 		_, err := c.GetInformer(ctx, o)
 		require.NoError(t, err)
 	}
@@ -87,6 +87,15 @@ func TestIntegrationPortContracts(t *testing.T) {
 					}
 					require.NoError(t, err)
 				}}
+		})
+	})
+
+	t.Run("DeletionRecords", func(t *testing.T) {
+		contract.RunDeletionRecordsContract(t, func(t *testing.T) contract.RecordsFixture {
+			ns := testenv.Namespace(t, c, "records")
+			unwatched := testenv.Namespace(t, c, "unwatched")
+			return contract.RecordsFixture{Records: &kube.DeletionRecords{Cached: cached, Live: c, Writer: c, Namespaces: []string{ns},
+				Namespace: ns}, Namespace: ns, Unwatched: unwatched}
 		})
 	})
 

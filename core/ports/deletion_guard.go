@@ -10,8 +10,11 @@ import (
 // GuardState is the persistent state that can stop deletions: the emergency brake people set and the circuit
 // breaker's ledger.
 type GuardState struct {
-	// Frozen is the emergency brake (set by people, read by the operator; no restart needed).
+	// Frozen is the emergency brake (set by people, read by the operator; no restart needed). It is true also when
+	// the stored value is not one the operator understands (BrakeInvalid).
 	Frozen bool
+	// BrakeInvalid is the stored brake value when deletion.ParseBrake refused it ("" otherwise).
+	BrakeInvalid string
 	// Ledger is the breaker's record of recent deletions and whether it tripped.
 	Ledger deletion.Ledger
 	// Version identifies the stored state for StoreLedger's optimistic locking ("" when nothing is stored yet).
@@ -35,4 +38,27 @@ type ServerClock interface {
 	// ServerNow returns the API server's current time (one request, or a recent answer remembered with the local
 	// time that passed since). Errors wrap ErrTransient.
 	ServerNow(ctx context.Context) (time.Time, error)
+}
+
+// DeletionRecords keeps the operator's own record of every Runtime deletion in the KCP (deletion.KCPRecord), next
+// to the record on the shoot that people with write access to the garden project can edit. Only the operator
+// writes them. A record is stored in the Runtime's namespace under the shoot's name: a shoot name is unique in the
+// garden project, and a runtime ID can come back with another shoot.
+type DeletionRecords interface {
+	// Get returns the record of the deletion of shootName in namespace; found is false when there is none (not an
+	// error).
+	// ReadCached may lag behind a write; a cached miss is confirmed live (a miss makes a shoot wait, it must not
+	// come from a cache that has not synced). Errors wrap ErrTransient.
+	Get(ctx context.Context, namespace, shootName string, mode ReadMode) (rec deletion.KCPRecord, found bool, err error)
+	// Put stores r (created, or replacing the record of the same shoot name in the namespace). Errors wrap ErrTransient; an incomplete
+	// record (deletion.KCPRecord.Validate) is refused with that error.
+	Put(ctx context.Context, r deletion.KCPRecord) error
+	// RemoveForShoot removes every record about shootName whose shoot UID is not keepUID (keepUID "" removes all of
+	// them): the shoot they were about is gone. It reads the records from the cache. Errors wrap ErrTransient.
+	RemoveForShoot(ctx context.Context, shootName, keepUID string) error
+	// Migrated tells whether the one-time migration of deletions recorded only on shoots (operator versions
+	// before the KCP records) is done. Errors wrap ErrTransient.
+	Migrated(ctx context.Context) (bool, error)
+	// SetMigrated records that the migration is done, at. Idempotent. Errors wrap ErrTransient.
+	SetMigrated(ctx context.Context, at time.Time) error
 }

@@ -249,7 +249,8 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	}
 
 	// The Runtime is deleted: the shoot is marked and kept for the window; the tenant stays with it.
-	td := &usecase.Teardown{Shoots: w.garden, Access: access, Policy: modelPolicy()}
+	records := fake.NewDeletionRecords()
+	td := &usecase.Teardown{Shoots: w.garden, Access: access, Records: records, Policy: modelPolicy()}
 	if _, err := td.Run(context.Background(), usecase.TeardownRequest{RuntimeID: "rt-1", Namespace: modelNamespace, ShootName: "c-1",
 		Plan: "aws", EverReady: true, RestoreDocument: []byte("{}")}, clock.Now()); err != nil {
 		t.Fatal(err)
@@ -264,7 +265,7 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	}
 	// The reaper deletes the shoot after the window; while Gardener deletes it the tenant still stays.
 	policy := modelPolicy()
-	reaper := &usecase.Reaper{Shoots: w.garden, Runtimes: fake.NewRuntimes(), Guard: &fake.DeletionGuard{},
+	reaper := &usecase.Reaper{Shoots: w.garden, Runtimes: fake.NewRuntimes(), Records: records, Guard: &fake.DeletionGuard{},
 		Clock: &fake.ServerClock{Clock: clock}, Policy: policy,
 		Restorer: &usecase.Restorer{Shoots: w.garden, Runtimes: fake.NewRuntimes(), Policy: policy, DefaultNamespace: modelNamespace}}
 	clock.Step(policy.DefaultWindow + time.Minute)

@@ -1,5 +1,7 @@
 package usecase
 
+import "github.com/kyma-project/kim/core/domain/deletion"
+
 // Event is something that happened and is worth telling people about (the controller records it on the custom
 // resource). Reasons are stable: people and alerts match on them.
 type Event struct {
@@ -10,16 +12,22 @@ type Event struct {
 
 // Event reasons of the use cases.
 const (
-	EventShootApplied           = "ShootApplied"
-	EventShootAdopted           = "ShootAdopted"
-	EventClusterRestored        = "ClusterRestored"
-	EventShootMarked            = "ShootMarkedForDeletion"
-	EventShootDeleted           = "ShootDeleted"
-	EventShootForceDeleted      = "ShootForceDeleted"
-	EventRestoreStarted         = "RestoreStarted"
-	EventDeletionStopped        = "DeletionStopped"
-	EventBreakerTripped         = "DeletionCircuitBreakerTripped"
-	EventInvalidDeletionRecord  = "InvalidDeletionRecord"
+	EventShootApplied          = "ShootApplied"
+	EventShootAdopted          = "ShootAdopted"
+	EventClusterRestored       = "ClusterRestored"
+	EventShootMarked           = "ShootMarkedForDeletion"
+	EventShootDeleted          = "ShootDeleted"
+	EventShootForceDeleted     = "ShootForceDeleted"
+	EventRestoreStarted        = "RestoreStarted"
+	EventDeletionStopped       = "DeletionStopped"
+	EventBreakerTripped        = "DeletionCircuitBreakerTripped"
+	EventInvalidDeletionRecord = "InvalidDeletionRecord"
+	// EventBrakeInvalid: the emergency brake holds a value other than "true" or "false"; deletions stay stopped.
+	EventBrakeInvalid = "DeletionBrakeInvalid"
+	// EventNoKCPRecord and EventKCPRecordMismatch: a shoot's deletion record is not backed by the KCP's record
+	// (deletion.ReasonNoKCPRecord, deletion.ReasonKCPRecordMismatch); the shoot is never reaped so.
+	EventNoKCPRecord            = deletion.ReasonNoKCPRecord
+	EventKCPRecordMismatch      = deletion.ReasonKCPRecordMismatch
 	EventRestoreDocumentDropped = "RestoreDocumentTooLarge"
 	// EventBootstrapPullSecretRefused and EventBootstrapObjectRefused (warnings) report a configuration attempt that
 	// refused the landscape's bootstrap set (runtimeconfig's reasons of the same names): nothing of it was applied.

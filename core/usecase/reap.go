@@ -16,10 +16,16 @@ import (
 type Reaper struct {
 	Shoots   ports.Shoots
 	Runtimes ports.RuntimeRegistry
-	Guard    ports.DeletionGuard
-	Clock    ports.ServerClock
-	Restorer *Restorer
-	Policy   deletion.Policy
+	// Records are the KCP's records of the deletions (written by Teardown); a shoot is reaped only with one that
+	// matches its own record.
+	Records ports.DeletionRecords
+	// Namespace is where the records of shoot records without a runtime namespace (older operator versions) are
+	// looked up.
+	Namespace string
+	Guard     ports.DeletionGuard
+	Clock     ports.ServerClock
+	Restorer  *Restorer
+	Policy    deletion.Policy
 }
 
 // ReapResult is the decision taken about one shoot and what happened.
@@ -42,11 +48,17 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 		return ReapResult{}, err
 	}
 	in := deletion.ReapInput{Shoot: s}
+	if !s.Exists {
+		return ReapResult{Decision: deletion.Reap(in, r.Policy, now), Shoot: s}, r.forget(ctx, name)
+	}
 	// Only a shoot with a deletion record can be acted on (deletion.Reap ignores the others whatever the guard
 	// says): the shoot events of runtimes being provisioned cost no read of the guard (a live one while no guard
 	// ConfigMap exists).
-	if s.Marks.PendingDeletion != nil {
+	if pd := s.Marks.PendingDeletion; pd != nil {
 		if in.Guard, err = r.guard(ctx); err != nil {
+			return ReapResult{Shoot: s}, err
+		}
+		if in.Record, err = r.record(ctx, name, *pd, ports.ReadCached); err != nil {
 			return ReapResult{Shoot: s}, err
 		}
 	}
@@ -93,8 +105,13 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 		res.Restored = true
 		res.Events = append(res.Events, Event{Reason: EventRestoreStarted, Message: d.Message})
 	case deletion.ReapNone:
-		if d.Step == deletion.StepInvalidRecord {
+		switch {
+		case d.Step == deletion.StepInvalidRecord:
 			res.Events = append(res.Events, Event{Warning: true, Reason: EventInvalidDeletionRecord, Message: d.Message})
+		case d.Step == deletion.StepUnbacked:
+			res.Events = append(res.Events, Event{Warning: true, Reason: d.Reason, Message: d.Message})
+		case d.Stop == deletion.StopBrakeValue:
+			res.Events = append(res.Events, Event{Warning: true, Reason: EventBrakeInvalid, Message: d.Message})
 		}
 	}
 	return res, nil
@@ -106,7 +123,44 @@ func (r *Reaper) guard(ctx context.Context) (deletion.Guard, error) {
 	if err != nil {
 		return deletion.Guard{}, fmt.Errorf("read the deletion guard: %w", err)
 	}
-	return deletion.Guard{Frozen: st.Frozen, Tripped: !st.Ledger.TrippedAt.IsZero()}, nil
+	return deletion.Guard{Frozen: st.Frozen, BrakeInvalid: st.BrakeInvalid, Tripped: !st.Ledger.TrippedAt.IsZero()}, nil
+}
+
+// record reads the KCP's record of the deletion of shoot name in the namespace the shoot's record pd names (nil
+// when there is none). Which record it is, is decided by the shoot's name, not by what the record on it says.
+func (r *Reaper) record(ctx context.Context, name string, pd cluster.PendingDeletion, mode ports.ReadMode) (*deletion.KCPRecord, error) {
+	if pd.RuntimeID == "" {
+		return nil, nil
+	}
+	ns := pd.RuntimeNamespace
+	if ns == "" {
+		ns = r.Namespace
+	}
+	rec, found, err := r.Records.Get(ctx, ns, name, mode)
+	if err != nil {
+		return nil, fmt.Errorf("read the KCP's deletion record of runtime %s: %w", pd.RuntimeID, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	return &rec, nil
+}
+
+// forget removes the KCP's records about a shoot that is gone, after a live read confirmed it: the records are
+// only needed while the shoot exists.
+func (r *Reaper) forget(ctx context.Context, name string) error {
+	s, err := r.Shoots.Get(ctx, name, ports.ReadLive)
+	if err != nil {
+		return fmt.Errorf("confirm shoot %s is gone: %w", name, err)
+	}
+	keep := ""
+	if s.Exists {
+		keep = s.UID // created again meanwhile: only the records of the old shoot go
+	}
+	if err := r.Records.RemoveForShoot(ctx, name, keep); err != nil {
+		return fmt.Errorf("remove the KCP's deletion records of shoot %s: %w", name, err)
+	}
+	return nil
 }
 
 // confirm re-reads the shoot live, asks the KCP whether the recorded runtime exists and compares the clocks. It
@@ -123,6 +177,9 @@ func (r *Reaper) confirm(ctx context.Context, name string, g deletion.Guard, now
 			return deletion.ReapInput{}, time.Time{}, fmt.Errorf("confirm runtime %s is gone: %w", pd.RuntimeID, err)
 		}
 		in.RuntimeExists = &exists
+		if in.Record, err = r.record(ctx, name, *pd, ports.ReadLive); err != nil {
+			return deletion.ReapInput{}, time.Time{}, err
+		}
 	}
 	server, err := r.Clock.ServerNow(ctx)
 	if err != nil {
@@ -169,4 +226,47 @@ func (r *Reaper) reserve(ctx context.Context, name string, now time.Time) (delet
 		return deletion.ReapDecision{}, nil
 	}
 	return deletion.ReapDecision{}, fmt.Errorf("record the deletion of shoot %s in the ledger: %w: too many concurrent writers", name, ports.ErrConflict)
+}
+
+// MigrateRecords is the one-time migration to KCP records: every shoot marked by an operator version that did not
+// write them gets one (deletion.Policy.MigrationRecord: a full window from now, never earlier than the shoot's
+// record), then the migration is recorded as done. It runs once, at the first start of this version, before any
+// shoot record can have been forged against it: afterwards a shoot record without a KCP record is never reaped
+// (StepUnbacked) and a person resolves it. It returns how many records it wrote. Idempotent until done; an error
+// leaves the migration to be run again.
+func (r *Reaper) MigrateRecords(ctx context.Context, shoots ports.ShootLister, now time.Time) (int, error) {
+	done, err := r.Records.Migrated(ctx)
+	if err != nil || done {
+		return 0, err
+	}
+	list, err := shoots.ListManaged(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list the shoots to migrate their deletion records: %w", err)
+	}
+	n := 0
+	for _, s := range list {
+		pd := s.Marks.PendingDeletion
+		if pd == nil || pd.RuntimeID == "" || s.UID == "" {
+			continue
+		}
+		existing, err := r.record(ctx, s.Name, *pd, ports.ReadLive)
+		if err != nil {
+			return n, err
+		}
+		if existing != nil {
+			continue
+		}
+		rec := r.Policy.MigrationRecord(s, *pd, now)
+		if rec.RuntimeNamespace == "" {
+			rec.RuntimeNamespace = r.Namespace
+		}
+		if err := r.Records.Put(ctx, rec); err != nil {
+			return n, fmt.Errorf("migrate the deletion record of shoot %s: %w", s.Name, err)
+		}
+		n++
+	}
+	if err := r.Records.SetMigrated(ctx, now); err != nil {
+		return n, fmt.Errorf("record the migration of deletion records as done: %w", err)
+	}
+	return n, nil
 }

@@ -20,6 +20,7 @@ type reaperWorld struct {
 	garden   *fake.Garden
 	runtimes *fake.Runtimes
 	guard    *fake.DeletionGuard
+	records  *fake.DeletionRecords
 	server   *fake.ServerClock
 	reaper   *usecase.Reaper
 }
@@ -30,11 +31,12 @@ func newReaperWorld(t *testing.T, budget int) *reaperWorld {
 	t.Helper()
 	clock := fake.NewClock(reapStart)
 	w := &reaperWorld{clock: clock, garden: fake.NewGarden(clock), runtimes: fake.NewRuntimes(), guard: &fake.DeletionGuard{},
-		server: &fake.ServerClock{Clock: clock}}
+		records: fake.NewDeletionRecords(), server: &fake.ServerClock{Clock: clock}}
 	policy := modelPolicy()
 	policy.Budget.Limit = budget
 	restorer := &usecase.Restorer{Shoots: w.garden, Runtimes: w.runtimes, Policy: policy, DefaultNamespace: modelNamespace}
-	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.runtimes, Guard: w.guard, Clock: w.server, Restorer: restorer, Policy: policy}
+	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.runtimes, Records: w.records, Namespace: modelNamespace, Guard: w.guard,
+		Clock: w.server, Restorer: restorer, Policy: policy}
 	return w
 }
 
@@ -48,6 +50,11 @@ func (w *reaperWorld) marked(t *testing.T, name string) cluster.Shoot {
 	s, err := w.garden.MarkForDeletion(ctx, name, ports.DeletionMark{RestoreSpec: doc, Record: cluster.PendingDeletion{
 		RuntimeID: "rt-" + name, RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour), Window: time.Hour}})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The Teardown records the deletion in the KCP too when it lets the Runtime go.
+	if err := w.records.Put(ctx, deletion.KCPRecord{RuntimeID: "rt-" + name, RuntimeNamespace: modelNamespace, ShootName: name,
+		ShootUID: s.UID, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -192,5 +199,131 @@ func TestReaperReadsTheGuardOnlyForShootsWithADeletionRecord(t *testing.T) {
 	}
 	if _, err := w.reaper.Reap(context.Background(), "c-1", w.clock.Now()); err == nil {
 		t.Error("shoot with a deletion record was decided without reading the guard")
+	}
+}
+
+func TestReaperKeepsAShootWhoseRecordIsNotBackedByTheKCP(t *testing.T) {
+	w := newReaperWorld(t, 10)
+	ctx := context.Background()
+	if _, err := w.garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-live"}, RuntimeID: "rt-live"}); err != nil {
+		t.Fatal(err)
+	}
+	// Someone who can write shoots writes a record consistent in itself: window 0, marked a week ago.
+	week := reapStart.Add(-7 * 24 * time.Hour)
+	w.garden.ForgeRecord("c-live", cluster.PendingDeletion{RuntimeID: "rt-gone", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
+	for range 2 {
+		res, err := w.reaper.Reap(ctx, "c-live", w.clock.Now())
+		if err != nil || res.Deleted || res.Decision.Step != deletion.StepUnbacked || res.Decision.RequeueAfter != deletion.UnbackedRecheck {
+			t.Fatalf("forged record: %+v, %v; want kept, looked at again later", res.Decision, err)
+		}
+		if len(res.Events) != 1 || res.Events[0].Reason != usecase.EventNoKCPRecord || !res.Events[0].Warning {
+			t.Errorf("events %+v, want one warning %s", res.Events, usecase.EventNoKCPRecord)
+		}
+		w.clock.Step(30 * 24 * time.Hour)
+	}
+	// The KCP holds the record of another shoot of the runtime the forged record names: still kept.
+	if err := w.records.Put(ctx, deletion.KCPRecord{RuntimeID: "rt-gone", RuntimeNamespace: modelNamespace, ShootName: "c-live",
+		ShootUID: "uid-of-an-old-shoot", MarkedAt: week, DueAt: week}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.reaper.Reap(ctx, "c-live", w.clock.Now())
+	if err != nil || res.Deleted || res.Decision.Reason != deletion.ReasonKCPRecordMismatch {
+		t.Fatalf("record of another shoot UID: %+v, %v; want kept (%s)", res.Decision, err, deletion.ReasonKCPRecordMismatch)
+	}
+	if d := w.garden.Deletions(); len(d) != 0 {
+		t.Errorf("deletions %+v, want none", d)
+	}
+}
+
+func TestReaperRemovesTheKCPRecordOfAGoneShoot(t *testing.T) {
+	w := newReaperWorld(t, 10)
+	ctx := context.Background()
+	w.marked(t, "c-1")
+	w.clock.Step(time.Hour)
+	if res, err := w.reaper.Reap(ctx, "c-1", w.clock.Now()); err != nil || !res.Deleted {
+		t.Fatalf("due: %+v, %v", res.Decision, err)
+	}
+	if _, found, _ := w.records.Get(ctx, modelNamespace, "c-1", ports.ReadLive); !found {
+		t.Fatal("the record went before the shoot")
+	}
+	w.garden.FinishDeletion("c-1")
+	if _, err := w.reaper.Reap(ctx, "c-1", w.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := w.records.Get(ctx, modelNamespace, "c-1", ports.ReadLive); found {
+		t.Error("the record of a shoot that is gone is kept")
+	}
+}
+
+func TestMigrateRecordsRunsOnceAndNeverBringsADeletionForward(t *testing.T) {
+	w := newReaperWorld(t, 10)
+	ctx := context.Background()
+	// A shoot marked by an operator version without KCP records: due in one hour by its own record.
+	if _, err := w.garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-old"}, RuntimeID: "rt-old", Plan: "aws"}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := w.garden.MarkForDeletion(ctx, "c-old", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-old",
+		RuntimeNamespace: modelNamespace, Plan: "aws", MarkedAt: reapStart.Add(-71 * time.Hour), DueAt: reapStart.Add(time.Hour), Window: 72 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := w.reaper.Reap(ctx, "c-old", w.clock.Now().Add(2*time.Hour)); res.Deleted || res.Decision.Step != deletion.StepUnbacked {
+		t.Fatalf("before the migration: %+v; want kept", res.Decision)
+	}
+	n, err := w.reaper.MigrateRecords(ctx, w.garden, w.clock.Now())
+	if err != nil || n != 1 {
+		t.Fatalf("migration: %d, %v; want one record", n, err)
+	}
+	rec, found, _ := w.records.Get(ctx, modelNamespace, "c-old", ports.ReadLive)
+	if !found || rec.ShootUID != old.UID || rec.DueAt.Before(reapStart.Add(72*time.Hour)) {
+		t.Fatalf("migrated record %+v (found %v); want the shoot's UID, due a full window from now", rec, found)
+	}
+	// A record written on a shoot after the migration is never migrated.
+	if _, err := w.garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-new"}, RuntimeID: "rt-new"}); err != nil {
+		t.Fatal(err)
+	}
+	week := reapStart.Add(-7 * 24 * time.Hour)
+	w.garden.ForgeRecord("c-new", cluster.PendingDeletion{RuntimeID: "rt-new", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
+	if n, err := w.reaper.MigrateRecords(ctx, w.garden, w.clock.Now()); err != nil || n != 0 {
+		t.Fatalf("second migration: %d, %v; want nothing", n, err)
+	}
+	if _, found, _ := w.records.Get(ctx, modelNamespace, "c-new", ports.ReadLive); found {
+		t.Error("a record forged after the migration was migrated")
+	}
+	w.clock.Step(73 * time.Hour)
+	if res, err := w.reaper.Reap(ctx, "c-old", w.clock.Now()); err != nil || !res.Deleted {
+		t.Errorf("the migrated shoot after its window: %+v, %v; want deleted", res.Decision, err)
+	}
+}
+
+func TestTeardownRecordsTheDeletionInTheKCPBeforeReleasing(t *testing.T) {
+	clock := fake.NewClock(reapStart)
+	garden, records := fake.NewGarden(clock), fake.NewDeletionRecords()
+	ctx := context.Background()
+	s, err := garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-1"}, RuntimeID: "rt-1", Plan: "aws"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden.Succeed("c-1")
+	td := &usecase.Teardown{Shoots: garden, Access: fake.NewAccessObjects(), Records: records, Policy: modelPolicy()}
+	req := usecase.TeardownRequest{RuntimeID: "rt-1", Namespace: modelNamespace, ShootName: "c-1", Plan: "aws", EverReady: true}
+	records.Err = func(method string) error { return ports.ErrTransient }
+	if res, err := td.Run(ctx, req, clock.Now()); err == nil || res.Release {
+		t.Fatalf("with the KCP record failing: %+v, %v; want the Runtime kept", res, err)
+	}
+	// The KCP's record comes first: the reaper acts on the mark's event and must find it then.
+	if got, _ := garden.Get(ctx, "c-1", ports.ReadLive); got.Marks.PendingDeletion != nil {
+		t.Errorf("the shoot was marked before the deletion was recorded in the KCP: %+v", *got.Marks.PendingDeletion)
+	}
+	records.Err = nil
+	res, err := td.Run(ctx, req, clock.Now())
+	if err != nil || !res.Release {
+		t.Fatalf("teardown: %+v, %v", res, err)
+	}
+	rec, found, _ := records.Get(ctx, modelNamespace, "c-1", ports.ReadLive)
+	want := deletion.KCPRecord{RuntimeID: "rt-1", RuntimeNamespace: modelNamespace, ShootName: "c-1", ShootUID: s.UID,
+		MarkedAt: reapStart, DueAt: reapStart.Add(72 * time.Hour)}
+	if !found || rec != want {
+		t.Errorf("KCP record %+v (found %v), want %+v", rec, found, want)
 	}
 }

@@ -62,13 +62,14 @@ const (
 	opGCForce
 	opGCDelete
 	opSecretPlant
+	opForge
 	numOps
 )
 
 var opNames = [...]string{"Create", "RecreateSame", "Update", "Delete", "Reconcile", "Reap", "Gardener", "Fail", "SyncCache",
 	"TimePasses", "Skew", "Restore", "RequestRestore", "Relabel", "Brake", "ResetBreaker", "Foreign", "Predecessor",
 	"Kubeconfig", "Faults", "LagCache", "MassDelete", "EditRecord", "GCCreate", "GCHostile", "GCReconcile", "GCForce", "GCDelete",
-	"SecretPlant"}
+	"SecretPlant", "Forge"}
 
 // kcpRuntime is a Runtime CR in the model's KCP.
 type kcpRuntime struct {
@@ -87,6 +88,7 @@ type world struct {
 	kcp      *fake.Runtimes
 	access   *fake.AccessObjects
 	guard    *fake.DeletionGuard
+	records  *fake.DeletionRecords
 	rng      *rand.Rand
 	faults   bool
 
@@ -103,6 +105,11 @@ type world struct {
 	// longest is, per shoot UID, the window of the plan its runtime had when the operator created (or adopted) the
 	// shoot: relabelling the plan must never shorten the window below it.
 	longest map[string]time.Duration
+	// owner is, per shoot UID, the runtime the operator created, adopted or took the shoot back for: a shoot whose
+	// owner is a Runtime in the KCP is that Runtime's cluster, whatever records someone wrote on it.
+	owner map[string]string
+	// forged are the shoot UIDs someone wrote a deletion record on (opForge): a person resolves those.
+	forged map[string]bool
 	// readyWhenDeleted is, per shoot UID, whether the runtime deleting it was ever Ready (a never-healthy cluster is
 	// deleted at once, whatever its plan).
 	readyWhenDeleted map[string]bool
@@ -111,15 +118,18 @@ type world struct {
 func newWorld(seed uint64) *world {
 	truth := fake.NewClock(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 	w := &world{truth: truth, operator: &skewedClock{base: truth}, garden: fake.NewGarden(truth), kcp: fake.NewRuntimes(),
-		access: fake.NewAccessObjects(), guard: &fake.DeletionGuard{}, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		access: fake.NewAccessObjects(), guard: &fake.DeletionGuard{}, records: fake.NewDeletionRecords(),
+		rng:      rand.New(rand.NewPCG(seed, seed^0x5eed)),
 		runtimes: map[string]*kcpRuntime{}, gone: map[string]kcpRuntime{}, foreign: map[string]string{}, preds: map[string]string{},
-		longest: map[string]time.Duration{}, readyWhenDeleted: map[string]bool{}}
+		longest: map[string]time.Duration{}, readyWhenDeleted: map[string]bool{}, owner: map[string]string{}, forged: map[string]bool{}}
 	policy := modelPolicy()
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
 		Guard: w.guard, Config: modelConfig(), Policy: policy}
-	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Policy: policy, Clock: &fake.ServerClock{Clock: truth}}
+	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Records: w.records, Policy: policy,
+		Clock: &fake.ServerClock{Clock: truth}}
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
-	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Guard: w.guard, Clock: &fake.ServerClock{Clock: truth},
+	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Records: w.records, Namespace: modelNamespace, Guard: w.guard,
+		Clock:    &fake.ServerClock{Clock: truth},
 		Restorer: w.restorer, Policy: policy}
 	w.kubeconfigs = newKubeconfigs(w.garden, truth)
 	w.garden.Err = func(method string) error {
@@ -151,7 +161,7 @@ func (w *world) apply(s step) {
 			if ids := w.existingRuntimes(); len(ids) > 0 {
 				id = ids[s.N%len(ids)]
 			}
-		case opReap, opGardener, opFail, opRequestRestore, opRestore, opEditRecord:
+		case opReap, opGardener, opFail, opRequestRestore, opRestore, opEditRecord, opForge:
 			if names := w.garden.Shoots(); len(names) > 0 {
 				shootName = names[s.N%len(names)]
 			}
@@ -241,6 +251,8 @@ func (w *world) apply(s step) {
 		w.clusters.lag = s.On
 	case opEditRecord: // someone moves the due time of a deletion record to its mark (or a stale copy comes back)
 		w.garden.EditRecord(shootName, func(pd *cluster.PendingDeletion) { pd.DueAt = pd.MarkedAt })
+	case opForge:
+		w.forge(s, shootName)
 	case opMassDelete: // a KEB bug deletes every Runtime
 		for _, rt := range w.runtimes {
 			rt.deleting = true
@@ -278,6 +290,7 @@ func (w *world) reconcile(id string) {
 	// A shoot still waiting for deletion under this ID was not taken back (yet): it keeps the window of the
 	// deletion, not the plan of the runtime that has not reclaimed it.
 	if s, _ := w.garden.Get(ctx, rt.shoot, ports.ReadLive); s.OwnedBy(id) && s.Marks.PendingDeletion == nil {
+		w.owner[s.UID] = id
 		if _, seen := w.longest[s.UID]; !seen { // created, adopted or taken back just now, for the runtime's plan now
 			w.longest[s.UID] = modelPolicy().Window(rt.plan)
 		}
@@ -289,4 +302,26 @@ func (w *world) reconcile(id string) {
 		rt.everReady = true
 	}
 	rt.configured = res.Configured
+}
+
+// forge plays someone who can write the shoots of the project: on a shoot (with On, the shoot of a Runtime that
+// exists), a deletion record consistent in itself that makes it due at once: window 0, marked a week ago, naming a
+// runtime of the model (live, deleted or never seen).
+func (w *world) forge(s step, shootName string) {
+	if s.On {
+		ids := w.existingRuntimes()
+		if len(ids) == 0 {
+			return
+		}
+		shootName = w.runtimes[ids[s.N%len(ids)]].shoot
+	}
+	got, _ := w.garden.Get(contextFor(), shootName, ports.ReadLive)
+	if !got.Exists || !got.Marks.Managed {
+		return
+	}
+	at := w.truth.Now().Add(-7 * 24 * time.Hour)
+	if w.garden.ForgeRecord(shootName, cluster.PendingDeletion{RuntimeID: modelIDs[s.Runtime], RuntimeNamespace: modelNamespace,
+		Plan: "trial", MarkedAt: at, DueAt: at}) {
+		w.forged[got.UID] = true
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -176,17 +177,27 @@ func shrink(seed uint64, seq []step) []step {
 
 // checker holds what invariants need to remember between steps.
 type checker struct {
-	w             *world
-	deletions     int
+	w         *world
+	deletions int
+	records   int
+	// kcpDue is, per shoot UID, the last deletion record the operator wrote in the KCP.
+	kcpDue map[string]deletion.KCPRecord
+	// deletedAt is, per shoot UID, when the reaper deleted it (forcing may only follow).
+	deletedAt     map[string]time.Time
 	times         []time.Time
 	secretChanges int
 }
 
-func newChecker(w *world) *checker { return &checker{w: w} }
+func newChecker(w *world) *checker {
+	return &checker{w: w, kcpDue: map[string]deletion.KCPRecord{}, deletedAt: map[string]time.Time{}}
+}
 
-// check verifies the safety invariants:
+// check verifies the safety invariants, for deletions and force-deletions alike:
 //  1. no shoot is deleted before its mark plus its recorded window (within the clock tolerance), and never while a
-//     Runtime with the ID of its record that names the shoot exists;
+//     Runtime with the ID of its record that names the shoot exists; whatever someone wrote on the shoot (forged
+//     records), never while the Runtime it belongs to exists, never without a record of its deletion in the KCP and
+//     never before the due time recorded there; a force-deletion only follows the reaper's own deletion of the shoot
+//     after deletion.forceDeletionAfter;
 //  2. no shoot the operator did not create or adopt is written or deleted, and a predecessor's shoot is adopted
 //     only for its own runtime;
 //  3. every managed shoot without a Runtime carries a deletion record (no orphans);
@@ -203,37 +214,83 @@ func (c *checker) check() error {
 	policy := modelPolicy()
 	deletions := w.garden.Deletions()
 	marks := w.garden.Marks()
+	written := w.records.Written()
+	for _, r := range written[c.records:] {
+		c.kcpDue[r.ShootUID] = r
+	}
+	c.records = len(written)
 	for _, d := range deletions[c.deletions:] {
+		verb := "deleted"
 		if d.Force {
-			continue
+			verb = "force-deleted"
 		}
 		pd := d.Shoot.Marks.PendingDeletion
 		if pd == nil || !d.Shoot.Marks.Managed {
-			return fmt.Errorf("shoot %s (uid %s) deleted without a deletion record of this operator", d.Shoot.Name, d.Shoot.UID)
+			return fmt.Errorf("shoot %s (uid %s) %s without a deletion record of this operator", d.Shoot.Name, d.Shoot.UID, verb)
 		}
-		if rt, ok := w.runtimes[pd.RuntimeID]; ok && rt.shoot == d.Shoot.Name {
-			return fmt.Errorf("shoot %s deleted while Runtime %s of its record exists", d.Shoot.Name, pd.RuntimeID)
+		// Forcing a deletion Gardener already runs loses nothing more (a deleting shoot cannot be taken back): a
+		// Runtime created again meanwhile waits for the old cluster to be gone, so that part does not apply to it.
+		if rt, ok := w.runtimes[pd.RuntimeID]; ok && rt.shoot == d.Shoot.Name && !d.Force {
+			return fmt.Errorf("shoot %s %s while Runtime %s of its record exists", d.Shoot.Name, verb, pd.RuntimeID)
 		}
-		var markedAt time.Time
-		for _, m := range marks {
-			if m.UID == d.Shoot.UID && !m.At.After(d.At) {
-				markedAt = m.At
+		// Whatever its record says (someone may have forged it): the cluster of a Runtime that exists is never
+		// deleted, and never before the due time the operator recorded in the KCP when it let the Runtime go.
+		if owner, ok := w.owner[d.Shoot.UID]; ok && !d.Force {
+			if rt, live := w.runtimes[owner]; live && rt.shoot == d.Shoot.Name {
+				return fmt.Errorf("shoot %s %s while its Runtime %s exists (record names %s)", d.Shoot.Name, verb, owner, pd.RuntimeID)
 			}
 		}
-		if markedAt.IsZero() {
-			return fmt.Errorf("shoot %s deleted, but no mark of it was ever written", d.Shoot.Name)
+		kcp, recorded := c.kcpDue[d.Shoot.UID]
+		if !recorded {
+			return fmt.Errorf("shoot %s (uid %s) %s, but its deletion was never recorded in the KCP", d.Shoot.Name, d.Shoot.UID, verb)
 		}
-		if earliest := markedAt.Add(pd.Window).Add(-policy.ClockTolerance()); d.At.Before(earliest) {
-			return fmt.Errorf("shoot %s deleted at %s, before its window (marked %s, window %s) ended", d.Shoot.Name,
+		kcpDue := kcp.DueAt
+		if limit := kcp.MarkedAt.Add(policy.MaxWindow); limit.Before(kcpDue) {
+			kcpDue = limit
+		}
+		if earliest := kcpDue.Add(-policy.ClockTolerance()); d.At.Before(earliest) {
+			return fmt.Errorf("shoot %s %s at %s, before the due time %s recorded in the KCP", d.Shoot.Name, verb,
+				d.At.Format(time.RFC3339), kcp.DueAt.Format(time.RFC3339))
+		}
+		var markedAt time.Time
+		var ownMark cluster.PendingDeletion // the operator's own last record on the shoot
+		for _, m := range marks {
+			if m.UID == d.Shoot.UID && !m.At.After(d.At) {
+				markedAt, ownMark = m.At, m.Record
+			}
+		}
+		// A record someone forged says nothing about the window; the operator's own mark and the KCP's record do.
+		forged := w.forged[d.Shoot.UID]
+		if markedAt.IsZero() && !forged {
+			return fmt.Errorf("shoot %s %s, but no mark of it was ever written", d.Shoot.Name, verb)
+		}
+		if earliest := markedAt.Add(pd.Window).Add(-policy.ClockTolerance()); !forged && d.At.Before(earliest) {
+			return fmt.Errorf("shoot %s %s at %s, before its window (marked %s, window %s) ended", d.Shoot.Name, verb,
 				d.At.Format(time.RFC3339), markedAt.Format(time.RFC3339), pd.Window)
 		}
 		// A cluster that never became healthy is deleted at once (decided when it was marked; Gardener may have
 		// finished creating it since): the runtime was never Ready.
-		neverHealthy := pd.Window == 0 && !w.readyWhenDeleted[d.Shoot.UID]
-		if longest := w.longest[d.Shoot.UID]; pd.Window < longest && !neverHealthy {
-			return fmt.Errorf("shoot %s deleted with window %s, but it was created for a plan with the window %s (a relabel shortened it)",
-				d.Shoot.Name, pd.Window, longest)
+		// The window is what the operator gave the deletion: its own mark's, or the KCP record's if that is longer
+		// (a release retried later records a later due time); a never-healthy cluster gets none.
+		window := max(kcp.DueAt.Sub(kcp.MarkedAt), ownMark.Window)
+		neverHealthy := (window == 0 || (!markedAt.IsZero() && ownMark.Window == 0)) && !w.readyWhenDeleted[d.Shoot.UID]
+		if longest := w.longest[d.Shoot.UID]; window < longest && !neverHealthy {
+			return fmt.Errorf("shoot %s %s with window %s, but it was created for a plan with the window %s (a relabel shortened it)",
+				d.Shoot.Name, verb, window, longest)
 		}
+		if d.Force {
+			// Forcing is only ever the second step of a deletion the reaper started itself, after the delay.
+			started, ok := c.deletedAt[d.Shoot.UID]
+			if !ok {
+				return fmt.Errorf("shoot %s force-deleted, but the reaper never deleted it", d.Shoot.Name)
+			}
+			if earliest := started.Add(policy.ForceDeletionAfter).Add(-policy.ClockTolerance()); d.At.Before(earliest) {
+				return fmt.Errorf("shoot %s force-deleted at %s, before %s after its deletion started at %s", d.Shoot.Name,
+					d.At.Format(time.RFC3339), policy.ForceDeletionAfter, started.Format(time.RFC3339))
+			}
+			continue
+		}
+		c.deletedAt[d.Shoot.UID] = d.At
 		c.times = append(c.times, d.At)
 	}
 	c.deletions = len(deletions)
@@ -283,6 +340,10 @@ func (c *checker) drained() error {
 	for _, name := range c.w.garden.Shoots() {
 		s, _ := c.w.garden.Get(ctx, name, ports.ReadLive)
 		if pd := s.Marks.PendingDeletion; pd != nil && deletion.CheckRecord(*pd, modelPolicy(), c.w.operator.Now()) != nil {
+			continue
+		}
+		// A record someone wrote on the shoot is not backed by the KCP: it is kept until a person resolves it.
+		if c.w.forged[s.UID] {
 			continue
 		}
 		if pd := s.Marks.PendingDeletion; s.Marks.Managed && pd != nil && !s.Deleting() {

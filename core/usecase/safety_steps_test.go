@@ -35,7 +35,8 @@ func (s step) String() string {
 func randomStep(r *rand.Rand) step {
 	weights := map[op]int{opCreate: 4, opRecreateSame: 5, opUpdate: 2, opDelete: 5, opReconcile: 18, opReap: 10, opGardener: 8,
 		opFail: 2, opSync: 6, opTimePasses: 5, opSkew: 2, opRestore: 2, opRequestRestore: 1, opRelabel: 2, opBrake: 1,
-		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 4, opMassDelete: 1, opEditRecord: 1}
+		opResetBreaker: 1, opForeign: 1, opPredecessor: 1, opKubeconfig: 4, opFaults: 1, opLag: 4, opMassDelete: 1, opEditRecord: 1,
+		opForge: 2}
 	o := draw(r, weights)
 	// Durations land before and after the windows (24h, 72h) and within a clock skew of their end.
 	durations := []time.Duration{time.Minute, 30 * time.Minute, time.Hour, 22 * time.Hour, 25 * time.Hour, 70 * time.Hour,

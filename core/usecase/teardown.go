@@ -15,7 +15,10 @@ import (
 type Teardown struct {
 	Shoots ports.Shoots
 	Access ports.AccessObjects
-	Policy deletion.Policy
+	// Records stores the KCP's record of the deletion before the Runtime goes: the reaper deletes no shoot whose
+	// record on the shoot has no matching record in the KCP.
+	Records ports.DeletionRecords
+	Policy  deletion.Policy
 	// Clock is the garden API server's time. The deletion is recorded at the later of it and the operator's
 	// time: an operator clock running behind would otherwise record a window that ends early in real time.
 	Clock ports.ServerClock
@@ -55,10 +58,13 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 		AccessRemoved: gone, RestoreDocumentSize: len(req.RestoreDocument)}
 	var res TeardownResult
 	serverChecked := false
+	var recorded *deletion.KCPRecord // stored in this run
 	for range 6 {
 		d := deletion.OnRuntimeDeleted(in, t.Policy, now)
 		res.Message = d.Message
-		if d.Action == deletion.ActionMarkShoot && !serverChecked && t.Clock != nil {
+		// The mark and the KCP record are written at the garden's time if the operator's clock runs behind.
+		recording := d.Action == deletion.ActionMarkShoot || (d.Action == deletion.ActionRelease && d.KCPRecord != nil)
+		if recording && !serverChecked && t.Clock != nil {
 			server, err := t.Clock.ServerNow(ctx)
 			if err != nil {
 				return res, fmt.Errorf("read the garden's time before recording the deletion of shoot %s: %w", req.ShootName, err)
@@ -87,6 +93,11 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			} else {
 				res.Events = append(res.Events, Event{Warning: true, Reason: EventRestoreDocumentDropped, Message: d.Message})
 			}
+			// The KCP's record first: the reaper acts on the mark's watch event and must find it then.
+			if err := t.Records.Put(ctx, *d.KCPRecord); err != nil {
+				return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
+			}
+			recorded = d.KCPRecord
 			marked, err := t.Shoots.MarkForDeletion(ctx, req.ShootName, mark)
 			if err != nil {
 				return res, fmt.Errorf("mark shoot %s for deletion: %w", req.ShootName, err)
@@ -94,6 +105,11 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			res.Events = append(res.Events, Event{Reason: EventShootMarked, Message: d.Message})
 			in.Shoot = marked
 		case deletion.ActionRelease:
+			if d.KCPRecord != nil && (recorded == nil || *recorded != *d.KCPRecord) {
+				if err := t.Records.Put(ctx, *d.KCPRecord); err != nil {
+					return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
+				}
+			}
 			res.Release = true
 			if t.Configurator != nil {
 				t.Configurator.Forget(req.RuntimeID)

@@ -53,6 +53,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		Access:       &kube.AccessObjects{Client: kcp},
 		Configurator: runtimeConfigurator(live, opts.Config, ns),
 		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
+		Records:      &kube.DeletionRecords{Cached: kcp, Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces, Namespace: ns},
 		ServerClock:  serverClock,
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
 		ShootOwner:   gardener.ShootToRuntime,

@@ -10,6 +10,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,6 +85,15 @@ func (w *world) deletionAfterWindow(t *testing.T, rt *imv1.Runtime) {
 		t.Errorf("window recorded on the shoot: %s, want %s (plan aws)", due.Sub(marked), awsWindow)
 	}
 	uid := s.UID
+	// The operator recorded the deletion in the KCP too (the reaper deletes nothing without it), under the shoot's
+	// name in the Runtime's namespace, for this shoot object.
+	var rec imv1.DeletionRecord
+	if err := w.kcp.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: shootName}, &rec); err != nil {
+		t.Fatalf("the KCP's deletion record of shoot %s: %v", shootName, err)
+	}
+	if rec.Spec.RuntimeID != rt.Name || rec.Spec.ShootUID != string(uid) || rec.Spec.DueAt.Time.Before(due) {
+		t.Errorf("the KCP's deletion record %+v; want runtime %s, shoot UID %s, due no earlier than %s", rec.Spec, rt.Name, uid, due)
+	}
 	// Slow down the simulated deletion so the deleting shoot can be inspected.
 	w.patchShoot(t, shootName, func(s *gardencorev1beta1.Shoot) {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationDuration, "3s")
@@ -105,6 +115,10 @@ func (w *world) deletionAfterWindow(t *testing.T, rt *imv1.Runtime) {
 	if deleting.DeletionTimestamp.Time.Before(due.Add(-time.Second)) {
 		t.Errorf("shoot deleted at %s, before its due time %s", deleting.DeletionTimestamp.Time, due)
 	}
+	testenv.Eventually(t, stepTimeout, "the KCP's deletion record of the gone shoot removed", func() (bool, string) {
+		err := w.kcp.Get(context.Background(), client.ObjectKey{Namespace: kcpNamespace, Name: shootName}, &imv1.DeletionRecord{})
+		return apierrors.IsNotFound(err), "still there"
+	})
 }
 
 // recoveryInWindow: a person restores the deleted runtime with the restore annotation on the shoot; the Runtime

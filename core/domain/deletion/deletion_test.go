@@ -42,6 +42,12 @@ func record(plan string, window time.Duration) *cluster.PendingDeletion {
 		DueAt: now.Add(window), Window: window}
 }
 
+// kcpRecord is the KCP record of deleting the shoot of rtID at now with the given window.
+func kcpRecord(window time.Duration) *deletion.KCPRecord {
+	return &deletion.KCPRecord{RuntimeID: rtID, RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now,
+		DueAt: now.Add(window)}
+}
+
 func TestOnRuntimeDeleted(t *testing.T) {
 	base := deletion.RuntimeInput{RuntimeID: rtID, Namespace: "kcp-system", Plan: "aws", EverReady: true, AccessRemoved: true, Shoot: healthy()}
 	in := func(change func(*deletion.RuntimeInput)) deletion.RuntimeInput {
@@ -50,7 +56,8 @@ func TestOnRuntimeDeleted(t *testing.T) {
 		return out
 	}
 	mark := func(plan string, window time.Duration, hibernate bool) deletion.RuntimeDecision {
-		return deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: hibernate, KeepRestoreDocument: true, Record: record(plan, window)}
+		return deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: hibernate, KeepRestoreDocument: true, Record: record(plan, window),
+			KCPRecord: kcpRecord(window)}
 	}
 	cases := []struct {
 		reason string
@@ -86,7 +93,8 @@ func TestOnRuntimeDeleted(t *testing.T) {
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p }, mark("trial", 0, false)},
 		{"a Runtime too large for the record is still marked, without the document", in(func(i *deletion.RuntimeInput) {
 			i.RestoreDocumentSize = deletion.MaxRestoreDocument + 1
-		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour)}},
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour),
+			KCPRecord: kcpRecord(72 * time.Hour)}},
 		{"no shoot (confirmed live): release the Runtime", in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{Live: true} }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a predecessor's shoot of this runtime is adopted before it is marked (never orphaned)", in(func(i *deletion.RuntimeInput) {
@@ -100,8 +108,22 @@ func TestOnRuntimeDeleted(t *testing.T) {
 		{"a shoot waiting for the deletion of another runtime is left untouched", in(func(i *deletion.RuntimeInput) {
 			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: "other", MarkedAt: now, DueAt: now.Add(time.Hour)}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
-		{"already marked for this runtime: release (idempotent)", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(time.Hour)}
+		{"already marked for this runtime: release (idempotent), recording the deletion in the KCP", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(72 * time.Hour), Window: 72 * time.Hour}
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease, KCPRecord: &deletion.KCPRecord{RuntimeID: rtID,
+			RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now, DueAt: now.Add(72 * time.Hour)}}},
+		{"a record on the shoot that someone forged (window 0, marked a week ago) is not copied into the KCP", in(func(i *deletion.RuntimeInput) {
+			week := now.Add(-7 * 24 * time.Hour)
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: week, DueAt: week}
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease, KCPRecord: &deletion.KCPRecord{RuntimeID: rtID,
+			RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now, DueAt: now.Add(72 * time.Hour)}}},
+		{"a marked shoot of this runtime that Gardener deletes already is not recorded again", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-time.Hour), DueAt: now.Add(-time.Hour)}
+			i.Shoot.DeletionTimestamp = &now
+		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
+		{"a record naming this runtime on the shoot of another runtime is not recorded in the KCP", in(func(i *deletion.RuntimeInput) {
+			i.Shoot.Marks.RuntimeID = "other"
+			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 	}
 	for _, tc := range cases {
@@ -198,9 +220,33 @@ func TestReap(t *testing.T) {
 		{"a record without runtime is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
 			s.Marks.PendingDeletion.RuntimeID = ""
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		// Consistent otherwise (due exactly its window after the mark), so only the check of the mark can refuse it.
 		{"a record marked in the future is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
-			s.Marks.PendingDeletion.MarkedAt = now.Add(time.Hour)
+			pd := s.Marks.PendingDeletion
+			pd.MarkedAt, pd.Window, pd.DueAt = now.Add(time.Hour), 0, now.Add(time.Hour)
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
+		{"a shoot record without a KCP record is never reaped", unbacked(confirmed(marked(-time.Hour))), nil,
+			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
+		{"a stuck deletion without a KCP record is not forced", unbacked(confirmed(deleting(9*time.Hour, cluster.ErrCleanupClusterResources))), nil,
+			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
+		{"a KCP record of another shoot with the same name (other UID) does not back the record",
+			withRecord(confirmed(marked(-time.Hour)), func(r *deletion.KCPRecord) { r.ShootUID = "uid-old" }), nil,
+			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
+		{"a KCP record of another runtime does not back the record",
+			withRecord(confirmed(marked(-time.Hour)), func(r *deletion.KCPRecord) { r.RuntimeID = "other" }), nil,
+			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
+		{"a forged consistent shoot record (window 0, marked a week ago) waits for the KCP's due time",
+			withRecord(confirmed(with(marked(3*time.Hour), func(s *cluster.Shoot) {
+				pd := s.Marks.PendingDeletion
+				pd.MarkedAt, pd.Window, pd.DueAt = now.Add(-7*24*time.Hour), 0, now.Add(-7*24*time.Hour)
+			})), func(r *deletion.KCPRecord) { r.MarkedAt, r.DueAt = now.Add(-time.Hour), now.Add(2*time.Hour) }), nil,
+			want{deletion.StepWaitWindow, deletion.ReapNone, 2 * time.Hour, false, ""}},
+		{"a shoot record due later than the KCP's postpones the deletion", withRecord(confirmed(marked(3*time.Hour)),
+			func(r *deletion.KCPRecord) { r.DueAt = now.Add(-time.Hour) }), nil,
+			want{deletion.StepWaitWindow, deletion.ReapNone, 3 * time.Hour, false, ""}},
+		{"a brake value the operator does not understand stops deletions", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no,
+			Guard: deletion.Guard{Frozen: true, BrakeInvalid: "yes"}}, nil,
+			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopBrakeValue}},
 		{"a due time edited below the recorded window is not trusted", confirmed(with(marked(3*time.Hour), func(s *cluster.Shoot) {
 			s.Marks.PendingDeletion.DueAt = now.Add(-time.Hour)
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
@@ -234,7 +280,7 @@ func TestReap(t *testing.T) {
 			if tc.policy != nil {
 				p = tc.policy(p)
 			}
-			got := deletion.Reap(tc.in, p, now)
+			got := deletion.Reap(backed(tc.in), p, now)
 			if diff := cmp.Diff(tc.want, want{got.Step, got.Action, got.RequeueAfter, got.Stuck, got.Stop}); diff != "" {
 				t.Errorf("%s (-want +got):\n%s\nmessage: %s", tc.reason, diff, got.Message)
 			}
@@ -243,6 +289,39 @@ func TestReap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// noKCPRecord marks a ReapInput whose shoot record has no KCP record (see backed).
+var noKCPRecord = &deletion.KCPRecord{RuntimeID: "no KCP record"}
+
+func unbacked(in deletion.ReapInput) deletion.ReapInput {
+	in.Record = noKCPRecord
+	return in
+}
+
+// kcpRecordOf is the KCP record the operator wrote with the shoot's record.
+func kcpRecordOf(s cluster.Shoot) *deletion.KCPRecord {
+	pd := s.Marks.PendingDeletion
+	return &deletion.KCPRecord{RuntimeID: pd.RuntimeID, RuntimeNamespace: pd.RuntimeNamespace, ShootName: s.Name, ShootUID: s.UID,
+		MarkedAt: pd.MarkedAt, DueAt: pd.DueAt}
+}
+
+// withRecord changes the KCP record that backs the input's shoot record.
+func withRecord(in deletion.ReapInput, change func(*deletion.KCPRecord)) deletion.ReapInput {
+	in.Record = kcpRecordOf(in.Shoot)
+	change(in.Record)
+	return in
+}
+
+// backed gives a marked shoot the KCP record the operator wrote with it, unless the case says otherwise.
+func backed(in deletion.ReapInput) deletion.ReapInput {
+	switch {
+	case in.Record == noKCPRecord:
+		in.Record = nil
+	case in.Record == nil && in.Shoot.Marks.PendingDeletion != nil:
+		in.Record = kcpRecordOf(in.Shoot)
+	}
+	return in
 }
 
 func TestRestorable(t *testing.T) {
@@ -267,5 +346,56 @@ func TestRestorable(t *testing.T) {
 				t.Errorf("%s: got %v, want %v", tc.reason, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseBrake(t *testing.T) {
+	for _, tc := range []struct {
+		value       string
+		frozen, bad bool
+	}{
+		{"true", true, false}, {" true\n", true, false}, {"false", false, false}, {"", false, false},
+		{"True", true, true}, {"TRUE", true, true}, {"yes", true, true}, {"1", true, true}, {"flase", true, true}, {"no", true, true},
+	} {
+		frozen, err := deletion.ParseBrake(tc.value)
+		if frozen != tc.frozen || (err != nil) != tc.bad || (err != nil && !errors.Is(err, deletion.ErrBrakeValue)) {
+			t.Errorf("ParseBrake(%q) = %v, %v; want frozen %v, refused %v", tc.value, frozen, err, tc.frozen, tc.bad)
+		}
+	}
+}
+
+func TestPolicyDueIsTheLaterOfBothRecords(t *testing.T) {
+	p := policy()
+	pd := cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-7 * 24 * time.Hour), DueAt: now.Add(-7 * 24 * time.Hour)}
+	kcp := deletion.KCPRecord{MarkedAt: now, DueAt: now.Add(72 * time.Hour)}
+	if got := p.Due(pd, kcp); !got.Equal(now.Add(72 * time.Hour)) {
+		t.Errorf("a forged early shoot record: due %s, want the KCP's %s", got, now.Add(72*time.Hour))
+	}
+	pd.DueAt = now.Add(100 * time.Hour)
+	pd.MarkedAt = now
+	if got := p.Due(pd, kcp); !got.Equal(now.Add(100 * time.Hour)) {
+		t.Errorf("a later shoot record: due %s, want %s", got, now.Add(100*time.Hour))
+	}
+	kcp.DueAt = now.Add(30 * 24 * time.Hour)
+	pd.DueAt = now
+	if got := p.Due(pd, kcp); !got.Equal(now.Add(p.MaxWindow)) {
+		t.Errorf("the KCP's due beyond the privacy limit: %s, want %s", got, now.Add(p.MaxWindow))
+	}
+}
+
+func TestMigrationRecord(t *testing.T) {
+	p := policy()
+	s := healthy()
+	week := now.Add(-7 * 24 * time.Hour)
+	forged := cluster.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: "aws", MarkedAt: week, DueAt: week}
+	got := p.MigrationRecord(s, forged, now)
+	want := deletion.KCPRecord{RuntimeID: rtID, RuntimeNamespace: "kcp-system", ShootName: s.Name, ShootUID: s.UID, MarkedAt: now,
+		DueAt: now.Add(72 * time.Hour)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("an old record at the migration is given a full window from now (-want +got):\n%s", diff)
+	}
+	later := cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: now.Add(100 * time.Hour), Window: 100 * time.Hour}
+	if got := p.MigrationRecord(s, later, now); !got.DueAt.Equal(now.Add(100 * time.Hour)) {
+		t.Errorf("the migration never brings a record forward: due %s, want %s", got.DueAt, now.Add(100*time.Hour))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -75,6 +76,9 @@ func (b Budget) Used(l Ledger, now time.Time) int {
 type Guard struct {
 	// Frozen is the emergency brake (a watched ConfigMap key or the static configuration).
 	Frozen bool
+	// BrakeInvalid is the brake's value when it is neither "true" nor "false" (nor absent): deletions stop until a
+	// person writes a value the operator understands (see ParseBrake).
+	BrakeInvalid string
 	// Tripped is true while the circuit breaker is tripped.
 	Tripped bool
 	// ClockAhead is how far the operator's clock runs ahead of the API server's (negative: behind).
@@ -90,6 +94,7 @@ type Stop string
 const (
 	StopNone        Stop = ""
 	StopBrake       Stop = "EmergencyBrake"
+	StopBrakeValue  Stop = "EmergencyBrakeInvalid"
 	StopBreaker     Stop = "CircuitBreakerTripped"
 	StopClockAhead  Stop = "ClockAhead"
 	StopClockUnsure Stop = "ClockUnknown"
@@ -98,6 +103,9 @@ const (
 // Stopped tells whether and why deletions are stopped.
 func (g Guard) Stopped(p Policy) (Stop, string) {
 	switch {
+	case g.BrakeInvalid != "":
+		return StopBrakeValue, fmt.Sprintf("the emergency brake has the value %q, which is neither %q nor %q; deletions stay stopped until a person fixes it",
+			g.BrakeInvalid, BrakeOn, BrakeOff)
 	case g.Frozen || p.Frozen:
 		return StopBrake, "deletions are frozen (emergency brake)"
 	case g.Tripped:
@@ -109,4 +117,28 @@ func (g Guard) Stopped(p Policy) (Stop, string) {
 			g.ClockAhead.Round(time.Second), p.ClockTolerance())
 	}
 	return StopNone, ""
+}
+
+// The values of the emergency brake people write (the key "frozen" of the deletion guard ConfigMap).
+const (
+	BrakeOn  = "true"
+	BrakeOff = "false"
+)
+
+// ErrBrakeValue is returned by ParseBrake for a value other than BrakeOn, BrakeOff or nothing.
+var ErrBrakeValue = errors.New("unknown emergency brake value")
+
+// ParseBrake reads the emergency brake a person wrote. Only "true" stops deletions and only "false" or nothing
+// lets them run (surrounding white space is ignored). Anything else ("yes", "1", "True", "flase") is refused with
+// ErrBrakeValue, and the brake counts as on: a person who meant to stop deletions must not be ignored because of
+// a typo, and a person who meant to lift the brake learns why it still holds.
+func ParseBrake(value string) (frozen bool, err error) {
+	switch v := strings.TrimSpace(value); v {
+	case BrakeOn:
+		return true, nil
+	case BrakeOff, "":
+		return false, nil
+	default:
+		return true, fmt.Errorf("%w %q: only %q (stop deletions) or %q (let them run) are accepted", ErrBrakeValue, v, BrakeOn, BrakeOff)
+	}
 }

@@ -15,6 +15,9 @@ type ReapStep string
 const (
 	StepIgnore        ReapStep = "Ignore"
 	StepInvalidRecord ReapStep = "InvalidRecord"
+	// StepUnbacked: the shoot's record is not backed by a matching KCP record (see CheckKCPRecord); it is never
+	// reaped until a person resolves it (docs/deletion.md).
+	StepUnbacked      ReapStep = "NoKCPRecord"
 	StepRuntimeExists ReapStep = "RuntimeExists"
 	StepRestore       ReapStep = "Restore"
 	StepFrozen        ReapStep = "Frozen"
@@ -50,7 +53,9 @@ type ReapInput struct {
 	// RuntimeExists is nil until the KCP was asked (live) whether a Runtime with the record's runtime ID that names
 	// this shoot exists (it would take the cluster back).
 	RuntimeExists *bool
-	Guard         Guard
+	// Record is the KCP's record of the deletion of the runtime the shoot's record names (nil: none).
+	Record *KCPRecord
+	Guard  Guard
 }
 
 // ReapDecision is what the reaper does with one shoot now.
@@ -63,18 +68,24 @@ type ReapDecision struct {
 	Stuck bool
 	// Stop is set when the guard stops the deletion (StepFrozen).
 	Stop Stop
+	// Reason is the stable reason of StepUnbacked (ReasonNoKCPRecord or ReasonKCPRecordMismatch).
+	Reason string
 }
 
 // RuntimeRecheck is how soon a due shoot whose runtime still exists is looked at again.
 const RuntimeRecheck = 15 * time.Second
+
+// UnbackedRecheck is how often a shoot whose record is not backed by the KCP is looked at again: the KCP record
+// appears without a shoot event (the migration, a person's fix).
+const UnbackedRecheck = 10 * time.Minute
 
 // FrozenRecheck is how often a stopped reaper looks again even without an event (the brake's own watch event
 // usually comes first).
 const FrozenRecheck = 5 * time.Minute
 
 // Reap decides about one shoot in the garden. Only shoots the operator created and marked are ever deleted, only
-// after the recorded window, only on a live observation, only when no Runtime with the recorded ID exists, and
-// never while the guard stops deletions.
+// when the KCP's record of the deletion agrees with the shoot's, only after the later of their due times, only on a
+// live observation, only when no Runtime with the recorded ID exists, and never while the guard stops deletions.
 func Reap(in ReapInput, p Policy, now time.Time) ReapDecision {
 	s := in.Shoot
 	pd := s.Marks.PendingDeletion
@@ -84,6 +95,14 @@ func Reap(in ReapInput, p Policy, now time.Time) ReapDecision {
 	if err := CheckRecord(*pd, p, now); err != nil {
 		return ReapDecision{Step: StepInvalidRecord,
 			Message: fmt.Sprintf("Shoot %s is kept: its deletion record is not trustworthy (%v); a person must fix or remove the record.", s.Name, err)}
+	}
+	if err := CheckKCPRecord(s, *pd, in.Record); err != nil {
+		reason := ReasonNoKCPRecord
+		if errors.Is(err, ErrKCPRecordMismatch) {
+			reason = ReasonKCPRecordMismatch
+		}
+		return ReapDecision{Step: StepUnbacked, Reason: reason, RequeueAfter: UnbackedRecheck,
+			Message: fmt.Sprintf("Shoot %s is kept: its deletion record is not backed by the KCP (%v); a person must resolve it.", s.Name, err)}
 	}
 	if s.Deleting() {
 		return reapDeleting(in, p, now)
@@ -99,7 +118,7 @@ func Reap(in ReapInput, p Policy, now time.Time) ReapDecision {
 		return ReapDecision{Step: StepRestore, Action: ReapRestore,
 			Message: fmt.Sprintf("Restore of runtime %s requested on shoot %s.", pd.RuntimeID, s.Name)}
 	}
-	if due := p.EffectiveDue(*pd); now.Before(due) {
+	if due := p.Due(*pd, *in.Record); now.Before(due) {
 		return ReapDecision{Step: StepWaitWindow, RequeueAfter: due.Sub(now),
 			Message: fmt.Sprintf("Shoot %s of runtime %s is deleted at %s.", s.Name, pd.RuntimeID, due.UTC().Format(time.RFC3339))}
 	}

@@ -37,9 +37,11 @@ const (
 	// ActionAdoptShoot takes over a shoot the previous infrastructure manager created for this runtime, so that
 	// it can be marked (a Runtime deleted before its shoot was adopted must not orphan the shoot).
 	ActionAdoptShoot RuntimeAction = "AdoptShoot"
-	// ActionMarkShoot records Record on the shoot and, if Hibernate, requests hibernation, in one change.
+	// ActionMarkShoot records KCPRecord in the KCP, then Record on the shoot and, if Hibernate, requests
+	// hibernation, in one change.
 	ActionMarkShoot RuntimeAction = "MarkShoot"
-	// ActionRelease removes the Runtime's finalizer: KEB sees NotFound.
+	// ActionRelease removes the Runtime's finalizer: KEB sees NotFound. With RuntimeDecision.KCPRecord, that record
+	// is stored in the KCP first (the reaper deletes no shoot without it).
 	ActionRelease RuntimeAction = "Release"
 )
 
@@ -57,7 +59,11 @@ type RuntimeDecision struct {
 	// KeepRestoreDocument is false when the Runtime is too large to be recorded: the shoot is still marked and
 	// deleted safely, but it can only be restored by re-creating the Runtime (same ID) by hand.
 	KeepRestoreDocument bool
-	Message             string
+	// KCPRecord is the deletion to record in the KCP: before the shoot is marked (ActionMarkShoot; the reaper
+	// must find it when it sees the mark) and again before the Runtime is released (ActionRelease of a shoot marked
+	// for this runtime) unless it is the same.
+	KCPRecord *KCPRecord
+	Message   string
 }
 
 // OnRuntimeDeleted decides the next step for a Runtime with a deletion timestamp: remove access first, confirm the
@@ -75,8 +81,25 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 	switch {
 	case !s.Exists:
 		return release("No shoot exists; nothing to keep.")
+	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID && !s.OwnedBy(in.RuntimeID):
+		// A record naming this runtime on the shoot of another one was not written by this operator: recording it
+		// in the KCP would make someone else's cluster deletable.
+		return release(fmt.Sprintf("Shoot %s belongs to runtime %s but carries a deletion record naming runtime %s; it is left untouched.",
+			s.Name, s.Marks.RuntimeID, in.RuntimeID))
+	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID && s.Deleting():
+		// The reaper deleted it already (with the KCP record of the earlier deletion): nothing to record anew.
+		return release(fmt.Sprintf("Shoot %s is already being deleted.", s.Name))
 	case s.Marks.Managed && pd != nil && pd.RuntimeID == in.RuntimeID:
-		return release(fmt.Sprintf("Shoot %s is marked for deletion at %s.", s.Name, p.EffectiveDue(*pd).UTC().Format(time.RFC3339)))
+		// The KCP record is computed here, not copied from the shoot: a record someone wrote on the shoot just
+		// before (window 0, marked a week ago) must not become the KCP's. Right after this operator marked the
+		// shoot both are the same; a release retried later records a due time a little later.
+		rec := kcpRecordAt(in, p, now)
+		if pd.DueAt.After(rec.DueAt) {
+			rec.DueAt = pd.DueAt
+		}
+		d := release(fmt.Sprintf("Shoot %s is marked for deletion at %s.", s.Name, p.Due(*pd, rec).UTC().Format(time.RFC3339)))
+		d.KCPRecord = &rec
+		return d
 	case s.Marks.Managed && pd != nil:
 		return release(fmt.Sprintf("Shoot %s waits for the deletion of runtime %s; it is left untouched.", s.Name, pd.RuntimeID))
 	case !s.Marks.Managed && s.Marks.RuntimeID == in.RuntimeID && in.RuntimeID != "" && !s.Deleting():
@@ -87,13 +110,13 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 	case s.Deleting():
 		return release(fmt.Sprintf("Shoot %s is already being deleted.", s.Name))
 	}
-	window, plan := p.WindowFor(in.Plan, s.Marks.Plan)
+	window, plan := markWindow(in, p)
 	rec := &cluster.PendingDeletion{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, Plan: plan,
 		MarkedAt: now, DueAt: now.Add(window), Window: window}
-	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}
+	kcp := kcpRecordAt(in, p, now)
+	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KCPRecord: &kcp, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}
 	switch {
-	case !in.EverReady && !s.EverSucceeded():
-		rec.DueAt, rec.Window = now, 0
+	case neverHealthy(in):
 		d.Message = fmt.Sprintf("Shoot %s never became healthy; it is deleted at once.", s.Name)
 	case window == 0:
 		d.Message = fmt.Sprintf("Plan %q has no deletion window; shoot %s is deleted at once.", plan, s.Name)
@@ -109,3 +132,22 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 }
 
 func release(msg string) RuntimeDecision { return RuntimeDecision{Action: ActionRelease, Message: msg} }
+
+// neverHealthy tells a cluster that never became healthy: it is deleted at once, whatever its plan.
+func neverHealthy(in RuntimeInput) bool { return !in.EverReady && !in.Shoot.EverSucceeded() }
+
+// markWindow is the window the deletion of in gets at its mark, and the plan it is taken from.
+func markWindow(in RuntimeInput, p Policy) (time.Duration, string) {
+	window, plan := p.WindowFor(in.Plan, in.Shoot.Marks.Plan)
+	if neverHealthy(in) {
+		window = 0
+	}
+	return window, plan
+}
+
+// kcpRecordAt is the KCP record of deleting in at now, with the window the operator gives it.
+func kcpRecordAt(in RuntimeInput, p Policy, now time.Time) KCPRecord {
+	window, _ := markWindow(in, p)
+	return KCPRecord{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, ShootName: in.Shoot.Name, ShootUID: in.Shoot.UID,
+		MarkedAt: now, DueAt: now.Add(window)}
+}

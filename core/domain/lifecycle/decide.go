@@ -98,7 +98,9 @@ func pendingDeletion(in Input, pd cluster.PendingDeletion, now time.Time) Decisi
 			"Shoot name %s belongs to the cluster of deleted runtime %s, which Gardener is deleting; a new cluster is created when it is gone.",
 			s.Name, pd.RuntimeID)
 	}
-	if pd.RuntimeID == it.RuntimeID {
+	// The record alone is not enough: it lives in annotations people can edit. The shoot must also have been
+	// created (or adopted) for this runtime, or a record naming it would hand another runtime's cluster over.
+	if pd.RuntimeID == it.RuntimeID && s.Marks.RuntimeID == it.RuntimeID {
 		return pending(StepResolveShootName, ActionRestoreCluster, ReasonRestoringCluster, 0,
 			"Runtime %s was created again while its cluster waited for deletion: taking shoot %s back (cancelling the deletion, waking it up).",
 			it.RuntimeID, s.Name)

@@ -532,6 +532,15 @@ func TestDecide(t *testing.T) {
 			want: brief{lc.StepResolveShootName, lc.ActionRestoreCluster, lc.StatePending, lc.ReasonRestoringCluster, 0},
 		},
 		{
+			reason: "a record naming this runtime on the cluster of another runtime (forged) hands nothing over",
+			in: func() lc.Input {
+				in := lc.Input{Intent: intent(), Shoot: pendingDeletion(rtID), DeletionPolicy: deletionPolicy()}
+				in.Shoot.Marks.RuntimeID = "other-runtime"
+				return in
+			},
+			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StatePending, lc.ReasonOldClusterPendingDeletion, time.Hour + time.Second},
+		},
+		{
 			reason: "the same ID whose cluster Gardener already deletes waits for a fresh one",
 			in: func() lc.Input {
 				in := lc.Input{Intent: intent(), Shoot: pendingDeletion(rtID), DeletionPolicy: deletionPolicy()}

@@ -1,5 +1,6 @@
 // Package v1 contains the public API of the Kyma Infrastructure Manager, group
-// infrastructuremanager.kyma-project.io, version v1: the Runtime, GardenerCluster and ServiceAccountKubeconfig kinds.
+// infrastructuremanager.kyma-project.io, version v1: the Runtime, GardenerCluster,
+// ServiceAccountKubeconfig and DeletionRecord kinds.
 //
 // This package is the wire contract with the Kyma Environment Broker (KEB) and is imported by other
 // teams, so it depends only on apimachinery and Gardener's lean API module (a test checks this).
@@ -30,6 +31,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Runtime{}, &RuntimeList{},
 		&GardenerCluster{}, &GardenerClusterList{},
 		&ServiceAccountKubeconfig{}, &ServiceAccountKubeconfigList{},
+		&DeletionRecord{}, &DeletionRecordList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

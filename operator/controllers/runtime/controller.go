@@ -31,6 +31,8 @@ import (
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes/status,verbs=get;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes/finalizers,verbs=update
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=gardenerclusters,verbs=get;list;watch;create;delete
+// The operator's own records of deletions (the reaper deletes no shoot without one); only the operator writes them.
+// +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=deletionrecords,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
@@ -60,10 +62,11 @@ func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.T
 		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
 		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}
 	}
-	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Policy: s.Deletion, Clock: p.ServerClock,
+	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Records: p.Records, Policy: s.Deletion, Clock: p.ServerClock,
 		Configurator: p.Configurator}
 	restorer := &usecase.Restorer{Shoots: p.Shoots, Runtimes: p.Registry, Policy: s.Deletion, DefaultNamespace: s.Namespaces[0]}
-	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Guard: p.Guard, Clock: p.ServerClock, Restorer: restorer,
+	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Records: p.Records, Namespace: s.Namespaces[0], Guard: p.Guard,
+		Clock: p.ServerClock, Restorer: restorer,
 		Policy: s.Deletion}
 	return provision, teardown, reaper
 }
@@ -115,6 +118,9 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Ports.Clock, m, reaper))
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
+	}
+	if err := mgr.Add(migrateRecords(deps.Garden.GetCache(), deps.Ports.ShootLister, deps.Ports.Clock, reaper)); err != nil {
+		return fmt.Errorf("deletion record migration: %w", err)
 	}
 	fleetGauges.Use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
 		KCP: mgr.GetClient(), Clock: deps.Ports.Clock})

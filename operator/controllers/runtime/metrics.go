@@ -39,7 +39,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
 		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
 		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
-			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record."},
+			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record, record not backed by the KCP, invalid brake value."},
 			[]string{"reason"}),
 		bootstrapRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_bootstrap_refused_total",
 			Help: "Configuration attempts that refused the bootstrap set (nothing applied), by reason."}, []string{"reason"}),
@@ -71,7 +71,7 @@ func (m *Metrics) count(reason string) {
 	switch reason {
 	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
 		usecase.EventRestoreStarted, usecase.EventDeletionStopped, usecase.EventBreakerTripped, usecase.EventInvalidDeletionRecord,
-		usecase.EventRestoreDocumentDropped:
+		usecase.EventRestoreDocumentDropped, usecase.EventNoKCPRecord, usecase.EventKCPRecordMismatch, usecase.EventBrakeInvalid:
 		m.deletionEvents.WithLabelValues(reason).Inc()
 	}
 }

@@ -7,8 +7,10 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -89,7 +91,46 @@ func (h *reaperHooks) Status(ctx context.Context, s *shootState, r reaped, _ tim
 	return skeleton.Result{RequeueAfter: d.RequeueAfter}
 }
 
+// Gone implements skeleton.GoneHandler: a shoot that is gone needs no KCP deletion record any more (the use case
+// confirms it gone live before removing them).
+func (h *reaperHooks) Gone(ctx context.Context, s *shootState, now time.Time) (skeleton.Result, error) {
+	if _, err := h.reap.Reap(ctx, s.Key().Name, now); err != nil {
+		return skeleton.Result{Retry: fmt.Errorf("forget shoot %s: %w", s.Key().Name, err)}, nil
+	}
+	return skeleton.Result{}, nil
+}
+
 // Finalize implements skeleton.Hooks; the reaper sets no finalizer, so it never runs.
 func (h *reaperHooks) Finalize(context.Context, *shootState, time.Time) (skeleton.Result, error) {
 	return skeleton.Result{}, nil
+}
+
+// MigrationRetry is how soon a failed migration of deletion records is tried again.
+const MigrationRetry = 30 * time.Second
+
+// migrateRecords runs the one-time migration to KCP deletion records (usecase.Reaper.MigrateRecords) on the leader,
+// once the garden cache is synced (it lists the shoots from it), until it succeeded. Until then the reaper keeps
+// every shoot marked by an older operator version (NoKCPDeletionRecord).
+func migrateRecords(garden cache.Cache, shoots ports.ShootLister, clock ports.Clock, reap *usecase.Reaper) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		log := ctrl.LoggerFrom(ctx).WithName("deletion-record-migration")
+		if !garden.WaitForCacheSync(ctx) {
+			return nil // stopping
+		}
+		for {
+			n, err := reap.MigrateRecords(ctx, shoots, clock.Now())
+			if err == nil {
+				if n > 0 {
+					log.Info("deletion records migrated to the KCP", "records", n)
+				}
+				return nil
+			}
+			log.Error(err, "migrating deletion records to the KCP; trying again", "after", MigrationRetry.String())
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(MigrationRetry):
+			}
+		}
+	})
 }

@@ -46,8 +46,10 @@ type Ports struct {
 	Access       ports.AccessObjects
 	Configurator ports.RuntimeConfigurator
 	Guard        ports.DeletionGuard
-	ServerClock  ports.ServerClock
-	Registry     ports.RuntimeRegistry
+	// Records are the KCP's own records of deletions (DeletionRecord objects).
+	Records     ports.DeletionRecords
+	ServerClock ports.ServerClock
+	Registry    ports.RuntimeRegistry
 	// Identities reaches runtimes through their admin kubeconfigs for least-privilege kubeconfigs (ServiceAccounts,
 	// RBAC, TokenRequests); IdentitySecrets stores those kubeconfigs in the KCP.
 	Identities      ports.RuntimeIdentities
