@@ -31,7 +31,7 @@ func rule(ns []any, groups, resources, verbs []any) map[string]any {
 
 // TestIntegrationServiceAccountKubeconfigValidation: the sample is accepted as it is; what admission can judge of
 // the no-escalation policy (escalate, bind, impersonate, wildcard verbs on wildcard resources, on roles and on
-// impersonation targets, cluster-admin) is refused with a message naming the rule; identity fields are immutable.
+// impersonation targets, credentials and workloads cluster-wide and in kube-system, cluster-admin) is refused with a message naming the rule; identity fields are immutable.
 func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
@@ -78,6 +78,24 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 			"spec.rules[0]", "in kube-system"},
 		{"Secrets in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, []any{"*"}, []any{"secrets"}, get)}),
 			"spec.rules[0]", "in kube-system"},
+		{"create pods in kube-system", set("spec.rules", []any{rule(kyma, core, pods, get), rule([]any{"team-a", "kube-system"}, core, pods, []any{"create"})}),
+			"spec.rules[1]", "workloads and commands in Pods in kube-system"},
+		{"get pods/exec in kube-system (a WebSocket exec is a get)", set("spec.rules", []any{rule([]any{"kube-system"}, core, []any{"pods/exec"}, []any{"get"})}),
+			"spec.rules[0]", "workloads and commands in Pods in kube-system"},
+		{"*/attach in any group in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, []any{"*"}, []any{"*/attach"}, []any{"create"})}),
+			"spec.rules[0]", "workloads and commands in Pods in kube-system"},
+		{"patch pods/ephemeralcontainers in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, core, []any{"pods/ephemeralcontainers"}, []any{"patch"})}),
+			"spec.rules[0]", "workloads and commands in Pods in kube-system"},
+		{"wildcard verbs on daemonsets in kube-system", set("spec.rules", []any{rule([]any{"kube-system"}, []any{"apps"}, []any{"daemonsets"}, []any{"*"})}),
+			"spec.rules[0]", "workloads and commands in Pods in kube-system"},
+		{"patch deployments cluster-wide", set("spec.rules", []any{rule(nil, []any{"apps"}, []any{"deployments"}, []any{"get", "patch"})}),
+			"spec.rules[0]", "workloads and commands in Pods cluster-wide"},
+		{"every batch resource cluster-wide includes cronjobs", set("spec.rules", []any{rule(nil, []any{"batch"}, []any{"*"}, []any{"create"})}),
+			"spec.rules[0]", "workloads and commands in Pods cluster-wide"},
+		{"the subresource wildcard */exec cluster-wide", set("spec.rules", []any{rule(nil, core, []any{"*/exec"}, []any{"create"})}),
+			"spec.rules[0]", "workloads and commands in Pods cluster-wide"},
+		{"update replicationcontrollers cluster-wide", set("spec.rules", []any{rule(nil, core, []any{"replicationcontrollers"}, []any{"update"})}),
+			"spec.rules[0]", "workloads and commands in Pods cluster-wide"},
 		{"cluster-admin", set("spec.clusterRole", map[string]any{"name": "cluster-admin"}), "spec.clusterRole.name", "cluster-admin is refused"},
 		{"the aggregated view", set("spec.clusterRole", map[string]any{"name": "view", "namespaces": []any{"team-a"}}), "spec.clusterRole.name", "aggregated"},
 		{"no rules and no ClusterRole", remove("spec.rules"), "spec", "at least one of rules and clusterRole"},
@@ -104,6 +122,20 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 		obj := sampleServiceAccountKubeconfig(t)
 		obj.SetName("sak-named-secrets")
 		set("spec.rules", []any{rule([]any{"kyma-system", "istio-system"}, core, []any{"secrets", "*/token"}, get)})(obj.Object)
+		if err := api.client.Create(ctx, obj); err != nil {
+			t.Errorf("rejected at admission: %v", err)
+		}
+	})
+	t.Run("workloads in named namespaces besides kube-system, and reading them everywhere, pass admission", func(t *testing.T) {
+		obj := sampleServiceAccountKubeconfig(t)
+		obj.SetName("sak-named-workloads")
+		set("spec.rules", []any{
+			rule([]any{"kyma-system", "team-a"}, []any{"", "apps", "batch"}, []any{"pods", "pods/exec", "deployments", "jobs"}, []any{"create", "patch"}),
+			rule(nil, []any{"", "apps", "batch"}, []any{"pods", "pods/log", "deployments", "daemonsets", "cronjobs"}, []any{"get", "list", "watch"}),
+			rule([]any{"kube-system"}, core, []any{"pods/portforward", "pods/ephemeralcontainers"}, []any{"get"}),
+			rule([]any{"kube-system"}, []any{"apps"}, []any{"deployments/scale"}, []any{"update"}),
+			rule(nil, []any{"example.com"}, []any{"deployments"}, []any{"create"}),
+		})(obj.Object)
 		if err := api.client.Create(ctx, obj); err != nil {
 			t.Errorf("rejected at admission: %v", err)
 		}

@@ -12,7 +12,8 @@ import (
 // landscape configuration), retrying changes nothing.
 var (
 	// ErrEscalation: a rule (or the bound ClusterRole) would let the ServiceAccount gain more than its rules say,
-	// or reach Secrets or ServiceAccount tokens where the policy does not allow them.
+	// or reach Secrets or ServiceAccount tokens (directly, or through workloads and commands in Pods) where the
+	// policy does not allow them.
 	ErrEscalation = errors.New("privilege escalation refused")
 	// ErrInvalid: the request is malformed (admission normally refuses it first).
 	ErrInvalid = errors.New("invalid request")
@@ -37,6 +38,15 @@ const (
 	// CodeCredentialsOtherNamespace: Secrets or ServiceAccount tokens outside the ServiceAccount's own namespace
 	// without the landscape's allowance.
 	CodeCredentialsOtherNamespace RefusalCode = "CredentialsOutsideOwnNamespace"
+	// CodeWorkloadsClusterWide: creating or changing workloads (Pods and the resources whose controllers create
+	// Pods), or running commands in Pods (pods/exec, pods/attach, pods/ephemeralcontainers), cluster-wide. A Pod
+	// runs as any ServiceAccount of its namespace, so this reaches the same tokens as the credential codes.
+	CodeWorkloadsClusterWide RefusalCode = "WorkloadsClusterWide"
+	// CodeWorkloadsSystemNamespace: workloads or commands in Pods in a system namespace.
+	CodeWorkloadsSystemNamespace RefusalCode = "WorkloadsInSystemNamespace"
+	// CodeWorkloadsOtherNamespace: workloads or commands in Pods outside the ServiceAccount's own namespace without
+	// the landscape's allowance.
+	CodeWorkloadsOtherNamespace RefusalCode = "WorkloadsOutsideOwnNamespace"
 	// CodeAggregatedClusterRole: the bound ClusterRole has an aggregationRule.
 	CodeAggregatedClusterRole RefusalCode = "AggregatedClusterRole"
 	// CodeNonResourceURL: a non-resource URL rule of the bound ClusterRole writes, or reaches /logs or /debug.
@@ -61,20 +71,21 @@ func (r *Refusal) Error() string { return r.Field + ": " + r.Detail }
 // Unwrap returns ErrEscalation or ErrInvalid.
 func (r *Refusal) Unwrap() error { return r.kind }
 
-// DefaultSystemNamespaces are the runtime namespaces in which no request may reach Secrets or ServiceAccount tokens
-// when the landscape names none: kube-system holds the controllers' ServiceAccounts (garbage collector, ClusterRole
+// DefaultSystemNamespaces are the runtime namespaces in which no request may reach Secrets or ServiceAccount tokens,
+// nor write workloads or run commands in Pods, when the landscape names none: kube-system holds the controllers' ServiceAccounts (garbage collector, ClusterRole
 // aggregation, namespace controller), whose tokens are as good as cluster-admin; kube-public is readable by
 // everyone; kyma-system holds Kyma's operators and their credentials.
 var DefaultSystemNamespaces = []string{"kube-system", "kube-public", "kyma-system"}
 
 // AccessPolicy is the landscape's part of the no-escalation policy.
 type AccessPolicy struct {
-	// ClusterWideSecretsNamespaces are the KCP namespaces whose requests may reach Secrets (and ServiceAccount
-	// tokens) in runtime namespaces other than the ServiceAccount's own, by naming them. Never in a system
+	// ClusterWideSecretsNamespaces are the KCP namespaces whose requests may reach Secrets and ServiceAccount
+	// tokens, and write workloads and run commands in Pods (which reach the same), in runtime namespaces other than
+	// the ServiceAccount's own, by naming them. Never in a system
 	// namespace, and so never cluster-wide (a cluster-wide rule reaches kube-system). Empty: none may.
 	ClusterWideSecretsNamespaces []string
-	// SystemNamespaces are the runtime namespaces in which Secrets and ServiceAccount tokens are refused to every
-	// request, the ServiceAccount's own namespace included. Nil: DefaultSystemNamespaces. kube-system is one
+	// SystemNamespaces are the runtime namespaces in which Secrets and ServiceAccount tokens, workloads and
+	// commands in Pods are refused to every request, the ServiceAccount's own namespace included. Nil: DefaultSystemNamespaces. kube-system is one
 	// whatever the list says.
 	SystemNamespaces []string
 }
@@ -96,7 +107,25 @@ var escalatingVerbs = []string{"escalate", "bind", "impersonate"}
 const (
 	groupRBAC           = "rbac.authorization.k8s.io"
 	groupAuthentication = "authentication.k8s.io"
+	groupApps           = "apps"
+	groupBatch          = "batch"
 )
+
+// workloadWrites are the verbs that create a workload or change what its Pods run: create names any
+// serviceAccountName of the namespace; update and patch (server-side apply included) change a controller's Pod
+// template, service account included, or a Pod's image (the new image runs with the Pod's token mounted).
+var workloadWrites = []string{"create", "update", "patch"}
+
+// writesOf lists the workloadWrites on each resource of group.
+func writesOf(group string, resources ...string) []action {
+	var out []action
+	for _, res := range resources {
+		for _, v := range workloadWrites {
+			out = append(out, action{verb: v, group: group, resource: res})
+		}
+	}
+	return out
+}
 
 var (
 	// roleActions are the requests RBAC's escalation check authorizes: creating or binding a role with
@@ -119,7 +148,58 @@ var (
 		{resource: "secrets"},
 		{resource: "serviceaccounts", subresource: "token"},
 	}
+	// workloadActions run code as any ServiceAccount of the namespace, and so reach its tokens and Secrets
+	// (Kubernetes' RBAC good practices, "Workload creation"): writing Pods or the built-in workload resources whose
+	// controllers create Pods from a template, and running a command in a running Pod. pods/exec and pods/attach
+	// with any verb: a WebSocket connection (kubectl since 1.30) is authorized as get, and only API servers from 1.35
+	// with the AuthorizePodWebsocketUpgradeCreatePermission gate also require create. pods/ephemeralcontainers adds
+	// a container, with a command of the writer's choice, to a running Pod. pods/portforward is no such action: it
+	// reaches a Pod's ports, not its processes or files. Refused where credentialActions are.
+	workloadActions = slices.Concat(
+		writesOf("", "pods", "replicationcontrollers"),
+		writesOf(groupApps, "deployments", "replicasets", "statefulsets", "daemonsets"),
+		writesOf(groupBatch, "jobs", "cronjobs"),
+		[]action{{resource: "pods", subresource: "exec"}, {resource: "pods", subresource: "attach"}},
+		[]action{
+			{verb: "create", resource: "pods", subresource: "ephemeralcontainers"},
+			{verb: "update", resource: "pods", subresource: "ephemeralcontainers"},
+			{verb: "patch", resource: "pods", subresource: "ephemeralcontainers"},
+		},
+	)
 )
+
+// reach is a class of actions that reach the credentials of a namespace's ServiceAccounts, refused cluster-wide,
+// in system namespaces and outside the ServiceAccount's own namespace; with its words and codes.
+type reach struct {
+	actions []action
+	// what names the class for a rule; whyCluster, whySystem and whyOther say how it reaches beyond, cluster-wide,
+	// in a system namespace, in another namespace (whyOther ends in "; " when not empty).
+	what                            func(Rule) string
+	whyCluster, whySystem, whyOther string
+	clusterWide, system, other      RefusalCode
+}
+
+var reaches = []reach{
+	{
+		actions: credentialActions,
+		what: func(r Rule) string {
+			return fmt.Sprintf("Secrets and ServiceAccount tokens (resources %v in API groups %q)", r.Resources, r.APIGroups)
+		},
+		whyCluster:  "that includes the system namespaces, whose controllers' tokens are cluster-admin",
+		whySystem:   "its ServiceAccounts' tokens and Secrets reach beyond it",
+		clusterWide: CodeCredentialsClusterWide, system: CodeCredentialsSystemNamespace, other: CodeCredentialsOtherNamespace,
+	},
+	{
+		actions: workloadActions,
+		what: func(r Rule) string {
+			return fmt.Sprintf("workloads and commands in Pods (verbs %v on resources %v in API groups %q; that is writing pods or the workloads that create them, or pods/exec, pods/attach, pods/ephemeralcontainers)", r.Verbs, r.Resources, r.APIGroups)
+		},
+		whyCluster:  "a Pod runs as any ServiceAccount of its namespace, in kube-system as a controller whose token is cluster-admin",
+		whySystem:   "a Pod there runs as any of its ServiceAccounts, whose tokens reach beyond it",
+		whyOther:    "a Pod there runs as any ServiceAccount of that namespace; ",
+		clusterWide: CodeWorkloadsClusterWide, system: CodeWorkloadsSystemNamespace, other: CodeWorkloadsOtherNamespace,
+	},
+}
 
 // Non-resource URL rules of a bound ClusterRole (effective only when it is bound cluster-wide) may read
 // (get, head) anything but the API server's log files and debug endpoints (profiles, flags).
@@ -216,21 +296,31 @@ func (p AccessPolicy) ruleProblem(req Request, r Rule, namespaces []string) (Ref
 	if slices.ContainsFunc(impersonationActions, r.covers) {
 		return CodeEscalatingVerb, fmt.Sprintf("verbs %v on %v in API groups %q include impersonate, which is refused: list the verbs", r.Verbs, r.Resources, r.APIGroups)
 	}
-	if !slices.ContainsFunc(credentialActions, r.covers) {
-		return "", ""
+	for _, c := range reaches {
+		if slices.ContainsFunc(c.actions, r.covers) {
+			if code, msg := p.namespaceProblem(req, namespaces, c, c.what(r)); msg != "" {
+				return code, msg
+			}
+		}
 	}
-	what := fmt.Sprintf("Secrets and ServiceAccount tokens (resources %v in API groups %q)", r.Resources, r.APIGroups)
+	return "", ""
+}
+
+// namespaceProblem says why a rule of class c, applying in namespaces (nil: cluster-wide), is refused for req
+// ("" when it is not): cluster-wide, in a system namespace, or outside the ServiceAccount's own namespace without
+// the landscape's allowance for the requesting KCP namespace.
+func (p AccessPolicy) namespaceProblem(req Request, namespaces []string, c reach, what string) (RefusalCode, string) {
 	own := req.ServiceAccount.Namespace
 	if len(namespaces) == 0 {
-		return CodeCredentialsClusterWide, what + " cluster-wide are refused: that includes the system namespaces, whose controllers' tokens are cluster-admin; name the namespaces (the ServiceAccount's own, " + strconv.Quote(own) + ")"
+		return c.clusterWide, what + " cluster-wide are refused: " + c.whyCluster + "; name the namespaces (the ServiceAccount's own, " + strconv.Quote(own) + ")"
 	}
 	for _, ns := range namespaces {
 		switch {
 		case p.System(ns):
-			return CodeCredentialsSystemNamespace, fmt.Sprintf("%s in system namespace %q are refused, to every request: its ServiceAccounts' tokens and Secrets reach beyond it", what, ns)
+			return c.system, fmt.Sprintf("%s in system namespace %q are refused, to every request: %s", what, ns, c.whySystem)
 		case ns != own && !slices.Contains(p.ClusterWideSecretsNamespaces, req.Owner.Namespace):
-			return CodeCredentialsOtherNamespace, fmt.Sprintf("%s in namespace %q, outside the ServiceAccount's namespace %q, are refused: "+
-				"allow KCP namespace %q in serviceAccountKubeconfigs.clusterWideSecretsNamespaces of the landscape configuration", what, ns, own, req.Owner.Namespace)
+			return c.other, fmt.Sprintf("%s in namespace %q, outside the ServiceAccount's namespace %q, are refused: %s"+
+				"allow KCP namespace %q in serviceAccountKubeconfigs.clusterWideSecretsNamespaces of the landscape configuration", what, ns, own, c.whyOther, req.Owner.Namespace)
 		}
 	}
 	return "", ""

@@ -9,8 +9,8 @@ import (
 )
 
 // The property: whatever rule the policy allows, RBAC's authorizer never matches it against a forbidden request
-// (escalate or bind on roles, impersonation anywhere; Secrets and TokenRequests in a system namespace or outside the
-// ServiceAccount's namespace). The matcher below is written from RBAC's documented semantics independently of the
+// (escalate or bind on roles, impersonation anywhere; Secrets and TokenRequests, and writes of workloads and commands
+// in Pods, in a system namespace or outside the ServiceAccount's namespace). The matcher below is written from RBAC's documented semantics independently of the
 // policy's own (rbac.go), so a shared misreading does not hide.
 
 // rbacRequest is the attributes RBAC authorizes: verb, API group, resource, subresource, namespace ("" for a
@@ -45,8 +45,10 @@ func rbacGrants(r Rule, q rbacRequest) bool {
 }
 
 var (
-	propGroups     = []string{"", "*", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "example.com"}
-	propResources  = []string{"*", "secrets", "secrets/*", "Secrets", "serviceaccounts", "serviceaccounts/token", "*/token", "*/scale", "*/scopes", "*/", "pods", "pods/exec", "roles", "clusterroles", "rolebindings", "users", "groups", "uids", "userextras", "userextras/scopes", "userextras/*", "deployments"}
+	propGroups    = []string{"", "*", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "batch", "example.com"}
+	propResources = []string{"*", "secrets", "secrets/*", "Secrets", "serviceaccounts", "serviceaccounts/token", "*/token", "*/scale", "*/scopes", "*/", "roles", "clusterroles", "rolebindings", "users", "groups", "uids", "userextras", "userextras/scopes", "userextras/*",
+		"pods", "pods/*", "pods/exec", "pods/attach", "pods/ephemeralcontainers", "pods/portforward", "pods/log", "*/exec", "*/attach", "*/ephemeralcontainers",
+		"replicationcontrollers", "deployments", "deployments/scale", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"}
 	propVerbs      = []string{"*", "get", "list", "watch", "create", "update", "patch", "delete", "escalate", "bind", "impersonate", "Impersonate", "GET", "use", "approve"}
 	propNamespaces = []string{"team-a", "team-b", "kube-system", "kube-public", "kyma-system", "istio-system"}
 	propSubs       = []string{"scopes", "token", "x", "*"}
@@ -78,7 +80,22 @@ func forbidden(p AccessPolicy, own, kcpNamespace string) []rbacRequest {
 		}
 		for _, v := range propVerbs {
 			out = append(out, rbacRequest{verb: v, resource: "secrets", namespace: ns},
-				rbacRequest{verb: v, resource: "serviceaccounts", subresource: "token", namespace: ns})
+				rbacRequest{verb: v, resource: "serviceaccounts", subresource: "token", namespace: ns},
+				// A shell in a running Pod, with any verb (a WebSocket exec is authorized as get).
+				rbacRequest{verb: v, resource: "pods", subresource: "exec", namespace: ns},
+				rbacRequest{verb: v, resource: "pods", subresource: "attach", namespace: ns})
+		}
+		// A Pod of the writer's choice, as any ServiceAccount of the namespace.
+		for _, v := range []string{"create", "update", "patch"} {
+			out = append(out, rbacRequest{verb: v, resource: "pods", namespace: ns},
+				rbacRequest{verb: v, resource: "pods", subresource: "ephemeralcontainers", namespace: ns},
+				rbacRequest{verb: v, resource: "replicationcontrollers", namespace: ns})
+			for _, res := range []string{"deployments", "replicasets", "statefulsets", "daemonsets"} {
+				out = append(out, rbacRequest{verb: v, group: "apps", resource: res, namespace: ns})
+			}
+			for _, res := range []string{"jobs", "cronjobs"} {
+				out = append(out, rbacRequest{verb: v, group: "batch", resource: res, namespace: ns})
+			}
 		}
 	}
 	return out
@@ -144,9 +161,9 @@ func TestRBACMatcherAgreesWithThePolicyMatcher(t *testing.T) {
 		for _, res := range propResources {
 			for _, v := range propVerbs {
 				rl := Rule{APIGroups: []string{g}, Resources: []string{res}, Verbs: []string{v}}
-				for _, qg := range []string{"", "rbac.authorization.k8s.io", "authentication.k8s.io"} {
-					for _, qr := range []string{"secrets", "serviceaccounts", "roles", "userextras", "pods"} {
-						for _, sub := range []string{"", "token", "scopes"} {
+				for _, qg := range []string{"", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "batch"} {
+					for _, qr := range []string{"secrets", "serviceaccounts", "roles", "userextras", "pods", "deployments", "cronjobs"} {
+						for _, sub := range []string{"", "token", "scopes", "exec", "ephemeralcontainers"} {
 							for _, qv := range []string{"get", "create", "impersonate", "escalate"} {
 								a := action{verb: qv, group: qg, resource: qr, subresource: sub}
 								q := rbacRequest{verb: qv, group: qg, resource: qr, subresource: sub}

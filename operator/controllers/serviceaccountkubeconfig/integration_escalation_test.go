@@ -30,7 +30,8 @@ type refusedShape struct {
 	// clusterRole is bound instead (cluster-wide, or in bindIn).
 	clusterRole *rbacv1.ClusterRole
 	bindIn      []string
-	// dangerous is what the rules grant: a credential of kube-system, impersonation, the API server's logs.
+	// dangerous is what the rules grant: a credential of kube-system, impersonation, the API server's logs, a Pod
+	// or a shell in a system namespace.
 	dangerous authorizationv1.SubjectAccessReviewSpec
 	// admission: CEL refuses the object already; otherwise the operator does, with Ready reason EscalationRefused.
 	admission bool
@@ -45,6 +46,9 @@ var refusalPhrase = map[sakubeconfig.RefusalCode]string{
 	sakubeconfig.CodeEscalatingVerb:             "include impersonate",
 	sakubeconfig.CodeAggregatedClusterRole:      "is aggregated",
 	sakubeconfig.CodeNonResourceURL:             "non-resource URLs",
+	sakubeconfig.CodeWorkloadsSystemNamespace:   "in system namespace",
+	sakubeconfig.CodeWorkloadsClusterWide:       "cluster-wide are refused",
+	sakubeconfig.CodeWorkloadsOtherNamespace:    "outside the ServiceAccount's namespace",
 }
 
 func tokenOfKubeSystem() authorizationv1.SubjectAccessReviewSpec {
@@ -55,6 +59,13 @@ func tokenOfKubeSystem() authorizationv1.SubjectAccessReviewSpec {
 func secretsIn(ns string) authorizationv1.SubjectAccessReviewSpec {
 	return authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
 		Namespace: ns, Verb: "get", Resource: "secrets", Name: "any"}}
+}
+
+// podsRequest is a request on pods (or one of their subresources) in ns, as the API server authorizes a kubectl run or
+// exec there.
+func podsRequest(ns, verb, subresource string) authorizationv1.SubjectAccessReviewSpec {
+	return authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+		Namespace: ns, Verb: verb, Resource: "pods", Subresource: subresource}}
 }
 
 func refusedShapes() []refusedShape {
@@ -86,6 +97,19 @@ func refusedShapes() []refusedShape {
 		{name: "Secrets in another namespace", saNamespace: "team-a", code: sakubeconfig.CodeCredentialsOtherNamespace,
 			rules:     []imv1.AccessRule{{Namespaces: []string{"team-b"}, APIGroups: core, Resources: []string{"secrets"}, Verbs: []string{"get"}}},
 			dangerous: secretsIn("team-b")},
+		{name: "create pods in kube-system: a Pod may run as a controller's ServiceAccount", saNamespace: "team-a", admission: true, code: sakubeconfig.CodeWorkloadsSystemNamespace,
+			rules:     []imv1.AccessRule{{Namespaces: []string{"kube-system"}, APIGroups: core, Resources: []string{"pods"}, Verbs: []string{"create"}}},
+			dangerous: podsRequest("kube-system", "create", "")},
+		{name: "create pods/exec in kube-system: a shell in a controller's Pod", saNamespace: "team-a", admission: true, code: sakubeconfig.CodeWorkloadsSystemNamespace,
+			rules:     []imv1.AccessRule{{Namespaces: []string{"kube-system"}, APIGroups: core, Resources: []string{"pods/exec"}, Verbs: []string{"create"}}},
+			dangerous: podsRequest("kube-system", "create", "exec")},
+		{name: "create deployments in the ServiceAccount's own namespace, a system namespace", saNamespace: "kyma-system", code: sakubeconfig.CodeWorkloadsSystemNamespace,
+			rules: []imv1.AccessRule{{Namespaces: []string{"kyma-system"}, APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}}},
+			dangerous: authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: "kyma-system", Verb: "create", Group: "apps", Resource: "deployments"}}},
+		{name: "a bound ClusterRole with get on pods/exec (a WebSocket exec), in kube-system", saNamespace: "team-a", code: sakubeconfig.CodeWorkloadsSystemNamespace, bindIn: []string{"kube-system"},
+			clusterRole: &rbacv1.ClusterRole{Rules: []rbacv1.PolicyRule{{APIGroups: core, Resources: []string{"pods/exec"}, Verbs: []string{"get"}}}},
+			dangerous:   podsRequest("kube-system", "get", "exec")},
 		{name: "a bound ClusterRole with every non-resource URL", saNamespace: "team-a", code: sakubeconfig.CodeNonResourceURL,
 			clusterRole: &rbacv1.ClusterRole{Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"*"}, Verbs: []string{"get"}}}},
 			dangerous:   authorizationv1.SubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/logs/kube-apiserver.log", Verb: "get"}}},
