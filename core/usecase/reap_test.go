@@ -327,3 +327,22 @@ func TestTeardownRecordsTheDeletionInTheKCPBeforeReleasing(t *testing.T) {
 		t.Errorf("KCP record %+v (found %v), want %+v", rec, found, want)
 	}
 }
+
+// A cache that still shows the old record of a cluster taken back meanwhile must not delete it: the reaper decides
+// again on a live read and deletes with the live object's UID and resourceVersion as preconditions. (The KCP's
+// record of the earlier deletion still matches the shoot: only the live read protects it.)
+func TestReaperDecidesOnTheLiveShootNotTheCache(t *testing.T) {
+	w := newReaperWorld(t, 10)
+	ctx := context.Background()
+	s := w.marked(t, "c-1")
+	w.garden.LagCache(true) // the cache keeps the marked shoot
+	if _, err := w.garden.CancelDeletion(ctx, "c-1", "rt-c-1", "", ports.Precondition{UID: s.UID}); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Step(2 * time.Hour)
+	res, err := w.reaper.Reap(ctx, "c-1", w.clock.Now())
+	if err != nil || res.Deleted || len(w.garden.Deletions()) != 0 {
+		t.Fatalf("a cluster taken back, seen marked and due in the cache: %+v, %v, deletions %+v; want kept", res.Decision, err,
+			w.garden.Deletions())
+	}
+}
