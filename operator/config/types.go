@@ -45,13 +45,14 @@ type RegistryCacheConfig struct {
 
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
 type ServiceAccountKubeconfigsConfig struct {
-	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets (and
-	// ServiceAccount tokens) in runtime namespaces other than the ServiceAccount's own, by naming them; never in a
+	// ClusterWideSecretsNamespaces are the KCP namespaces whose ServiceAccountKubeconfigs may reach Secrets and
+	// ServiceAccount tokens, and write workloads and run commands in Pods (which reach the same), in runtime
+	// namespaces other than the ServiceAccount's own, by naming them; never in a
 	// system namespace, so never cluster-wide. Everyone else reaches them only in the ServiceAccount's own
 	// namespace. Default: none.
 	ClusterWideSecretsNamespaces []string `json:"clusterWideSecretsNamespaces,omitempty"`
 	// SystemNamespaces are the runtime namespaces in which no ServiceAccountKubeconfig may reach Secrets or
-	// ServiceAccount tokens, not even its ServiceAccount's own. Unset: kube-system, kube-public, kyma-system.
+	// ServiceAccount tokens, nor write workloads or run commands in Pods, not even its ServiceAccount's own. Unset: kube-system, kube-public, kyma-system.
 	// kube-system is one whatever the list says.
 	SystemNamespaces []string `json:"systemNamespaces,omitempty"`
 	// CleanupTimeout bounds how long the deletion of a ServiceAccountKubeconfig waits for a runtime that does not
