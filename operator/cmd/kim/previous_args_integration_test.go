@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/internal/testenv/keb"
 	"github.com/kyma-project/kim/operator/legacymetrics"
@@ -101,14 +102,17 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	})
 
 	// It works: a GardenerCluster of a shoot gets its kubeconfig.
+	id := "helm-args-0000-4000-8000-000000000001"
 	s, err := env.NewShoot("c-helmargs", "aws")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The shoot names its runtime, as every system that creates shoots for runtimes writes it: a GardenerCluster
+	// gets kubeconfigs only of its own runtime's shoot.
+	s.Annotations = map[string]string{shootdomain.AnnotationRuntimeID: id}
 	if err := env.GardenClient.Create(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	id := "helm-args-0000-4000-8000-000000000001"
 	gc := keb.GardenerCluster(id, s.Name)
 	if err := env.KCPClient.Create(ctx, gc); err != nil {
 		t.Fatal(err)
