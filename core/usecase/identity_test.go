@@ -67,6 +67,12 @@ func (w *identityWorld) reconcileSeeing(cached sakubeconfig.Request) usecase.Ide
 	if err != nil {
 		w.t.Fatalf("reconcile: %v", err)
 	}
+	w.note(res)
+	return res
+}
+
+// note records a result in the status, as the controller does.
+func (w *identityWorld) note(res usecase.IdentityResult) {
 	if res.Reason != "" {
 		w.ready = res.Ready
 	}
@@ -79,7 +85,6 @@ func (w *identityWorld) reconcileSeeing(cached sakubeconfig.Request) usecase.Ide
 	if res.ClearForce {
 		w.req.Force = false
 	}
-	return res
 }
 
 func (w *identityWorld) secretRef() ports.SecretRef {

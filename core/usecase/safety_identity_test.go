@@ -91,15 +91,7 @@ func (m *identityModel) reconcileAndCheck(did string) error {
 		return nil
 	}
 	m.failures = 0
-	if res.Reason != "" {
-		m.ready = res.Ready
-	}
-	if res.Observed {
-		m.observed = m.req.Generation
-	}
-	if res.ObjectsChanged {
-		m.held = len(res.Objects) > 0
-	}
+	m.note(res)
 	m.next = res.RequeueAfter
 	if err := m.holdsTooLong(did); err != nil {
 		return err

@@ -89,6 +89,20 @@ func (m *Migrator) Run(ctx context.Context) (migration.Report, error) {
 	return rep, nil
 }
 
+// review folds a prepared Runtime (or the error preparing it) into f and classifies its differences; false when
+// nothing was prepared.
+func (m *Migrator) review(f *migration.Facts, prep prepared, err error) bool {
+	c := f.Candidate
+	if err != nil {
+		f.RuntimeProblems = append(f.RuntimeProblems, migration.Problem{Reason: migration.ReasonNotExpressible, Message: err.Error()})
+		return false
+	}
+	f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
+	f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
+	f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
+	return true
+}
+
 // examine gathers the facts of one candidate and decides on it.
 func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Candidate) migration.Item {
 	f := migration.Facts{Candidate: c}
@@ -97,13 +111,7 @@ func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Can
 	}
 	if c.NeedsApproval {
 		prep, err := m.prepareExisting(ctx, land, c, land.live[c.Key()])
-		if err != nil {
-			f.RuntimeProblems = append(f.RuntimeProblems, migration.Problem{Reason: migration.ReasonNotExpressible, Message: err.Error()})
-		} else {
-			f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
-			f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
-			f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
-		}
+		m.review(&f, prep, err)
 		return migration.Decide(f)
 	}
 	if c.NeedsGardenerCluster {
@@ -113,12 +121,7 @@ func (m *Migrator) examine(ctx context.Context, land *landscape, c migration.Can
 	}
 	if c.NeedsRuntime {
 		prep, err := m.prepareRuntime(ctx, land, c)
-		if err != nil {
-			f.RuntimeProblems = append(f.RuntimeProblems, migration.Problem{Reason: migration.ReasonNotExpressible, Message: err.Error()})
-		} else {
-			f.RuntimeProblems = append(f.RuntimeProblems, prep.problems...)
-			f.SecretBinding, f.VerifiedBy = prep.secretBinding, prep.verifiedBy
-			f.Differences, f.Blocked = migration.Review(c.RuntimeID, c.ShootName, prep.secretBinding, prep.differences, m.Accept)
+		if m.review(&f, prep, err) {
 			if prep.runtime != nil && slices.ContainsFunc(f.Differences, func(d migration.Difference) bool { return d.Kind == migration.Accepted }) {
 				// The accepted differences are the review the adopt-only mode waits for: the first apply is approved.
 				prep.runtime.Annotations[imv1.AnnotationForcePatchReconciliation] = "true"
