@@ -31,6 +31,8 @@ type ShootsFixture struct {
 	PutProvisioned func(t *testing.T, name, runtimeID string)
 	// Drift changes a value the operator owns in the shoot (the first pool's maximum) as someone else would.
 	Drift func(t *testing.T, name string)
+	// Fail reports the shoot's last operation Failed, as the gardenlet does when it gives up.
+	Fail func(t *testing.T, name string)
 }
 
 // reapply applies a again to an existing shoot the way callers must: pinned to the shoot they observed.

@@ -116,6 +116,22 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err != nil || s.Marks.RetryAttempts != 2 || !s.Marks.RetryRequestedAt.Equal(at) || s.Marks.RetryShootGeneration != s.Generation {
 			t.Errorf("retry = %+v, %v; want attempt 2 at %s for generation %d", s.Marks, err, at, s.Generation)
 		}
+		// Gardener makes a retry of a Failed shoot a new generation: the marks must name that one, or the next
+		// failure of the same spec would count as its first (no growing backoff, no limit).
+		f.Fail(t, "ct-current")
+		before, err := f.Shoots.Get(t.Context(), "ct-current", ports.ReadLive)
+		if err != nil {
+			t.Fatalf("get: %v", err)
+		}
+		s, err = f.Shoots.RequestRetry(t.Context(), "ct-current", 3, at.Add(time.Minute))
+		if err != nil || s.Marks.RetryAttempts != 3 || s.Generation <= before.Generation || s.Marks.RetryShootGeneration != s.Generation {
+			t.Errorf("retry of a Failed shoot = generation %d (before %d), marks %+v, %v; want attempt 3 for the new generation",
+				s.Generation, before.Generation, s.Marks, err)
+		}
+		if got, err := f.Shoots.Get(t.Context(), "ct-current", ports.ReadLive); err != nil || got.Marks.RetryShootGeneration != got.Generation {
+			t.Errorf("read after the retry: generation %d, marks %+v, %v; want the retry recorded for the current generation",
+				got.Generation, got.Marks, err)
+		}
 		if _, err := f.Shoots.RequestRetry(t.Context(), "absent", 1, at); !errors.Is(err, ports.ErrShootNotFound) {
 			t.Errorf("retry of a missing shoot: %v, want ErrShootNotFound", err)
 		}

@@ -248,6 +248,11 @@ func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at ti
 		return cluster.Shoot{}, err
 	}
 	s.retryOp = true
+	if op := s.obs.LastOperation; op != nil && op.State == cluster.StateFailed {
+		// Like the gardener-apiserver: a retry of a Failed shoot is a new generation for the gardenlet to reconcile.
+		s.obs.Generation++
+	}
+	// The marks name the generation the retry produced, so the attempts of one spec keep counting.
 	s.obs.Marks.RetryAttempts, s.obs.Marks.RetryShootGeneration, s.obs.Marks.RetryRequestedAt = attempt, s.obs.Generation, at
 	g.wrote("RequestRetry", s)
 	return copyShoot(s.obs), nil

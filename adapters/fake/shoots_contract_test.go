@@ -6,6 +6,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
@@ -35,6 +36,9 @@ func TestGardenShootsContract(t *testing.T) {
 			},
 			Drift: func(_ *testing.T, name string) {
 				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
+			},
+			Fail: func(_ *testing.T, name string) {
+				g.Fail(name, "simulated: quota exceeded", cluster.ErrInfraQuotaExceeded)
 			},
 		}
 	})

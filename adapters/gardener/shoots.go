@@ -232,6 +232,9 @@ func (c *Shoots) mutate(ctx context.Context, verb, name string, pre ports.Precon
 	return s, classify(verb+" shoot "+name, err)
 }
 
+// errRetryOutdated: the shoot moved past the generation a retry produced before the retry could be recorded for it.
+var errRetryOutdated = errors.New("the shoot has a newer generation than the retry produced")
+
 // RequestRetry implements ports.ShootProvisioner.
 func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error) {
 	s, err := c.mutate(ctx, "retry", name, ports.Precondition{}, func(s *gardencorev1beta1.Shoot) error {
@@ -243,6 +246,27 @@ func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at 
 	})
 	if err != nil {
 		return cluster.Shoot{}, err
+	}
+	if s.Annotations[AnnotationRetryGeneration] != strconv.FormatInt(s.Generation, 10) {
+		// The gardener-apiserver turns a retry of a Failed shoot into a new generation. The attempts are counted per
+		// generation of the spec, so the mark must name the generation the retry produced, or every retry would
+		// count as the first (no growing backoff, no limit for failures without an error code). The gardenlet
+		// writes the status at once, so this is not pinned to the version just written but to the generation: a
+		// newer one (a new spec) starts the attempts again, the safe side.
+		uid, gen := s.UID, s.Generation
+		marked, err := c.mutate(ctx, "retry", name, ports.Precondition{}, func(s *gardencorev1beta1.Shoot) error {
+			if s.UID != uid || s.Generation != gen {
+				return errRetryOutdated
+			}
+			metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRetryGeneration, strconv.FormatInt(gen, 10))
+			return nil
+		})
+		switch {
+		case err == nil:
+			s = marked
+		case !errors.Is(err, errRetryOutdated):
+			return cluster.Shoot{}, err
+		}
 	}
 	return live(s), nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
@@ -93,6 +94,7 @@ func TestShootsContractIntegration(t *testing.T) {
 					t.Fatalf("change shoot %s: %v", name, err)
 				}
 			},
+			Fail: func(t *testing.T, name string) { failShoot(t, c, ns, name) },
 		}
 	})
 }
@@ -310,4 +312,27 @@ func TestSeedsContractIntegration(t *testing.T) {
 				require.NoError(t, env.GardenClient.Create(t.Context(), hidden))
 			}}
 	})
+}
+
+// failShoot makes the simulated gardenlet fail the shoot's next reconciliation (a fault it reads from annotations)
+// and starts one: a status written by the test would race with the gardenlet's own.
+func failShoot(t *testing.T, c client.Client, ns, name string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		op := getShoot(t, c, ns, name).Status.LastOperation
+		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded
+	}, time.Minute, 100*time.Millisecond, "shoot %s created", name)
+	s := getShoot(t, c, ns, name)
+	patch := client.MergeFrom(s.DeepCopy())
+	metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationFailWith, string(gardencorev1beta1.ErrorInfraQuotaExceeded))
+	metav1.SetMetaDataAnnotation(&s.ObjectMeta, gardenlet.AnnotationFailOperation, string(gardencorev1beta1.LastOperationTypeReconcile))
+	metav1.SetMetaDataAnnotation(&s.ObjectMeta, "gardener.cloud/operation", "reconcile")
+	if err := c.Patch(t.Context(), s, patch, client.FieldOwner("someone-else")); err != nil {
+		t.Fatalf("inject a failure into shoot %s: %v", name, err)
+	}
+	require.Eventually(t, func() bool {
+		s := getShoot(t, c, ns, name)
+		op := s.Status.LastOperation
+		return op != nil && op.State == gardencorev1beta1.LastOperationStateFailed && s.Status.ObservedGeneration == s.Generation
+	}, time.Minute, 100*time.Millisecond, "shoot %s Failed", name)
 }

@@ -248,3 +248,27 @@ func TestReconcilerRetryableGardenerFailureRecovers(t *testing.T) {
 		t.Fatalf("state %s (%s), want Ready", rt.Status.State, readyReason(rt))
 	}
 }
+
+// TestReconcilerRetriesOfOneSpecCount: Gardener makes every retry of a Failed shoot a new generation. The attempts
+// of one spec must still add up, or a failure without an error code is retried forever with the first backoff.
+func TestReconcilerRetriesOfOneSpecCount(t *testing.T) {
+	w := newWorld(t)
+	w.reconcile(t)
+	var rt *imv1.Runtime
+	for round := 0; round < 2*lifecycle.DefaultMaxUnknownRetries+2; round++ {
+		w.garden.Fail("c-91f0e7a", "something went wrong") // no error code: retried a few times, then given up
+		rt = w.reconcile(t)
+		if rt.Status.State == imv1.RuntimeStateFailed {
+			break
+		}
+		w.clock.Step(time.Hour) // past any backoff
+		w.reconcile(t)
+	}
+	if rt.Status.State != imv1.RuntimeStateFailed || readyReason(rt) != string(lifecycle.ReasonGardenerFailed) {
+		t.Fatalf("state %s/%s after %d retry requests, want Failed/GardenerFailed after %d", rt.Status.State, readyReason(rt),
+			w.garden.Calls()["RequestRetry"], lifecycle.DefaultMaxUnknownRetries)
+	}
+	if got := w.garden.Calls()["RequestRetry"]; got != lifecycle.DefaultMaxUnknownRetries {
+		t.Errorf("retry requests: %d, want %d", got, lifecycle.DefaultMaxUnknownRetries)
+	}
+}

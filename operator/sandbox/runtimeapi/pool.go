@@ -81,7 +81,7 @@ func (p *Pool) Mode() Mode { return p.opts.Mode }
 
 // Ensure returns the endpoint of the shoot identified by key (namespace/name), starting a server if the
 // mode requires one and serve is true (serve=false gives a placeholder endpoint in every mode). Idempotent.
-// Server starts are serialised (they are CPU-heavy); placeholder endpoints never wait for them.
+// Server starts are serialised (they are CPU-heavy); placeholder endpoints and running servers never wait for them.
 func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
 	mode := p.opts.Mode
 	if !serve {
@@ -94,6 +94,14 @@ func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
 		}
 		ns, name, _ := strings.Cut(key, "/")
 		return Endpoint{URL: fmt.Sprintf("https://api.%s.%s.sandbox.invalid", name, strings.TrimPrefix(ns, "garden-")), CAs: cas}, nil
+	}
+	// A running server is handed out without waiting for the starts of other shoots' servers: each takes seconds on
+	// a busy machine, and a shoot that already has one must not queue behind them (its operations would stall).
+	if srv, err := p.lookup(mode, key); srv != nil || err != nil {
+		if err != nil {
+			return Endpoint{}, err
+		}
+		return Endpoint{URL: srv.URL(), CAs: srv.CAs()}, nil
 	}
 	p.startMu.Lock()
 	defer p.startMu.Unlock()
