@@ -2,6 +2,8 @@
 package mapping
 
 import (
+	"strings"
+
 	"encoding/json"
 	"fmt"
 
@@ -35,8 +37,10 @@ func Runtime(cr *imv1.Runtime) shoot.Runtime {
 		LicenceType:         ptr.Deref(s.LicenceType, ""),
 		EnforceSeedLocation: ptr.Deref(s.EnforceSeedLocation, false),
 		NvidiaOpenShell:     ptr.Deref(s.EnableNvidiaOpenshell, false),
-		KubernetesVersion:   ptr.Deref(s.Kubernetes.Version, ""),
-		Provider:            shoot.Provider(s.Provider.Type),
+		// Any case, as the previous infrastructure manager reads it.
+		ExperimentalAuditPolicy: strings.EqualFold(cr.Annotations[imv1.AnnotationExperimentalAuditPolicy], "true"),
+		KubernetesVersion:       ptr.Deref(s.Kubernetes.Version, ""),
+		Provider:                shoot.Provider(s.Provider.Type),
 		Networking: shoot.Networking{
 			Type: ptr.Deref(s.Networking.Type, ""), Pods: s.Networking.Pods, Nodes: s.Networking.Nodes,
 			Services: s.Networking.Services, DualStack: ptr.Deref(s.Networking.DualStack, false),

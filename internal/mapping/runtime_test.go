@@ -112,3 +112,15 @@ func TestWorkerPassThroughAndNodeSettings(t *testing.T) {
 		t.Error("enableNvidiaOpenshell is not mapped")
 	}
 }
+
+// TestExperimentalAuditPolicyAnnotation: the annotation is read in any case, as the previous infrastructure
+// manager reads it; other values leave the configured policy.
+func TestExperimentalAuditPolicyAnnotation(t *testing.T) {
+	for value, want := range map[string]bool{"true": true, "TRUE": true, "True": true, "false": false, "yes": false, "": false} {
+		cr := &imv1.Runtime{}
+		cr.Annotations = map[string]string{imv1.AnnotationExperimentalAuditPolicy: value}
+		if got := Runtime(cr).ExperimentalAuditPolicy; got != want {
+			t.Errorf("annotation %q: experimental %v, want %v", value, got, want)
+		}
+	}
+}

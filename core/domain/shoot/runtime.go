@@ -29,6 +29,9 @@ type Runtime struct {
 	EnforceSeedLocation bool
 	// NvidiaOpenShell enables the NVIDIA OpenShell extension (spec.shoot.enableNvidiaOpenshell).
 	NvidiaOpenShell bool
+	// ExperimentalAuditPolicy selects the experimental audit policy ConfigMap (the Runtime's annotation
+	// operator.kyma-project.io/experimental-audit-policy).
+	ExperimentalAuditPolicy bool
 
 	KubernetesVersion string // may be major.minor only
 	// OIDC are the customer issuers. OIDCGiven records that the Runtime listed them (additionalOidcConfig present,

@@ -25,7 +25,7 @@ func stepNetworkingFilter(in input, s *Spec) error {
 func stepAuditLog(in input, s *Spec) error {
 	cfg := in.cfg.AuditLog
 	if d := in.rt.DedicatedAuditLog; d != nil {
-		return dedicatedAuditLog(cfg, *d, s)
+		return dedicatedAuditLog(cfg, *d, auditPolicy(in.rt, cfg), s)
 	}
 	if !cfg.Enabled {
 		return nil
@@ -41,13 +41,13 @@ func stepAuditLog(in input, s *Spec) error {
 		}
 		return nil
 	}
-	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, cfg.SecretName, cfg.PolicyConfigMapName)
+	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, cfg.SecretName, auditPolicy(in.rt, cfg))
 	return nil
 }
 
 // dedicatedAuditLog points the cluster at its own tenant. The tenant's own credentials Secret wins over the shared
 // one; a tenant without either cannot be used.
-func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, s *Spec) error {
+func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, policy string, s *Spec) error {
 	secret := d.SecretName
 	if secret == "" {
 		secret = cfg.SecretName
@@ -60,8 +60,20 @@ func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, s *Spec) error {
 		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName",
 			"the claimed audit log tenant %s names no credentials Secret and none is configured", d.Name)
 	}
-	auditLogExtension(s, d.TenantID, d.ServiceURL, secret, cfg.PolicyConfigMapName)
+	auditLogExtension(s, d.TenantID, d.ServiceURL, secret, policy)
 	return nil
+}
+
+// ExperimentalAuditPolicyConfigMap is the audit policy ConfigMap a Runtime selects with the experimental-audit-policy
+// annotation; the landscape provides it in the garden project, as for the previous infrastructure manager.
+const ExperimentalAuditPolicyConfigMap = "experimental-audit-policy"
+
+// auditPolicy is the audit policy ConfigMap of the runtime's cluster.
+func auditPolicy(rt Runtime, cfg AuditLogConfig) string {
+	if rt.ExperimentalAuditPolicy {
+		return ExperimentalAuditPolicyConfigMap
+	}
+	return cfg.PolicyConfigMapName
 }
 
 func auditLogExtension(s *Spec, tenantID, serviceURL, secret, policy string) {

@@ -152,6 +152,9 @@ func parsePrefixes(cidrs []string) []netip.Prefix {
 }
 
 // stepNetworking checks the cluster CIDRs: pods, services and nodes must be valid and disjoint.
+// minPodsCIDRBits is the shortest pods CIDR prefix accepted.
+const minPodsCIDRBits = 2
+
 func stepNetworking(in input, s *Spec) error {
 	n := in.rt.Networking
 	nodes, err := parseNodes(n.Nodes)
@@ -170,6 +173,12 @@ func stepNetworking(in input, s *Spec) error {
 		p, err := netip.ParsePrefix(f.value)
 		if err != nil || p.Masked() != p {
 			return invalid(ReasonInvalidCIDR, "spec.shoot.networking."+f.name, "%q is not a CIDR without host bits", f.value)
+		}
+		if f.name == "pods" && (!p.Addr().Is4() || p.Bits() < minPodsCIDRBits) {
+			// Refused as the previous infrastructure manager refuses it: an IPv6 pods CIDR (dual-stack adds IPv6 by
+			// itself) or a /0 or /1 cannot be divided into node ranges, and Gardener would fail later less clearly.
+			return invalid(ReasonInvalidCIDR, "spec.shoot.networking.pods",
+				"%q must be an IPv4 CIDR with a prefix of /%d or longer", f.value, minPodsCIDRBits)
 		}
 		for _, q := range prefixes {
 			if p.Overlaps(q.prefix) {

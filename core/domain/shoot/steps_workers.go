@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"fmt"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
@@ -93,8 +94,55 @@ func stepWorkers(in input, s *Spec) error {
 	if n := len(zonesOf(workers)); n > MaxZones {
 		return invalid(ReasonTooManyZones, "spec.shoot.provider.workers", "the pools span %d zones; at most %d are supported", n, MaxZones)
 	}
+	if err := capMaxPodsTotal(workers, in.rt.Networking.Pods); err != nil {
+		return err
+	}
 	s.Workers = workers
 	return nil
+}
+
+// capMaxPodsTotal lowers the pools' maxPods, from the last pool backwards and never below 1, until their sum fits
+// the usable addresses of the pods CIDR, as the previous infrastructure manager does: adopted shoots carry values
+// capped this way, and a sum above the range renders pools whose nodes cannot all get pod ranges. Pools without
+// maxPods take the kubelet's default and are not counted. An unparsable or non-IPv4 pods CIDR is the networking
+// step's to refuse.
+func capMaxPodsTotal(workers []WorkerSpec, pods string) error {
+	p, err := netip.ParsePrefix(pods)
+	if err != nil || !p.Addr().Is4() || p.Bits() < minPodsCIDRBits {
+		return nil
+	}
+	usable := usableIPv4(p.Bits())
+	var sum int64
+	for _, w := range workers {
+		if w.MaxPods != nil {
+			sum += int64(*w.MaxPods)
+		}
+	}
+	excess := sum - usable
+	for i := len(workers) - 1; i >= 0 && excess > 0; i-- {
+		if mp := workers[i].MaxPods; mp != nil && *mp > 1 {
+			cut := min(excess, int64(*mp-1))
+			*mp -= int32(cut)
+			excess -= cut
+		}
+	}
+	if excess > 0 {
+		return invalid(ReasonInvalidWorker, "spec.shoot.networking.pods",
+			"the pods CIDR %s has %d usable addresses, fewer than the pools with maxPods need at one pod each", pods, usable)
+	}
+	return nil
+}
+
+// usableIPv4 is the number of usable addresses of an IPv4 prefix of the given length: all of a /32 or /31 (a host
+// route, a point-to-point link), else all but the network and broadcast addresses.
+func usableIPv4(bits int) int64 {
+	switch {
+	case bits >= 32:
+		return 1
+	case bits == 31:
+		return 2
+	}
+	return int64(1)<<(32-bits) - 2
 }
 
 func workerField(i int) string {

@@ -96,13 +96,7 @@ func maxPodsPerNode(pods string) int32 {
 	if p, err := netip.ParsePrefix(pods); err == nil && p.Addr().Is4() && p.Bits() > bits {
 		bits = p.Bits()
 	}
-	switch {
-	case bits >= 32:
-		return 1
-	case bits == 31:
-		return 2
-	}
-	return int32(1)<<(32-bits) - 2 // network and broadcast addresses are not usable
+	return int32(usableIPv4(bits))
 }
 
 func cloneWorker(w Worker) Worker {

@@ -29,6 +29,9 @@ const (
 	AnnotationSuspendPatchReconciliation = "operator.kyma-project.io/suspend-patch-reconciliation"
 	// AnnotationForcePatchReconciliation set to "true" re-applies the shoot spec once.
 	AnnotationForcePatchReconciliation = "operator.kyma-project.io/force-patch-reconciliation"
+	// AnnotationExperimentalAuditPolicy set to "true" (any case) points the cluster's audit log at the landscape's
+	// experimental audit policy ConfigMap instead of the configured one, as the previous infrastructure manager does.
+	AnnotationExperimentalAuditPolicy = "operator.kyma-project.io/experimental-audit-policy"
 	// AnnotationRestored is set to "true" on a Runtime re-created from the record of its shoot pending deletion
 	// (kim restore, or the restore request on the shoot). It is informational: a Runtime with the ID of the record
 	// takes its cluster back whether it carries it or not.

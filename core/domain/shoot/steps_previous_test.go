@@ -1,0 +1,133 @@
+package shoot
+
+import (
+	"testing"
+)
+
+// TestMaxPodsFitThePodsCIDRAcrossPools: the previous infrastructure manager caps each pool at a /24's 254 pods and
+// then lowers pools, from the last backwards and never below 1, until the sum fits the pods CIDR's usable
+// addresses; a sum it cannot fit is an error. Adopted shoots carry values capped that way.
+func TestMaxPodsFitThePodsCIDRAcrossPools(t *testing.T) {
+	pool := func(name string, maxPods *int32) Worker {
+		w := testRuntime(AWS).Workers[0]
+		w.Name, w.MaxPods = name, maxPods
+		return w
+	}
+	for _, tc := range []struct {
+		name  string
+		pods  string
+		pools []*int32
+		want  []*int32
+		field string // the refused field, or "" for accepted
+	}{
+		{"a sum that fits is kept", "10.96.0.0/22", []*int32{ptr[int32](200), ptr[int32](200)}, []*int32{ptr[int32](200), ptr[int32](200)}, ""},
+		{"the last pool is lowered first", "10.96.0.0/24", []*int32{ptr[int32](200), ptr[int32](100)}, []*int32{ptr[int32](200), ptr[int32](54)}, ""},
+		{"then the one before it", "10.96.0.0/24", []*int32{ptr[int32](200), ptr[int32](100), ptr[int32](100)},
+			[]*int32{ptr[int32](200), ptr[int32](53), ptr[int32](1)}, ""},
+		{"pools without maxPods are not counted or changed", "10.96.0.0/24", []*int32{ptr[int32](200), nil, ptr[int32](100)},
+			[]*int32{ptr[int32](200), nil, ptr[int32](54)}, ""},
+		{"the per-node cap applies first", "10.96.0.0/13", []*int32{ptr[int32](500), ptr[int32](110)}, []*int32{ptr[int32](254), ptr[int32](110)}, ""},
+		{"a /31 has two usable addresses", "10.96.0.0/31", []*int32{ptr[int32](1), ptr[int32](1)}, []*int32{ptr[int32](1), ptr[int32](1)}, ""},
+		{"more pools than addresses is refused", "10.96.0.0/31", []*int32{ptr[int32](1), ptr[int32](1), ptr[int32](1)}, nil, "spec.shoot.networking.pods"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := testRuntime(AWS)
+			rt.Networking.Pods = tc.pods
+			rt.Workers = nil
+			for i, mp := range tc.pools {
+				rt.Workers = append(rt.Workers, pool("pool-"+string(rune('a'+i)), mp))
+			}
+			spec, err := Generate(rt, testConfig())
+			if tc.field != "" {
+				if ve := AsValidationError(err); ve == nil || ve.Field != tc.field || ve.Reason != ReasonInvalidWorker {
+					t.Fatalf("error %v, want %s refused for %s", err, tc.field, ReasonInvalidWorker)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("generate: %v", err)
+			}
+			for i, w := range spec.Workers {
+				got, want := w.MaxPods, tc.want[i]
+				if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+					t.Errorf("pool %s maxPods %v, want %v", w.Name, deref(got), deref(want))
+				}
+			}
+		})
+	}
+}
+
+// TestPodsCIDRTheNodesCannotShareIsRefused: an IPv6 pods CIDR or one of /0 or /1 is refused with the field named,
+// as the previous infrastructure manager refuses it, with or without maxPods.
+func TestPodsCIDRTheNodesCannotShareIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		pods    string
+		refused bool
+	}{
+		{"fd00:10:96::/48", true},
+		{"0.0.0.0/0", true},
+		{"0.0.0.0/1", true},
+		{"64.0.0.0/2", false},
+		{"100.64.0.0/12", false},
+	} {
+		t.Run(tc.pods, func(t *testing.T) {
+			rt := testRuntime(GCP)
+			rt.Networking.Pods = tc.pods
+			rt.Networking.Nodes, rt.Networking.Services = "10.250.0.0/16", "10.104.0.0/13"
+			if tc.pods == "64.0.0.0/2" {
+				rt.Networking.Nodes, rt.Networking.Services = "10.250.0.0/16", "172.16.0.0/13"
+			}
+			_, err := Generate(rt, testConfig())
+			ve := AsValidationError(err)
+			switch {
+			case tc.refused && (ve == nil || ve.Field != "spec.shoot.networking.pods" || ve.Reason != ReasonInvalidCIDR):
+				t.Errorf("error %v, want spec.shoot.networking.pods refused (%s)", err, ReasonInvalidCIDR)
+			case !tc.refused && err != nil:
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+}
+
+func deref(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestExperimentalAuditPolicy: the Runtime's experimental-audit-policy annotation switches the cluster's audit
+// policy ConfigMap to the experimental one, for the landscape's tenant and a dedicated one alike.
+func TestExperimentalAuditPolicy(t *testing.T) {
+	cfg := testConfig()
+	cfg.AuditLog = AuditLogConfig{
+		Enabled: true, PolicyConfigMapName: "audit-policy", SecretName: "auditlog-secret",
+		Tenants: map[Provider]map[string]AuditLogTenant{AWS: {"eu-west-1": {TenantID: "t1", ServiceURL: "https://audit.example.com"}}},
+	}
+	for _, tc := range []struct {
+		name         string
+		experimental bool
+		dedicated    bool
+		want         string
+	}{
+		{"configured policy", false, false, "audit-policy"},
+		{"experimental policy", true, false, ExperimentalAuditPolicyConfigMap},
+		{"experimental policy with a dedicated tenant", true, true, ExperimentalAuditPolicyConfigMap},
+		{"configured policy with a dedicated tenant", false, true, "audit-policy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := testRuntime(AWS)
+			rt.ExperimentalAuditPolicy = tc.experimental
+			if tc.dedicated {
+				rt.DedicatedAuditLog = &DedicatedAuditLog{Name: "tenant-a", TenantID: "t2", ServiceURL: "https://audit-2.example.com"}
+			}
+			s, err := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.AuditPolicyConfigMap != tc.want {
+				t.Errorf("audit policy ConfigMap %q, want %q", s.AuditPolicyConfigMap, tc.want)
+			}
+		})
+	}
+}
