@@ -1,6 +1,7 @@
 package gardener
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,6 +28,7 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 			cur.ExtensionTypes = append(cur.ExtensionTypes, e.Type)
 		}
 	}
+	cur.AuditLog = currentAuditLog(s)
 	for _, w := range s.Spec.Provider.Workers {
 		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
 		if w.Machine.Image != nil {
@@ -149,4 +151,33 @@ func keepOr(current *string, desired string) *string {
 		return current
 	}
 	return optional(desired)
+}
+
+// currentAuditLog reads the shoot's enabled auditlog extension and what it references (the credentials resource,
+// the audit policy); nil when there is none or it does not name a tenant, a service URL and an existing resource.
+func currentAuditLog(s *gardencorev1beta1.Shoot) *shoot.CurrentAuditLog {
+	i := slices.IndexFunc(s.Spec.Extensions, func(e gardencorev1beta1.Extension) bool {
+		return e.Type == shoot.ExtensionAuditLog && !ptr.Deref(e.Disabled, false) && e.ProviderConfig != nil
+	})
+	if i < 0 {
+		return nil
+	}
+	var cfg auditlogConfig
+	if err := json.Unmarshal(s.Spec.Extensions[i].ProviderConfig.Raw, &cfg); err != nil || cfg.TenantID == "" || cfg.ServiceURL == "" {
+		return nil
+	}
+	out := &shoot.CurrentAuditLog{TenantID: cfg.TenantID, ServiceURL: cfg.ServiceURL}
+	for _, r := range s.Spec.Resources {
+		if r.Name == cfg.SecretReferenceName && r.ResourceRef.Kind == "Secret" {
+			out.SecretName = r.ResourceRef.Name
+		}
+	}
+	if out.SecretName == "" {
+		return nil
+	}
+	if api := s.Spec.Kubernetes.KubeAPIServer; api != nil && api.AuditConfig != nil && api.AuditConfig.AuditPolicy != nil &&
+		api.AuditConfig.AuditPolicy.ConfigMapRef != nil {
+		out.PolicyConfigMap = api.AuditConfig.AuditPolicy.ConfigMapRef.Name
+	}
+	return out
 }

@@ -6,6 +6,8 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/google/go-cmp/cmp"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -230,5 +232,49 @@ kind: AuthenticationConfiguration
 `
 	if diff := cmp.Diff(want, data[AuthenticationConfigKey]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCurrentAuditLog: the auditlog extension of an existing shoot (as the previous infrastructure manager renders
+// it) is read back with its credentials resource and audit policy; one that is disabled or misses a part is none.
+func TestCurrentAuditLog(t *testing.T) {
+	withAuditLog := func(mut func(s *gardencorev1beta1.Shoot)) *gardencorev1beta1.Shoot {
+		s := existingShoot(t)
+		s.Spec.Extensions = append(s.Spec.Extensions, gardencorev1beta1.Extension{Type: "shoot-auditlog-service",
+			ProviderConfig: &runtime.RawExtension{Raw: []byte(`{"apiVersion":"service.auditlog.extensions.gardener.cloud/v1alpha1",` +
+				`"kind":"AuditlogConfig","type":"standard","tenantID":"t-1","serviceURL":"https://auditlog.example.com:3001","secretReferenceName":"auditlog-credentials"}`)}})
+		s.Spec.Resources = append(s.Spec.Resources, gardencorev1beta1.NamedResourceReference{Name: "auditlog-credentials",
+			ResourceRef: autoscalingv1.CrossVersionObjectReference{Kind: "Secret", Name: "auditlog-secret-eu", APIVersion: "v1"}})
+		if s.Spec.Kubernetes.KubeAPIServer == nil {
+			s.Spec.Kubernetes.KubeAPIServer = &gardencorev1beta1.KubeAPIServerConfig{}
+		}
+		s.Spec.Kubernetes.KubeAPIServer.AuditConfig = &gardencorev1beta1.AuditConfig{
+			AuditPolicy: &gardencorev1beta1.AuditPolicy{ConfigMapRef: &corev1.ObjectReference{Name: "audit-policy"}}}
+		if mut != nil {
+			mut(s)
+		}
+		return s
+	}
+	want := &shoot.CurrentAuditLog{TenantID: "t-1", ServiceURL: "https://auditlog.example.com:3001", SecretName: "auditlog-secret-eu",
+		PolicyConfigMap: "audit-policy"}
+	for _, tc := range []struct {
+		name  string
+		shoot *gardencorev1beta1.Shoot
+		want  *shoot.CurrentAuditLog
+	}{
+		{"enabled", withAuditLog(nil), want},
+		{"none", existingShoot(t), nil},
+		{"disabled", withAuditLog(func(s *gardencorev1beta1.Shoot) { s.Spec.Extensions[len(s.Spec.Extensions)-1].Disabled = ptr.To(true) }), nil},
+		{"credentials resource missing", withAuditLog(func(s *gardencorev1beta1.Shoot) { s.Spec.Resources = s.Spec.Resources[:len(s.Spec.Resources)-1] }), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CurrentFromShoot(tc.shoot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.AuditLog); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -20,6 +20,18 @@ type Current struct {
 	AuthenticationConfigMap string
 	// ExtensionTypes are the extensions the shoot has enabled.
 	ExtensionTypes []string
+	// AuditLog is the shoot's enabled auditlog extension with what it references; nil: none, or one that does not
+	// name a tenant, a service URL and its credentials Secret.
+	AuditLog *CurrentAuditLog
+}
+
+// CurrentAuditLog is the audit log an existing shoot is configured with.
+type CurrentAuditLog struct {
+	TenantID, ServiceURL string
+	// SecretName is the garden Secret of the extension's credentials resource.
+	SecretName string
+	// PolicyConfigMap is the shoot's audit policy ConfigMap; empty: none.
+	PolicyConfigMap string
 }
 
 // CurrentWorker is an existing worker pool.

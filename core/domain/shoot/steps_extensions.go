@@ -39,6 +39,15 @@ func stepAuditLog(in input, s *Spec) error {
 			return invalid(ReasonAuditLogTenantMissing, "shoot.auditLog.tenants",
 				"no audit log tenant configured for provider %s in region %s", in.rt.Provider, in.rt.Region)
 		}
+		if cur := in.current; cur != nil && cur.AuditLog != nil {
+			// The cluster keeps the audit log it has, as with the previous infrastructure manager: a tenant missing
+			// from the landscape's list must not switch off a customer's audit trail.
+			policy := cur.AuditLog.PolicyConfigMap
+			if policy == "" || in.rt.ExperimentalAuditPolicy {
+				policy = auditPolicy(in.rt, cfg)
+			}
+			auditLogExtension(s, cur.AuditLog.TenantID, cur.AuditLog.ServiceURL, cur.AuditLog.SecretName, policy)
+		}
 		return nil
 	}
 	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, cfg.SecretName, auditPolicy(in.rt, cfg))

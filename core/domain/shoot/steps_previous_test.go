@@ -131,3 +131,33 @@ func TestExperimentalAuditPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateKeepsTheAuditLogWithoutATenant: an existing cluster's audit log stays when the landscape lists no
+// tenant for its region and a missing tenant is no error, as with the previous infrastructure manager; when a
+// missing tenant is an error, that error stands.
+func TestUpdateKeepsTheAuditLogWithoutATenant(t *testing.T) {
+	cfg := testConfig()
+	cfg.AuditLog = AuditLogConfig{Enabled: true, PolicyConfigMapName: "audit-policy", SecretName: "auditlog-secret",
+		Tenants: map[Provider]map[string]AuditLogTenant{}}
+	cur := &Current{AuditLog: &CurrentAuditLog{TenantID: "t-old", ServiceURL: "https://auditlog.example.com", SecretName: "old-secret",
+		PolicyConfigMap: "old-policy"}}
+	s, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg, current: cur})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantExt := []Extension{{Type: ExtensionAuditLog, Config: AuditLogExtensionConfig{TenantID: "t-old", ServiceURL: "https://auditlog.example.com",
+		SecretReferenceName: AuditLogResourceName}}}
+	if len(s.Extensions) != 1 || s.Extensions[0].Type != wantExt[0].Type || s.Extensions[0].Config != wantExt[0].Config {
+		t.Errorf("extensions %+v, want the cluster's audit log kept: %+v", s.Extensions, wantExt)
+	}
+	if s.AuditPolicyConfigMap != "old-policy" || len(s.Resources) != 1 || s.Resources[0].TargetName != "old-secret" {
+		t.Errorf("policy %q, resources %+v: want the cluster's policy and credentials kept", s.AuditPolicyConfigMap, s.Resources)
+	}
+	if s, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg}); err != nil || len(s.Extensions) != 0 {
+		t.Errorf("a new cluster without a tenant: %+v, %v; want no audit log", s.Extensions, err)
+	}
+	cfg.AuditLog.MissingTenantIsError = true
+	if _, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg, current: cur}); reasonOf(err) != ReasonAuditLogTenantMissing {
+		t.Errorf("missing tenant when it is an error: %v, want %s", err, ReasonAuditLogTenantMissing)
+	}
+}
