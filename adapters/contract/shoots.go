@@ -35,9 +35,9 @@ type ShootsFixture struct {
 	Fail func(t *testing.T, name string)
 }
 
-// reapply applies a again to an existing shoot the way callers must: pinned to the shoot they observed.
+// Reapply applies a again to an existing shoot the way callers must: pinned to the shoot they observed.
 // Gardener may change the shoot in between (a conflict, retried on a fresh read).
-func reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
+func Reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 	t.Helper()
 	var err error
 	for range 10 {
@@ -120,7 +120,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		f.Drift(t, "ct-sync")
 		require.Eventually(t, func() bool { return !inSync(a) }, patience, tick, "not in sync after someone else changed the shoot")
-		if err := reapply(t, f, a); err != nil {
+		if err := Reapply(t, f, a); err != nil {
 			t.Fatalf("re-apply: %v", err)
 		}
 		require.Eventually(t, func() bool { return inSync(a) }, patience, tick, "in sync after re-apply")
@@ -175,7 +175,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			got, err := f.Shoots.Get(t.Context(), "ct-adopt-prov", ports.ReadCached)
 			return err == nil && got.OwnedBy(id)
 		}, patience, tick, "Get shows the adopted shoot")
-		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-adopt-prov"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+		if err := Reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-adopt-prov"), RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Errorf("apply to the adopted shoot: %v", err)
 		}
 	})
@@ -192,7 +192,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if err != nil {
 			t.Fatalf("get: %v", err)
 		}
-		if err := reapply(t, f, held); !errors.Is(err, ports.ErrAdoptionReviewRequired) {
+		if err := Reapply(t, f, held); !errors.Is(err, ports.ErrAdoptionReviewRequired) {
 			t.Fatalf("held apply of a changing spec: %v, want ErrAdoptionReviewRequired", err)
 		}
 		after, err := f.Shoots.Get(t.Context(), "ct-adopt-hold", ports.ReadLive)
@@ -201,13 +201,13 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		}
 		approved := held
 		approved.HoldAdoptedChanges = false
-		if err := reapply(t, f, approved); err != nil {
+		if err := Reapply(t, f, approved); err != nil {
 			t.Fatalf("approved apply: %v", err)
 		}
 		// Taken over: later changes (KEB's) are applied although the hold is asked for.
 		held.Spec.Workers[0].Maximum++
 		held.RuntimeGeneration, held.SpecHash = 2, "h2"
-		if err := reapply(t, f, held); err != nil {
+		if err := Reapply(t, f, held); err != nil {
 			t.Fatalf("apply to a shoot taken over, hold asked: %v", err)
 		}
 	})
@@ -221,7 +221,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("apply with two pools: %v", err)
 		}
 		spec.Workers = spec.Workers[:1]
-		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
+		if err := Reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); err != nil {
 			t.Fatalf("apply with one pool: %v", err)
 		}
 		if got := f.WorkerNames(t, "ct-pools"); len(got) != 1 || got[0] != spec.Workers[0].Name {
@@ -233,7 +233,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		f.PutForeign(t, "ct-foreign")
 		// Seen: refused as not ours. Not seen (a stale view): a conflict, so the caller looks again instead of
 		// reporting a failure; either way nothing is written.
-		if err := reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := Reapply(t, f, ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a foreign shoot: %v, want ErrShootNotManaged", err)
 		}
 		_, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign"), RuntimeID: id, RuntimeGeneration: 1})

@@ -35,7 +35,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.Apply(t.Context(), ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: "another-runtime", RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := Reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: "another-runtime", RuntimeGeneration: 1}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply for another runtime: %v, want ErrShootNotManaged", err)
 		}
 		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -43,7 +43,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec}); err != nil {
 			t.Fatalf("mark: %v", err)
 		}
-		if err := reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if err := Reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("apply over a shoot pending deletion: %v, want ErrShootNotManaged", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"strconv"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -55,21 +56,30 @@ func (c *Shoots) desired(a ports.ShootApply, current *gardencorev1beta1.Shoot) (
 	return d, nil
 }
 
-// removeStalePools deletes worker pools the spec no longer has. Server-side apply keeps a pool another manager
-// also owns fields of (Gardener's maintenance sets image versions), so removal is an explicit update.
+// removeStalePools deletes what the spec no longer has and server-side apply keeps because another manager owns
+// fields of it: worker pools (Gardener's maintenance sets image versions) and registry-cache credential resources
+// (`reg-cache-*`, which the previous infrastructure manager wrote with its own requests; it dropped stale ones on
+// every update, and so does this). Removal is one explicit update, pinned to the version just applied.
 func (c *Shoots) removeStalePools(ctx context.Context, s *gardencorev1beta1.Shoot, spec shoot.Spec) (*gardencorev1beta1.Shoot, error) {
 	want := map[string]bool{}
 	for _, w := range spec.Workers {
 		want[w.Name] = true
 	}
 	kept := slices.DeleteFunc(slices.Clone(s.Spec.Provider.Workers), func(w gardencorev1beta1.Worker) bool { return !want[w.Name] })
-	if len(kept) == len(s.Spec.Provider.Workers) {
+	resources := map[string]bool{}
+	for _, r := range spec.Resources {
+		resources[r.Name] = true
+	}
+	keptResources := slices.DeleteFunc(slices.Clone(s.Spec.Resources), func(r gardencorev1beta1.NamedResourceReference) bool {
+		return strings.Contains(r.Name, shoot.RegistryCredentialsPrefix) && !resources[r.Name]
+	})
+	if len(kept) == len(s.Spec.Provider.Workers) && len(keptResources) == len(s.Spec.Resources) {
 		return s, nil
 	}
 	s = s.DeepCopy()
-	s.Spec.Provider.Workers = kept
+	s.Spec.Provider.Workers, s.Spec.Resources = kept, keptResources
 	err := c.Client.Update(ctx, s, client.FieldOwner(FieldManager))
-	if err := c.record("update", classify("remove worker pools of shoot "+s.Name, err)); err != nil {
+	if err := c.record("update", classify("remove stale worker pools and registry-cache resources of shoot "+s.Name, err)); err != nil {
 		return nil, err
 	}
 	return s, nil

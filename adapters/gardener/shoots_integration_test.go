@@ -12,6 +12,7 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/stretchr/testify/require"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -335,4 +336,55 @@ func failShoot(t *testing.T, c client.Client, ns, name string) {
 		op := s.Status.LastOperation
 		return op != nil && op.State == gardencorev1beta1.LastOperationStateFailed && s.Status.ObservedGeneration == s.Generation
 	}, time.Minute, 100*time.Millisecond, "shoot %s Failed", name)
+}
+
+// TestStaleRegistryCacheResourcesGoIntegration: a shoot the previous infrastructure manager created keeps a
+// `reg-cache-*` credential resource of a cache the Runtime no longer has. Adopting it and applying a spec it already
+// holds records only the marks (a server-side apply would make Gardener reconcile the cluster for nothing), and that
+// path kept the stale entry forever; the previous manager dropped stale ones on every update, and so must this.
+func TestStaleRegistryCacheResourcesGoIntegration(t *testing.T) {
+	env := GardenBox(t)
+	rt := loadRuntime(t, "testdata/runtimes/aws.yaml")
+	rt.Spec.Shoot.Name = "stale-rc"
+	cfg, err := config.Load("testdata/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := shoot.Generate(mapping.Runtime(rt), cfg.ShootConfig())
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	c, ns := env.GardenClient, env.Catalogue.ProjectNamespace()
+	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
+	const id = "9f1c0000-0000-4000-8000-0000000057a1"
+	createUnmarked(t, adapter, spec, id)
+	// Gardener admits references to existing Secrets only.
+	if err := c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "reg-cache-0f3a", Namespace: ns}}); err != nil {
+		t.Fatalf("create Secret: %v", err)
+	}
+	s := getShoot(t, c, ns, spec.Name)
+	patch := client.MergeFrom(s.DeepCopy())
+	s.Spec.Resources = append(s.Spec.Resources, gardencorev1beta1.NamedResourceReference{Name: "reg-cache-0f3a",
+		ResourceRef: autoscalingv1.CrossVersionObjectReference{Kind: "Secret", Name: "reg-cache-0f3a", APIVersion: "v1"}})
+	if err := c.Patch(t.Context(), s, patch, client.FieldOwner("previous-manager")); err != nil {
+		t.Fatalf("add a registry-cache resource as the previous manager: %v", err)
+	}
+	if _, err := adapter.Adopt(t.Context(), spec.Name, id, "aws"); err != nil {
+		t.Fatalf("adopt: %v", err)
+	}
+	generation := getShoot(t, c, ns, spec.Name).Generation
+	// The sandbox's gardenlet writes the shoot meanwhile: apply pinned to a fresh read, as callers do.
+	fixture := contract.ShootsFixture{Shoots: adapter}
+	if err := contract.Reapply(t, fixture, ports.ShootApply{Spec: spec, RuntimeID: id, RuntimeGeneration: 1}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	after := getShoot(t, c, ns, spec.Name)
+	for _, r := range after.Spec.Resources {
+		if r.Name == "reg-cache-0f3a" {
+			t.Errorf("resources after apply %+v: want the stale reg-cache-0f3a removed", after.Spec.Resources)
+		}
+	}
+	if appliedByOperator(after) {
+		t.Logf("the apply was a server-side apply (generation %d -> %d), not only the marks", generation, after.Generation)
+	}
 }
