@@ -24,6 +24,8 @@ type RegistryCacheSourceFixture struct {
 	PutConfig func(ctx context.Context, name, upstream, volumeSize, secret string) error
 	// PutSecret creates a Secret in Namespace.
 	PutSecret func(ctx context.Context, name string, data map[string][]byte) error
+	// Limited returns Source (the same runtime) with limits.
+	Limited func(l registrycache.Limits) ports.RegistryCacheSource
 }
 
 // RunRegistryCacheSourceContract runs the contract of ports.RegistryCacheSource.
@@ -89,6 +91,19 @@ func RunRegistryCacheSourceContract(t *testing.T, newFixture func(t *testing.T) 
 		gone.Name = "deleted-meanwhile"
 		if err := f.Source.SetStatus(t.Context(), f.RuntimeID, gone, st, time.Now()); err != nil {
 			t.Errorf("status of a deleted object: %v, want no error", err)
+		}
+	})
+	t.Run("more objects than the limit are an OverLimit with at most the limit read", func(t *testing.T) {
+		f := newFixture(t)
+		for _, name := range []string{"a", "b", "c"} {
+			if err := f.PutConfig(t.Context(), name, name+".example.com", "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfgs, err := f.Limited(registrycache.Limits{MaxConfigs: 2}).Configs(t.Context(), f.RuntimeID)
+		var over *registrycache.OverLimit
+		if !errors.As(err, &over) || over.Reason != registrycache.ReasonTooManyConfigs || len(cfgs) != 2 {
+			t.Errorf("%d configs, err %v: want TooManyConfigs with 2 read", len(cfgs), err)
 		}
 	})
 	t.Run("an unknown runtime is unreachable", func(t *testing.T) {

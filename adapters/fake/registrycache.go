@@ -86,6 +86,9 @@ type RegistryCacheSource struct {
 	Unreachable map[string]bool
 	// StatusWrites counts SetStatus calls that wrote.
 	StatusWrites int
+	// Limits are the source's limits; only MaxConfigs is enforced (an in-memory list has no bytes on a wire).
+	// Zero: registrycache's default.
+	Limits registrycache.Limits
 }
 
 var _ ports.RegistryCacheSource = (*RegistryCacheSource)(nil)
@@ -163,6 +166,9 @@ func (s *RegistryCacheSource) Configs(_ context.Context, runtimeID string) ([]re
 	}
 	out := slices.Collect(maps.Values(s.configs[runtimeID]))
 	slices.SortFunc(out, func(a, b registrycache.Config) int { return strings.Compare(a.Key().String(), b.Key().String()) })
+	if lim := s.Limits.OrDefaults(); len(out) > lim.MaxConfigs {
+		return out[:lim.MaxConfigs], lim.TooMany()
+	}
 	return out, nil
 }
 

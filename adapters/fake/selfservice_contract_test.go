@@ -42,7 +42,8 @@ func TestRegistryCacheSourceContract(t *testing.T) {
 			PutSecret: func(_ context.Context, name string, data map[string][]byte) error {
 				s.PutSecret("rt-1", registrycache.Key{Namespace: "team-a", Name: name}, data)
 				return nil
-			}}
+			},
+			Limited: func(l registrycache.Limits) ports.RegistryCacheSource { s.Limits = l; return s }}
 	})
 }
 

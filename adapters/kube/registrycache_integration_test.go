@@ -2,9 +2,14 @@ package kube_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,8 +87,12 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 			kcpNS := newNamespace(t, c, "kcp")
 			writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-1")
 			team := newNamespace(t, c, "team")
-			return contract.RegistryCacheSourceFixture{Source: &kube.RegistryCacheSource{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil)},
+			clients := kube.NewRuntimeClientFactory(c, kcpNS, nil)
+			return contract.RegistryCacheSourceFixture{Source: &kube.RegistryCacheSource{Clients: clients},
 				RuntimeID: "rt-1", Namespace: team,
+				Limited: func(l registrycache.Limits) ports.RegistryCacheSource {
+					return &kube.RegistryCacheSource{Clients: clients, Limits: l}
+				},
 				PutConfig: func(ctx context.Context, name, upstream, size, secret string) error {
 					u := &unstructured.Unstructured{}
 					u.SetGroupVersionKind(kube.RegistryCacheConfigGVK)
@@ -154,6 +163,78 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 		})
 	})
 	t.Run("RegistryCacheFieldManagerNextToKEB", func(t *testing.T) { registryCacheNextToKEB(t, c) })
+	t.Run("SourceLimits", func(t *testing.T) { registryCacheSourceLimits(t, cfg, c) })
+}
+
+// registryCacheSourceLimits: against a real API server (which honours the page size for custom resources) the
+// list is paginated and stops at the limits: one object more than allowed, or more bytes, applies nothing. It
+// logs what a list of 100 objects as the module's users write them takes on the wire.
+func registryCacheSourceLimits(t *testing.T, cfg *rest.Config, c client.Client) {
+	ctx := t.Context()
+	kcpNS := newNamespace(t, c, "kcp")
+	writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-limits")
+	team := newNamespace(t, c, "team")
+	source := func(l registrycache.Limits) *kube.RegistryCacheSource {
+		return &kube.RegistryCacheSource{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil), Limits: l}
+	}
+	// Objects of the other subtests share the API server: the limits are set relative to them.
+	before, err := source(registrycache.Limits{MaxConfigs: 10000, MaxListBytes: 64 << 20}).Configs(ctx, "rt-limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	for i := range n {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kube.RegistryCacheConfigGVK.GroupVersion().String(),
+			"kind": kube.RegistryCacheConfigGVK.Kind, "metadata": map[string]any{"name": fmt.Sprintf("cache-%03d", i), "namespace": team},
+			"spec": map[string]any{"upstream": fmt.Sprintf("registry-%03d.example.com", i), "secretReferenceName": "rc-secret",
+				"volume": map[string]any{"size": "20Gi"}, "garbageCollection": map[string]any{"ttl": "168h"}}}}
+		raw, _ := u.MarshalJSON()
+		if err := c.Patch(ctx, u, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner("kubectl")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := len(before) + n
+	wire := listBytes(t, cfg, team)
+	t.Logf("a list of %d RegistryCacheConfigs (upstream, secret, volume, gc ttl; managed fields of one apply) is %d bytes: %d per object",
+		n, wire, wire/n)
+
+	got, err := source(registrycache.Limits{MaxConfigs: total}).Configs(ctx, "rt-limits")
+	if err != nil || len(got) != total {
+		t.Fatalf("at the limit: %d configs, %v; want %d, no error", len(got), err, total)
+	}
+	var over *registrycache.OverLimit
+	got, err = source(registrycache.Limits{MaxConfigs: total - 1}).Configs(ctx, "rt-limits")
+	if !errors.As(err, &over) || over.Reason != registrycache.ReasonTooManyConfigs || len(got) != total-1 {
+		t.Errorf("one over the limit: %d configs, %v; want TooManyConfigs with %d read", len(got), err, total-1)
+	}
+	// The API server honours the page size (26): one page tells that there are more than 25.
+	got, err = source(registrycache.Limits{MaxConfigs: 25}).Configs(ctx, "rt-limits")
+	if !errors.As(err, &over) || over.Reason != registrycache.ReasonTooManyConfigs || len(got) != 25 {
+		t.Errorf("25 of %d: %d configs, %v; want TooManyConfigs with 25 read", total, len(got), err)
+	}
+	_, err = source(registrycache.Limits{MaxConfigs: 10000, MaxListBytes: int64(wire) / 2}).Configs(ctx, "rt-limits")
+	if !errors.As(err, &over) || over.Reason != registrycache.ReasonConfigsTooLarge {
+		t.Errorf("half the bytes: %v, want ConfigsTooLarge", err)
+	}
+}
+
+// listBytes is the size of the body of an unpaginated list of the RegistryCacheConfigs in namespace.
+func listBytes(t *testing.T, cfg *rest.Config, namespace string) int {
+	t.Helper()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(strings.TrimSuffix(cfg.Host, "/") + "/apis/core.kyma-project.io/v1beta1/namespaces/" + namespace + "/registrycacheconfigs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("list %s: %d %v", resp.Request.URL, resp.StatusCode, err)
+	}
+	return len(body)
 }
 
 func putKyma(ctx context.Context, c client.Client, namespace, name string, registryCache bool) error {

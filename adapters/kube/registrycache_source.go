@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -24,12 +26,26 @@ var RegistryCacheConfigGVK = schema.GroupVersionKind{Group: "core.kyma-project.i
 
 // RegistryCacheSource implements ports.RegistryCacheSource on the runtimes' API servers. The module's types are not
 // imported: objects are read and written unstructured, by the field names the module defines.
+//
+// The customer owns the runtime's API server (and can serve RegistryCacheConfigs from an aggregated API server of
+// their own), so the list is bounded in every dimension they control: pages of registrycache.PageSize objects, at
+// most Limits.MaxConfigs objects and registrycache.MaxPages pages, at most Limits.MaxListBytes of response bodies
+// (counted on the wire by the transport NewRuntimeClientFactory installs, before client-go holds a body in memory)
+// and ListTimeout for all pages together.
 type RegistryCacheSource struct {
 	// Clients makes the client of a runtime.
 	Clients RuntimeClientFactory
 	// GVK of RegistryCacheConfig; zero: RegistryCacheConfigGVK.
 	GVK schema.GroupVersionKind
+	// Limits bound the list of one runtime; unset ones: registrycache's defaults.
+	Limits registrycache.Limits
+	// ListTimeout bounds the list of one runtime, all pages; zero: DefaultRegistryCacheListTimeout.
+	ListTimeout time.Duration
 }
+
+// DefaultRegistryCacheListTimeout bounds the list of one runtime's RegistryCacheConfigs, all pages and client-go's
+// retries together: a slow API server holds one sync worker for at most this long.
+const DefaultRegistryCacheListTimeout = time.Minute
 
 var _ ports.RegistryCacheSource = (*RegistryCacheSource)(nil)
 
@@ -40,26 +56,80 @@ func (s *RegistryCacheSource) gvk() schema.GroupVersionKind {
 	return s.GVK
 }
 
-// Configs implements ports.RegistryCacheSource.
+// Configs implements ports.RegistryCacheSource: a paginated list within Limits and ListTimeout.
 func (s *RegistryCacheSource) Configs(ctx context.Context, runtimeID string) ([]registrycache.Config, error) {
 	c, err := s.Clients(ctx, runtimeID)
 	if err != nil {
 		return nil, err
 	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(s.gvk().GroupVersion().WithKind(s.gvk().Kind + "List"))
-	err = c.List(ctx, list)
-	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-		return nil, nil // the module is not installed (yet): no objects
+	lim := s.Limits.OrDefaults()
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.ListTimeout, DefaultRegistryCacheListTimeout))
+	defer cancel()
+	budget := &responseBudget{max: lim.MaxListBytes}
+	ctx = withResponseBudget(ctx, budget)
+	pageSize, maxPages := registrycache.PageSize(lim.MaxConfigs), registrycache.MaxPages(lim.MaxConfigs)
+	var out []registrycache.Config
+	next := ""
+	for page := 1; ; page++ {
+		if page > maxPages {
+			return out, lim.Endless(maxPages)
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(s.gvk().GroupVersion().WithKind(s.gvk().Kind + "List"))
+		err := c.List(ctx, list, client.Limit(pageSize), client.Continue(next))
+		switch {
+		case errors.Is(err, errResponseBudget):
+			return out, lim.TooLarge()
+		case page == 1 && (meta.IsNoMatchError(err) || apierrors.IsNotFound(err)):
+			// The module is not installed (yet): no objects. Only on the first page: a list that breaks off later
+			// is no proof that the objects are gone.
+			return nil, nil
+		case err != nil:
+			return nil, runtimeError("list RegistryCacheConfigs", runtimeID, err)
+		}
+		if !budget.counted() {
+			// A client without budgetTransport (not made by NewRuntimeClientFactory): the bound holds on what was
+			// decoded instead, after the fact.
+			budget.add(approxJSONSize(list.Object)) // the list's own fields (its continue token); items below
+			for i := range list.Items {
+				budget.add(approxJSONSize(list.Items[i].Object))
+			}
+		}
+		if budget.exceeded() {
+			return out, lim.TooLarge()
+		}
+		for i := range list.Items {
+			if len(out) == lim.MaxConfigs {
+				return out, lim.TooMany()
+			}
+			out = append(out, configOf(&list.Items[i]))
+		}
+		if next = list.GetContinue(); next == "" {
+			return out, nil
+		}
 	}
-	if err != nil {
-		return nil, runtimeError("list RegistryCacheConfigs", runtimeID, err)
+}
+
+// approxJSONSize is about the size of v encoded as JSON (numbers count 8 bytes): what a decoded object took on
+// the wire, for clients whose responses were not counted.
+func approxJSONSize(v any) int64 {
+	switch x := v.(type) {
+	case map[string]any:
+		n := int64(2)
+		for k, e := range x {
+			n += int64(len(k)) + 4 + approxJSONSize(e)
+		}
+		return n
+	case []any:
+		n := int64(2)
+		for _, e := range x {
+			n += 1 + approxJSONSize(e)
+		}
+		return n
+	case string:
+		return int64(len(x)) + 2
 	}
-	out := make([]registrycache.Config, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, configOf(&list.Items[i]))
-	}
-	return out, nil
+	return 8
 }
 
 // configOf maps an object; fields of the wrong type read as unset, which validation then reports.

@@ -7,8 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
@@ -26,7 +28,9 @@ type RuntimeClientFactory func(ctx context.Context, runtimeID string) (client.Cl
 const RuntimeRequestTimeout = 15 * time.Second
 
 // NewRuntimeClientFactory builds clients from the runtime's kubeconfig Secret (kubeconfig-<runtimeID> in namespace,
-// read through kcp) with the given scheme (nil: client-go's) and RuntimeRequestTimeout per request. Errors wrap
+// read through kcp) with the given scheme (nil: client-go's) and RuntimeRequestTimeout per request. Response bodies
+// of requests whose context carries a budget (withResponseBudget) are counted against it on the wire; the kinds
+// the self-service adapters use are mapped without discovery (knownKindsFirst). Errors wrap
 // ports.ErrRuntimeUnreachable.
 func NewRuntimeClientFactory(kcp client.Reader, namespace string, scheme *runtime.Scheme) RuntimeClientFactory {
 	return func(ctx context.Context, runtimeID string) (client.Client, error) {
@@ -43,7 +47,16 @@ func NewRuntimeClientFactory(kcp client.Reader, namespace string, scheme *runtim
 			return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 		}
 		cfg.Timeout = RuntimeRequestTimeout
-		c, err := client.New(cfg, client.Options{Scheme: scheme})
+		cfg.Wrap(withResponseBudgets)
+		httpClient, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+		}
+		discovered, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+		if err != nil {
+			return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+		}
+		c, err := client.New(cfg, client.Options{Scheme: scheme, HTTPClient: httpClient, Mapper: newKnownKindsFirst(discovered)})
 		if err != nil {
 			return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 		}

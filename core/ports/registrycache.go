@@ -50,7 +50,10 @@ type RegistryCacheRuntimes interface {
 // reports their status back. Every call blocks for requests to the runtime's API server (through its kubeconfig).
 type RegistryCacheSource interface {
 	// Configs lists the RegistryCacheConfig objects of all namespaces with their current status. A runtime without
-	// the RegistryCacheConfig CRD has none (not an error). Errors wrap ErrRuntimeUnreachable or ErrTransient.
+	// the RegistryCacheConfig CRD has none (not an error). Errors wrap ErrRuntimeUnreachable or ErrTransient, or
+	// are a *registrycache.OverLimit when the objects exceed the source's registrycache.Limits (more objects, more
+	// pages or more bytes than allowed): the configs returned with it are those read until then (never more than
+	// MaxConfigs), only to report the limit on; they are not the runtime's objects.
 	Configs(ctx context.Context, runtimeID string) ([]registrycache.Config, error)
 	// Credentials reads a Secret. A missing Secret is Found false, not an error. The data is the customer's
 	// credentials: implementations never log it. Errors wrap ErrRuntimeUnreachable or ErrTransient.

@@ -36,6 +36,8 @@ const (
 	SyncConflict    = "conflict"
 	SyncUnreachable = "unreachable"
 	SyncError       = "error"
+	// SyncOverLimit: the runtime's objects exceed the source's limits (registrycache.OverLimit); nothing applied.
+	SyncOverLimit = "over_limit"
 )
 
 // EventRegistryCacheUpdated: spec.imageRegistryCache of a Runtime was written from its RegistryCacheConfig objects.
@@ -44,6 +46,10 @@ const EventRegistryCacheUpdated = "RegistryCacheUpdated"
 // EventRegistryCredentialsSquatted: the garden already held a Secret under the name of a copy of registry
 // credentials that is not that copy; the cache that needs it is refused (registrycache.ReasonSecretCopyConflict).
 const EventRegistryCredentialsSquatted = "RegistryCredentialsSquatted"
+
+// EventRegistryCacheOverLimit: the runtime's RegistryCacheConfig objects exceed the limits of what the operator
+// reads of one runtime; none was evaluated and spec.imageRegistryCache was left as it was.
+const EventRegistryCacheOverLimit = "RegistryCacheConfigsOverLimit"
 
 // RegistryCacheResult says what a sync did.
 type RegistryCacheResult struct {
@@ -80,6 +86,9 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 	}
 	res := RegistryCacheResult{Outcome: SyncSynced, RequeueAfter: s.Interval}
 	cfgs, err := s.Source.Configs(ctx, ref.RuntimeID)
+	if over := (*registrycache.OverLimit)(nil); errors.As(err, &over) {
+		return s.overLimit(ctx, ref, cfgs, over, now, res)
+	}
 	if err != nil {
 		res.Outcome = outcomeOf(err)
 		return res, fmt.Errorf("read RegistryCacheConfigs of runtime %s: %w", ref.RuntimeID, err)
@@ -113,6 +122,30 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 		}
 	}
 	return res, s.collect(ctx, ref, rt.ShootName, plan.SecretNames(), &res)
+}
+
+// overLimit handles a runtime whose objects exceed the source's limits. Nothing is evaluated and nothing is written
+// in the KCP or the garden: a part of the objects is not the runtime's configuration, so applying it would remove
+// the caches of the others. The Runtime keeps spec.imageRegistryCache (the shoot its caches), no copy is collected
+// (which are wanted is unknown), the objects that were read report the limit and the Runtime gets a warning event.
+// It is the customer's to fix, not a failed sync: no error, so no retries; the next look is the periodic one.
+func (s *RegistryCacheSync) overLimit(ctx context.Context, ref ports.RuntimeRef, read []registrycache.Config,
+	over *registrycache.OverLimit, now time.Time, res RegistryCacheResult) (RegistryCacheResult, error) {
+	res.Outcome = SyncOverLimit
+	res.Events = append(res.Events, Event{Reason: EventRegistryCacheOverLimit, Warning: true, Message: fmt.Sprintf(
+		"RegistryCacheConfig objects not evaluated (%s): %s; spec.imageRegistryCache and the shoot's caches are left as they are",
+		over.Reason, over.Detail)})
+	for _, c := range read {
+		st := over.Status(c)
+		if st == c.Status {
+			continue
+		}
+		if err := s.Source.SetStatus(ctx, ref.RuntimeID, c, st, now); err != nil && !errors.Is(err, ports.ErrConflict) {
+			res.Outcome = outcomeOf(err)
+			return res, fmt.Errorf("report the limit on RegistryCacheConfig %s in runtime %s: %w", c.Key(), ref.RuntimeID, err)
+		}
+	}
+	return res, nil
 }
 
 // plan observes what the configs need (credentials, name resolution) and decides.

@@ -333,3 +333,69 @@ func TestRegistryCacheCopiesOfAGoneRuntimeAreCollectedFromTheLedger(t *testing.T
 		t.Errorf("the empty record of a gone runtime stays: %v", ids)
 	}
 }
+
+// TestRegistryCacheSyncOverLimitKeepsWhatIsApplied: a runtime whose objects exceed the source's limits applies none
+// of them and loses nothing: the Runtime keeps its caches, no garden copy is collected, the objects read report the
+// limit, the Runtime gets a warning, and the sync is no failure (no error, the periodic requeue). Back within the
+// limit, the runtime is synced as before.
+func TestRegistryCacheSyncOverLimitKeepsWhatIsApplied(t *testing.T) {
+	w := newCacheWorld(t)
+	w.runtime.Limits = registrycache.Limits{MaxConfigs: 2}
+	w.runtime.PutSecret("rt-1", registrycache.Key{Namespace: "team", Name: "rc"}, robot)
+	w.runtime.PutConfig("rt-1", cacheConfig("docker", "docker.io", "rc"))
+	w.runtime.PutConfig("rt-1", cacheConfig("quay", "quay.io", ""))
+	w.pass(t)
+	w.gardenerApplies(t)
+	w.pass(t)
+	applied, copies := w.entries(), w.gardenSecrets()
+	if len(applied) != 2 || len(copies) != 1 {
+		t.Fatalf("before: entries %+v, copies %v", applied, copies)
+	}
+
+	// A third object, and the secret of the first rotated: over the limit nothing of it is evaluated.
+	w.runtime.PutConfig("rt-1", cacheConfig("ghcr", "ghcr.io", ""))
+	w.runtime.PutSecret("rt-1", registrycache.Key{Namespace: "team", Name: "rc"}, map[string][]byte{"username": []byte("robot"), "password": []byte("rotated")})
+	res, err := w.sync.Sync(context.Background(), w.ref, w.now)
+	if err != nil {
+		t.Fatalf("over the limit is the customer's to fix, not a failed sync: %v", err)
+	}
+	if res.Outcome != usecase.SyncOverLimit || res.RequeueAfter != w.sync.Interval || res.SecretsCreated != 0 || res.SecretsDeleted != 0 {
+		t.Errorf("result %+v", res)
+	}
+	if !registrycache.EntriesEqual(w.entries(), applied) {
+		t.Errorf("entries changed over the limit: %+v, want %+v", w.entries(), applied)
+	}
+	if got := w.gardenSecrets(); fmt.Sprint(got) != fmt.Sprint(copies) {
+		t.Errorf("garden copies %v, want %v unchanged", got, copies)
+	}
+	if len(res.Events) != 1 || !res.Events[0].Warning || res.Events[0].Reason != usecase.EventRegistryCacheOverLimit ||
+		!strings.Contains(res.Events[0].Message, registrycache.KeyMaxConfigs) || !strings.Contains(res.Events[0].Message, "more than 2") {
+		t.Errorf("events %+v, want one warning naming the limit and its key", res.Events)
+	}
+	read := 0
+	for _, name := range []string{"docker", "ghcr", "quay"} {
+		st := w.runtime.Status("rt-1", registrycache.Key{Namespace: "team", Name: name})
+		if st.Reason == registrycache.ReasonTooManyConfigs {
+			read++
+			if st.State != registrycache.StateError || !strings.Contains(st.Message, registrycache.KeyMaxConfigs) ||
+				!strings.Contains(st.Message, "keep working") {
+				t.Errorf("%s: %+v", name, st)
+			}
+		}
+	}
+	if read != 2 {
+		t.Errorf("%d objects report the limit, want the 2 read", read)
+	}
+	writes := w.runtime.StatusWrites
+	if _, err := w.sync.Sync(context.Background(), w.ref, w.now); err != nil || w.runtime.StatusWrites != writes {
+		t.Errorf("a second sync over the limit: %v, %d status writes, want none", err, w.runtime.StatusWrites-writes)
+	}
+
+	w.runtime.DeleteConfig("rt-1", registrycache.Key{Namespace: "team", Name: "ghcr"})
+	if res := w.pass(t); res.Outcome != usecase.SyncSynced || res.SecretsCreated != 1 {
+		t.Errorf("back within the limit: %+v, want synced with the rotated copy", res)
+	}
+	if st := w.runtime.Status("rt-1", registrycache.Key{Namespace: "team", Name: "quay"}); st.Reason != registrycache.ReasonApplied {
+		t.Errorf("quay back within the limit: %+v, want Applied", st)
+	}
+}

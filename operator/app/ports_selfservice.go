@@ -11,6 +11,7 @@ import (
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/auditlog"
+	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -19,7 +20,12 @@ import (
 func WithRuntimeClients(clients kube.RuntimeClientFactory) Override {
 	return func(p *setup.Ports) {
 		if rc := p.SelfService.RegistryCache; rc != nil {
-			rc.Source = &kube.RegistryCacheSource{Clients: clients}
+			src := kube.RegistryCacheSource{}
+			if have, ok := rc.Source.(*kube.RegistryCacheSource); ok {
+				src = *have // the landscape's limits stay
+			}
+			src.Clients = clients
+			rc.Source = &src
 		}
 		if al := p.SelfService.AuditLog; al != nil {
 			al.Secrets = &kube.RuntimeSecrets{Clients: clients}
@@ -57,7 +63,8 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
 		p := &setup.RegistryCachePorts{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Kymas: mgr.GetAPIReader()},
-			Source:   &kube.RegistryCacheSource{Clients: clients},
+			Source: &kube.RegistryCacheSource{Clients: clients,
+				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
 			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
 			Ledger:   &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},

@@ -1,14 +1,18 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -45,6 +49,22 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 	if p.RegistryCache == nil || p.RegistryCache.Resolver == nil || p.AuditLog != nil || p.ObserveShoot == nil {
 		t.Errorf("defaults: registry cache %+v, audit log %+v; want the registry cache with the DNS check and no pool",
 			p.RegistryCache, p.AuditLog)
+	}
+
+	p, err = build(func(c *config.OperatorConfig) {
+		c.RegistryCache.MaxConfigsPerRuntime, c.RegistryCache.MaxListBytesPerRuntime = 7, 70000
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := registrycache.Limits{MaxConfigs: 7, MaxListBytes: 70000}
+	if src, ok := p.RegistryCache.Source.(*kube.RegistryCacheSource); !ok || src.Limits != want {
+		t.Errorf("registry cache source %+v, want the configured limits %+v", p.RegistryCache.Source, want)
+	}
+	ports := setup.Ports{SelfService: p}
+	WithRuntimeClients(func(context.Context, string) (client.Client, error) { return nil, nil })(&ports)
+	if src, ok := ports.SelfService.RegistryCache.Source.(*kube.RegistryCacheSource); !ok || src.Limits != want || src.Clients == nil {
+		t.Errorf("other runtime clients dropped the limits: %+v", ports.SelfService.RegistryCache.Source)
 	}
 
 	p, err = build(func(c *config.OperatorConfig) {

@@ -45,7 +45,7 @@ func TestDefaults(t *testing.T) {
 	}
 	rc, pool := cfg.RegistryCache, cfg.Shoot.AuditLog.Pool
 	if !*rc.Enabled || !*rc.CheckUpstreamDNS || rc.SyncInterval.Duration != time.Hour || rc.Workers != DefaultRegistryCacheWorkers ||
-		pool.Enabled || pool.Scope != PoolScopeNamespaced {
+		rc.MaxConfigsPerRuntime != 100 || rc.MaxListBytesPerRuntime != 256<<10 || pool.Enabled || pool.Scope != PoolScopeNamespaced {
 		t.Errorf("self-service defaults not applied: registry cache %+v, audit log pool %+v", rc, pool)
 	}
 }
@@ -129,6 +129,8 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"negative cleanup grace period", func(s string) string { return s + "  cleanupGracePeriods: {webhooks: -1}\n" }, "shoot.cleanupGracePeriods.webhooks"},
 		{"registry cache sync faster than a minute", func(s string) string { return s + "registryCache: {syncInterval: 10s}\n" }, "registryCache.syncInterval"},
 		{"registry cache workers out of range", func(s string) string { return s + "registryCache: {workers: 1000}\n" }, "registryCache.workers"},
+		{"registry cache objects per runtime out of range", func(s string) string { return s + "registryCache: {maxConfigsPerRuntime: -1}\n" }, "registryCache.maxConfigsPerRuntime"},
+		{"registry cache list bytes per runtime too small", func(s string) string { return s + "registryCache: {maxListBytesPerRuntime: 1000}\n" }, "registryCache.maxListBytesPerRuntime"},
 		{"unknown audit log pool scope", func(s string) string { return s + "  auditLog: {pool: {scope: Galaxy}}\n" }, "shoot.auditLog.pool.scope"},
 		{"cluster-scoped pool with a namespace", func(s string) string {
 			return s + "  auditLog: {pool: {scope: Cluster, namespace: kcp-system}}\n"

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/core/domain/registrycache"
 )
 
 // Defaults of the optional settings.
@@ -104,6 +106,12 @@ func (c *OperatorConfig) Default() {
 	}
 	if rc.Workers == 0 {
 		rc.Workers = DefaultRegistryCacheWorkers
+	}
+	if rc.MaxConfigsPerRuntime == 0 {
+		rc.MaxConfigsPerRuntime = registrycache.DefaultMaxConfigs
+	}
+	if rc.MaxListBytesPerRuntime == 0 {
+		rc.MaxListBytesPerRuntime = registrycache.DefaultMaxListBytes
 	}
 	if c.Shoot.AuditLog.Pool.Scope == "" {
 		c.Shoot.AuditLog.Pool.Scope = PoolScopeNamespaced

@@ -41,6 +41,13 @@ type RegistryCacheConfig struct {
 	CheckUpstreamDNS *bool `json:"checkUpstreamDNS,omitempty"`
 	// Workers is the number of runtimes synced at the same time (default 5).
 	Workers int `json:"workers,omitempty"`
+	// MaxConfigsPerRuntime is the most RegistryCacheConfig objects read of one runtime (default 100, 1..10000).
+	// A runtime with more applies none of them; the caches it has stay.
+	MaxConfigsPerRuntime int `json:"maxConfigsPerRuntime,omitempty"`
+	// MaxListBytesPerRuntime is the most bytes of list responses read of one runtime in one sync (default 256 KiB,
+	// 64 KiB..64 MiB). It bounds the memory one runtime takes per sync worker: client-go holds a whole response
+	// in memory and decodes it. A runtime with more applies none of its objects; the caches it has stay.
+	MaxListBytesPerRuntime int64 `json:"maxListBytesPerRuntime,omitempty"`
 }
 
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
@@ -119,6 +120,12 @@ func validateRegistryCache(r RegistryCacheConfig, bad func(key, format string, a
 	}
 	if r.Workers < 1 || r.Workers > 100 {
 		bad("registryCache.workers", "must be between 1 and 100, got %d", r.Workers)
+	}
+	if r.MaxConfigsPerRuntime < 1 || r.MaxConfigsPerRuntime > 10000 {
+		bad(registrycache.KeyMaxConfigs, "must be between 1 and 10000, got %d", r.MaxConfigsPerRuntime)
+	}
+	if r.MaxListBytesPerRuntime < 64<<10 || r.MaxListBytesPerRuntime > 64<<20 {
+		bad(registrycache.KeyMaxListBytes, "must be between 65536 (64 KiB) and 67108864 (64 MiB), got %d", r.MaxListBytesPerRuntime)
 	}
 }
 

@@ -24,7 +24,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	m := &Metrics{
 		syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_registry_cache_syncs_total",
-			Help: "Registry cache syncs of runtimes by outcome: synced, module_disabled, not_provisioned, runtime_gone, conflict, unreachable, error."},
+			Help: "Registry cache syncs of runtimes by outcome: synced, module_disabled, not_provisioned, runtime_gone, conflict, unreachable, over_limit, error."},
 			[]string{"outcome"}),
 		secrets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_registry_cache_garden_secrets_total",
 			Help: "Copies of registry credentials in the Gardener project, by operation (created, deleted)."}, []string{"operation"}),
