@@ -133,7 +133,7 @@ func (k *kcp) exists(t *testing.T, name string) bool {
 		k.asTest = false
 		k.mu.Unlock()
 	}()
-	err := k.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &imv1.Runtime{})
+	err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &imv1.Runtime{})
 	return err == nil
 }
 
