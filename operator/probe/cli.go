@@ -22,6 +22,7 @@ var ErrFailed = errors.New("probe failed")
 // CLI is the command line of the probe, shared by `kim probe` and the probe binary of the CronJob.
 type CLI struct {
 	templateFile string
+	runtimeIDs   string
 	opts         Options
 	pushgateway  string
 	metricsFile  string
@@ -32,11 +33,14 @@ type CLI struct {
 // Bind registers the probe's flags.
 func (c *CLI) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.templateFile, "runtime", "/etc/kim-probe/runtime.yaml",
-		"the Runtime to provision, as KEB sends it for the probe's plan (the probe gives it a fresh runtime ID and shoot name)")
+		"the Runtime to provision, as KEB sends it for the probe's plan (the probe gives it its runtime ID and a fresh shoot name)")
+	fs.StringVar(&c.runtimeIDs, "runtime-ids", "",
+		"comma-separated runtime IDs (lower-case UUIDs) the probe owns, those of the Role and admission policy of config/probe: "+
+			"a run deletes the Runtimes earlier runs left under them and provisions under a free one; empty: a fresh random ID, and no earlier run's Runtime is deleted")
 	fs.DurationVar(&c.opts.ReadyTimeout, "ready-timeout", 60*time.Minute, "how long provisioning may take (KEB waits 60 minutes)")
 	fs.DurationVar(&c.opts.DeleteTimeout, "delete-timeout", 60*time.Minute, "how long the deletion of a Runtime may take (KEB waits 1 hour)")
 	fs.DurationVar(&c.opts.PollInterval, "poll-interval", 10*time.Second, "how often the Runtime is read (KEB: every 10 s)")
-	fs.BoolVar(&c.opts.KeepFailed, "keep-failed", true, "leave the Runtime of a failed probe for diagnosis; the next run deletes it")
+	fs.BoolVar(&c.opts.KeepFailed, "keep-failed", true, "leave the Runtime of a failed probe for diagnosis; the next run with the same --runtime-ids deletes it")
 	fs.StringVar(&c.pushgateway, "pushgateway", "", "push the probe's metrics to this Prometheus Pushgateway URL (job kim-probe)")
 	fs.StringVar(&c.metricsFile, "metrics-file", "", "write the probe's metrics to this file (Prometheus text format, e.g. for node-exporter's textfile collector)")
 	fs.StringVar(&c.instance, "instance", "", "instance label of the pushed metrics (default: the KCP namespace)")
@@ -51,12 +55,16 @@ func (c *CLI) Execute(ctx context.Context, kcp client.Client, namespace string, 
 	if c.output != "text" && c.output != "json" {
 		return fmt.Errorf("--output %q: want text or json", c.output)
 	}
+	ids, err := ParseRuntimeIDs(c.runtimeIDs)
+	if err != nil {
+		return err
+	}
 	tpl, err := LoadTemplate(c.templateFile)
 	if err != nil {
 		return err
 	}
 	opts := c.opts
-	opts.Namespace, opts.Template = namespace, tpl
+	opts.Namespace, opts.Template, opts.RuntimeIDs = namespace, tpl, ids
 	res := (&Prober{KCP: kcp, Options: opts}).Run(ctx)
 	if c.output == "json" {
 		enc := json.NewEncoder(out)
@@ -65,7 +73,7 @@ func (c *CLI) Execute(ctx context.Context, kcp client.Client, namespace string, 
 			return err
 		}
 	} else {
-		printResult(out, res)
+		printResult(out, res, len(ids) > 0)
 	}
 	m := NewMetrics(nil)
 	m.Observe(res)
@@ -99,7 +107,9 @@ func LoadTemplate(path string) (*imv1.Runtime, error) {
 	return rt, nil
 }
 
-func printResult(out io.Writer, r Result) {
+// printResult prints a result for people; owned says whether the run used --runtime-ids (whose next run deletes a
+// kept Runtime).
+func printResult(out io.Writer, r Result, owned bool) {
 	outcome := "OK"
 	if !r.Success {
 		outcome = "FAILED in phase " + r.Failed
@@ -121,7 +131,10 @@ func printResult(out io.Writer, r Result) {
 	if r.Error != "" {
 		fmt.Fprintf(out, "  error: %s\n", r.Error)
 	}
-	if r.Kept {
-		fmt.Fprintf(out, "  the Runtime is kept for diagnosis (kubectl get rt %s -o yaml); the next probe deletes it\n", r.RuntimeID)
+	switch {
+	case r.Kept && owned:
+		fmt.Fprintf(out, "  the Runtime is kept for diagnosis (kubectl get rt %s -o yaml); the next probe with the same --runtime-ids deletes it\n", r.RuntimeID)
+	case r.Kept:
+		fmt.Fprintf(out, "  the Runtime is kept for diagnosis (kubectl get rt %s -o yaml); delete it when done (kubectl delete rt %s)\n", r.RuntimeID, r.RuntimeID)
 	}
 }

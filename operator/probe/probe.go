@@ -1,17 +1,24 @@
 // Package probe is the end-to-end probe of a landscape (`kim probe`, a CronJob in config/probe): it provisions a small
 // runtime the way KEB does (a Runtime in KCP, its status polled), proves access with the kubeconfig the operator
 // issued, deletes the runtime and waits until it is gone, and reports the outcome and the duration of each phase as
-// metrics. A probe that fails leaves its Runtime in place for diagnosis; the next run deletes every Runtime an
-// earlier probe left behind before it starts its own.
+// metrics. A probe that fails leaves its Runtime in place for diagnosis; the next run deletes it before it starts its
+// own.
+//
+// Least privilege: the probe of the CronJob owns a small fixed set of runtime IDs (Options.RuntimeIDs, the same in
+// the Role and the admission policy of config/probe). It reads and deletes Runtimes only by those names and reads
+// only their kubeconfig Secrets; it never lists Runtimes and trusts no label, because anyone who may write Runtimes
+// can set a label, and a probe that deleted what carries it would delete a customer's runtime.
 package probe
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -27,7 +34,8 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
-// LabelProbe marks the Runtimes of probes; the next run deletes every one left behind.
+// LabelProbe marks the Runtimes of probes, for people (`kubectl get runtimes -l`). The probe itself never selects by
+// it: whoever may write Runtimes can set it on any Runtime.
 const LabelProbe = "infrastructuremanager.kyma-project.io/probe"
 
 // Phases of a run, in order.
@@ -46,15 +54,20 @@ var Phases = []string{PhaseCleanup, PhaseCreate, PhaseReady, PhaseAccess, PhaseD
 type Options struct {
 	// Namespace is the KCP namespace KEB creates Runtimes in.
 	Namespace string
-	// Template is the Runtime to create, as KEB sends it for the probe's plan; the probe gives it a fresh runtime ID,
-	// shoot name and instance ID. Its plan should have no deletion window (deletion.planGracePeriods), or every run
+	// RuntimeIDs are the runtime IDs the probe owns (lower-case UUIDs, the resourceNames of its Role): a run deletes
+	// the Runtimes earlier runs left under them and provisions under one of them. Empty: a fresh random ID, and
+	// nothing of earlier runs is deleted (a person running `kim probe` by hand).
+	RuntimeIDs []string
+	// Template is the Runtime to create, as KEB sends it for the probe's plan; the probe gives it its runtime ID, a
+	// fresh shoot name and instance ID. Its plan should have no deletion window (deletion.planGracePeriods), or every run
 	// leaves a hibernated cluster behind for the window.
 	Template *imv1.Runtime
 	// ReadyTimeout bounds provisioning (KEB waits 60 minutes), DeleteTimeout the deletion (KEB: 1 hour).
 	ReadyTimeout, DeleteTimeout time.Duration
 	// PollInterval is how often the Runtime is read (KEB: every 10 s while provisioning).
 	PollInterval time.Duration
-	// KeepFailed leaves the Runtime of a failed probe for diagnosis (the next run deletes it).
+	// KeepFailed leaves the Runtime of a failed probe for diagnosis (the next run with the same RuntimeIDs deletes
+	// it).
 	KeepFailed bool
 	// RuntimeClient connects to the runtime with the issued kubeconfig; nil: client-go.
 	RuntimeClient func(kubeconfig []byte) (kubernetes.Interface, error)
@@ -75,7 +88,7 @@ type Result struct {
 	Failed    string        `json:"failedPhase,omitempty"`
 	Error     string        `json:"error,omitempty"`
 	Phases    []PhaseResult `json:"phases"`
-	// OrphansCleaned are the Runtimes of earlier probes this run deleted.
+	// OrphansCleaned are the Runtimes of earlier probes (under RuntimeIDs) this run deleted.
 	OrphansCleaned int `json:"orphansCleaned"`
 	// User is who the issued kubeconfig authenticated as in the runtime.
 	User     string    `json:"user,omitempty"`
@@ -104,20 +117,30 @@ func (p *Prober) now() time.Time {
 func (p *Prober) Run(ctx context.Context) Result {
 	res := Result{Started: p.now()}
 	defer func() { res.Finished = p.now() }()
-	rt, err := p.newRuntime()
-	if err != nil {
-		res.Failed, res.Error = PhaseCreate, err.Error()
+	if p.Template == nil {
+		res.Failed, res.Error = PhaseCreate, "no Runtime template"
 		return res
 	}
-	res.RuntimeID, res.Shoot = rt.Name, rt.Spec.Shoot.Name
+	if err := ValidateRuntimeIDs(p.RuntimeIDs); err != nil {
+		res.Failed, res.Error = PhaseCleanup, err.Error()
+		return res
+	}
+	var rt *imv1.Runtime
 	steps := []struct {
 		name string
 		run  func(context.Context) error
 	}{
 		{PhaseCleanup, func(ctx context.Context) error {
-			n, err := p.cleanup(ctx, res.Started)
+			id, n, err := p.cleanup(ctx, res.Started)
 			res.OrphansCleaned = n
-			return err
+			if err != nil {
+				return err
+			}
+			if rt, err = p.newRuntime(id); err != nil {
+				return err
+			}
+			res.RuntimeID, res.Shoot = rt.Name, rt.Spec.Shoot.Name
+			return nil
 		}},
 		{PhaseCreate, func(ctx context.Context) error { return p.KCP.Create(ctx, rt.DeepCopy()) }},
 		{PhaseReady, func(ctx context.Context) error { return p.waitReady(ctx, rt.Name) }},
@@ -148,14 +171,14 @@ func (p *Prober) Run(ctx context.Context) Result {
 	return res
 }
 
-// newRuntime is the template with a fresh identity: a random runtime ID (a UUID, as KEB's) and shoot name.
-func (p *Prober) newRuntime() (*imv1.Runtime, error) {
-	if p.Template == nil {
-		return nil, errors.New("no Runtime template")
-	}
-	id, err := uuid()
-	if err != nil {
-		return nil, err
+// newRuntime is the template with the run's identity: runtime ID id (a UUID, as KEB's; a fresh random one when
+// empty), a fresh shoot name and instance ID.
+func (p *Prober) newRuntime(id string) (*imv1.Runtime, error) {
+	if id == "" {
+		var err error
+		if id, err = uuid(); err != nil {
+			return nil, err
+		}
 	}
 	suffix := make([]byte, 4)
 	if _, err := rand.Read(suffix); err != nil {
@@ -174,6 +197,36 @@ func (p *Prober) newRuntime() (*imv1.Runtime, error) {
 	return rt, nil
 }
 
+// runtimeID is what KEB's runtime IDs look like: a lower-case UUID, also a valid Runtime name and Secret name suffix.
+var runtimeID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// ValidateRuntimeIDs checks the probe's runtime IDs: lower-case UUIDs, none twice.
+func ValidateRuntimeIDs(ids []string) error {
+	for i, id := range ids {
+		if !runtimeID.MatchString(id) {
+			return fmt.Errorf("runtime ID %q of the probe is not a lower-case UUID", id)
+		}
+		if slices.Contains(ids[:i], id) {
+			return fmt.Errorf("runtime ID %s of the probe is given twice", id)
+		}
+	}
+	return nil
+}
+
+// ParseRuntimeIDs reads a comma-separated list of runtime IDs (--runtime-ids); empty is none.
+func ParseRuntimeIDs(s string) ([]string, error) {
+	var ids []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			ids = append(ids, f)
+		}
+	}
+	if err := ValidateRuntimeIDs(ids); err != nil {
+		return nil, fmt.Errorf("--runtime-ids: %w", err)
+	}
+	return ids, nil
+}
+
 func uuid() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
@@ -184,23 +237,37 @@ func uuid() (string, error) {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }
 
-// cleanup deletes the Runtimes earlier probes left (created before this run) and waits until they are gone.
-func (p *Prober) cleanup(ctx context.Context, started time.Time) (int, error) {
-	var list imv1.RuntimeList
-	if err := p.KCP.List(ctx, &list, client.InNamespace(p.Namespace), client.MatchingLabels{LabelProbe: "true"}); err != nil {
-		return 0, fmt.Errorf("list the Runtimes of earlier probes: %w", err)
-	}
-	n := 0
-	for _, rt := range list.Items {
-		if !rt.CreationTimestamp.Time.Before(started) {
-			continue
+// cleanup reads the Runtime of each of the probe's runtime IDs by name, deletes those an earlier run left (created
+// before this run started) and waits until they are gone. It returns the ID to provision under: the first one no
+// Runtime held, so that the ID of a failed run, whose cluster may still be being deleted, is not used again at once;
+// when every one was left by an earlier run, the first of them. A Runtime created since this run started is another
+// run's (`kim probe` by hand next to the CronJob): it is left alone and its ID not used. Without RuntimeIDs there is
+// nothing to clean up and the ID is empty (newRuntime draws one).
+func (p *Prober) cleanup(ctx context.Context, started time.Time) (string, int, error) {
+	var free, cleaned []string
+	for _, id := range p.RuntimeIDs {
+		rt := &imv1.Runtime{}
+		err := p.KCP.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: id}, rt)
+		switch {
+		case apierrors.IsNotFound(err):
+			free = append(free, id)
+		case err != nil:
+			return "", len(cleaned), fmt.Errorf("read Runtime %s of the probe: %w", id, err)
+		case rt.CreationTimestamp.Time.Before(started):
+			if err := p.deleteAndWait(ctx, id, p.DeleteTimeout); err != nil {
+				return "", len(cleaned), fmt.Errorf("delete Runtime %s of an earlier probe: %w", id, err)
+			}
+			cleaned = append(cleaned, id)
 		}
-		if err := p.deleteAndWait(ctx, rt.Name, p.DeleteTimeout); err != nil {
-			return n, fmt.Errorf("delete Runtime %s of an earlier probe: %w", rt.Name, err)
-		}
-		n++
 	}
-	return n, nil
+	if len(p.RuntimeIDs) == 0 {
+		return "", 0, nil
+	}
+	if ids := slices.Concat(free, cleaned); len(ids) > 0 {
+		return ids[0], len(cleaned), nil
+	}
+	return "", 0, fmt.Errorf("every runtime ID of the probe (%s) is held by a Runtime created since this run started: another probe is running",
+		strings.Join(p.RuntimeIDs, ", "))
 }
 
 // waitReady polls the Runtime as KEB does: Ready (for its generation) is done, Failed is a failure.
