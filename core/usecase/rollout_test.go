@@ -214,14 +214,32 @@ func TestBootstrapRolloutInWaves(t *testing.T) {
 	if admitted < 60 || admitted > 140 {
 		t.Fatalf("wave 1 admitted %d of 1,000 runtimes; want about a tenth", admitted)
 	}
-	// A held runtime passed again is not configured again (its desired state is the one it reached).
+	// A held runtime passed again is not configured again (its desired state is the one it reached); configured for
+	// another reason (an administrator added, the drift period passed), it still gets no set and prunes nothing.
+	var held []int
 	for i := range f.reqs {
-		if f.wave(h, i) > 1 {
-			if f.pass(i); f.last[i].Configuration != nil {
-				t.Fatalf("%s held: configured again on its next pass", f.id(i))
-			}
-			break
+		if f.wave(h, i) > 1 && len(held) < 2 {
+			held = append(held, i)
 		}
+	}
+	if f.pass(held[0]); f.last[held[0]].Configuration != nil {
+		t.Fatalf("%s held: configured again on its next pass", f.id(held[0]))
+	}
+	f.reqs[held[0]].Runtime.Administrators = append(f.reqs[held[0]].Runtime.Administrators, "carol@example.com")
+	f.pass(held[0])
+	f.clock.Step(24*time.Hour + 3*time.Hour) // beyond the drift period, stretched by up to a tenth
+	f.pass(held[1])
+	for n, i := range held {
+		a, b := f.has(i)
+		c, _ := f.bootstrapped(i)
+		if f.last[i].Configuration == nil || a != `{"data":{"v":"v1"}}` || !b || f.cfg.BootstrapPasses(f.id(i)) != passes[i] ||
+			c.Reason != string(runtimeconfig.ReasonBootstrapWaitingForWave) {
+			t.Fatalf("held %s configured for another reason (%d): configured %v, a=%s b=%v, bootstrap passes %d -> %d, Bootstrapped %+v; "+
+				"want configured without the set", f.id(i), n, f.last[i].Configuration != nil, a, b, passes[i], f.cfg.BootstrapPasses(f.id(i)), c)
+		}
+	}
+	if got := f.cfg.Admins(f.id(held[0])); !slices.Contains(got, "carol@example.com") {
+		t.Fatalf("held runtime's administrators %v: its other configuration must go on", got)
 	}
 
 	for wave := 2; wave <= 10; wave++ {
