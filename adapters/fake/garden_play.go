@@ -129,6 +129,16 @@ func (g *Garden) setOperation(name string, state cluster.OperationState, progres
 	g.touch(s)
 }
 
+// Hibernate plays someone hibernating a shoot (or waking it up) and Gardener finishing it: spec and status agree.
+func (g *Garden) Hibernate(name string, on bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.shoots[name]; ok {
+		s.obs.HibernationRequested, s.obs.Hibernated = on, on
+		g.touch(s)
+	}
+}
+
 // FinishDeletion plays Gardener removing a shoot whose deletion was confirmed.
 func (g *Garden) FinishDeletion(name string) bool {
 	g.mu.Lock()

@@ -36,6 +36,9 @@ type memRuntime struct {
 	inventory   runtimeconfig.Inventory
 	secrets     map[string]runtimeconfig.PullSecret
 	available   map[string]bool // Deployments (namespace/name) that are available
+	// bootstrapFault makes applying the bootstrap manifests fail; bootstrapPasses counts the attempts to apply them.
+	bootstrapFault  bool
+	bootstrapPasses int
 }
 
 // memObject is a bootstrap object; labelled: it carries runtimeconfig.LabelBootstrap.
@@ -171,6 +174,11 @@ func (r *RuntimeConfigurator) configureBootstrap(rt *memRuntime, d runtimeconfig
 			return runtimeconfig.Failed(runtimeconfig.ReasonBootstrapObjectRefused, "Bootstrap manifests "+b.Source+": "+why)
 		}
 		current = append(current, runtimeconfig.AppliedObject{Group: t.Group, Version: o.Version(), Kind: o.Kind, Namespace: ns, Name: o.Name})
+	}
+	rt.bootstrapPasses++
+	if rt.bootstrapFault {
+		return runtimeconfig.Failed(runtimeconfig.ReasonBootstrapFailed, "Bootstrap manifests "+b.Source+
+			": apply ConfigMap kyma-system/first: admission webhook \"deny.example.com\" denied the request")
 	}
 	inv := runtimeconfig.NewInventory(current...)
 	previous := rt.inventory

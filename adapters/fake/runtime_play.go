@@ -143,3 +143,26 @@ func (r *RuntimeConfigurator) SetDeploymentAvailable(runtimeID, namespace, name 
 	defer r.mu.Unlock()
 	r.runtime(runtimeID).available[namespace+"/"+name] = true
 }
+
+// BootstrapObjectJSON returns a bootstrap object as last applied (nil when there is none).
+func (r *RuntimeConfigurator) BootstrapObjectJSON(runtimeID, kind, namespace, name string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.runtime(runtimeID).objects[kind+"/"+namespace+"/"+name].json)
+}
+
+// FailBootstrap plays the runtime refusing to take the bootstrap manifests (an admission webhook inside it, a quota):
+// while on, applying them fails with ReasonBootstrapFailed before anything is written.
+func (r *RuntimeConfigurator) FailBootstrap(runtimeID string, fail bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.runtime(runtimeID).bootstrapFault = fail
+}
+
+// BootstrapPasses counts the configurations that applied (or tried to apply) bootstrap manifests in the runtime:
+// every one of them also corrects drift and prunes.
+func (r *RuntimeConfigurator) BootstrapPasses(runtimeID string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runtime(runtimeID).bootstrapPasses
+}

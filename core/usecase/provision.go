@@ -39,6 +39,8 @@ type Provisioner struct {
 	AuditLogs *AuditLogClaimer
 	// Bootstrap reads the landscape's bootstrap manifests; nil: none are configured.
 	Bootstrap ports.BootstrapSource
+	// Rollout gives a changed bootstrap set to the runtimes in waves; nil: to every runtime at once.
+	Rollout *BootstrapRollout
 	// RegistryCredentials confirms the copies of registry credentials a Runtime's caches reference; nil: none is
 	// confirmed, so a cache with credentials is refused (ReasonForeignRegistryCredentials).
 	RegistryCredentials ports.RegistryCredentialOwners
@@ -71,6 +73,9 @@ type RuntimeRequest struct {
 	Configured RecordedConfiguration
 	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
 	ReadyReported bool
+	// EverReady is status.provisioningCompleted: the runtime was Ready once. One that never was is always given
+	// the current bootstrap set (it has no earlier one to keep).
+	EverReady bool
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -217,11 +222,12 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		}
 	}
 	if genErr == nil && owned {
-		if obs.config, err = p.desiredConfiguration(ctx, req, spec, cur, observed); err != nil {
+		if obs.config, err = p.desiredConfiguration(ctx, req, spec, cur, observed, now); err != nil {
 			return lifecycle.Input{}, provisionFacts{}, err
 		}
 		in.Access.Configuration.DesiredHash = obs.config.hash
-		in.Access.Configuration.Bootstrap = obs.config.desired.Bootstrap != nil
+		in.Access.Configuration.Bootstrap = obs.config.desired.BootstrapConfigured()
+		in.Access.Configuration.BootstrapHold = obs.config.desired.BootstrapHold
 		in.Access.Configuration.OnlyReconcileTimeDue = obs.config.onlyReconcileTime
 		in.Access.Configuration.ReadyReported = req.ReadyReported
 	}

@@ -24,6 +24,9 @@ type RecordedConfiguration struct {
 	// ShootReconciledAt is the shoot's last successful Gardener operation that state was computed with: it stands in
 	// while Gardener works on the shoot (its last operation then says nothing of the previous success).
 	ShootReconciledAt time.Time
+	// Bootstrap is the bootstrap set last attempted inside the runtime and whether that failed: recorded by every
+	// pass that attempted one, also when the configuration was not reached (the rollout counts the failures).
+	Bootstrap runtimeconfig.BootstrapRecord
 }
 
 // desiredConfiguration is the desired state inside the runtime, with its hash and the shoot time it was computed with.
@@ -38,7 +41,7 @@ type desiredConfiguration struct {
 // desiredConfiguration computes what the runtime of req must hold, from the Runtime, the spec applied to its shoot,
 // the shoot as observed (cur: its current infrastructure) and the landscape (seed region, bootstrap manifests).
 func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeRequest, spec shoot.Spec, cur *shoot.Current,
-	s cluster.Shoot) (desiredConfiguration, error) {
+	s cluster.Shoot, now time.Time) (desiredConfiguration, error) {
 	facts := runtimeconfig.Facts{Runtime: req.Runtime, Config: p.Config, InstanceID: req.InstanceID, InstanceName: req.InstanceName,
 		OIDCServed: slices.ContainsFunc(spec.Extensions, func(e shoot.Extension) bool { return e.Type == shoot.ExtensionOIDC && !e.Disabled })}
 	if cur != nil {
@@ -59,32 +62,67 @@ func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeReque
 		}
 		facts.Shoot.SeedRegion = region
 	}
+	var hold *runtimeconfig.Outcome
 	if p.Bootstrap != nil {
 		b, err := p.Bootstrap.Load(ctx)
 		if err != nil {
 			return desiredConfiguration{}, fmt.Errorf("bootstrap manifests: %w", err)
 		}
 		facts.Bootstrap = b
+		if hold, err = p.bootstrapHold(ctx, req, b.ContentHash(), now); err != nil {
+			return desiredConfiguration{}, err
+		}
 	}
-	d, err := runtimeconfig.Compute(facts)
+	compute := func(f runtimeconfig.Facts) (runtimeconfig.Desired, error) {
+		d, err := runtimeconfig.Compute(f)
+		if err == nil && hold != nil {
+			d = d.HoldBootstrap(req.Configured.Bootstrap.Hash, *hold)
+		}
+		return d, err
+	}
+	d, err := compute(facts)
 	if err != nil {
 		return desiredConfiguration{}, err
 	}
 	out := desiredConfiguration{desired: d, hash: d.Hash(), reconciledAt: at}
 	if rec := req.Configured; rec.Hash != "" && rec.Hash != out.hash && !at.Equal(rec.ShootReconciledAt) {
 		facts.Shoot.ReconciledAt = rec.ShootReconciledAt
-		if before, err := runtimeconfig.Compute(facts); err == nil && before.Hash() == rec.Hash {
+		if before, err := compute(facts); err == nil && before.Hash() == rec.Hash {
 			out.onlyReconcileTime = true
 		}
 	}
 	return out, nil
 }
 
+// bootstrapHold asks the rollout whether the runtime of req may be given the set of that content hash; nil when it
+// may (or no rollout is configured), otherwise what its Bootstrapped condition reports while it keeps what it has.
+func (p *Provisioner) bootstrapHold(ctx context.Context, req RuntimeRequest, hash string, now time.Time) (*runtimeconfig.Outcome, error) {
+	if p.Rollout == nil {
+		return nil, nil
+	}
+	plan, err := p.Rollout.Plan(ctx, hash, now)
+	if err != nil {
+		return nil, err
+	}
+	m := runtimeconfig.RolloutMember{RuntimeID: req.Runtime.ID, Record: req.Configured.Bootstrap, New: !req.EverReady}
+	if plan.Admits(m) {
+		return nil, nil
+	}
+	hold := plan.Hold(m)
+	return &hold, nil
+}
+
 // configure writes the desired state into the runtime and records it when every part reached it.
 func (p *Provisioner) configure(ctx context.Context, in lifecycle.Input, c desiredConfiguration, now time.Time,
 	res *ProvisionResult) (lifecycle.Input, bool, error) {
 	r, err := p.Configurator.Configure(ctx, c.desired)
+	if hold := c.desired.BootstrapHold; hold != nil {
+		r.Bootstrap = *hold // the configurator was given no set: it left the runtime's bootstrap objects alone
+	}
 	res.Configuration = &r
+	// What the pass did with the set is recorded whether or not the configuration is reached: the rollout counts
+	// the failures and waits for nothing but runtimes that have not tried.
+	res.Configured.Bootstrap = runtimeconfig.RecordBootstrap(res.Configured.Bootstrap, appliedSet(c.desired), r.Bootstrap)
 	switch r.Bootstrap.Reason {
 	case runtimeconfig.ReasonBootstrapPullSecretRefused, runtimeconfig.ReasonBootstrapObjectRefused:
 		// A refused set holds nothing up, so only the condition, this event and its counter tell anyone.
@@ -104,8 +142,16 @@ func (p *Provisioner) configure(ctx context.Context, in lifecycle.Input, c desir
 		}
 		return in, false, ce
 	}
-	res.Configured = RecordedConfiguration{Hash: c.hash, AppliedAt: now, ShootReconciledAt: c.reconciledAt}
+	res.Configured = RecordedConfiguration{Hash: c.hash, AppliedAt: now, ShootReconciledAt: c.reconciledAt, Bootstrap: res.Configured.Bootstrap}
 	return in.WithRuntimeConfigured(now), false, nil
+}
+
+// appliedSet is the content hash of the set d gives the runtime; "" when it gives none (none configured, or held).
+func appliedSet(d runtimeconfig.Desired) string {
+	if d.Bootstrap == nil {
+		return ""
+	}
+	return d.BootstrapHash
 }
 
 // configurationError is a configuration that did not reach the desired state, with the stable reason to report.

@@ -24,8 +24,8 @@ func runtimeConfigurator(live client.Reader, cfg *config.OperatorConfig, namespa
 }
 
 // bootstrapManifests sets up the source of the bootstrap manifests (runtime.bootstrap): a cache holding only the
-// ConfigMap and the pull Secret, read by the Bootstrap port and watched by the Runtime controller. Without the key
-// nothing is set up and no bootstrap is done.
+// ConfigMap and the pull Secret, read by the Bootstrap port and watched by the Runtime controller, and the Runtimes'
+// records the rollout in waves derives its state from. Without the key nothing is set up and no bootstrap is done.
 func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespace string, p *setup.Ports) error {
 	if cfg == nil || cfg.Runtime.Bootstrap == nil {
 		return nil
@@ -50,6 +50,10 @@ func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespa
 	}
 	p.Bootstrap, p.BootstrapSource = &kube.BootstrapSource{Reader: c, ConfigMap: key, PullSecret: secret, Allowed: allowed}, c
 	p.BootstrapPullSecret = secret != nil
+	// The rollout in waves reads every Runtime's record from the manager's cache (no request per walk).
+	share, maxFailures := bc.Rollout.Policy()
+	p.BootstrapRecords = &kube.RuntimeBootstrapRecords{Cache: mgr.GetClient()}
+	p.BootstrapRollout = runtimeconfig.RolloutPolicy{Share: share, MaxFailures: maxFailures}
 	return nil
 }
 

@@ -48,6 +48,37 @@ type BootstrapConfig struct {
 	// kind not listed is refused (BootstrapObjectRefused) and nothing of the set is applied. Empty: only namespaced
 	// kinds other than RBAC, in kyma-system.
 	AllowedKinds []BootstrapKind `json:"allowedKinds,omitempty"`
+	// Rollout gives a changed set to the runtimes in waves (unset: waves of DefaultRolloutShare, stopped above
+	// DefaultRolloutMaxFailures).
+	Rollout *BootstrapRollout `json:"rollout,omitempty"`
+}
+
+// Defaults of runtime.bootstrap.rollout: on unless share is 1, because one bad manifest would otherwise reach every
+// runtime within one pass.
+const (
+	DefaultRolloutShare       = 0.1
+	DefaultRolloutMaxFailures = 0.05
+)
+
+// BootstrapRollout configures the rollout of a changed bootstrap set in waves (docs/runtime-configuration.md).
+type BootstrapRollout struct {
+	// Share of the runtimes each wave adds, in (0, 1]; 1 gives the set to every runtime at once (unset: 0.1).
+	Share *float64 `json:"share,omitempty"`
+	// MaxFailures is the share, in [0, 1], of the runtimes that tried the set that may fail it before no further
+	// runtime is given it (at least one failure is tolerated; 1: never stopped) (unset: 0.05).
+	MaxFailures *float64 `json:"maxFailures,omitempty"`
+}
+
+// Policy returns the share and the failure threshold with their defaults; r may be nil.
+func (r *BootstrapRollout) Policy() (share, maxFailures float64) {
+	share, maxFailures = DefaultRolloutShare, DefaultRolloutMaxFailures
+	if r != nil && r.Share != nil {
+		share = *r.Share
+	}
+	if r != nil && r.MaxFailures != nil {
+		maxFailures = *r.MaxFailures
+	}
+	return share, maxFailures
 }
 
 // BootstrapKind is an entry of runtime.bootstrap.allowedKinds: an API group ("" for the core group) and kind, exact,
@@ -80,6 +111,15 @@ func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any))
 		}
 		if b.PullSecret != nil && b.PullSecret.Name == "" {
 			bad("runtime.bootstrap.pullSecret.name", "must not be empty")
+		}
+		if ro := b.Rollout; ro != nil {
+			// NaN fails both comparisons, so it is refused too.
+			if ro.Share != nil && !(*ro.Share > 0 && *ro.Share <= 1) {
+				bad("runtime.bootstrap.rollout.share", "must be greater than 0 and at most 1, got %v", *ro.Share)
+			}
+			if ro.MaxFailures != nil && !(*ro.MaxFailures >= 0 && *ro.MaxFailures <= 1) {
+				bad("runtime.bootstrap.rollout.maxFailures", "must be between 0 and 1, got %v", *ro.MaxFailures)
+			}
 		}
 		for i, k := range b.AllowedKinds {
 			key := fmt.Sprintf("runtime.bootstrap.allowedKinds[%d]", i)

@@ -57,6 +57,10 @@ func Conditions(in Input, res *runtimeconfig.Result) []Condition {
 		// was refused or invalid (it holds nothing up), and a restart must not turn that refusal into Completed.
 		out = append(out, reached(ConditionKymaSystemNSCreated), reached(ConditionOidcAndConfigMapConfigured), reached(ConditionConfigured))
 	}
+	if c.Bootstrap && c.BootstrapHold != nil && (res == nil || res.Bootstrap.Reason == "") {
+		// A held runtime says so whether or not this pass configured it: most passes of a held runtime do not.
+		out = append(out, fromOutcome(ConditionBootstrapped, *c.BootstrapHold))
+	}
 	return out
 }
 

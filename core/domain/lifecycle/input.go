@@ -5,6 +5,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 )
 
 // Intent is what KEB asked for, reduced to what the state machine decides on.
@@ -68,6 +69,9 @@ type Configuration struct {
 	AppliedAt   time.Time
 	// Bootstrap is true when the landscape configures bootstrap manifests (a Bootstrapped condition is reported).
 	Bootstrap bool
+	// BootstrapHold is set while the rollout of a changed set does not admit the runtime: the outcome its
+	// Bootstrapped condition reports on every pass, configuring or not (runtimeconfig.Rollout.Hold).
+	BootstrapHold *runtimeconfig.Outcome
 	// OnlyReconcileTimeDue is true when the desired state differs from the one reached only in the shoot's last
 	// reconcile time (the provisioning info's lastReconcileTime, which Gardener's Succeeded changes).
 	OnlyReconcileTimeDue bool

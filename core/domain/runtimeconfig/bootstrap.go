@@ -45,6 +45,12 @@ func RefusedReason(reason Reason) bool {
 	return false
 }
 
+// HoldsNothingUp reports whether a bootstrap outcome of that reason leaves the runtime's configuration complete: a
+// set that cannot be used (RefusedReason), or one the runtime waits for in the rollout (it keeps what it has).
+func HoldsNothingUp(reason Reason) bool {
+	return RefusedReason(reason) || reason == ReasonBootstrapWaitingForWave
+}
+
 // DefinedKinds are the kinds the set's own CustomResourceDefinitions define, by group and kind, with whether they
 // are namespaced: a custom resource applied after its CRD in the same set is judged by the scope the CRD declares
 // (the runtime cannot map it before the CRD is applied).

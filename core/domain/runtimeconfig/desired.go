@@ -47,8 +47,14 @@ type Desired struct {
 	OIDC       []OIDCResource
 	// Administrators are the cluster-admin bindings, sorted by name.
 	Administrators []AdminBinding
-	// Bootstrap is nil when none is configured.
+	// Bootstrap is the set to apply; nil when none is configured or while the runtime is held (BootstrapHold).
 	Bootstrap *Bootstrap
+	// BootstrapHash identifies the set the runtime is to hold: Bootstrap's content hash, or, while it is held, that
+	// of the set it was last given. The desired state's hash covers the set through it (see Hash).
+	BootstrapHash string `json:"-"`
+	// BootstrapHold is set while the rollout of a changed set does not admit the runtime: its bootstrap objects are
+	// left as they are, and this is the outcome its Bootstrapped condition reports.
+	BootstrapHold *Outcome `json:"-"`
 }
 
 // Compute returns the desired state for f. It fails only when the document cannot be rendered, which plain values
@@ -59,7 +65,7 @@ func Compute(f Facts) (Desired, error) {
 		return Desired{}, err
 	}
 	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: info, ManageOIDC: f.OIDCServed,
-		Administrators: adminBindings(f.Runtime.Administrators), Bootstrap: f.Bootstrap}
+		Administrators: adminBindings(f.Runtime.Administrators), Bootstrap: f.Bootstrap, BootstrapHash: f.Bootstrap.ContentHash()}
 	if f.OIDCServed {
 		d.OIDC = oidcResources(shoot.CustomerIssuers(f.Runtime, f.Config))
 	}
@@ -92,10 +98,33 @@ func provisioningInfo(f Facts) ProvisioningInfo {
 	return p
 }
 
+// HoldBootstrap returns d for a runtime the rollout of the set does not admit (yet): the configurator leaves its
+// bootstrap objects as they are (no apply, no prune, no drift correction), why is what its Bootstrapped condition
+// reports, and the desired state names the set the runtime was last given (kept, a content hash; "" for none), so
+// that holding alone neither makes the runtime be configured again on every pass nor hides the change: once
+// admitted, the desired state names the new set and differs from the one reached.
+func (d Desired) HoldBootstrap(kept string, why Outcome) Desired {
+	d.Bootstrap, d.BootstrapHash, d.BootstrapHold = nil, kept, &why
+	return d
+}
+
+// BootstrapConfigured reports whether the landscape configures bootstrap manifests (applied or held): only then is
+// a Bootstrapped condition reported.
+func (d Desired) BootstrapConfigured() bool { return d.Bootstrap != nil || d.BootstrapHold != nil }
+
 // Hash identifies the desired state: equal states hash equally. It is recorded on the Runtime when the state was
-// reached, so a different hash means something is to be written.
+// reached, so a different hash means something is to be written. The bootstrap set enters by BootstrapHash, in the
+// place the whole set took before: without bootstrap manifests the hash is the one earlier versions recorded (an
+// upgrade configures no runtime again), and a held runtime's hash is the one it reached with the set it keeps.
 func (d Desired) Hash() string {
-	raw, err := json.Marshal(d)
+	view := struct {
+		Desired
+		Bootstrap *string `json:"Bootstrap"` // shadows Desired.Bootstrap and, like it, is the last field
+	}{Desired: d}
+	if d.BootstrapHash != "" {
+		view.Bootstrap = &d.BootstrapHash
+	}
+	raw, err := json.Marshal(view)
 	if err != nil {
 		return ""
 	}

@@ -34,6 +34,9 @@ const (
 	ReasonBootstrapManifestsInvalid Reason = "BootstrapManifestsInvalid"
 	// ReasonBootstrapFailed: applying the manifests failed on the way; retried.
 	ReasonBootstrapFailed Reason = "BootstrapFailed"
+	// ReasonBootstrapWaitingForWave: the manifests changed and are rolled out in waves; this runtime's wave is not
+	// admitted yet (or the rollout stopped). It keeps what it has; nothing waits for it.
+	ReasonBootstrapWaitingForWave Reason = "BootstrapWaitingForWave"
 )
 
 // Outcome is what happened to one part of the configuration.
@@ -60,14 +63,15 @@ type Result struct {
 }
 
 // Problem returns the first part that keeps the configuration from being complete, in the order a person should
-// look at them; nil when it is complete. Invalid or refused bootstrap manifests hold nothing up.
+// look at them; nil when it is complete. Invalid or refused bootstrap manifests hold nothing up, and neither does a
+// runtime waiting for its wave of a changed set.
 func (r Result) Problem() *Outcome {
 	for _, o := range []*Outcome{&r.Namespace, &r.ProvisioningInfo, &r.OIDC, &r.Administrators} {
 		if !o.Done {
 			return o
 		}
 	}
-	if !r.Bootstrap.Done && r.Bootstrap.Reason != "" && !RefusedReason(r.Bootstrap.Reason) {
+	if !r.Bootstrap.Done && r.Bootstrap.Reason != "" && !HoldsNothingUp(r.Bootstrap.Reason) {
 		return &r.Bootstrap
 	}
 	return nil

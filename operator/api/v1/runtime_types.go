@@ -420,7 +420,8 @@ type RuntimeStatus struct {
 }
 
 // RuntimeConfigurationStatus is the configuration the operator last reached inside the runtime. It is written
-// again when the desired state changes (another hash) or the drift period since AppliedAt has passed.
+// again when the desired state changes (another hash) or the drift period since AppliedAt has passed. The bootstrap
+// fields record the last attempt of the bootstrap manifests, also one that did not reach them.
 type RuntimeConfigurationStatus struct {
 	// Hash identifies the desired state that was reached.
 	// +optional
@@ -432,4 +433,11 @@ type RuntimeConfigurationStatus struct {
 	// lastReconcileTime of the provisioning info).
 	// +optional
 	ShootReconciledAt *metav1.Time `json:"shootReconciledAt,omitempty"`
+	// BootstrapHash identifies the landscape's bootstrap manifests (their content hash) last attempted inside the
+	// runtime; a changed set is rolled out in waves from what every Runtime records here.
+	// +optional
+	BootstrapHash string `json:"bootstrapHash,omitempty"`
+	// BootstrapFailed is true when that attempt did not reach the set (refused, invalid, or applying it failed).
+	// +optional
+	BootstrapFailed bool `json:"bootstrapFailed,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -58,6 +59,11 @@ func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.T
 	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
 		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials,
 		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly, RegistryCredentials: p.RegistryCredentials}
+	if p.Bootstrap != nil && p.BootstrapRecords != nil && !p.BootstrapRollout.AllAtOnce() {
+		// A changed set of bootstrap manifests reaches the runtimes in waves, stopped when too many fail it.
+		provision.Rollout = &usecase.BootstrapRollout{Runtimes: p.BootstrapRecords, Shoots: p.ShootLister, Source: p.Bootstrap,
+			Policy: p.BootstrapRollout}
+	}
 	if al := p.SelfService.AuditLog; al != nil {
 		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
 		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}
@@ -109,6 +115,15 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	}
 	b = watchAuditLogPool(mgr.GetCache(), mgr.GetClient(), deps.Ports.SelfService.AuditLog, b)
 	b = watchBootstrap(mgr.GetClient(), deps.Ports, b)
+	if provision.Rollout != nil {
+		// A wave that advances enqueues exactly the Runtimes it admits; held ones are not polled.
+		admitted := make(chan event.TypedGenericEvent[reconcile.Request], 1024)
+		if err := mgr.Add(&rolloutTracker{rollout: provision.Rollout, clock: deps.Ports.Clock, metrics: m,
+			interval: usecase.DefaultRolloutInterval, events: admitted}); err != nil {
+			return fmt.Errorf("bootstrap rollout: %w", err)
+		}
+		b = b.WatchesRawSource(source.TypedChannel(admitted, requestEvents()))
+	}
 	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.RuntimeWorkers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}

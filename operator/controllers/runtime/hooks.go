@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	"github.com/kyma-project/kim/internal/mapping"
@@ -68,13 +69,14 @@ func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, er
 		SuspendPatch:   rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
 		ForcePatch:     rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
 		AuditLogAccess: ptr.Deref(rt.Spec.AuditLogAccessEnabled, false), AuditLogCR: rt.Status.AuditLogCR,
-		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName]}
+		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], EverReady: rt.Status.ProvisioningCompleted}
 	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil && c.Status == metav1.ConditionTrue &&
 		c.ObservedGeneration == rt.Generation && rt.Status.State == imv1.RuntimeStateReady {
 		req.ReadyReported = true
 	}
 	if rc := rt.Status.RuntimeConfiguration; rc != nil {
-		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt)}
+		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt),
+			Bootstrap: runtimeconfig.BootstrapRecord{Hash: rc.BootstrapHash, Failed: rc.BootstrapFailed}}
 	}
 	return req, nil
 }

@@ -20,6 +20,7 @@ type Metrics struct {
 	recoveries           prometheus.Counter
 	deletionEvents       *prometheus.CounterVec
 	bootstrapRefused     *prometheus.CounterVec
+	rollout              rolloutGauges
 
 	mu    sync.Mutex
 	known map[string][2]string // runtime -> provider, state
@@ -43,7 +44,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"reason"}),
 		bootstrapRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_bootstrap_refused_total",
 			Help: "Configuration attempts that refused the bootstrap set (nothing applied), by reason."}, []string{"reason"}),
-		known: map[string][2]string{},
+		rollout: newRolloutGauges(),
+		known:   map[string][2]string{},
 	}
 	// A second operator in one process (tests restart it) shares the first one's collectors.
 	m.runtimes = skeleton.Register(reg, m.runtimes)
@@ -53,6 +55,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.recoveries = skeleton.Register(reg, m.recoveries)
 	m.deletionEvents = skeleton.Register(reg, m.deletionEvents)
 	m.bootstrapRefused = skeleton.Register(reg, m.bootstrapRefused)
+	m.rollout.wave = skeleton.Register(reg, m.rollout.wave)
+	m.rollout.waves = skeleton.Register(reg, m.rollout.waves)
+	m.rollout.stopped = skeleton.Register(reg, m.rollout.stopped)
+	m.rollout.failed = skeleton.Register(reg, m.rollout.failed)
 	return m
 }
 

@@ -40,9 +40,10 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionBootstrapped)
 	}
 	meta.RemoveStatusCondition(&st.Conditions, conditionRuntimeConfigured)
-	if c := res.Configured; c.Hash != "" {
+	if c := res.Configured; c.Hash != "" || c.Bootstrap.Hash != "" {
+		// A bootstrap attempt is recorded before the configuration is first reached: a new runtime's failure counts.
 		st.RuntimeConfiguration = &imv1.RuntimeConfigurationStatus{Hash: c.Hash, AppliedAt: metaTime(c.AppliedAt),
-			ShootReconciledAt: metaTime(c.ShootReconciledAt)}
+			ShootReconciledAt: metaTime(c.ShootReconciledAt), BootstrapHash: c.Bootstrap.Hash, BootstrapFailed: c.Bootstrap.Failed}
 	}
 	mirrorShoot(st, res.Input.Shoot)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -66,6 +67,11 @@ type Ports struct {
 	Bootstrap           ports.BootstrapSource
 	BootstrapSource     cache.Cache
 	BootstrapPullSecret bool
+	// BootstrapRecords lists what the Runtimes record of the bootstrap manifests (from the manager's cache), for
+	// BootstrapRollout (runtime.bootstrap.rollout): a changed set reaches the runtimes in waves. Nil, or a share of
+	// 1: every runtime at once.
+	BootstrapRecords ports.RuntimeBootstrapLister
+	BootstrapRollout runtimeconfig.RolloutPolicy
 	// ShootOwner tells the Runtime (namespace, name) a shoot or a ConfigMap of the garden belongs to, from the
 	// operator's marks on it (how garden events find their Runtime).
 	ShootOwner func(labels, annotations map[string]string) (namespace, name string, ok bool)
