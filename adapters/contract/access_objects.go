@@ -24,6 +24,8 @@ type AccessFixture struct {
 	SetKubeconfig func(t *testing.T, namespace, runtimeID string, expires time.Time)
 	// AddLabel sets a label on the runtime's GardenerCluster as someone else (KEB) would.
 	AddLabel func(t *testing.T, namespace, runtimeID, key, value string)
+	// Labels reads the labels of the runtime's GardenerCluster (from the API, not a cache).
+	Labels func(t *testing.T, namespace, runtimeID string) map[string]string
 }
 
 // RunAccessObjectsContract runs the AccessObjects contract against fixtures made by newFixture (one per subtest).
@@ -71,6 +73,35 @@ func RunAccessObjectsContract(t *testing.T, newFixture func(t *testing.T) Access
 		withRegion.Labels = maps.Clone(changed.Labels)
 		withRegion.Labels["kyma-project.io/region"] = "eu-west-1"
 		inSync(t, f, withRegion, true, "Ensure kept the label someone else added")
+	})
+
+	t.Run("initial labels are set at creation where the spec's labels do not set them, and never later", func(t *testing.T) {
+		f := newFixture(t)
+		s := spec(f, "f6a7b8c9")
+		s.InitialLabels = map[string]string{"operator.kyma-project.io/internal": "true", "kyma-project.io/runtime-id": "not-this"}
+		require.NoError(t, f.Access.Ensure(t.Context(), s))
+		inSync(t, f, s, true, "in sync after Ensure")
+		got := f.Labels(t, f.Namespace, s.RuntimeID)
+		require.Equal(t, "true", got["operator.kyma-project.io/internal"], "an initial label is set at creation")
+		require.Equal(t, s.RuntimeID, got["kyma-project.io/runtime-id"], "a spec label wins over an initial one")
+		f.AddLabel(t, f.Namespace, s.RuntimeID, "operator.kyma-project.io/internal", "false")
+		eventually(t, "the changed label seen", func(c *assert.CollectT) {
+			assert.Equal(c, "false", f.Labels(t, f.Namespace, s.RuntimeID)["operator.kyma-project.io/internal"])
+		})
+		inSync(t, f, s, true, "an initial label someone changed is no drift")
+		require.NoError(t, f.Access.Ensure(t.Context(), s))
+		require.Equal(t, "false", f.Labels(t, f.Namespace, s.RuntimeID)["operator.kyma-project.io/internal"],
+			"Ensure does not set an initial label again")
+
+		existing := spec(f, "a7b8c9d0") // created before, without initial labels (as KEB's are)
+		require.NoError(t, f.Access.Ensure(t.Context(), existing))
+		inSync(t, f, existing, true, "in sync after Ensure")
+		withInitial := existing
+		withInitial.InitialLabels = map[string]string{"operator.kyma-project.io/managed-by": "infrastructure-manager"}
+		inSync(t, f, withInitial, true, "initial labels an existing GardenerCluster lacks are no drift")
+		require.NoError(t, f.Access.Ensure(t.Context(), withInitial))
+		_, set := f.Labels(t, f.Namespace, existing.RuntimeID)["operator.kyma-project.io/managed-by"]
+		require.False(t, set, "an existing GardenerCluster does not get initial labels")
 	})
 
 	t.Run("another shoot or Secret is drift; an empty domain does not compare the annotation", func(t *testing.T) {

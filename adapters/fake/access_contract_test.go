@@ -18,6 +18,10 @@ func TestAccessObjectsContract(t *testing.T) {
 			AddLabel: func(_ *testing.T, namespace, runtimeID, key, value string) {
 				a.AddLabel(namespace, runtimeID, key, value)
 			},
+			Labels: func(_ *testing.T, namespace, runtimeID string) map[string]string {
+				gc, _ := a.GardenerCluster(namespace, runtimeID)
+				return gc.Labels
+			},
 		}
 	})
 }

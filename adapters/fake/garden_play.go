@@ -41,6 +41,17 @@ func (g *Garden) Schedule(name, seed, region string) {
 	}
 }
 
+// SetInfrastructureConfig plays Gardener holding raw (JSON) as the shoot's provider infrastructure config, which
+// Current reports.
+func (g *Garden) SetInfrastructureConfig(name string, raw []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s, ok := g.shoots[name]; ok {
+		s.infrastructureConfig = append([]byte(nil), raw...)
+		g.touch(s)
+	}
+}
+
 // AddHiddenSeed adds a seed for provider in region that does not accept new shoots; it does not hide another one.
 func (g *Garden) AddHiddenSeed(provider, region string) {
 	g.mu.Lock()

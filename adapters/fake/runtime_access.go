@@ -61,13 +61,21 @@ func (a *AccessObjects) Ensure(_ context.Context, spec ports.GardenerClusterSpec
 	}
 	key := spec.Namespace + "/" + spec.RuntimeID
 	labels := map[string]string{}
-	if old, ok := a.clusters[key]; ok {
+	old, exists := a.clusters[key]
+	if exists {
 		labels = old.Labels // labels set by others are kept unless spec sets them
 		if spec.SKRDomain == "" {
 			spec.SKRDomain = old.SKRDomain
 		}
 	}
 	maps.Copy(labels, spec.Labels)
+	if !exists {
+		for k, v := range spec.InitialLabels {
+			if _, set := labels[k]; !set {
+				labels[k] = v
+			}
+		}
+	}
 	spec.Labels = labels
 	a.clusters[key] = spec
 	return nil

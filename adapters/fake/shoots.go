@@ -153,7 +153,8 @@ func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error)
 	if !ok {
 		return nil, nil
 	}
-	cur := &shoot.Current{KubernetesVersion: s.spec.KubernetesVersion}
+	cur := &shoot.Current{KubernetesVersion: s.spec.KubernetesVersion, HasInfrastructureConfig: len(s.infrastructureConfig) > 0,
+		InfrastructureConfig: slices.Clone(s.infrastructureConfig)}
 	for _, w := range s.spec.Workers {
 		cur.Workers = append(cur.Workers, shoot.CurrentWorker{Name: w.Name, ImageName: w.ImageName, ImageVersion: w.ImageVersion, Zones: slices.Clone(w.Zones)})
 	}

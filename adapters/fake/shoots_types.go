@@ -14,6 +14,8 @@ type gardenShoot struct {
 	restoreSpec []byte
 	confirmed   bool
 	retryOp     bool
+	// infrastructureConfig is what Gardener would hold as the provider infrastructure config (SetInfrastructureConfig).
+	infrastructureConfig []byte
 }
 
 // DeletionLog is one deletion the garden accepted: what the shoot looked like when it was deleted.

@@ -47,6 +47,9 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 	}
 	infra := s.Spec.Provider.InfrastructureConfig
 	cur.HasInfrastructureConfig = infra != nil && len(infra.Raw) > 0
+	if cur.HasInfrastructureConfig {
+		cur.InfrastructureConfig = slices.Clone(infra.Raw)
+	}
 	zones, err := infrastructureZones(s.Spec.Provider.Type, infra)
 	if err != nil {
 		return shoot.Current{}, fmt.Errorf("shoot %s/%s: %w", s.Namespace, s.Name, err)

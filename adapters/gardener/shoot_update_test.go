@@ -64,7 +64,8 @@ func existingShoot(t *testing.T) *gardencorev1beta1.Shoot {
 }
 
 func TestCurrentFromShoot(t *testing.T) {
-	got, err := CurrentFromShoot(existingShoot(t))
+	existing := existingShoot(t)
+	got, err := CurrentFromShoot(existing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +82,8 @@ func TestCurrentFromShoot(t *testing.T) {
 			{Name: "eu-west-1a", CIDRs: []string{"10.250.64.0/19", "10.250.96.0/20", "10.250.112.0/20"}},
 		},
 		ExtensionTypes: []string{"shoot-oidc-service", "registry-cache"},
+		// Verbatim, for the provisioning info inside the runtime.
+		InfrastructureConfig: existing.Spec.Provider.InfrastructureConfig.Raw,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

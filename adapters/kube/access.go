@@ -66,6 +66,13 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 		gc.Labels = map[string]string{}
 	}
 	maps.Copy(gc.Labels, spec.Labels)
+	if create {
+		for k, v := range spec.InitialLabels {
+			if _, set := gc.Labels[k]; !set {
+				gc.Labels[k] = v
+			}
+		}
+	}
 	if spec.SKRDomain != "" {
 		metav1.SetMetaDataAnnotation(&gc.ObjectMeta, imv1.AnnotationSKRDomain, spec.SKRDomain)
 	}

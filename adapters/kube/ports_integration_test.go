@@ -68,6 +68,11 @@ func TestIntegrationPortContracts(t *testing.T) {
 					patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, key, value)
 					gc := &imv1.GardenerCluster{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: runtimeID}}
 					require.NoError(t, c.Patch(t.Context(), gc, client.RawPatch(types.MergePatchType, patch)))
+				},
+				Labels: func(t *testing.T, namespace, runtimeID string) map[string]string {
+					gc := &imv1.GardenerCluster{}
+					require.NoError(t, c.Get(t.Context(), client.ObjectKey{Namespace: namespace, Name: runtimeID}, gc))
+					return gc.Labels
 				}}
 		})
 	})

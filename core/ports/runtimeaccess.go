@@ -50,6 +50,9 @@ type GardenerClusterSpec struct {
 	SecretKey  string
 	// Labels are copied from the Runtime (docs/keb-contract.md).
 	Labels map[string]string
+	// InitialLabels are set when the operator creates the GardenerCluster, on keys Labels does not set; an
+	// existing GardenerCluster keeps what it has (KEB's say managed-by lifecycle-manager), and they are no drift.
+	InitialLabels map[string]string
 	// SKRDomain is recorded as the skr-domain annotation; empty leaves it unset.
 	SKRDomain string
 }
@@ -59,8 +62,8 @@ type GardenerClusterSpec struct {
 type AccessObjects interface {
 	// InSync reports whether the GardenerCluster exists with spec's shoot, Secret and labels. Reads the cache.
 	InSync(ctx context.Context, spec GardenerClusterSpec) (bool, error)
-	// Ensure creates the GardenerCluster or updates its spec, labels and annotation; labels set by others (KEB)
-	// are kept unless spec sets them. Idempotent.
+	// Ensure creates the GardenerCluster (with spec's initial labels) or updates its spec, labels and annotation;
+	// labels set by others (KEB) are kept unless spec sets them. Idempotent.
 	Ensure(ctx context.Context, spec GardenerClusterSpec) error
 	// KubeconfigReady reports whether the kubeconfig Secret of the runtime exists with a non-empty key and a
 	// recorded expiry after now (a Runtime is not Ready on an expired kubeconfig). Reads the cache.

@@ -15,6 +15,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -327,12 +328,30 @@ func (p *Provisioner) desired(req RuntimeRequest, spec shoot.Spec, hash, recorde
 		Plan: p.Policy.LongerPlan(recordedPlan, req.Plan), HoldAdoptedChanges: p.AdoptOnly && !req.ForcePatch}
 }
 
+// Labels of the GardenerCluster the previous infrastructure manager set from the Runtime's spec when it created one.
+const (
+	labelShootName      = "kyma-project.io/shoot-name"
+	labelRegion         = "kyma-project.io/region"
+	labelPlatformRegion = "kyma-project.io/platform-region"
+)
+
+// gardenerCluster is the GardenerCluster of the runtime: the Runtime's labels, and at creation the labels the
+// previous infrastructure manager gave every GardenerCluster it created (managed-by, internal, and the shoot's name
+// and regions where the Runtime has no such label). The managed-by and internal labels are not copied from the
+// Runtime: they say who created the GardenerCluster, which KEB's own (managed-by lifecycle-manager) keep saying.
 func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterSpec {
 	gc := ports.GardenerClusterSpec{Namespace: req.Namespace, RuntimeID: req.Runtime.ID, OwnerUID: req.UID,
 		ShootName: req.Runtime.Name, SecretName: kubeconfig.SecretName(req.Runtime.ID), SecretKey: kubeconfig.SecretKey,
 		Labels: maps.Clone(req.Labels)}
 	if gc.Labels == nil {
 		gc.Labels = map[string]string{}
+	}
+	delete(gc.Labels, wire.LabelManagedBy)
+	delete(gc.Labels, wire.LabelInternal)
+	gc.InitialLabels = map[string]string{wire.LabelManagedBy: wire.ManagedByValue, wire.LabelInternal: "true",
+		labelShootName: req.Runtime.Name, labelRegion: req.Runtime.Region}
+	if r := req.Runtime.PlatformRegion; r != "" {
+		gc.InitialLabels[labelPlatformRegion] = r
 	}
 	if spec.DNS != nil {
 		gc.SKRDomain = spec.DNS.Domain

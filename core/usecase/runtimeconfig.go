@@ -46,6 +46,7 @@ func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeReque
 		OIDCServed: slices.ContainsFunc(spec.Extensions, func(e shoot.Extension) bool { return e.Type == shoot.ExtensionOIDC && !e.Disabled })}
 	if cur != nil {
 		facts.Shoot.DualStack = cur.DualStack
+		facts.Shoot.InfrastructureConfig = cur.InfrastructureConfig
 		for _, z := range cur.InfrastructureZones {
 			facts.Shoot.Zones = append(facts.Shoot.Zones, runtimeconfig.Zone{Name: z.Name, CIDRs: slices.Clone(z.CIDRs)})
 		}

@@ -97,9 +97,13 @@ func (w *configWorld) details() string {
 
 func TestRuntimeConfigurationThroughProvisioning(t *testing.T) {
 	w := newConfigWorld(t)
+	w.pass()
+	w.garden.SetInfrastructureConfig("c-1", []byte(`{"kind":"InfrastructureConfig","networks":{"vpc":{"cidr":"10.250.0.0/16"}}}`))
 	w.toReady()
 	doc := w.details()
-	for _, want := range []string{"seedRegion: eu-west-1", "lastReconcileTime:", "environmentInstanceID: inst-1", "runtimeID: rt-1"} {
+	for _, want := range []string{"seedRegion: eu-west-1", "lastReconcileTime:", "environmentInstanceID: inst-1", "runtimeID: rt-1",
+		// The previous infrastructure manager's keys.
+		"instanceID: inst-1", "infrastructureConfig:\n  kind: InfrastructureConfig\n  networks:\n    vpc:\n      cidr: 10.250.0.0/16\n"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("provisioning info lacks %q:\n%s", want, doc)
 		}

@@ -35,6 +35,9 @@ type ShootFacts struct {
 	DualStack    bool
 	// Zones are the zones of the shoot's infrastructure with their subnets.
 	Zones []Zone
+	// InfrastructureConfig is the shoot's provider infrastructure config as JSON (spec.provider.infrastructureConfig);
+	// empty when it has none.
+	InfrastructureConfig []byte
 }
 
 // Desired is the state the operator keeps inside a runtime.
@@ -76,12 +79,19 @@ func provisioningInfo(f Facts) ProvisioningInfo {
 	rt := f.Runtime
 	p := ProvisioningInfo{
 		GlobalAccountID: rt.GlobalAccountID, SubaccountID: rt.SubaccountID, EnvironmentInstanceID: f.InstanceID,
-		InstanceName: f.InstanceName, RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider), Region: rt.Region,
+		InstanceID: f.InstanceID, InstanceName: f.InstanceName, RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider), Region: rt.Region,
 		PlatformRegion: rt.PlatformRegion, SeedRegion: f.Shoot.SeedRegion,
 		Infrastructure: Infrastructure{Nodes: rt.Networking.Nodes, Pods: rt.Networking.Pods, Services: rt.Networking.Services},
 		NetworkDetails: NetworkDetails{DualStackIPEnabled: f.Shoot.DualStack || rt.Networking.DualStack,
 			KubeAPIServer: KubeAPIServer{ACL: slices.Clone(rt.ACL)}},
 		LastReconcileTime: formatTime(f.Shoot.ReconciledAt),
+	}
+	if raw := f.Shoot.InfrastructureConfig; len(raw) > 0 {
+		// Gardener stores it as JSON; a document that is not (it never happens) is left out rather than written broken.
+		var v map[string]any
+		if json.Unmarshal(raw, &v) == nil && len(v) > 0 {
+			p.InfrastructureConfig = v
+		}
 	}
 	for _, z := range f.Shoot.Zones {
 		p.Infrastructure.Zones = append(p.Infrastructure.Zones, Zone{Name: z.Name, CIDRs: slices.Clone(z.CIDRs)})

@@ -38,8 +38,14 @@ func kebRuntime() shoot.Runtime {
 func kebFacts() Facts {
 	return Facts{Runtime: kebRuntime(), InstanceID: "inst-1", InstanceName: "my-kyma", OIDCServed: true,
 		Shoot: ShootFacts{SeedRegion: "eu-west-1", ReconciledAt: time.Date(2026, 11, 30, 10, 4, 5, 123, time.FixedZone("x", 3600)),
-			Zones: []Zone{{Name: "eu-central-1a", CIDRs: []string{"10.250.0.0/19", "10.250.32.0/20", "10.250.48.0/20"}}}}}
+			Zones:                []Zone{{Name: "eu-central-1a", CIDRs: []string{"10.250.0.0/19", "10.250.32.0/20", "10.250.48.0/20"}}},
+			InfrastructureConfig: []byte(awsInfrastructureConfig)}}
 }
+
+// awsInfrastructureConfig is the infrastructure config of the shoot of kebRuntime, as Gardener stores it.
+const awsInfrastructureConfig = `{"apiVersion":"aws.provider.extensions.gardener.cloud/v1alpha1","kind":"InfrastructureConfig",` +
+	`"networks":{"vpc":{"cidr":"10.250.0.0/16"},"zones":[{"name":"eu-central-1a","workers":"10.250.0.0/19",` +
+	`"public":"10.250.32.0/20","internal":"10.250.48.0/20"}]}}`
 
 func TestProvisioningInfoDocument(t *testing.T) {
 	d, err := Compute(kebFacts())
@@ -63,6 +69,7 @@ func TestProvisioningInfoDocument(t *testing.T) {
 globalAccountID: ga-1
 subaccountID: sa-1
 environmentInstanceID: inst-1
+instanceID: inst-1
 instanceName: my-kyma
 runtimeID: 4f3a1b2c-0d9e-4f8a-b7c6-5d4e3f2a1b0c
 shootName: c-4f3a1b2
@@ -80,6 +87,17 @@ infrastructure:
         - 10.250.0.0/19
         - 10.250.32.0/20
         - 10.250.48.0/20
+infrastructureConfig:
+  apiVersion: aws.provider.extensions.gardener.cloud/v1alpha1
+  kind: InfrastructureConfig
+  networks:
+    vpc:
+      cidr: 10.250.0.0/16
+    zones:
+      - internal: 10.250.48.0/20
+        name: eu-central-1a
+        public: 10.250.32.0/20
+        workers: 10.250.0.0/19
 networkDetails:
   dualStackIPEnabled: false
   kubeAPIServer:
@@ -101,7 +119,8 @@ func TestProvisioningInfoOmitsWhatIsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, absent := range []string{"custom:", "seedRegion:", "lastReconcileTime:", "zones:", "acl:", "platformRegion:", "instanceName:"} {
+	for _, absent := range []string{"custom:", "seedRegion:", "lastReconcileTime:", "zones:", "acl:", "platformRegion:", "instanceName:",
+		"infrastructureConfig:"} {
 		if strings.Contains(d.ProvisioningInfo, absent) {
 			t.Errorf("document has %q although the value is unknown:\n%s", absent, d.ProvisioningInfo)
 		}
@@ -183,12 +202,15 @@ func TestHashFollowsEveryInput(t *testing.T) {
 		t.Fatalf("equal facts hash differently: %q %q", base.Hash(), again.Hash())
 	}
 	changes := map[string]func(*Facts){
-		"pool maximum":       func(f *Facts) { f.Runtime.Workers[1].Maximum = 3 },
-		"pool removed":       func(f *Facts) { f.Runtime.Workers = f.Runtime.Workers[:1] },
-		"issuer removed":     func(f *Facts) { f.Runtime.OIDC = f.Runtime.OIDC[:1] },
-		"issuer jwks":        func(f *Facts) { f.Runtime.OIDC[0].JWKS = []byte(`{"keys":[{"kty":"EC","kid":"k2"}]}`) },
-		"administrator":      func(f *Facts) { f.Runtime.Administrators = []string{"carol@example.com"} },
-		"seed region":        func(f *Facts) { f.Shoot.SeedRegion = "eu-west-2" },
+		"pool maximum":   func(f *Facts) { f.Runtime.Workers[1].Maximum = 3 },
+		"pool removed":   func(f *Facts) { f.Runtime.Workers = f.Runtime.Workers[:1] },
+		"issuer removed": func(f *Facts) { f.Runtime.OIDC = f.Runtime.OIDC[:1] },
+		"issuer jwks":    func(f *Facts) { f.Runtime.OIDC[0].JWKS = []byte(`{"keys":[{"kty":"EC","kid":"k2"}]}`) },
+		"administrator":  func(f *Facts) { f.Runtime.Administrators = []string{"carol@example.com"} },
+		"seed region":    func(f *Facts) { f.Shoot.SeedRegion = "eu-west-2" },
+		"infrastructure config": func(f *Facts) {
+			f.Shoot.InfrastructureConfig = []byte(strings.Replace(awsInfrastructureConfig, "10.250.0.0/16", "10.251.0.0/16", 1))
+		},
 		"shoot reconciled":   func(f *Facts) { f.Shoot.ReconciledAt = f.Shoot.ReconciledAt.Add(time.Hour) },
 		"global account":     func(f *Facts) { f.Runtime.GlobalAccountID = "ga-2" },
 		"extension removed":  func(f *Facts) { f.OIDCServed = false },

@@ -12,19 +12,24 @@ import (
 // components that read it, documented in docs/runtime-configuration.md. Keys of the previous infrastructure manager
 // keep their names and meaning; empty optional values are left out. Field order is the document's order.
 type ProvisioningInfo struct {
-	WorkerPools           WorkerPools    `yaml:"workerPools"`
-	GlobalAccountID       string         `yaml:"globalAccountID,omitempty"`
-	SubaccountID          string         `yaml:"subaccountID,omitempty"`
-	EnvironmentInstanceID string         `yaml:"environmentInstanceID,omitempty"`
-	InstanceName          string         `yaml:"instanceName,omitempty"`
-	RuntimeID             string         `yaml:"runtimeID"`
-	ShootName             string         `yaml:"shootName"`
-	Provider              string         `yaml:"provider"`
-	Region                string         `yaml:"region"`
-	PlatformRegion        string         `yaml:"platformRegion,omitempty"`
-	SeedRegion            string         `yaml:"seedRegion,omitempty"`
-	Infrastructure        Infrastructure `yaml:"infrastructure"`
-	NetworkDetails        NetworkDetails `yaml:"networkDetails"`
+	WorkerPools           WorkerPools `yaml:"workerPools"`
+	GlobalAccountID       string      `yaml:"globalAccountID,omitempty"`
+	SubaccountID          string      `yaml:"subaccountID,omitempty"`
+	EnvironmentInstanceID string      `yaml:"environmentInstanceID,omitempty"`
+	// InstanceID is the previous infrastructure manager's name of the same value (KEB's instance ID): it wrote both.
+	InstanceID     string         `yaml:"instanceID,omitempty"`
+	InstanceName   string         `yaml:"instanceName,omitempty"`
+	RuntimeID      string         `yaml:"runtimeID"`
+	ShootName      string         `yaml:"shootName"`
+	Provider       string         `yaml:"provider"`
+	Region         string         `yaml:"region"`
+	PlatformRegion string         `yaml:"platformRegion,omitempty"`
+	SeedRegion     string         `yaml:"seedRegion,omitempty"`
+	Infrastructure Infrastructure `yaml:"infrastructure"`
+	// InfrastructureConfig is the shoot's provider infrastructure config, verbatim (as a YAML mapping), as the
+	// previous infrastructure manager wrote it; absent when the shoot has none (yet).
+	InfrastructureConfig any            `yaml:"infrastructureConfig,omitempty"`
+	NetworkDetails       NetworkDetails `yaml:"networkDetails"`
 	// LastReconcileTime is when Gardener last finished an operation on the shoot successfully (RFC 3339, UTC);
 	// absent until the first one. It comes from the shoot, not the clock, so an unchanged shoot keeps the document.
 	LastReconcileTime string `yaml:"lastReconcileTime,omitempty"`

@@ -11,6 +11,9 @@ type Current struct {
 	// InfrastructureZones are the zones of the infrastructure config in their order. CIDRs are the
 	// zone's subnets: aws [workers, public, internal]; azure [cidr]; alicloud [workers].
 	InfrastructureZones []CurrentZone
+	// InfrastructureConfig is the provider infrastructure config as Gardener stores it (JSON); it is reported
+	// verbatim inside the runtime (the provisioning info), never read for generation.
+	InfrastructureConfig []byte
 	// SecretBindingName is set on shoots that still reference a SecretBinding (created before
 	// CredentialsBindings); see CredentialsBindingMigration.
 	SecretBindingName string

@@ -13,6 +13,10 @@ const LabelManagedBy = "operator.kyma-project.io/managed-by"
 // ManagedByValue is LabelManagedBy's value on everything the operator writes.
 const ManagedByValue = "infrastructure-manager"
 
+// LabelInternal set to "true" marks a GardenerCluster the infrastructure manager created (not KEB); the previous
+// infrastructure manager set it with LabelManagedBy on every GardenerCluster it created.
+const LabelInternal = "operator.kyma-project.io/internal"
+
 // AnnotationRestore set to "true" on a shoot pending deletion asks the operator to bring its Runtime back; on a
 // Runtime it records that the Runtime was re-created from that record (kim restore).
 const AnnotationRestore = "infrastructuremanager.kyma-project.io/restore"

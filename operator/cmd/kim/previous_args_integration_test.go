@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -26,11 +26,12 @@ import (
 	"github.com/kyma-project/kim/operator/legacymetrics"
 )
 
-// TestMigrationPreviousHelmArgumentsIntegration starts the manager binary with the previous infrastructure manager's
-// Helm-rendered arguments (operator/cmd/manager/testdata/previous-helm-args.yaml) and the environment of its own
-// Deployment (KIM_CONFIG_MAP, POD_NAMESPACE): it becomes healthy, logs a deprecation warning per previous flag, and
-// works (a GardenerCluster gets its kubeconfig). Only the values that point to this machine are replaced: the
-// files, the project of the test garden and free ports.
+// TestMigrationPreviousHelmArgumentsIntegration starts the manager binary as the previous infrastructure manager's
+// production Deployment would, unchanged: its Helm-rendered arguments (operator/cmd/manager/testdata/
+// previous-helm-args.yaml, every flag of its main.go) and its converter configuration with the files it names
+// (operator/config/testdata/previous), without a ConfigMap of this operator. It becomes healthy, logs a deprecation
+// warning per previous flag, and works (a GardenerCluster gets its kubeconfig). Only the values that point to this
+// machine are replaced: the files, the project of the test garden and free ports.
 func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	env := sharedEnv(t)
 	ctx := context.Background()
@@ -45,9 +46,10 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	metrics, probes := freeAddress(t), freeAddress(t)
+	converter := previousConverterConfig(t, env.Catalogue.Project)
 	replace := map[string]string{
 		"gardener-kubeconfig-path": env.gardenFile, "gardener-project-name": env.Catalogue.Project,
-		"metrics-bind-address": metrics, "health-probe-bind-address": probes,
+		"metrics-bind-address": metrics, "health-probe-bind-address": probes, "converter-config-filepath": converter,
 	}
 	var args []string
 	previous := 0
@@ -66,7 +68,6 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	previous++
 	// The switch-over adds the previous metrics (docs/operations/migration.md), served as before over plain HTTP.
 	args = append(args, "--legacy-metrics", "--metrics-secure=false")
-	createConfigMap(t, env, "kim-manager-config")
 
 	bin := filepath.Join(t.TempDir(), "manager")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(repoRoot, "operator", "cmd", "manager")).CombinedOutput(); err != nil {
@@ -74,7 +75,8 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KIM_CONFIG_MAP=kim-manager-config", "POD_NAMESPACE="+kcpNamespace, "KUBECONFIG=/nonexistent")
+	// No KIM_CONFIG_MAP: the previous Deployment names no ConfigMap of this operator.
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+kcpNamespace, "KUBECONFIG=/nonexistent")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -206,15 +208,40 @@ func freeAddress(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// createConfigMap stores the golden configuration as the operator's ConfigMap (key config.yaml) in KCP.
-func createConfigMap(t *testing.T, env *testEnv, name string) {
+// previousConverterConfig writes the previous manager's converter configuration of the test data, and the files it
+// names, into a directory of the test, with the test garden's project; it returns the converter file's path.
+func previousConverterConfig(t *testing.T, project string) string {
 	t.Helper()
-	data, err := os.ReadFile(goldenConfig)
+	dir, src := t.TempDir(), filepath.Join(repoRoot, "operator", "config", "testdata", "previous")
+	raw, err := os.ReadFile(filepath.Join(src, "converter_config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: kcpNamespace}, Data: map[string]string{"config.yaml": string(data)}}
-	if err := env.KCPClient.Create(context.Background(), cm); err != nil && !strings.Contains(err.Error(), "already exists") {
-		t.Fatal(fmt.Errorf("create ConfigMap %s: %w", name, err))
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
 	}
+	c := doc["converter"].(map[string]any)
+	c["gardener"].(map[string]any)["projectName"] = project
+	for section, file := range map[string]string{"auditLogging": "audit-tenants.json", "maintenanceWindow": "maintenance-windows.json"} {
+		data, err := os.ReadFile(filepath.Join(src, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, file)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		key := map[string]string{"auditLogging": "tenantConfigPath", "maintenanceWindow": "windowMapPath"}[section]
+		c[section].(map[string]any)[key] = path
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "converter_config.json")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

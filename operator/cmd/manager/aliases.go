@@ -1,15 +1,22 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/kyma-project/kim/operator/config"
 )
 
 // previousFlags are the command-line flags of the previous infrastructure manager, so that the Helm values of its
 // Deployment work unchanged after the switch (docs/operations/flags.md#flags-of-the-previous-infrastructure-manager).
-// A flag with an equivalent sets it; a flag without one (a setting of the configuration file now, or a feature that
-// is always on) is accepted and ignored. Each use is a deprecation warning, logged at start.
+// A flag with an equivalent sets it: a flag of this manager, or a key of the operator configuration (merged by the
+// rules of config.Overlay: it fills the key or must agree with it). A flag without one (a feature that is always on,
+// a controller this operator does not have) is accepted and ignored; a value this operator cannot honour is refused.
+// Each use is a deprecation warning, logged at start.
 type previousFlags struct {
 	fs *flag.FlagSet
 	// used maps a previous flag to its value, in the order given.
@@ -18,12 +25,17 @@ type previousFlags struct {
 	warnings []string
 	// kcpKubeconfig is --kubeconfig (controller-runtime's flag in the previous manager): the KCP connection.
 	kcpKubeconfig string
+	// converterFile is --converter-config-filepath: the previous converter configuration, mapped to the operator
+	// configuration at start (config.LoadConverterConfig).
+	converterFile string
+	// config holds the configuration keys the previous flags with an equivalent there set (config.Overlay).
+	config *config.Overlay
 }
 
 // bindPreviousFlags registers the previous names on fs. They are bound after the environment is applied: they have
 // no KIM_* variables.
 func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
-	p := &previousFlags{fs: fs, used: map[string]string{}, targets: map[string]string{}}
+	p := &previousFlags{fs: fs, used: map[string]string{}, targets: map[string]string{}, config: &config.Overlay{}}
 	fs.Func("gardener-project-name", "deprecated name of --gardener-project", p.forward("gardener-project-name", "gardener-project"))
 	fs.Func("kubeconfig-expiration-time", "deprecated name of --kubeconfig-validity", p.forward("kubeconfig-expiration-time", "kubeconfig-validity"))
 	fs.Func("minimal-rotation-time", "deprecated name of --kubeconfig-rotation-fraction", p.forward("minimal-rotation-time", "kubeconfig-rotation-fraction"))
@@ -42,18 +54,46 @@ func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 	fs.Func("gardener-request-timeout", "deprecated, ignored: "+timeouts, p.ignore("gardener-request-timeout", timeouts))
 	fs.Func("gardener-ctrl-reconcilation-timeout", "deprecated, ignored: "+timeouts, p.ignore("gardener-ctrl-reconcilation-timeout", timeouts)) //nolint:misspell // the previous flag's name
 	fs.Func("status-requeue-delay", "deprecated, ignored: status writes do not requeue", p.ignore("status-requeue-delay", "status writes do not requeue"))
-	const inConfig = "the landscape configuration (--config-map) holds the shoot settings; see docs/configuration.md"
-	fs.Func("converter-config-filepath", "deprecated, ignored: "+inConfig, p.ignore("converter-config-filepath", inConfig))
-	fs.BoolFunc("audit-log-mandatory", "deprecated, ignored: shoot.auditLog.missingTenantIsError of the configuration",
-		p.ignore("audit-log-mandatory", "set shoot.auditLog.missingTenantIsError in the configuration"))
-	fs.BoolFunc("api-server-acl-enabled", "deprecated, ignored: shoot.acl.enabled of the configuration",
-		p.ignore("api-server-acl-enabled", "set shoot.acl.enabled in the configuration"))
+	fs.Func("converter-config-filepath", "deprecated: the previous converter configuration (JSON), mapped to the operator configuration",
+		func(v string) error {
+			p.note("converter-config-filepath", v, "--converter-config-filepath of the previous infrastructure manager is deprecated: "+
+				"the file is read and mapped to the operator configuration (docs/operations/flags.md#the-converter-configuration); move its settings there")
+			p.converterFile = v
+			return nil
+		})
+	fs.BoolFunc("audit-log-mandatory", "deprecated: sets shoot.auditLog.missingTenantIsError of the configuration",
+		p.toConfig("audit-log-mandatory", parseBool, "shoot", "auditLog", "missingTenantIsError"))
+	fs.BoolFunc("api-server-acl-enabled", "deprecated: sets shoot.acl.enabled of the configuration",
+		p.toConfig("api-server-acl-enabled", parseBool, "shoot", "acl", "enabled"))
+	fs.BoolFunc("dedicated-audit-logging-enabled", "deprecated: sets shoot.auditLog.pool.enabled of the configuration",
+		p.toConfig("dedicated-audit-logging-enabled", parseBool, "shoot", "auditLog", "pool", "enabled"))
+	fs.BoolFunc("registry-cache-config-controller-enabled", "deprecated: sets registryCache.enabled of the configuration",
+		p.toConfig("registry-cache-config-controller-enabled", parseBool, "registryCache", "enabled"))
+	fs.Func("registry-cache-reconcile-period", "deprecated: sets registryCache.syncInterval of the configuration",
+		p.toConfig("registry-cache-reconcile-period", parseDuration, "registryCache", "syncInterval"))
+	fs.BoolFunc("network-restriction-enabled", "deprecated: true is how this operator always works; false is refused",
+		func(v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			if !on {
+				// The previous manager then left shoot-networking-filter out of every shoot; this operator always
+				// states it from the Runtime's spec.security.networking.filter, so starting would change shoots.
+				return errors.New("false cannot be represented: this operator always sets the shoot-networking-filter " +
+					"extension from the Runtime's spec.security.networking.filter; remove the flag (true is the only behaviour)")
+			}
+			p.note("network-restriction-enabled", v, "--network-restriction-enabled of the previous infrastructure manager is deprecated "+
+				"and ignored: the networking filter always follows the Runtime's spec.security.networking.filter")
+			return nil
+		})
+	fs.Func("registry-cache-listener-port", "deprecated, ignored: this operator has no Runtime Watcher listener",
+		p.ignore("registry-cache-listener-port", "this operator has no Runtime Watcher listener (nothing listens on that port); "+
+			"registry caches are synced every registryCache.syncInterval and at once on POST /registry-cache/sync of the metrics endpoint"))
 	fs.BoolFunc("structured-auth-enabled", "deprecated, ignored: structured authentication is always used",
 		p.ignore("structured-auth-enabled", "structured authentication is always used"))
 	fs.BoolFunc("shoot-spec-dump-enabled", "deprecated, ignored", p.ignore("shoot-spec-dump-enabled", "shoot specs are not dumped"))
 	const notHere = "this operator has no such controller"
-	fs.BoolFunc("registry-cache-config-controller-enabled", "deprecated, ignored: "+notHere,
-		p.ignore("registry-cache-config-controller-enabled", "registry caches come from spec.imageRegistryCache of the Runtime"))
 	fs.BoolFunc("custom-config-controller-enabled", "deprecated, ignored: "+notHere, p.ignore("custom-config-controller-enabled", notHere))
 	fs.BoolFunc("runtime-bootstrapper-enabled", "deprecated, ignored: "+notHere, p.ignore("runtime-bootstrapper-enabled", notHere))
 	for _, name := range []string{"runtime-bootstrapper-manifests-config-map-name", "runtime-bootstrapper-kcp-config-name",
@@ -79,6 +119,42 @@ func (p *previousFlags) forward(name, target string) func(string) error {
 			return fmt.Errorf("(sets --%s) %w", target, err)
 		}
 		return nil
+	}
+}
+
+// toConfig sets the configuration key path to the parsed value of the previous flag name.
+func (p *previousFlags) toConfig(name string, parse func(string) (any, error), path ...string) func(string) error {
+	return func(v string) error {
+		value, err := parse(v)
+		if err != nil {
+			return err
+		}
+		key := strings.Join(path, ".")
+		p.note(name, v, fmt.Sprintf("--%s of the previous infrastructure manager is deprecated: it sets %s of the operator configuration; set it there", name, key))
+		p.config.State("--"+name+"="+v, value, path...)
+		return nil
+	}
+}
+
+func parseBool(v string) (any, error) { return strconv.ParseBool(v) }
+
+func parseDuration(v string) (any, error) {
+	if _, err := time.ParseDuration(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// previousDefaults records, when the previous manager's configuration is read (--converter-config-filepath), its
+// defaults that differ from this operator's for the flags not given: such a Deployment never ran what they
+// switched on. They only fill keys the configuration leaves out.
+func (p *previousFlags) previousDefaults() {
+	if p.converterFile == "" {
+		return
+	}
+	if _, given := p.used["registry-cache-config-controller-enabled"]; !given {
+		p.config.Default("the previous infrastructure manager's default of --registry-cache-config-controller-enabled (false)", false,
+			"registryCache", "enabled")
 	}
 }
 

@@ -86,9 +86,13 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	}
 	podNamespace, _ := lookupEnv("POD_NAMESPACE")
 	s.applyNamespaceDefaults(strings.TrimSpace(podNamespace), given)
-	if (s.opts.ConfigFile == "") == (s.configMap == "") {
+	s.previous.previousDefaults()
+	// The previous manager's converter configuration can be the whole configuration (its Deployment, unchanged,
+	// names no ConfigMap of this operator) or be merged into one.
+	both, none := s.opts.ConfigFile != "" && s.configMap != "", s.opts.ConfigFile == "" && s.configMap == ""
+	if both || (none && s.previous.converterFile == "") {
 		return nil, errors.New("set exactly one of --config-map (KIM_CONFIG_MAP; the Deployment does) and --config " +
-			"(a file, for running outside the cluster); see docs/configuration.md")
+			"(a file, for running outside the cluster), or the previous manager's --converter-config-filepath; see docs/configuration.md")
 	}
 	return s, nil
 }

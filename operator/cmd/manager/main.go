@@ -69,13 +69,24 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		return fmt.Errorf("KCP kubeconfig: %w", err)
 	}
 	opts := s.opts
+	overlays, err := s.overlays(os.ReadFile)
+	if err != nil {
+		return err
+	}
 	if s.configMap != "" {
-		cfg, err := loadConfigMap(ctx, kcp, s.configMapNamespace, s.configMap)
+		cfg, err := loadConfigMap(ctx, kcp, s.configMapNamespace, s.configMap, overlays...)
 		if err != nil {
 			return err
 		}
 		opts.Config = cfg
-		log.Info("configuration loaded", "configMap", s.configMapNamespace+"/"+s.configMap)
+		log.Info("configuration loaded", "configMap", s.configMapNamespace+"/"+s.configMap, "previousConverterConfig", s.previous.converterFile)
+	} else {
+		cfg, source, err := s.fileConfig(os.ReadFile, overlays)
+		if err != nil {
+			return err
+		}
+		opts.Config = cfg
+		log.Info("configuration loaded", "source", source)
 	}
 	// Load the configuration first: it names the Gardener project the client guard is scoped to.
 	if err := opts.ResolveConfig(); err != nil {
