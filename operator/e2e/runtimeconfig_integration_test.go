@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,10 +99,12 @@ func (w *world) insideTheRuntime(t *testing.T, rt *imv1.Runtime) {
 		WorkerPools: runtimeconfig.WorkerPools{Kyma: runtimeconfig.WorkerPool{Name: "cpu-worker-0", MachineType: "m6i.large", HAZones: true, AutoScalerMin: 3, AutoScalerMax: 3},
 			Custom: []runtimeconfig.WorkerPool{{Name: "custom-pool", MachineType: "m6i.large", AutoScalerMin: 1, AutoScalerMax: 2}}},
 		GlobalAccountID: rt.Labels[imv1.LabelGlobalAccountID], SubaccountID: rt.Labels[imv1.LabelSubaccountID],
-		EnvironmentInstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], RuntimeID: rt.Name,
+		EnvironmentInstanceID: rt.Labels[imv1.LabelInstanceID], InstanceID: rt.Labels[imv1.LabelInstanceID],
+		InstanceName: rt.Labels[imv1.LabelKymaName], RuntimeID: rt.Name,
 		ShootName: insideShoot, Provider: "aws", Region: "eu-central-1", PlatformRegion: "cf-eu10", SeedRegion: w.seedRegion(t, s),
-		Infrastructure:    runtimeconfig.Infrastructure{Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13", Zones: info.Infrastructure.Zones},
-		LastReconcileTime: reconciled,
+		Infrastructure:       runtimeconfig.Infrastructure{Nodes: "10.250.0.0/16", Pods: "10.96.0.0/13", Services: "10.104.0.0/13", Zones: info.Infrastructure.Zones},
+		InfrastructureConfig: infrastructureConfigOf(t, s),
+		LastReconcileTime:    reconciled,
 	}
 	if diff := diffInfo(want, info); diff != "" {
 		t.Errorf("provisioning info: %s", diff)
@@ -256,6 +259,20 @@ func diffInfo(want, got runtimeconfig.ProvisioningInfo) string {
 		return ""
 	}
 	return fmt.Sprintf("want\n%s\ngot\n%s", w, g)
+}
+
+// infrastructureConfigOf is the shoot's spec.provider.infrastructureConfig as a generic document, the form the
+// provisioning info carries it in.
+func infrastructureConfigOf(t testing.TB, s *gardencorev1beta1.Shoot) any {
+	t.Helper()
+	if s.Spec.Provider.InfrastructureConfig == nil || len(s.Spec.Provider.InfrastructureConfig.Raw) == 0 {
+		t.Fatalf("shoot %s has no infrastructureConfig", s.Name)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(s.Spec.Provider.InfrastructureConfig.Raw, &v); err != nil {
+		t.Fatalf("shoot %s infrastructureConfig: %v", s.Name, err)
+	}
+	return v
 }
 
 // seedRegion is the region of the seed Gardener scheduled the shoot to.
