@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -239,6 +240,11 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	if c, ok := auditLogConfig(spec); !ok || c.TenantID != "tid-a" || c.ServiceURL != "https://auditlog.example/a" {
 		t.Errorf("shoot audit log extension %+v, want the dedicated tenant a", c)
 	}
+	// The previous infrastructure manager's condition of a dedicated tenant.
+	if c := conditionOf(res, lifecycle.ConditionCustomAuditLogConfigured); c == nil || c.Reason != lifecycle.ReasonCustomAuditLogConfigured ||
+		!strings.Contains(c.Message, " a") {
+		t.Errorf("condition %s: %+v", lifecycle.ConditionCustomAuditLogConfigured, c)
+	}
 
 	w.runtimes.Set("rt-1", ports.AuditLogOwner{Enabled: true, Provisioned: true, ShootName: "c-1"})
 	w.kcp.SetLabelled(auditlog.SecretRef{Namespace: modelNamespace, Name: "a-read"}, map[string]string{auditlog.LabelReadCredentials: "a"},
@@ -303,6 +309,9 @@ func TestAuditLogPoolEmptyWaitsWithAStableReason(t *testing.T) {
 	if d := res.Decision; d.State != lifecycle.StatePending || d.Reason != lifecycle.ReasonAuditLogPoolEmpty || d.RequeueAfter == 0 {
 		t.Errorf("decision %s %s (requeue %s), want Pending %s with a recheck", d.State, d.Reason, d.RequeueAfter, lifecycle.ReasonAuditLogPoolEmpty)
 	}
+	if c := conditionOf(res, lifecycle.ConditionProvisioned); c == nil || c.Status || c.Reason != lifecycle.ReasonCustomAuditLogError {
+		t.Errorf("condition %s: %+v, want false %s as the previous manager reported it", lifecycle.ConditionProvisioned, c, lifecycle.ReasonCustomAuditLogError)
+	}
 	if _, ok := w.garden.Spec("c-1"); ok {
 		t.Error("a shoot was created while the runtime waits for its tenant")
 	}
@@ -310,6 +319,16 @@ func TestAuditLogPoolEmptyWaitsWithAStableReason(t *testing.T) {
 	if res, _ := p.Provision(context.Background(), req, reapStart.Add(time.Minute)); res.AuditLogCR != "late" {
 		t.Errorf("after the pool got a tenant: auditLogCR %q (%s)", res.AuditLogCR, res.Decision.Reason)
 	}
+}
+
+// conditionOf is the condition of type typ the status of res reports besides Ready; nil when none.
+func conditionOf(res usecase.ProvisionResult, typ string) *lifecycle.Condition {
+	for _, c := range lifecycle.Conditions(res.Input, res.Configuration) {
+		if c.Type == typ {
+			return &c
+		}
+	}
+	return nil
 }
 
 func auditLogConfig(s shoot.Spec) (shoot.AuditLogExtensionConfig, bool) {

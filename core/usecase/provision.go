@@ -173,7 +173,11 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 	}
 	it := lifecycle.Intent{RuntimeID: rt.ID, Generation: rt.Generation, ShootName: rt.Name, Region: rt.Region,
-		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch}
+		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch,
+		AuditLogAccess: req.AuditLogAccess, RegistryCaches: len(rt.RegistryCaches)}
+	if d := rt.DedicatedAuditLog; d != nil {
+		it.DedicatedAuditLog = d.Name
+	}
 	// fresh is what the Runtime and the configuration ask for; its hash changes only when they do. The spec to
 	// apply to an existing shoot also takes what the update rules keep from it (completed or maintained versions,
 	// zone order), which Gardener changes without anything to re-apply.
@@ -196,7 +200,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	if genErr != nil {
 		it.Invalid = &lifecycle.Problem{Field: "spec", Message: genErr.Error()}
 		if ve := shoot.AsValidationError(genErr); ve != nil {
-			it.Invalid = &lifecycle.Problem{Field: ve.Field, Message: fmt.Sprintf("%s (%s)", ve.Message, ve.Reason)}
+			it.Invalid = &lifecycle.Problem{Field: ve.Field, Message: fmt.Sprintf("%s (%s)", ve.Message, ve.Reason), Reason: string(ve.Reason)}
 		}
 	} else {
 		it.DesiredSpecHash = fresh.Hash()

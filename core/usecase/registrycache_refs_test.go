@@ -62,6 +62,11 @@ func TestProvisionPassesOnlyTheRuntimesOwnRegistryCredentials(t *testing.T) {
 				t.Errorf("decision %s %s: %s; want %s naming %s", res.Decision.State, res.Decision.Reason, res.Decision.Message,
 					lifecycle.ReasonSpecInvalid, shoot.ReasonForeignRegistryCredentials)
 			}
+			// The previous infrastructure manager's condition says so too.
+			if c := conditionOf(res, lifecycle.ConditionRegistryCacheConfigured); !tc.applied &&
+				(c == nil || c.Status || c.Reason != lifecycle.ReasonRegistryCacheGardenClusterConfigFailed) {
+				t.Errorf("condition %s: %+v, want false %s", lifecycle.ConditionRegistryCacheConfigured, c, lifecycle.ReasonRegistryCacheGardenClusterConfigFailed)
+			}
 		})
 	}
 }

@@ -39,10 +39,12 @@ type TeardownRequest struct {
 
 // TeardownResult says whether the Runtime may go (Release), when to look again otherwise, and what happened.
 type TeardownResult struct {
-	Release      bool
-	RequeueAfter time.Duration
-	Message      string
-	Events       []Event
+	// AccessRemoved is true once the GardenerCluster and the kubeconfig Secret are gone.
+	AccessRemoved bool
+	Release       bool
+	RequeueAfter  time.Duration
+	Message       string
+	Events        []Event
 }
 
 // AccessRemovalRecheck is how soon a deleting Runtime looks again while its GardenerCluster's finalizer runs.
@@ -56,7 +58,7 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 	}
 	in := deletion.RuntimeInput{RuntimeID: req.RuntimeID, Namespace: req.Namespace, Plan: req.Plan, EverReady: req.EverReady,
 		AccessRemoved: gone, RestoreDocumentSize: len(req.RestoreDocument)}
-	var res TeardownResult
+	res := TeardownResult{AccessRemoved: gone}
 	serverChecked := false
 	var recorded *deletion.KCPRecord // stored in this run
 	for range 6 {

@@ -31,6 +31,12 @@ type Intent struct {
 	// Wait is set while something the spec depends on is not there yet (a dedicated audit log tenant): nothing is
 	// created or changed until it is.
 	Wait *Wait
+	// DedicatedAuditLog names the dedicated audit log tenant the spec configures ("" when none); AuditLogAccess is
+	// the Runtime's auditLogAccessEnabled. RegistryCaches is the number of registry caches the Runtime asks for.
+	// They only feed the conditions the previous infrastructure manager reported.
+	DedicatedAuditLog string
+	AuditLogAccess    bool
+	RegistryCaches    int
 }
 
 // Wait says what the Runtime waits for before its shoot can be created or changed.
@@ -46,6 +52,8 @@ type Wait struct {
 type Problem struct {
 	Field   string
 	Message string
+	// Reason is the validation's reason (shoot's Reason* names); empty for other failures.
+	Reason string
 }
 
 // Access is what the operator observed of access to the runtime.

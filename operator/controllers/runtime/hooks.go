@@ -123,6 +123,7 @@ func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton
 		Plan: rt.Labels[imv1.LabelBrokerPlanName], EverReady: rt.Status.ProvisioningCompleted, RestoreDocument: doc}, now)
 	out.Events = append(out.Events, h.events(res.Events)...)
 	ctrl.LoggerFrom(ctx).Info("runtime deletion step", "release", res.Release, "message", res.Message)
+	setDeprovisioned(rt, res, err, now)
 	if err != nil {
 		return out, err
 	}

@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,10 +177,23 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 		t.Fatalf("after update reconciled: %s (%s), want Ready", rt.Status.State, readyReason(rt))
 	}
 
-	// Deletion: access gone, shoot hibernated and marked, Runtime NotFound.
+	// Deletion: access gone, shoot hibernated and marked, Runtime NotFound. A failing step first: the Runtime
+	// stays and reports the previous system's Deprovisioned condition.
 	if err := w.kcp.Delete(t.Context(), rt); err != nil {
 		t.Fatal(err)
 	}
+	w.access.Err = func(method string) error {
+		if method == "Remove" {
+			return errors.New("KCP unavailable")
+		}
+		return nil
+	}
+	failing := w.reconcile(t)
+	if c := meta.FindStatusCondition(failing.Status.Conditions, lifecycle.ConditionDeprovisioned); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != lifecycle.ReasonGardenerError || !strings.Contains(c.Message, "KCP unavailable") {
+		t.Errorf("condition %s while removing access fails: %+v", lifecycle.ConditionDeprovisioned, c)
+	}
+	w.access.Err = nil
 	if got := w.reconcile(t); got != nil {
 		t.Fatalf("runtime still there after deletion reconcile: finalizers %v", got.Finalizers)
 	}

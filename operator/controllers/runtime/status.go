@@ -31,13 +31,23 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 		Message: d.Message, ObservedGeneration: rt.Generation}, now)
 	for _, c := range lifecycle.Conditions(res.Input, res.Configuration) {
 		cs := metav1.ConditionFalse
-		if c.Status {
+		switch {
+		case c.Unknown:
+			cs = metav1.ConditionUnknown
+		case c.Status:
 			cs = metav1.ConditionTrue
 		}
 		setCondition(st, metav1.Condition{Type: c.Type, Status: cs, Reason: c.Reason, Message: c.Message, ObservedGeneration: rt.Generation}, now)
 	}
 	if !res.Input.Access.Configuration.Bootstrap {
 		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionBootstrapped)
+	}
+	// The previous manager's conditions of features a runtime may stop using.
+	if res.Input.Intent.DedicatedAuditLog == "" {
+		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionCustomAuditLogConfigured)
+	}
+	if res.Input.Intent.RegistryCaches == 0 {
+		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionRegistryCacheConfigured)
 	}
 	meta.RemoveStatusCondition(&st.Conditions, conditionRuntimeConfigured)
 	if c := res.Configured; c.Hash != "" || c.Bootstrap.Hash != "" {
@@ -46,6 +56,25 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 			ShootReconciledAt: metaTime(c.ShootReconciledAt), BootstrapHash: c.Bootstrap.Hash, BootstrapFailed: c.Bootstrap.Failed}
 	}
 	mirrorShoot(st, res.Input.Shoot)
+}
+
+// setDeprovisioned reports the previous manager's Deprovisioned condition while the Runtime is deleted: unknown
+// (in progress) while the GardenerCluster and kubeconfig are removed and once the shoot is marked for deletion,
+// false when a step failed.
+func setDeprovisioned(rt *imv1.Runtime, res usecase.TeardownResult, err error, now time.Time) {
+	c := metav1.Condition{Type: lifecycle.ConditionDeprovisioned, Status: metav1.ConditionUnknown, ObservedGeneration: rt.Generation}
+	switch {
+	case err != nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, lifecycle.ReasonGardenerError, err.Error()
+	case !res.AccessRemoved:
+		c.Reason, c.Message = lifecycle.ReasonGardenerClusterDeleted, "Deleting the GardenerCluster and the kubeconfig Secret."
+	default:
+		c.Reason, c.Message = lifecycle.ReasonGardenerShootDeleted, res.Message
+	}
+	if c.Message == "" {
+		c.Message = "Runtime shoot deletion started."
+	}
+	setCondition(&rt.Status, c, now)
 }
 
 // metaTime is t as an API time; nil for the zero time.
