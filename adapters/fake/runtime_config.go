@@ -138,8 +138,7 @@ func (r *RuntimeConfigurator) configureBindings(rt *memRuntime, d runtimeconfig.
 		delete(rt.bindings, name)
 		r.Writes++
 	}
-	return runtimeconfig.Done(runtimeconfig.ReasonAdministratorsConfigured,
-		fmt.Sprintf("%d administrators are bound to cluster-admin.", len(d.Administrators)))
+	return runtimeconfig.AdministratorsOutcome(len(d.Administrators), d.ReservedAdministrators)
 }
 
 // clusterScoped are the kinds the in-memory runtime serves cluster-scoped (every other kind is served namespaced),

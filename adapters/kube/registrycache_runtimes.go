@@ -127,8 +127,8 @@ func entryCache(cfg imv1.RegistryCacheConfig) shoot.RegistryCache {
 	if p := cfg.Proxy; p != nil {
 		out.HTTPProxy, out.HTTPSProxy = ptr.Deref(p.HTTPProxy, ""), ptr.Deref(p.HTTPSProxy, "")
 	}
-	if h := cfg.HTTP; h != nil {
-		out.TLS = ptr.To(h.TLS)
+	if h := cfg.HTTP; h != nil && h.TLS != nil {
+		out.TLS = ptr.To(*h.TLS)
 	}
 	return out
 }
@@ -152,7 +152,7 @@ func runtimeCache(c shoot.RegistryCache) imv1.RegistryCacheConfig {
 		out.Proxy = &imv1.RegistryCacheProxy{HTTPProxy: opt(c.HTTPProxy), HTTPSProxy: opt(c.HTTPSProxy)}
 	}
 	if c.TLS != nil {
-		out.HTTP = &imv1.RegistryCacheHTTP{TLS: *c.TLS}
+		out.HTTP = &imv1.RegistryCacheHTTP{TLS: ptr.To(*c.TLS)}
 	}
 	return out
 }

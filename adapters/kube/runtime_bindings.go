@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"fmt"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,8 +52,7 @@ func configureBindings(ctx context.Context, c *runtimeClient, d runtimeconfig.De
 			return outcome(err, runtimeconfig.ReasonConfigurationError, "delete ClusterRoleBinding "+name)
 		}
 	}
-	return runtimeconfig.Done(runtimeconfig.ReasonAdministratorsConfigured,
-		fmt.Sprintf("%d administrators are bound to cluster-admin.", len(d.Administrators)))
+	return runtimeconfig.AdministratorsOutcome(len(d.Administrators), d.ReservedAdministrators)
 }
 
 // AdminBindingApply is the binding of an administrator to cluster-admin, labelled as the operator's.

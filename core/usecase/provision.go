@@ -174,7 +174,8 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	}
 	it := lifecycle.Intent{RuntimeID: rt.ID, Generation: rt.Generation, ShootName: rt.Name, Region: rt.Region,
 		EnforceSeedLocation: rt.EnforceSeedLocation, SuspendPatch: req.SuspendPatch, ForcePatch: req.ForcePatch,
-		AuditLogAccess: req.AuditLogAccess, RegistryCaches: len(rt.RegistryCaches)}
+		AuditLogAccess: req.AuditLogAccess, RegistryCaches: len(rt.RegistryCaches),
+		BoundAdministrators: runtimeconfig.BoundAdministrators(rt.Administrators), ReservedAdministrators: runtimeconfig.ReservedAdministrators(rt.Administrators)}
 	if d := rt.DedicatedAuditLog; d != nil {
 		it.DedicatedAuditLog = d.Name
 	}

@@ -132,7 +132,7 @@ func registryCacheCR(c shoot.RegistryCache) imv1.ImageRegistryCache {
 		cfg.Proxy = &imv1.RegistryCacheProxy{HTTPProxy: nonEmpty(c.HTTPProxy), HTTPSProxy: nonEmpty(c.HTTPSProxy)}
 	}
 	if c.TLS != nil {
-		cfg.HTTP = &imv1.RegistryCacheHTTP{TLS: *c.TLS}
+		cfg.HTTP = &imv1.RegistryCacheHTTP{TLS: ptr.To(*c.TLS)}
 	}
 	// KEB's name of the cache configuration is not on the shoot; the upstream identifies the cache.
 	return imv1.ImageRegistryCache{Name: c.Upstream, Config: cfg}

@@ -178,8 +178,8 @@ func registryCache(c imv1.ImageRegistryCache) shoot.RegistryCache {
 	if p := cfg.Proxy; p != nil {
 		out.HTTPProxy, out.HTTPSProxy = ptr.Deref(p.HTTPProxy, ""), ptr.Deref(p.HTTPSProxy, "")
 	}
-	if h := cfg.HTTP; h != nil {
-		out.TLS = ptr.To(h.TLS)
+	if h := cfg.HTTP; h != nil && h.TLS != nil {
+		out.TLS = ptr.To(*h.TLS)
 	}
 	return out
 }

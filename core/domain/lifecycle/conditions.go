@@ -83,7 +83,7 @@ func Conditions(in Input, res *runtimeconfig.Result) []Condition {
 	case c.AppliedHash != "" && c.AppliedHash == c.DesiredHash:
 		// Bootstrapped is left as the configuring pass reported it: a reached hash also covers a bootstrap set that
 		// was refused or invalid (it holds nothing up), and a restart must not turn that refusal into Completed.
-		out = append(out, reached(ConditionKymaSystemNSCreated), reached(ConditionOidcAndConfigMapConfigured), reached(ConditionConfigured))
+		out = append(out, reached(ConditionKymaSystemNSCreated), reached(ConditionOidcAndConfigMapConfigured), reachedAdministrators(in))
 	}
 	if c.Bootstrap && c.BootstrapHold != nil && (res == nil || res.Bootstrap.Reason == "") {
 		// A held runtime says so whether or not this pass configured it: most passes of a held runtime do not.
@@ -105,6 +105,15 @@ var reachedConditions = map[string]Condition{
 }
 
 func reached(t string) Condition { return reachedConditions[t] }
+
+// reachedAdministrators is Configured of a reached configuration: refused administrator names stay reported after
+// a restart, in the words of the pass that configured them.
+func reachedAdministrators(in Input) Condition {
+	if r := in.Intent.ReservedAdministrators; len(r) > 0 {
+		return fromOutcome(ConditionConfigured, runtimeconfig.AdministratorsOutcome(in.Intent.BoundAdministrators, r))
+	}
+	return reached(ConditionConfigured)
+}
 
 func provisioned(in Input) Condition {
 	s := in.Shoot

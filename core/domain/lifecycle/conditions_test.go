@@ -67,3 +67,30 @@ func TestAFailedPartKeepsItsMessage(t *testing.T) {
 		t.Fatalf("Configured condition %+v", c)
 	}
 }
+
+// Reserved administrator names stay reported by a pass that trusts the reached configuration (every restart), in
+// the words of the configuring pass.
+func TestTrustingPassKeepsReservedAdministrators(t *testing.T) {
+	it := intent()
+	it.BoundAdministrators, it.ReservedAdministrators = 1, []string{"system:anonymous"}
+	in := lc.Input{Intent: it, Access: lc.Access{SecretExists: true, Configuration: lc.Configuration{DesiredHash: "c3", AppliedHash: "c3"}}}
+	configured := lc.Conditions(in, &runtimeconfig.Result{
+		Namespace:        runtimeconfig.Done(runtimeconfig.ReasonKymaSystemNSReady, ""),
+		ProvisioningInfo: runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, ""),
+		OIDC:             runtimeconfig.Done(runtimeconfig.ReasonOidcAndConfigMapsConfigured, ""),
+		Administrators:   runtimeconfig.AdministratorsOutcome(1, []string{"system:anonymous"}),
+	})
+	trusted := lc.Conditions(in, nil)
+	find := func(cs []lc.Condition) lc.Condition {
+		for _, c := range cs {
+			if c.Type == lc.ConditionConfigured {
+				return c
+			}
+		}
+		t.Fatalf("no Configured condition in %v", cs)
+		return lc.Condition{}
+	}
+	if c := find(trusted); c != find(configured) || c.Reason != string(runtimeconfig.ReasonAdministratorNamesReserved) || !c.Status {
+		t.Errorf("trusting pass Configured %+v, configuring pass %+v; want both True/AdministratorNamesReserved", c, find(configured))
+	}
+}

@@ -37,6 +37,11 @@ type Intent struct {
 	DedicatedAuditLog string
 	AuditLogAccess    bool
 	RegistryCaches    int
+	// BoundAdministrators is the number of administrators bound to cluster-admin; ReservedAdministrators the names
+	// that get no binding (runtimeconfig.ReservedAdministrators). They give a reached configuration the words a
+	// configuring pass reports.
+	BoundAdministrators    int
+	ReservedAdministrators []string
 }
 
 // Wait says what the Runtime waits for before its shoot can be created or changed.

@@ -3,7 +3,9 @@ package runtimeconfig
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
+	"strings"
 )
 
 // AdminBinding is the ClusterRoleBinding that makes User a cluster-admin of the runtime.
@@ -19,12 +21,53 @@ func AdminBindingName(user string) string {
 	return AdminBindingPrefix + hex.EncodeToString(sum[:8])
 }
 
-// adminBindings are the bindings of the administrators, sorted by name, each user once.
+// reservedUserPrefix starts the user names Kubernetes gives its own identities (system:anonymous,
+// system:unauthenticated, system:kube-controller-manager): binding one of them to cluster-admin would open the
+// cluster to anyone or to a component, never to a person.
+const reservedUserPrefix = "system:"
+
+// ReservedAdministrators are the administrator names that are not bound: empty ones and those Kubernetes reserves,
+// each once, in their order. KEB sends any strings, so admission takes them and the configuration refuses them.
+func ReservedAdministrators(users []string) []string {
+	var out []string
+	for _, u := range users {
+		if (u == "" || strings.HasPrefix(u, reservedUserPrefix)) && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// AdministratorsOutcome is the outcome of binding the administrators once every binding holds: reason
+// AdministratorNamesReserved, naming what was not bound (at most five names), when some names were refused.
+func AdministratorsOutcome(bound int, reserved []string) Outcome {
+	if len(reserved) == 0 {
+		return Done(ReasonAdministratorsConfigured, fmt.Sprintf("%d administrators are bound to cluster-admin.", bound))
+	}
+	shown := reserved[:min(len(reserved), 5)]
+	quoted := make([]string, len(shown))
+	for i, u := range shown {
+		quoted[i] = fmt.Sprintf("%q", u)
+	}
+	more := ""
+	if len(reserved) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(reserved)-len(shown))
+	}
+	return Done(ReasonAdministratorNamesReserved, fmt.Sprintf("%d administrators are bound to cluster-admin; not bound: %s%s "+
+		"(empty, or starting with %s, which Kubernetes reserves for its own identities): correct spec.security.administrators.",
+		bound, strings.Join(quoted, ", "), more, reservedUserPrefix))
+}
+
+// BoundAdministrators is the number of bindings users get: each distinct name that is not reserved.
+func BoundAdministrators(users []string) int { return len(adminBindings(users)) }
+
+// adminBindings are the bindings of the administrators, sorted by name, each user once; reserved names (see
+// ReservedAdministrators) get none.
 func adminBindings(users []string) []AdminBinding {
 	seen := map[string]bool{}
 	var out []AdminBinding
 	for _, u := range users {
-		if u == "" || seen[u] {
+		if u == "" || strings.HasPrefix(u, reservedUserPrefix) || seen[u] {
 			continue
 		}
 		seen[u] = true

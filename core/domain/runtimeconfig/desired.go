@@ -50,6 +50,9 @@ type Desired struct {
 	OIDC       []OIDCResource
 	// Administrators are the cluster-admin bindings, sorted by name.
 	Administrators []AdminBinding
+	// ReservedAdministrators are the administrator names given no binding (ReservedAdministrators); they only
+	// change the words of the outcome, so the hash leaves them out.
+	ReservedAdministrators []string `json:"-"`
 	// Bootstrap is the set to apply; nil when none is configured or while the runtime is held (BootstrapHold).
 	Bootstrap *Bootstrap
 	// BootstrapHash identifies the set the runtime is to hold: Bootstrap's content hash, or, while it is held, that
@@ -68,7 +71,7 @@ func Compute(f Facts) (Desired, error) {
 		return Desired{}, err
 	}
 	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: info, ManageOIDC: f.OIDCServed,
-		Administrators: adminBindings(f.Runtime.Administrators), Bootstrap: f.Bootstrap, BootstrapHash: f.Bootstrap.ContentHash()}
+		Administrators: adminBindings(f.Runtime.Administrators), ReservedAdministrators: ReservedAdministrators(f.Runtime.Administrators), Bootstrap: f.Bootstrap, BootstrapHash: f.Bootstrap.ContentHash()}
 	if f.OIDCServed {
 		d.OIDC = oidcResources(shoot.CustomerIssuers(f.Runtime, f.Config))
 	}
@@ -82,7 +85,7 @@ func provisioningInfo(f Facts) ProvisioningInfo {
 		InstanceID: f.InstanceID, InstanceName: f.InstanceName, RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider), Region: rt.Region,
 		PlatformRegion: rt.PlatformRegion, SeedRegion: f.Shoot.SeedRegion,
 		Infrastructure: Infrastructure{Nodes: rt.Networking.Nodes, Pods: rt.Networking.Pods, Services: rt.Networking.Services},
-		NetworkDetails: NetworkDetails{DualStackIPEnabled: f.Shoot.DualStack || rt.Networking.DualStack,
+		NetworkDetails: NetworkDetails{DualStackIPEnabled: f.Shoot.DualStack,
 			KubeAPIServer: KubeAPIServer{ACL: slices.Clone(rt.ACL)}},
 		LastReconcileTime: formatTime(f.Shoot.ReconciledAt),
 	}

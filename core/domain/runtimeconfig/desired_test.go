@@ -1,6 +1,7 @@
 package runtimeconfig
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,51 @@ func TestHashFollowsEveryInput(t *testing.T) {
 		d, _ := Compute(f)
 		if d.Hash() == base.Hash() {
 			t.Errorf("%s: hash unchanged", name)
+		}
+	}
+}
+
+// KEB sends any strings as administrators (issue 26); empty names and names Kubernetes reserves for its own
+// identities get no binding, and the outcome names them, so the rest of the runtime is configured.
+func TestReservedAdministratorsGetNoBinding(t *testing.T) {
+	f := kebFacts()
+	f.Runtime.Administrators = []string{"alice@example.com", "", "system:anonymous", "system:unauthenticated", "system:anonymous", "systemic@example.com"}
+	d, err := Compute(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, b := range d.Administrators {
+		users = append(users, b.User)
+	}
+	slices.Sort(users)
+	if want := []string{"alice@example.com", "systemic@example.com"}; !slices.Equal(users, want) {
+		t.Errorf("bound %v, want %v", users, want)
+	}
+	if want := []string{"", "system:anonymous", "system:unauthenticated"}; !slices.Equal(d.ReservedAdministrators, want) {
+		t.Errorf("reserved %q, want %q", d.ReservedAdministrators, want)
+	}
+	if n := BoundAdministrators(f.Runtime.Administrators); n != 2 {
+		t.Errorf("BoundAdministrators = %d, want 2", n)
+	}
+	o := AdministratorsOutcome(len(d.Administrators), d.ReservedAdministrators)
+	if !o.Done || o.Reason != ReasonAdministratorNamesReserved || !strings.Contains(o.Message, `"system:anonymous"`) {
+		t.Errorf("outcome %+v, want done, AdministratorNamesReserved, naming system:anonymous", o)
+	}
+	if o := AdministratorsOutcome(2, nil); o.Reason != ReasonAdministratorsConfigured {
+		t.Errorf("outcome without reserved names: %+v", o)
+	}
+}
+
+// dualStackIPEnabled tells components what the cluster has: a Runtime asking for dual-stack where the landscape does
+// not offer it gets a single-stack cluster (issue 26), and the document must say so.
+func TestProvisioningInfoReportsTheShootsIPFamilies(t *testing.T) {
+	f := kebFacts()
+	f.Runtime.Networking.DualStack = true
+	for _, shootDual := range []bool{false, true} {
+		f.Shoot.DualStack = shootDual
+		if got := provisioningInfo(f).NetworkDetails.DualStackIPEnabled; got != shootDual {
+			t.Errorf("shoot dual-stack %v: dualStackIPEnabled %v", shootDual, got)
 		}
 	}
 }

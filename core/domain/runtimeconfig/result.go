@@ -23,6 +23,9 @@ const (
 	ReasonOIDCNotServed Reason = "OpenIDConnectNotServed"
 
 	ReasonAdministratorsConfigured Reason = "AdministratorsConfigured"
+	// ReasonAdministratorNamesReserved: the other administrators are bound; some names were not, being empty or
+	// reserved by Kubernetes (system:...). It holds nothing up.
+	ReasonAdministratorNamesReserved Reason = "AdministratorNamesReserved"
 	// ReasonConfigurationError: an administrator's ClusterRoleBinding could not be written or removed.
 	ReasonConfigurationError Reason = "ConfigurationError"
 

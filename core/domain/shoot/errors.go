@@ -43,10 +43,6 @@ const (
 	// ReasonACLOperatorAddressesMissing: a Runtime restricts API server access but the operator's and KCP's egress
 	// addresses are not known; applying it would lock the control plane out.
 	ReasonACLOperatorAddressesMissing Reason = "ACLOperatorAddressesMissing"
-	// ReasonDualStackUnsupported: dual-stack networking is not available for the provider in this landscape.
-	ReasonDualStackUnsupported Reason = "DualStackUnsupported"
-	// ReasonDualStackImmutable: dual-stack networking cannot be switched on an existing cluster.
-	ReasonDualStackImmutable Reason = "DualStackImmutable"
 )
 
 // ValidationError says which input field is wrong, why (Reason) and what to do (Message).

@@ -454,9 +454,10 @@ func TestDualStack(t *testing.T) {
 	}{
 		{"aws, enabled by the landscape", AWS, []Provider{AWS}, nil, true, ""},
 		{"gcp, enabled by the landscape", GCP, []Provider{AWS, GCP}, nil, true, ""},
-		{"aws, not enabled by the landscape", AWS, []Provider{GCP}, nil, false, ReasonDualStackUnsupported},
-		{"azure cannot, whatever the landscape says", Azure, []Provider{Azure}, nil, false, ReasonDualStackUnsupported},
-		{"an existing single-stack cluster is not switched", AWS, []Provider{AWS}, &Current{HasInfrastructureConfig: true}, false, ReasonDualStackImmutable},
+		// Ignored, not failed, as the previous manager did: KEB's idea of where dual-stack is offered need not match ours.
+		{"aws, not enabled by the landscape: ignored", AWS, []Provider{GCP}, nil, false, ""},
+		{"azure cannot, whatever the landscape says: ignored", Azure, []Provider{Azure}, nil, false, ""},
+		{"an existing single-stack cluster is not switched", AWS, []Provider{AWS}, &Current{HasInfrastructureConfig: true}, false, ""},
 		{"an existing dual-stack cluster stays", AWS, []Provider{AWS}, &Current{HasInfrastructureConfig: true, DualStack: true}, true, ""},
 	}
 	for _, tc := range cases {
@@ -477,10 +478,11 @@ func TestDualStack(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a dual-stack cluster cannot go back", func(t *testing.T) {
-		_, err := runStep(t, stepDualStack, input{rt: testRuntime(AWS), cfg: testConfig(), current: &Current{DualStack: true}})
-		if reasonOf(err) != ReasonDualStackImmutable {
-			t.Errorf("want DualStackImmutable, got %v", err)
+	t.Run("a dual-stack cluster stays dual-stack when the Runtime stops asking", func(t *testing.T) {
+		s, err := runStep(t, stepDualStack, input{rt: testRuntime(AWS), cfg: testConfig(), current: &Current{HasInfrastructureConfig: true, DualStack: true}},
+			stepWorkers, stepInfrastructure, stepNetworking)
+		if err != nil || len(s.Networking.IPFamilies) != 2 {
+			t.Errorf("IP families %v (err %v), want the cluster's IPv4 and IPv6 kept", s.Networking.IPFamilies, err)
 		}
 	})
 }

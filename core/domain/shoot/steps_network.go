@@ -200,24 +200,25 @@ func stepNetworking(in input, s *Spec) error {
 	return nil
 }
 
-// stepDualStack gives the cluster IPv4 and IPv6 where the provider's extension supports it and the landscape
-// enables it (shoot.dualStack.providers); on aws also the VPC's IPv6 and the AWS Load Balancer Controller, which
-// dual-stack load balancers need. Anywhere else the request is refused rather than ignored, and an existing
-// cluster keeps the IP families it was created with.
+// DualStackApplies says whether a new cluster of provider gets dual-stack networking: requested, supported by the
+// provider's extension (DualStackCapableProviders) and enabled by the landscape (enabled).
+func DualStackApplies(provider Provider, requested bool, enabled []Provider) bool {
+	return requested && slices.Contains(DualStackCapableProviders, provider) && slices.Contains(enabled, provider)
+}
+
+// stepDualStack gives a new cluster IPv4 and IPv6 when the Runtime asks for it, the provider's extension supports
+// it and the landscape enables it (shoot.dualStack.providers); on aws also the VPC's IPv6 and the AWS Load Balancer
+// Controller, which dual-stack load balancers need. Elsewhere the request is ignored, as the previous manager did
+// (KEB sends dualStack: true wherever its own configuration allows it, which need not match the landscape's):
+// the cluster is single-stack and the Runtime is not failed for it. An existing cluster keeps the IP families it
+// was created with, whatever the Runtime says now: Gardener cannot switch them.
 func stepDualStack(in input, s *Spec) error {
-	const field = "spec.shoot.networking.dualStack"
-	want := in.rt.Networking.DualStack
-	if in.current != nil && in.current.DualStack != want {
-		return invalid(ReasonDualStackImmutable, field, "the cluster was created with dualStack=%t; it cannot be switched to %t", in.current.DualStack, want)
+	dual := DualStackApplies(in.rt.Provider, in.rt.Networking.DualStack, in.cfg.DualStack)
+	if in.current != nil {
+		dual = in.current.DualStack
 	}
-	if !want {
+	if !dual {
 		return nil
-	}
-	if !slices.Contains(DualStackCapableProviders, in.rt.Provider) {
-		return invalid(ReasonDualStackUnsupported, field, "provider %s does not support dual-stack networking; only aws and gcp do", in.rt.Provider)
-	}
-	if !slices.Contains(in.cfg.DualStack, in.rt.Provider) {
-		return invalid(ReasonDualStackUnsupported, field, "dual-stack networking is not enabled for %s in this landscape (shoot.dualStack.providers)", in.rt.Provider)
 	}
 	s.Networking.IPFamilies = []string{"IPv4", "IPv6"}
 	if aws := s.Provider.Infrastructure.AWS; aws != nil {

@@ -68,9 +68,10 @@ type RuntimeSpec struct {
 	// ImageRegistryCache configures pull-through caches for container registries (Gardener's registry-cache
 	// extension). Removing all entries disables the caches. The operator writes it (field manager
 	// kim-registry-cache) from the customer's RegistryCacheConfig objects in the runtime; secretReferenceName then
-	// names the operator's copy of the credentials in the Gardener project (reg-cache-<hash>).
+	// names the operator's copy of the credentials in the Gardener project (reg-cache-<hash>). At most 100 entries,
+	// the most registryCache.maxConfigsPerRuntime allows.
 	// +optional
-	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	ImageRegistryCache []ImageRegistryCache `json:"imageRegistryCache,omitempty"`
 }
@@ -125,9 +126,10 @@ type RuntimeShoot struct {
 // Kubernetes holds the Kubernetes version and API server settings.
 type Kubernetes struct {
 	// Version is major.minor (the newest patch of the cloud profile is used) or major.minor.patch. Without it the
-	// operator's default is used. The operator never downgrades a running cluster.
+	// operator's default is used, also when it is empty (KEB sends "" when its own default is not configured). The
+	// operator never downgrades a running cluster.
 	// +optional
-	// +kubebuilder:validation:Pattern=`^[0-9]+\.[0-9]+(\.[0-9]+)?$`
+	// +kubebuilder:validation:Pattern=`^([0-9]+\.[0-9]+(\.[0-9]+)?)?$`
 	Version *string `json:"version,omitempty"`
 	// KubeAPIServer configures authentication and access of the API server.
 	// +optional
@@ -140,9 +142,10 @@ type APIServer struct {
 	// +optional
 	OidcConfig OIDCConfig `json:"oidcConfig,omitempty"`
 	// AdditionalOidcConfig lists the OIDC issuers whose tokens the API server accepts. Without entries the
-	// operator's default issuer is used.
+	// operator's default issuer is used. The bound (far above real input) keeps the issuer rule within the API
+	// server's CEL cost budget.
 	// +optional
-	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	AdditionalOidcConfig *[]OIDCConfig `json:"additionalOidcConfig,omitempty"`
 	// ACL restricts which client networks may reach the API server.
@@ -202,9 +205,10 @@ type OpenIDConnectClientAuthentication struct {
 
 // ACL restricts the client networks that may reach the API server.
 type ACL struct {
-	// AllowedCIDRs are the client networks allowed to reach the API server, e.g. 203.0.113.0/24.
+	// AllowedCIDRs are the client networks allowed to reach the API server, e.g. 203.0.113.0/24. The bound (far
+	// above real input) keeps the CIDR rule within the API server's CEL cost budget.
 	// +optional
-	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:MaxItems=1000
 	// +listType=atomic
 	// +kubebuilder:validation:items:XValidation:rule="isCIDR(self)",message="each allowedCIDRs entry must be a CIDR such as 203.0.113.0/24"
 	// +kubebuilder:validation:items:MaxLength=43
@@ -213,7 +217,8 @@ type ACL struct {
 
 // Provider holds the cloud provider type and the worker pools of the cluster.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.additionalWorkers) || size(self.workers) == 0 || self.additionalWorkers.all(a, a.name != self.workers[0].name)",message="additional worker pool names must differ from the name of the pool in workers",fieldPath=".additionalWorkers"
+// An additional pool named like the pool in workers is judged by the controller (reason DuplicateWorker): the rule
+// comparing the names is beyond the API server's CEL cost budget at 100 pools of unbounded names.
 type Provider struct {
 	// Type of the cloud provider. Immutable.
 	// +kubebuilder:validation:Enum=aws;azure;gcp;openstack;alicloud;gdch
@@ -227,19 +232,18 @@ type Provider struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, (!has(w.labels) || size(w.labels) <= 64) && (!has(w.annotations) || size(w.annotations) <= 64) && (!has(w.taints) || size(w.taints) <= 32))",message="a worker pool has at most 64 labels, 64 annotations and 32 taints"
 	Workers []gardener.Worker `json:"workers"`
 	// AdditionalWorkers are further pools in Gardener's Worker shape; removing one removes the pool. Pool names must
-	// be unique across workers and additionalWorkers. At most 25 pools: the bound keeps the admission rules within
-	// the API server's CEL cost budget (Gardener's Worker fields have no length limits of their own).
+	// be unique across workers and additionalWorkers. At most 100 pools, far above what KEB sends: the bound keeps
+	// the admission rules within the API server's CEL cost budget (Gardener's Worker fields have no length limits of
+	// their own).
 	// +optional
-	// +kubebuilder:validation:MaxItems=25
+	// +kubebuilder:validation:MaxItems=100
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each additional worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each additional worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, (!has(w.labels) || size(w.labels) <= 64) && (!has(w.annotations) || size(w.annotations) <= 64) && (!has(w.taints) || size(w.taints) <= 32))",message="a worker pool has at most 64 labels, 64 annotations and 32 taints"
 	AdditionalWorkers *[]gardener.Worker `json:"additionalWorkers,omitempty"`
 }
 
@@ -274,13 +278,13 @@ type Networking struct {
 
 // Security holds the administrators of the runtime and its network filter.
 type Security struct {
-	// Administrators are user IDs (often e-mail addresses) bound to cluster-admin in the runtime. Names with the
-	// system: prefix are reserved by Kubernetes (system:anonymous, system:unauthenticated) and refused.
+	// Administrators are user IDs (often e-mail addresses) bound to cluster-admin in the runtime. KEB sends any
+	// strings; admission takes them all, and the operator binds none that is empty or starts with system: (reserved
+	// by Kubernetes: system:anonymous, system:unauthenticated, ...): condition Configured reason
+	// AdministratorNamesReserved names them, the rest is configured. At most 1,000: each becomes a binding in the
+	// runtime.
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=100
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=256
-	// +kubebuilder:validation:items:XValidation:rule="!self.startsWith('system:')",message="administrators must be user names; names starting with system: (system:anonymous, system:unauthenticated, ...) are reserved by Kubernetes"
+	// +kubebuilder:validation:MaxItems=1000
 	Administrators []string `json:"administrators"`
 	// Networking configures Gardener's networking filter extension.
 	Networking NetworkingSecurity `json:"networking"`
@@ -381,8 +385,10 @@ type RegistryCacheProxy struct {
 
 // RegistryCacheHTTP configures a cache's HTTP endpoint.
 type RegistryCacheHTTP struct {
-	// TLS serves the cache over TLS.
-	TLS bool `json:"tls"`
+	// TLS serves the cache over TLS; without it the extension's default applies (TLS on). Optional, as under the
+	// previous manager, so Runtimes it stored with an empty http object stay writable.
+	// +optional
+	TLS *bool `json:"tls,omitempty"`
 }
 
 // RuntimeStatus is what the operator observed and did for a Runtime.
