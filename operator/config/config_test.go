@@ -48,6 +48,17 @@ func TestDefaults(t *testing.T) {
 		rc.MaxConfigsPerRuntime != 100 || rc.MaxListBytesPerRuntime != 256<<10 || pool.Enabled || pool.Scope != PoolScopeNamespaced {
 		t.Errorf("self-service defaults not applied: registry cache %+v, audit log pool %+v", rc, pool)
 	}
+	// The previous manager's built-in drain settings (issue 27), unless the landscape sets its own.
+	if w := cfg.Shoot.Workers; w.MachineDrainTimeout == nil || w.MachineDrainTimeout.Duration != 15*time.Minute || w.MaxEvictRetries == nil || *w.MaxEvictRetries != 2 {
+		t.Errorf("worker defaults %+v, want 15m and 2", w)
+	}
+	own, err := Parse([]byte(minimal + "  workers: {machineDrainTimeout: 1h, maxEvictRetries: 0}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := own.Shoot.Workers; w.MachineDrainTimeout.Duration != time.Hour || *w.MaxEvictRetries != 0 {
+		t.Errorf("the landscape's worker settings were replaced: %+v", w)
+	}
 }
 
 const minimal = `apiVersion: kim.kyma-project.io/v1alpha1

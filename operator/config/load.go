@@ -29,6 +29,11 @@ const (
 	// DefaultRegistryCacheWorkers is how many runtimes are synced at the same time.
 	DefaultRegistryCacheWorkers = 5
 	// Gardener's cleanup finalize grace periods the production landscape sets (seconds).
+	// DefaultMachineDrainTimeout and DefaultMaxEvictRetries are what pools without their own values get: the previous
+	// infrastructure manager's built-in values, which every shoot it created carries, so our shoots drain the same.
+	DefaultMachineDrainTimeout = 15 * time.Minute
+	DefaultMaxEvictRetries     = 2
+
 	DefaultCleanupExtendedAPIs        = 120
 	DefaultCleanupKubernetesResources = 120
 	DefaultCleanupWebhooks            = 60
@@ -112,6 +117,14 @@ func (c *OperatorConfig) Default() {
 	}
 	if rc.MaxListBytesPerRuntime == 0 {
 		rc.MaxListBytesPerRuntime = registrycache.DefaultMaxListBytes
+	}
+	if w := &c.Shoot.Workers; w.MachineDrainTimeout == nil {
+		d := Set(DefaultMachineDrainTimeout)
+		w.MachineDrainTimeout = &d
+	}
+	if w := &c.Shoot.Workers; w.MaxEvictRetries == nil {
+		v := int32(DefaultMaxEvictRetries)
+		w.MaxEvictRetries = &v
 	}
 	if c.Shoot.AuditLog.Pool.Scope == "" {
 		c.Shoot.AuditLog.Pool.Scope = PoolScopeNamespaced
