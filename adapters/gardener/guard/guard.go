@@ -101,7 +101,7 @@ const registryCredentialsPrefix = "reg-cache-"
 // reg-cache-* names: their names are recorded in the KCP, so no list is needed (RBAC cannot limit a list or a watch
 // to some Secrets: either would read all of them).
 func ProjectPolicy(projectNamespace string) Policy {
-	const core = "core.gardener.cloud"
+	const core, security = "core.gardener.cloud", "security.gardener.cloud"
 	return Policy{
 		Rules: []Rule{
 			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: shootVerbs},
@@ -109,6 +109,8 @@ func ProjectPolicy(projectNamespace string) Policy {
 			{Group: "", Resource: "configmaps", Namespace: projectNamespace,
 				Verbs: []string{"get", "list", "watch", "create", "patch"}},
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
+			// The label dirty of a deleted runtime's binding, read and patched by name (docs/adr/0005).
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: []string{"get", "patch"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get", "delete"}, NamePrefix: registryCredentialsPrefix},
 		},
