@@ -109,10 +109,10 @@ func ProjectPolicy(projectNamespace string) Policy {
 			{Group: "", Resource: "configmaps", Namespace: projectNamespace,
 				Verbs: []string{"get", "list", "watch", "create", "patch"}},
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
-			// The label dirty of a deleted runtime's binding, read and patched by name (docs/adr/0005).
-			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: []string{"get", "patch"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get", "delete"}, NamePrefix: registryCredentialsPrefix},
+			// The label dirty of a deleted runtime's binding, read and patched by name (docs/adr/0005).
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: []string{"get", "patch"}},
 		},
 		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
 	}
