@@ -145,4 +145,3 @@ func Poolable(labels map[string]string) bool {
 	_, tenant := labels["tenantName"]
 	return !dirty && !tenant && labels["shared"] != "true"
 }
-
