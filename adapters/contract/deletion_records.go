@@ -24,7 +24,7 @@ func RunDeletionRecordsContract(t *testing.T, newFixture func(t *testing.T) Reco
 	at := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 	record := func(f RecordsFixture, shoot, uid string) deletion.KCPRecord {
 		return deletion.KCPRecord{RuntimeID: "rt-" + shoot, RuntimeNamespace: f.Namespace, ShootName: shoot, ShootUID: uid,
-			MarkedAt: at, DueAt: at.Add(72 * time.Hour)}
+			MarkedAt: at, DueAt: at.Add(72 * time.Hour), CredentialsBinding: "cb-" + shoot, BindingRelease: deletion.BindingReleased}
 	}
 	get := func(t *testing.T, f RecordsFixture, ns, shoot string, mode ports.ReadMode) (deletion.KCPRecord, bool) {
 		t.Helper()
@@ -32,6 +32,21 @@ func RunDeletionRecordsContract(t *testing.T, newFixture func(t *testing.T) Reco
 		require.NoError(t, err)
 		return r, found
 	}
+
+	t.Run("ForShoot returns the records of the shoot, with what was done to its binding", func(t *testing.T) {
+		f := newFixture(t)
+		want := record(f, "c-for", "uid-for")
+		require.NoError(t, f.Records.Put(t.Context(), want))
+		require.NoError(t, f.Records.Put(t.Context(), record(f, "c-other", "uid-other")))
+		eventually(t, "a cached read catches up", func(c *assert.CollectT) {
+			got, err := f.Records.ForShoot(t.Context(), "c-for")
+			assert.NoError(c, err)
+			assert.Equal(c, []deletion.KCPRecord{want}, got)
+		})
+		got, err := f.Records.ForShoot(t.Context(), "c-none")
+		require.NoError(t, err)
+		require.Empty(t, got)
+	})
 
 	t.Run("a missing record is not found, not an error", func(t *testing.T) {
 		f := newFixture(t)

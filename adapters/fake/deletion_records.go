@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,6 +83,23 @@ func (d *DeletionRecords) RemoveForShoot(_ context.Context, shootName, keepUID s
 		}
 	}
 	return nil
+}
+
+// ForShoot implements ports.DeletionRecords.
+func (d *DeletionRecords) ForShoot(_ context.Context, shootName string) ([]deletion.KCPRecord, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.fail("ForShoot"); err != nil {
+		return nil, err
+	}
+	var out []deletion.KCPRecord
+	for _, r := range d.records {
+		if r.ShootName == shootName {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b deletion.KCPRecord) int { return strings.Compare(a.RuntimeNamespace, b.RuntimeNamespace) })
+	return out, nil
 }
 
 // Migrated implements ports.DeletionRecords.

@@ -304,3 +304,16 @@ func (g *Garden) SeedRegion(_ context.Context, seedName string) (string, error) 
 	}
 	return g.seedRegions[seedName], nil
 }
+
+// bindingUses maps every existing shoot to the credentials binding its spec names.
+func (g *Garden) bindingUses() map[string]string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := map[string]string{}
+	for name, s := range g.shoots {
+		if s.obs.Exists && s.spec.CredentialsBinding != "" {
+			out[name] = s.spec.CredentialsBinding
+		}
+	}
+	return out
+}

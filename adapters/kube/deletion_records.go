@@ -60,7 +60,8 @@ func (d *DeletionRecords) Get(ctx context.Context, namespace, shootName string, 
 
 func recordOf(obj *imv1.DeletionRecord) deletion.KCPRecord {
 	return deletion.KCPRecord{RuntimeID: obj.Spec.RuntimeID, RuntimeNamespace: obj.Namespace, ShootName: obj.Name,
-		ShootUID: obj.Spec.ShootUID, MarkedAt: obj.Spec.MarkedAt.UTC(), DueAt: obj.Spec.DueAt.UTC()}
+		ShootUID: obj.Spec.ShootUID, MarkedAt: obj.Spec.MarkedAt.UTC(), DueAt: obj.Spec.DueAt.UTC(),
+		CredentialsBinding: obj.Spec.CredentialsBinding, BindingRelease: deletion.BindingRelease(obj.Spec.BindingRelease)}
 }
 
 // Put implements ports.DeletionRecords: create, or replace the spec of the record of the same shoot name with
@@ -73,7 +74,8 @@ func (d *DeletionRecords) Put(ctx context.Context, r deletion.KCPRecord) error {
 		return fmt.Errorf("store the deletion record of shoot %s: namespace %s is not watched by the operator", r.ShootName, r.RuntimeNamespace)
 	}
 	spec := imv1.DeletionRecordSpec{RuntimeID: r.RuntimeID, ShootUID: r.ShootUID,
-		MarkedAt: metav1.NewTime(ceilSecond(r.MarkedAt)), DueAt: metav1.NewTime(ceilSecond(r.DueAt))}
+		MarkedAt: metav1.NewTime(ceilSecond(r.MarkedAt)), DueAt: metav1.NewTime(ceilSecond(r.DueAt)),
+		CredentialsBinding: r.CredentialsBinding, BindingRelease: string(r.BindingRelease)}
 	obj := &imv1.DeletionRecord{ObjectMeta: metav1.ObjectMeta{Namespace: r.RuntimeNamespace, Name: r.ShootName,
 		Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue}}, Spec: spec}
 	err := d.Writer.Create(ctx, obj)
@@ -136,6 +138,31 @@ func (d *DeletionRecords) RemoveForShoot(ctx context.Context, shootName, keepUID
 		}
 	}
 	return nil
+}
+
+// ForShoot implements ports.DeletionRecords.
+func (d *DeletionRecords) ForShoot(ctx context.Context, shootName string) ([]deletion.KCPRecord, error) {
+	if shootName == "" || shootName == MigrationRecordName {
+		return nil, nil
+	}
+	reader := d.Cached
+	if reader == nil {
+		reader = d.Live
+	}
+	var out []deletion.KCPRecord
+	for _, ns := range d.Namespaces {
+		obj := &imv1.DeletionRecord{}
+		key := client.ObjectKey{Namespace: ns, Name: shootName}
+		err := reader.Get(ctx, key, obj)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, transient("read deletion record "+key.String(), err)
+		}
+		out = append(out, recordOf(obj))
+	}
+	return out, nil
 }
 
 // Migrated implements ports.DeletionRecords (a live read: it is asked once per start).

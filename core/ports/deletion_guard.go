@@ -56,6 +56,9 @@ type DeletionRecords interface {
 	// RemoveForShoot removes every record about shootName whose shoot UID is not keepUID (keepUID "" removes all of
 	// them): the shoot they were about is gone. It reads the records from the cache. Errors wrap ErrTransient.
 	RemoveForShoot(ctx context.Context, shootName, keepUID string) error
+	// ForShoot returns the records about shootName in every watched namespace (from the cache; a lagging cache
+	// may miss one written a moment ago). Errors wrap ErrTransient.
+	ForShoot(ctx context.Context, shootName string) ([]deletion.KCPRecord, error)
 	// Migrated tells whether the one-time migration of deletions recorded only on shoots (operator versions
 	// before the KCP records) is done. Errors wrap ErrTransient.
 	Migrated(ctx context.Context) (bool, error)

@@ -33,4 +33,11 @@ const (
 	// refused the landscape's bootstrap set (runtimeconfig's reasons of the same names): nothing of it was applied.
 	EventBootstrapPullSecretRefused = "BootstrapPullSecretRefused"
 	EventBootstrapObjectRefused     = "BootstrapObjectRefused"
+	// EventBindingReleased: the credentials binding of a deleted runtime was labelled dirty (KEB's deprovisioning
+	// finishes at once); EventBindingRestored: that label came off again with a restore or because another shoot
+	// uses the binding; EventBindingNotReleased (warning): labelling failed for deletion.BindingReleaseTimeout
+	// and the Runtime went without it, so KEB's deprovisioning waits for the shoot and fails after an hour.
+	EventBindingReleased    = "CredentialsBindingReleased"
+	EventBindingRestored    = "CredentialsBindingDirtyRemoved"
+	EventBindingNotReleased = "CredentialsBindingNotReleased"
 )

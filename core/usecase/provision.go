@@ -50,6 +50,10 @@ type Provisioner struct {
 	// AdoptOnly holds every change to a shoot adopted from the previous system until a person approves it (the
 	// Runtime's force-patch annotation): adopted shoots are taken over only when the operator's rendering equals them.
 	AdoptOnly bool
+	// Bindings and Records, when both set, take back the dirty label the teardown put on the credentials binding
+	// of a cluster that is restored (docs/adr/0005): the binding of a live cluster must not read as released.
+	Bindings ports.CredentialsBindings
+	Records  ports.DeletionRecords
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -289,6 +293,10 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		if pd := in.Shoot.Marks.PendingDeletion; pd != nil {
 			plan = p.Policy.LongerPlan(pd.Plan, plan)
 		}
+		// The binding first: once the deletion is cancelled this step does not come again.
+		if err := p.restoreBinding(ctx, req.Namespace, rt.Name, in.Shoot.UID, res); err != nil {
+			return in, false, err
+		}
 		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, plan,
 			ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion})
 		if err != nil {
@@ -375,4 +383,43 @@ func actionError(err error) lifecycle.ActionError {
 	}
 	return lifecycle.ActionError{Message: err.Error(),
 		Permanent: errors.Is(err, ports.ErrShootRejected) || errors.Is(err, ports.ErrShootNotManaged)}
+}
+
+// restoreBinding removes the dirty label the teardown set on the credentials binding of the deletion of shoot uid
+// that is being taken back, and records that in the deletion's KCP record, so a retry does not remove a label
+// someone else sets later. A label it did not set (the record says so) stays.
+func (p *Provisioner) restoreBinding(ctx context.Context, namespace, shootName, uid string, res *ProvisionResult) error {
+	if p.Bindings == nil || p.Records == nil {
+		return nil
+	}
+	rec, found, err := p.Records.Get(ctx, namespace, shootName, ports.ReadLive)
+	if err != nil {
+		return fmt.Errorf("read the deletion record of shoot %s to restore its credentials binding: %w", shootName, err)
+	}
+	if !found || rec.ShootUID != uid || rec.CredentialsBinding == "" || !rec.BindingRelease.Owned() {
+		return nil
+	}
+	for range 5 {
+		b, err := p.Bindings.Get(ctx, rec.CredentialsBinding)
+		if err != nil {
+			return fmt.Errorf("read credentials binding %s to restore it: %w", rec.CredentialsBinding, err)
+		}
+		d := deletion.OnRestore(b, rec.BindingRelease)
+		if d.Step == deletion.BindingRemoveDirty {
+			err := p.Bindings.RemoveDirty(ctx, rec.CredentialsBinding, b.ResourceVersion)
+			if errors.Is(err, ports.ErrConflict) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("remove the dirty label of credentials binding %s: %w", rec.CredentialsBinding, err)
+			}
+			res.Events = append(res.Events, Event{Reason: EventBindingRestored, Message: d.Message})
+		}
+		rec.BindingRelease = deletion.BindingUntouched
+		if err := p.Records.Put(ctx, rec); err != nil {
+			return fmt.Errorf("record the restore of credentials binding %s: %w", rec.CredentialsBinding, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("remove the dirty label of credentials binding %s: %w: it kept changing", rec.CredentialsBinding, ports.ErrConflict)
 }

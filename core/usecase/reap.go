@@ -26,6 +26,9 @@ type Reaper struct {
 	Clock     ports.ServerClock
 	Restorer  *Restorer
 	Policy    deletion.Policy
+	// Bindings, when set, leaves the credentials binding of a reaped shoot as KEB's deprovisioning step leaves it
+	// when the shoot disappears (docs/adr/0005); nil: bindings are not touched.
+	Bindings ports.CredentialsBindings
 }
 
 // ReapResult is the decision taken about one shoot and what happened.
@@ -157,10 +160,66 @@ func (r *Reaper) forget(ctx context.Context, name string) error {
 	if s.Exists {
 		keep = s.UID // created again meanwhile: only the records of the old shoot go
 	}
+	if err := r.finishBindings(ctx, name, keep); err != nil {
+		return err
+	}
 	if err := r.Records.RemoveForShoot(ctx, name, keep); err != nil {
 		return fmt.Errorf("remove the KCP's deletion records of shoot %s: %w", name, err)
 	}
 	return nil
+}
+
+// finishBindings leaves the credentials binding of every deletion of shoot name (except of the shoot uid keep)
+// exactly as KEB's step would have left it had it waited for the shoot to disappear: dirty when no shoot names it
+// any more, and without the operator's dirty label when another shoot does. It runs before the records go, so a
+// failure is retried with the next event of the shoot.
+func (r *Reaper) finishBindings(ctx context.Context, name, keep string) error {
+	if r.Bindings == nil {
+		return nil
+	}
+	recs, err := r.Records.ForShoot(ctx, name)
+	if err != nil {
+		return fmt.Errorf("read the KCP's deletion records of shoot %s: %w", name, err)
+	}
+	for _, rec := range recs {
+		if rec.CredentialsBinding == "" || rec.BindingRelease == deletion.BindingUntouched || (keep != "" && rec.ShootUID == keep) {
+			continue
+		}
+		if err := r.finishBinding(ctx, name, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Reaper) finishBinding(ctx context.Context, name string, rec deletion.KCPRecord) error {
+	for range 5 {
+		b, err := r.Bindings.Get(ctx, rec.CredentialsBinding)
+		if err != nil {
+			return fmt.Errorf("read credentials binding %s of shoot %s: %w", rec.CredentialsBinding, name, err)
+		}
+		others, err := r.Bindings.UsedBy(ctx, rec.CredentialsBinding, name)
+		if err != nil {
+			return fmt.Errorf("list the shoots using credentials binding %s: %w", rec.CredentialsBinding, err)
+		}
+		d := deletion.OnShootGone(b, rec.BindingRelease, len(others) > 0)
+		switch d.Step {
+		case deletion.BindingLabelDirty:
+			err = r.Bindings.SetDirty(ctx, rec.CredentialsBinding, b.ResourceVersion)
+		case deletion.BindingRemoveDirty:
+			err = r.Bindings.RemoveDirty(ctx, rec.CredentialsBinding, b.ResourceVersion)
+		default:
+			return nil
+		}
+		if errors.Is(err, ports.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("release credentials binding %s of shoot %s: %w", rec.CredentialsBinding, name, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("release credentials binding %s of shoot %s: %w: it kept changing", rec.CredentialsBinding, name, ports.ErrConflict)
 }
 
 // confirm re-reads the shoot live, asks the KCP whether the recorded runtime exists and compares the clocks. It

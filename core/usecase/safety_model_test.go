@@ -89,6 +89,8 @@ type world struct {
 	access   *fake.AccessObjects
 	guard    *fake.DeletionGuard
 	records  *fake.DeletionRecords
+	// bindings are KEB's credentials bindings, one per shoot name ("cb-<shoot>"), assigned to a tenant.
+	bindings *fake.CredentialsBindings
 	rng      *rand.Rand
 	faults   bool
 
@@ -123,15 +125,25 @@ func newWorld(seed uint64) *world {
 		runtimes: map[string]*kcpRuntime{}, gone: map[string]kcpRuntime{}, foreign: map[string]string{}, preds: map[string]string{},
 		longest: map[string]time.Duration{}, readyWhenDeleted: map[string]bool{}, owner: map[string]string{}, forged: map[string]bool{}}
 	policy := modelPolicy()
+	w.bindings = fake.NewCredentialsBindings(w.garden)
+	for _, name := range modelShoots {
+		w.bindings.Create(modelBinding(name), map[string]string{"tenantName": "ga"})
+	}
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
-		Guard: w.guard, Config: modelConfig(), Policy: policy}
+		Guard: w.guard, Config: modelConfig(), Policy: policy, Bindings: w.bindings, Records: w.records}
 	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Records: w.records, Policy: policy,
-		Clock: &fake.ServerClock{Clock: truth}}
+		Clock: &fake.ServerClock{Clock: truth}, Bindings: w.bindings}
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
 	w.reaper = &usecase.Reaper{Shoots: w.garden, Runtimes: w.kcp, Records: w.records, Namespace: modelNamespace, Guard: w.guard,
 		Clock:    &fake.ServerClock{Clock: truth},
-		Restorer: w.restorer, Policy: policy}
+		Restorer: w.restorer, Policy: policy, Bindings: w.bindings}
 	w.kubeconfigs = newKubeconfigs(w.garden, truth)
+	w.bindings.Err = func(method string) error {
+		if w.faults && method != "Get" && w.rng.IntN(4) == 0 {
+			return fmt.Errorf("%s: injected: %w", method, ports.ErrTransient)
+		}
+		return nil
+	}
 	w.garden.Err = func(method string) error {
 		if w.faults && method != "Get" && w.rng.IntN(4) == 0 {
 			return fmt.Errorf("%s: injected: %w", method, ports.ErrTransient)
@@ -141,10 +153,13 @@ func newWorld(seed uint64) *world {
 	return w
 }
 
+// modelBinding is the credentials binding KEB assigned to the instance of a shoot name (kept across suspensions).
+func modelBinding(shootName string) string { return "cb-" + shootName }
+
 // spec is the domain Runtime KEB asks for.
 func (rt *kcpRuntime) spec() shoot.Runtime {
 	return shoot.Runtime{ID: rt.id, Generation: rt.generation, GlobalAccountID: "ga", SubaccountID: "sa", Name: rt.shoot,
-		Purpose: "evaluation", PlatformRegion: "cf-eu10", Region: "eu-west-1", CredentialsBinding: "aws-binding",
+		Purpose: "evaluation", PlatformRegion: "cf-eu10", Region: "eu-west-1", CredentialsBinding: modelBinding(rt.shoot),
 		KubernetesVersion: "1.33", Provider: shoot.AWS,
 		Workers: []shoot.Worker{{Name: "cpu-worker-0", MachineType: "m6i.large", Minimum: 1, Maximum: 3 + int32(rt.generation%3),
 			VolumeType: "gp3", VolumeSize: "80Gi", Zones: []string{"eu-west-1a"}}},
@@ -277,7 +292,7 @@ func (w *world) reconcile(id string) {
 		}
 		doc := fake.RestoreDocument{Name: rt.id, Namespace: modelNamespace, Shoot: rt.shoot, Plan: rt.plan}.Encode()
 		res, err := w.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: id, Namespace: modelNamespace, ShootName: rt.shoot,
-			Plan: rt.plan, EverReady: rt.everReady, RestoreDocument: doc}, now)
+			Plan: rt.plan, EverReady: rt.everReady, RestoreDocument: doc, CredentialsBinding: modelBinding(rt.shoot)}, now)
 		if err == nil && res.Release {
 			delete(w.runtimes, id)
 			w.kcp.Remove(id)

@@ -212,6 +212,9 @@ func (c *checker) check() error {
 	c.secretChanges = n
 	ctx := contextFor()
 	policy := modelPolicy()
+	if err := w.checkBindings(); err != nil {
+		return err
+	}
 	deletions := w.garden.Deletions()
 	marks := w.garden.Marks()
 	written := w.records.Written()
@@ -348,6 +351,33 @@ func (c *checker) drained() error {
 		}
 		if pd := s.Marks.PendingDeletion; s.Marks.Managed && pd != nil && !s.Deleting() {
 			return fmt.Errorf("after the drain shoot %s still waits for deletion (record %+v)", name, *pd)
+		}
+	}
+	return nil
+}
+
+// checkBindings is invariant 10: while a shoot the operator released the binding of waits for deletion (and its
+// runtime is not being brought back), the binding stays labelled dirty, so KEB's step is done and the pool skips
+// it; and no binding a shoot of a Runtime in the KCP names carries a dirty label the operator set for a deletion
+// that was taken back.
+func (w *world) checkBindings() error {
+	ctx := contextFor()
+	for _, name := range w.garden.Shoots() {
+		s, _ := w.garden.Get(ctx, name, ports.ReadLive)
+		pd := s.Marks.PendingDeletion
+		if !s.Exists || pd == nil || !s.Marks.Managed {
+			continue
+		}
+		rec, found, _ := w.records.Get(ctx, modelNamespace, name, ports.ReadLive)
+		if !found || rec.ShootUID != s.UID || rec.BindingRelease != deletion.BindingReleased {
+			continue
+		}
+		if _, back := w.runtimes[rec.RuntimeID]; back {
+			continue
+		}
+		if l := w.bindings.Labels(rec.CredentialsBinding); l["dirty"] != "true" || l["tenantName"] == "" {
+			return fmt.Errorf("binding %s of shoot %s (waiting for deletion, released by the operator) is %v; want dirty and its tenant",
+				rec.CredentialsBinding, name, l)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package usecase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,6 +25,10 @@ type Teardown struct {
 	Clock ports.ServerClock
 	// Configurator, when set, forgets the runtime (its client) once the Runtime may go.
 	Configurator ports.RuntimeConfigurator
+	// Bindings, when set, labels the runtime's credentials binding dirty before the Runtime goes, so KEB's
+	// deprovisioning step (which waits at most an hour for the shoot to disappear) finishes at once while the
+	// shoot waits out its window (docs/adr/0005). nil: bindings are not touched.
+	Bindings ports.CredentialsBindings
 }
 
 // TeardownRequest is a Runtime being deleted.
@@ -35,6 +40,11 @@ type TeardownRequest struct {
 	EverReady bool
 	// RestoreDocument is the Runtime as it can be created again (without secrets).
 	RestoreDocument []byte
+	// CredentialsBinding is spec.shoot.secretBindingName: the binding KEB releases after the Runtime is gone.
+	CredentialsBinding string
+	// DeletionStarted is the Runtime's deletion timestamp; labelling the binding is given up
+	// deletion.BindingReleaseTimeout after it.
+	DeletionStarted time.Time
 }
 
 // TeardownResult says whether the Runtime may go (Release), when to look again otherwise, and what happened.
@@ -107,9 +117,17 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 			res.Events = append(res.Events, Event{Reason: EventShootMarked, Message: d.Message})
 			in.Shoot = marked
 		case deletion.ActionRelease:
-			if d.KCPRecord != nil && (recorded == nil || *recorded != *d.KCPRecord) {
-				if err := t.Records.Put(ctx, *d.KCPRecord); err != nil {
-					return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
+			if d.KCPRecord != nil {
+				// Only a shoot marked for this runtime keeps its cluster: its binding is released here, before KEB
+				// sees the Runtime gone and runs its own step.
+				rec := *d.KCPRecord
+				if err := t.releaseBinding(ctx, req, &rec, &recorded, &res, now); err != nil {
+					return res, err
+				}
+				if recorded == nil || *recorded != rec {
+					if err := t.Records.Put(ctx, rec); err != nil {
+						return res, fmt.Errorf("record the deletion of runtime %s in the KCP: %w", req.RuntimeID, err)
+					}
 				}
 			}
 			res.Release = true
@@ -120,6 +138,69 @@ func (t *Teardown) Run(ctx context.Context, req TeardownRequest, now time.Time) 
 		}
 	}
 	return res, fmt.Errorf("deletion of runtime %s did not converge: %s", req.RuntimeID, res.Message)
+}
+
+// releaseBinding labels the credentials binding of req dirty, recording the intent in the KCP record first (so a
+// crash between the write and the record still knows the label is this deletion's), and sets rec's binding fields
+// to what was done. Failures are retried (an error) until deletion.BindingReleaseTimeout after the deletion
+// started; then the Runtime goes without the label, with a warning: holding it longer would fail KEB's
+// deprovisioning anyway, at its Runtime-deletion step instead of its binding step.
+func (t *Teardown) releaseBinding(ctx context.Context, req TeardownRequest, rec *deletion.KCPRecord, recorded **deletion.KCPRecord,
+	res *TeardownResult, now time.Time) error {
+	if t.Bindings == nil || req.CredentialsBinding == "" {
+		return nil
+	}
+	rec.CredentialsBinding = req.CredentialsBinding
+	state := deletion.BindingUntouched
+	stored, found, err := t.Records.Get(ctx, req.Namespace, req.ShootName, ports.ReadLive)
+	if err != nil {
+		return fmt.Errorf("read the deletion record of shoot %s before releasing its credentials binding: %w", req.ShootName, err)
+	}
+	if found && stored.ShootUID == rec.ShootUID && stored.RuntimeID == rec.RuntimeID && stored.CredentialsBinding == req.CredentialsBinding {
+		state = stored.BindingRelease
+	}
+	giveUp := func(cause error) error {
+		if !deletion.BindingGivenUp(req.DeletionStarted, now) {
+			return cause
+		}
+		rec.BindingRelease = deletion.BindingNotReleased
+		res.Events = append(res.Events, Event{Warning: true, Reason: EventBindingNotReleased, Message: fmt.Sprintf(
+			"Credentials binding %s could not be labelled dirty within %s (%v); the Runtime goes without it and KEB's deprovisioning waits for the shoot. Label it dirty=true by hand if the deletion is genuine.",
+			req.CredentialsBinding, deletion.BindingReleaseTimeout, cause)})
+		return nil
+	}
+	for range 5 {
+		b, err := t.Bindings.Get(ctx, req.CredentialsBinding)
+		if err != nil {
+			return giveUp(fmt.Errorf("read credentials binding %s: %w", req.CredentialsBinding, err))
+		}
+		d := deletion.OnRelease(b, state, req.DeletionStarted, now)
+		switch d.Step {
+		case deletion.BindingRecordIntent:
+			rec.BindingRelease = d.Record
+			if err := t.Records.Put(ctx, *rec); err != nil {
+				return giveUp(fmt.Errorf("record the release of credentials binding %s: %w", req.CredentialsBinding, err))
+			}
+			stored := *rec
+			*recorded, state = &stored, d.Record
+		case deletion.BindingLabelDirty:
+			err := t.Bindings.SetDirty(ctx, req.CredentialsBinding, b.ResourceVersion)
+			if errors.Is(err, ports.ErrConflict) {
+				continue
+			}
+			if err != nil {
+				return giveUp(fmt.Errorf("label credentials binding %s dirty: %w", req.CredentialsBinding, err))
+			}
+			res.Events = append(res.Events, Event{Reason: EventBindingReleased, Message: d.Message})
+		default:
+			if d.Record == deletion.BindingNotReleased && state != deletion.BindingNotReleased {
+				res.Events = append(res.Events, Event{Warning: true, Reason: EventBindingNotReleased, Message: d.Message})
+			}
+			rec.BindingRelease = d.Record
+			return nil
+		}
+	}
+	return giveUp(fmt.Errorf("label credentials binding %s dirty: %w: it kept changing", req.CredentialsBinding, ports.ErrConflict))
 }
 
 func later(a, b time.Time) time.Time {

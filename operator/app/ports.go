@@ -55,6 +55,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
 		Records:      &kube.DeletionRecords{Cached: kcp, Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces, Namespace: ns},
 		ServerClock:  serverClock,
+		Bindings:     &gardener.CredentialsBindings{Live: garden.GetAPIReader(), Writer: garden.GetClient(), Namespace: opts.GardenNamespace()},
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
 		ShootOwner:   gardener.ShootToRuntime,
 		// Every Runtime's registry caches (KEB's too) may reference only copies made for it: confirmed by name.

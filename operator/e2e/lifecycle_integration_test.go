@@ -91,6 +91,8 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 				}
 			}},
 			{"SameIDRecreateTakesClusterBack", func(t *testing.T) { w.sameIDRecreateTakesClusterBack(t, azure) }},
+			{"KEBBindingReleasedThenRestored", func(t *testing.T) { w.bindingReleasedThenRestored(t, azure) }},
+			{"KEBBindingReleasedUntilTheShootIsGone", func(t *testing.T) { w.bindingReleasedUntilTheShootIsGone(t, aws) }},
 			{"GardenerClusterConfusedDeputy", func(t *testing.T) { w.confusedDeputy(t, trial) }},
 		}, append(append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...), w.runtimeConfigScenarios(trial, aws)...)...)...)
 	})

@@ -101,7 +101,7 @@ const registryCredentialsPrefix = "reg-cache-"
 // reg-cache-* names: their names are recorded in the KCP, so no list is needed (RBAC cannot limit a list or a watch
 // to some Secrets: either would read all of them).
 func ProjectPolicy(projectNamespace string) Policy {
-	const core = "core.gardener.cloud"
+	const core, security = "core.gardener.cloud", "security.gardener.cloud"
 	return Policy{
 		Rules: []Rule{
 			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: shootVerbs},
@@ -111,6 +111,8 @@ func ProjectPolicy(projectNamespace string) Policy {
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"create"}},
 			{Group: "", Resource: "secrets", Namespace: projectNamespace, Verbs: []string{"get", "delete"}, NamePrefix: registryCredentialsPrefix},
+			// The label dirty of a deleted runtime's binding, read and patched by name (docs/adr/0005).
+			{Group: security, Resource: "credentialsbindings", Namespace: projectNamespace, Verbs: []string{"get", "patch"}},
 		},
 		ReadOnlyPaths: []string{"/version", "/healthz", "/livez", "/readyz", "/api", "/api/", "/apis", "/apis/", "/openapi/"},
 	}

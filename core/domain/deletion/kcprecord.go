@@ -21,6 +21,10 @@ type KCPRecord struct {
 	ShootName, ShootUID string
 	// MarkedAt is when the operator let the Runtime go; DueAt is the earliest moment the shoot may be deleted.
 	MarkedAt, DueAt time.Time
+	// CredentialsBinding is the binding the Runtime named (spec.shoot.secretBindingName) and BindingRelease what
+	// the operator did to it for this deletion: the restore and the reaper undo or complete exactly that.
+	CredentialsBinding string
+	BindingRelease     BindingRelease
 }
 
 // Validate reports a record that cannot be stored: every field is needed to match it against a shoot.

@@ -53,4 +53,14 @@ type DeletionRecordSpec struct {
 	// DueAt is the earliest moment the shoot may be deleted.
 	// +kubebuilder:validation:Format=date-time
 	DueAt metav1.Time `json:"dueAt"`
+	// CredentialsBinding is the Gardener CredentialsBinding the Runtime named (spec.shoot.secretBindingName).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	CredentialsBinding string `json:"credentialsBinding,omitempty"`
+	// BindingRelease is what the operator did to that binding for this deletion: Releasing (about to label it
+	// dirty), Released (labelled it dirty), FoundDirty (someone else had), NotReleased (gave up labelling it).
+	// A restore removes a dirty label only when it is Releasing or Released.
+	// +optional
+	// +kubebuilder:validation:Enum=Releasing;Released;FoundDirty;NotReleased
+	BindingRelease string `json:"bindingRelease,omitempty"`
 }

@@ -58,7 +58,8 @@ func (Controller) Name() string { return Name }
 func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
 	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
 		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials,
-		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly, RegistryCredentials: p.RegistryCredentials}
+		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly, RegistryCredentials: p.RegistryCredentials,
+		Bindings: p.Bindings, Records: p.Records}
 	if p.Bootstrap != nil && p.BootstrapRecords != nil && !p.BootstrapRollout.AllAtOnce() {
 		// A changed set of bootstrap manifests reaches the runtimes in waves, stopped when too many fail it.
 		provision.Rollout = &usecase.BootstrapRollout{Runtimes: p.BootstrapRecords, Shoots: p.ShootLister, Source: p.Bootstrap,
@@ -69,11 +70,11 @@ func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.T
 		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}
 	}
 	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Records: p.Records, Policy: s.Deletion, Clock: p.ServerClock,
-		Configurator: p.Configurator}
+		Configurator: p.Configurator, Bindings: p.Bindings}
 	restorer := &usecase.Restorer{Shoots: p.Shoots, Runtimes: p.Registry, Policy: s.Deletion, DefaultNamespace: s.Namespaces[0]}
 	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Records: p.Records, Namespace: s.Namespaces[0], Guard: p.Guard,
 		Clock: p.ServerClock, Restorer: restorer,
-		Policy: s.Deletion}
+		Policy: s.Deletion, Bindings: p.Bindings}
 	return provision, teardown, reaper
 }
 

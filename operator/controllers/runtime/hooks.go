@@ -120,7 +120,8 @@ func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton
 		return out, err
 	}
 	res, err := h.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: rt.Name, Namespace: rt.Namespace, ShootName: rt.Spec.Shoot.Name,
-		Plan: rt.Labels[imv1.LabelBrokerPlanName], EverReady: rt.Status.ProvisioningCompleted, RestoreDocument: doc}, now)
+		Plan: rt.Labels[imv1.LabelBrokerPlanName], EverReady: rt.Status.ProvisioningCompleted, RestoreDocument: doc,
+		CredentialsBinding: rt.Spec.Shoot.SecretBindingName, DeletionStarted: deletionStarted(rt)}, now)
 	out.Events = append(out.Events, h.events(res.Events)...)
 	ctrl.LoggerFrom(ctx).Info("runtime deletion step", "release", res.Release, "message", res.Message)
 	setDeprovisioned(rt, res, err, now)
@@ -148,4 +149,12 @@ func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
 		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
 	}
 	return out
+}
+
+// deletionStarted is when the Runtime's deletion began (zero when it has no deletion timestamp).
+func deletionStarted(rt *imv1.Runtime) time.Time {
+	if rt.DeletionTimestamp == nil {
+		return time.Time{}
+	}
+	return rt.DeletionTimestamp.Time
 }

@@ -77,7 +77,8 @@ func (m *Metrics) count(reason string) {
 	switch reason {
 	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
 		usecase.EventRestoreStarted, usecase.EventDeletionStopped, usecase.EventBreakerTripped, usecase.EventInvalidDeletionRecord,
-		usecase.EventRestoreDocumentDropped, usecase.EventNoKCPRecord, usecase.EventKCPRecordMismatch, usecase.EventBrakeInvalid:
+		usecase.EventRestoreDocumentDropped, usecase.EventNoKCPRecord, usecase.EventKCPRecordMismatch, usecase.EventBrakeInvalid,
+		usecase.EventBindingReleased, usecase.EventBindingRestored, usecase.EventBindingNotReleased:
 		m.deletionEvents.WithLabelValues(reason).Inc()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
@@ -13,7 +14,9 @@ import (
 // NewScheme returns the scheme with every type the operator reads or writes in KCP and in the garden.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, imv1.AddToScheme, gardencorev1beta1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, imv1.AddToScheme, gardencorev1beta1.AddToScheme,
+		// CredentialsBindings: only the label dirty of a deleted runtime's binding is written (docs/adr/0005).
+		securityv1alpha1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}

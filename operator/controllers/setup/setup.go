@@ -48,7 +48,9 @@ type Ports struct {
 	Configurator ports.RuntimeConfigurator
 	Guard        ports.DeletionGuard
 	// Records are the KCP's own records of deletions (DeletionRecord objects).
-	Records     ports.DeletionRecords
+	Records ports.DeletionRecords
+	// Bindings labels the credentials bindings of deleted runtimes as KEB's deprovisioning expects; nil: never.
+	Bindings    ports.CredentialsBindings
 	ServerClock ports.ServerClock
 	Registry    ports.RuntimeRegistry
 	// Identities reaches runtimes through their admin kubeconfigs for least-privilege kubeconfigs (ServiceAccounts,
