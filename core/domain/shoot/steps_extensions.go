@@ -25,7 +25,7 @@ func stepNetworkingFilter(in input, s *Spec) error {
 func stepAuditLog(in input, s *Spec) error {
 	cfg := in.cfg.AuditLog
 	if d := in.rt.DedicatedAuditLog; d != nil {
-		return dedicatedAuditLog(cfg, *d, auditPolicy(in.rt, cfg), s)
+		return dedicatedAuditLog(*d, auditPolicy(in.rt, cfg), s)
 	}
 	if !cfg.Enabled {
 		return nil
@@ -54,22 +54,15 @@ func stepAuditLog(in input, s *Spec) error {
 	return nil
 }
 
-// dedicatedAuditLog points the cluster at its own tenant. The tenant's own credentials Secret wins over the shared
-// one; a tenant without either cannot be used.
-func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, policy string, s *Spec) error {
-	secret := d.SecretName
-	if secret == "" {
-		secret = cfg.SecretName
-	}
-	switch {
-	case d.TenantID == "" || d.ServiceURL == "":
+// dedicatedAuditLog points the cluster at its own tenant with the tenant's own write credentials Secret
+// (spec.config.gardenerSecretName): the shared tenant's Secret authenticates for another tenant, so a tenant
+// without one cannot be used.
+func dedicatedAuditLog(d DedicatedAuditLog, policy string, s *Spec) error {
+	if d.TenantID == "" || d.ServiceURL == "" || d.SecretName == "" {
 		return invalid(ReasonAuditLogTenantMissing, "status.auditLogCR",
-			"the claimed audit log tenant %s has no tenant ID or service URL", d.Name)
-	case secret == "":
-		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName",
-			"the claimed audit log tenant %s names no credentials Secret and none is configured", d.Name)
+			"the claimed audit log tenant %s lacks spec.subaccountID, spec.config.serviceURL or spec.config.gardenerSecretName; the audit log manager must complete it", d.Name)
 	}
-	auditLogExtension(s, d.TenantID, d.ServiceURL, secret, policy)
+	auditLogExtension(s, d.TenantID, d.ServiceURL, d.SecretName, policy)
 	return nil
 }
 

@@ -42,6 +42,10 @@ func TestStepAuditLogDedicatedTenant(t *testing.T) {
 		Tenants: map[Provider]map[string]AuditLogTenant{AWS: {"eu-west-1": {TenantID: "shared", ServiceURL: "https://audit.example.com"}}}}
 	rt := testRuntime(AWS)
 	rt.DedicatedAuditLog = &DedicatedAuditLog{Name: "kcp-system/t1", TenantID: "own", ServiceURL: "https://own.example.com"}
+	if _, err := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg}); reasonOf(err) != ReasonAuditLogTenantMissing {
+		t.Errorf("a tenant without its own write Secret: %v, want %s (the shared Secret is another tenant's)", err, ReasonAuditLogTenantMissing)
+	}
+	rt.DedicatedAuditLog.SecretName = "own-secret"
 	s, err := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -50,12 +54,8 @@ func TestStepAuditLogDedicatedTenant(t *testing.T) {
 	if diff := cmp.Diff(want, s.Extensions); diff != "" {
 		t.Errorf("extensions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]ResourceRef{{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: "shared-secret"}}, s.Resources); diff != "" {
-		t.Errorf("a tenant without its own Secret uses the shared one (-want +got):\n%s", diff)
-	}
-	rt.DedicatedAuditLog.SecretName = "own-secret"
-	if s, _ := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg}); len(s.Resources) != 1 || s.Resources[0].TargetName != "own-secret" {
-		t.Errorf("resources %+v, want the tenant's own Secret", s.Resources)
+	if diff := cmp.Diff([]ResourceRef{{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: "own-secret"}}, s.Resources); diff != "" {
+		t.Errorf("resources (-want +got), want the tenant's own Secret:\n%s", diff)
 	}
 	// A dedicated tenant does not depend on the shared tenants being switched on, and a broken one is refused.
 	cfg.AuditLog.Enabled = false
