@@ -183,6 +183,13 @@ func (w *world) addTenantIn(t *testing.T, name string, state auditlog.State, reg
 	if err := w.kcp.Create(ctx, read); err != nil {
 		t.Fatal(err)
 	}
+	// The write credentials the audit log manager stores in the Gardener project (Gardener refuses a shoot whose
+	// spec.resources names a Secret that does not exist).
+	write := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-" + w.project, Name: name + "-write"},
+		StringData: map[string]string{"clientID": name + "-writer", "clientSecret": "write-" + name}}
+	if err := w.garden.Create(ctx, write); err != nil {
+		t.Fatal(err)
+	}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
 		"platformRegion": "cf-eu10", "regions": []any{region}, "subaccountID": "sub-" + name,
 		"config": map[string]any{"serviceURL": "https://auditlog.example.com/" + name, "gardenerSecretName": name + "-write",
