@@ -67,3 +67,39 @@ func TestStepAuditLogDedicatedTenant(t *testing.T) {
 		t.Errorf("tenant without ID: %v, want %s", err, ReasonAuditLogTenantMissing)
 	}
 }
+
+// TestStepAuditLogDedicatedKeepsThePreviousResourceName: a cluster the previous infrastructure manager switched to
+// its dedicated tenant references the write credentials as dedicated-auditlog-credentials; adopting it keeps that
+// name as long as it points at the same tenant and Secret, and a changed tenant gets the operator's own name.
+func TestStepAuditLogDedicatedKeepsThePreviousResourceName(t *testing.T) {
+	cfg := testConfig()
+	rt := testRuntime(AWS)
+	rt.DedicatedAuditLog = &DedicatedAuditLog{Name: "kcp-system/t1", TenantID: "sub-1", ServiceURL: "https://own.example.com", SecretName: "t1-write"}
+	prev := &CurrentAuditLog{TenantID: "sub-1", ServiceURL: "https://own.example.com", SecretName: "t1-write", ResourceName: PreviousDedicatedAuditLogResourceName}
+	for _, tc := range []struct {
+		reason string
+		cur    *Current
+		want   string
+	}{
+		{"a new cluster", nil, AuditLogResourceName},
+		{"the previous manager's dedicated reference to this tenant", &Current{AuditLog: prev}, PreviousDedicatedAuditLogResourceName},
+		{"the previous manager's reference to another Secret", &Current{AuditLog: &CurrentAuditLog{TenantID: "sub-1", ServiceURL: "https://own.example.com",
+			SecretName: "shared", ResourceName: PreviousDedicatedAuditLogResourceName}}, AuditLogResourceName},
+		{"the shared tenant's reference", &Current{AuditLog: &CurrentAuditLog{TenantID: "shared", ServiceURL: "https://a.example.com",
+			SecretName: "shared", ResourceName: AuditLogResourceName}}, AuditLogResourceName},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			s, err := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg, current: tc.cur})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []ResourceRef{{Name: tc.want, APIVersion: "v1", Kind: "Secret", TargetName: "t1-write"}}
+			if diff := cmp.Diff(want, s.Resources); diff != "" {
+				t.Errorf("resources (-want +got):\n%s", diff)
+			}
+			if c, ok := s.Extensions[0].Config.(AuditLogExtensionConfig); !ok || c.SecretReferenceName != tc.want || c.TenantID != "sub-1" {
+				t.Errorf("extension %+v, want secretReferenceName %s", s.Extensions[0], tc.want)
+			}
+		})
+	}
+}
