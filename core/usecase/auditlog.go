@@ -96,8 +96,12 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 			}
 		case auditlog.ActionUnreserve:
 			if err = c.Pool.Unreserve(ctx, d.Tenant); err == nil {
+				why := fmt.Sprintf("it is in state %q or no longer serves region %s", d.Tenant.State, req.Region)
+				if d.Claimed != nil {
+					why = "the runtime holds " + d.Claimed.Name
+				}
 				out.Events = append(out.Events, Event{Reason: EventAuditLogReservationRecover,
-					Message: fmt.Sprintf("Reservation of audit log tenant %s given back: the runtime holds %s", d.Tenant.Name, d.Claimed.Name)})
+					Message: fmt.Sprintf("Reservation of audit log tenant %s given back: %s", d.Tenant.Name, why)})
 			}
 		}
 		if err != nil && !errors.Is(err, ports.ErrConflict) {

@@ -336,6 +336,21 @@ func TestAuditLogAdoptsTheTenantOfThePreviousManager(t *testing.T) {
 	}
 }
 
+// TestAuditLogWithdrawnReservationIsGivenBack: a tenant the audit log manager marked UnrecoverableError after the
+// runtime reserved it is given back and another free tenant is claimed in the same pass.
+func TestAuditLogWithdrawnReservationIsGivenBack(t *testing.T) {
+	bad := poolTenant("a")
+	bad.ReservedFor, bad.State = "rt-1", auditlog.StateUnrecoverableError
+	w := newKeeperWorld(bad, poolTenant("b"))
+	res, err := w.claimer.Claim(context.Background(), claimReq("rt-1"), reapStart)
+	if err != nil || res.Tenant == nil || res.Tenant.Name != "b" {
+		t.Fatalf("claim %+v, %v; want tenant b", res, err)
+	}
+	if a, _ := w.pool.Tenant("a"); a.ReservedFor != "" || a.AssignedTo != "" {
+		t.Errorf("withdrawn tenant %+v, want given back", a)
+	}
+}
+
 // TestAuditLogExistingRuntimeClaimsAtOnce: a runtime whose cluster exists already reserves and claims in one write,
 // as the previous manager does when auditLogAccessEnabled is switched on later.
 func TestAuditLogExistingRuntimeClaimsAtOnce(t *testing.T) {

@@ -99,7 +99,8 @@ const (
 	// ActionClaim sets spec.assignedToRuntimeID on Tenant, preconditioned on its version, and the reservation
 	// labels too when Tenant is not reserved for the runtime yet (an existing runtime claims at once).
 	ActionClaim Action = "Claim"
-	// ActionUnreserve removes the runtime's reservation of Tenant (it holds another tenant already).
+	// ActionUnreserve removes the runtime's reservation of Tenant: it holds another tenant already (Claimed), or
+	// Tenant is no longer one it may get.
 	ActionUnreserve Action = "Unreserve"
 )
 
@@ -137,9 +138,17 @@ func DecideClaim(req Request, pool []Tenant) Decision {
 		return Decision{}
 	}
 	for _, t := range pool {
-		if t.ReservedFor == req.RuntimeID && t.AssignedTo == "" && !t.Orphaned {
-			return Decision{Action: ActionClaim, Tenant: t} // resume a claim a crash interrupted
+		if t.ReservedFor != req.RuntimeID || t.AssignedTo != "" || t.Orphaned {
+			continue
 		}
+		unreserved := t
+		unreserved.ReservedFor = ""
+		if !unreserved.Free(req.Region) {
+			// The audit log manager withdrew it (or it no longer serves the region) since it was reserved: give it
+			// back rather than claim a tenant nobody may get.
+			return Decision{Action: ActionUnreserve, Tenant: t}
+		}
+		return Decision{Action: ActionClaim, Tenant: t} // resume a claim a crash interrupted
 	}
 	free := freeTenants(pool, req.Region)
 	if len(free) == 0 {
