@@ -3,6 +3,7 @@ package contract
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,9 +14,12 @@ import (
 // AuditLogPoolFixture is one fresh pool with the means to add tenants as the landscape does.
 type AuditLogPoolFixture struct {
 	Pool ports.AuditLogPool
-	// Add creates a free tenant named name with a tenant ID and a service URL and returns its name as the pool
-	// reports it (a namespaced pool adds the namespace).
+	// Add creates a free tenant named name as the audit log manager does (regions eu-central-1 and eu-west-1, a
+	// subaccount ID, a config with service URL and both Secret names, status.state SiemApproved) and returns its
+	// name as the pool reports it (a namespaced pool adds the namespace).
 	Add func(ctx context.Context, name string) (string, error)
+	// SetState writes status.state of the tenant (pool name) as the audit log manager does.
+	SetState func(ctx context.Context, name string, s auditlog.State) error
 }
 
 // RunAuditLogPoolContract runs the contract of ports.AuditLogPool against fixtures made by newFixture (one per
@@ -44,10 +48,48 @@ func RunAuditLogPoolContract(t *testing.T, newFixture func(t *testing.T) AuditLo
 		}
 		return f, get(t, f.Pool, name)
 	}
-	t.Run("a new tenant is free and usable", func(t *testing.T) {
+	t.Run("a new tenant is read field for field, free for its regions only", func(t *testing.T) {
 		_, tn := setup(t)
-		if !tn.Free("aws", "eu-central-1") || tn.Version == "" {
-			t.Errorf("tenant %+v: want free, usable, with a version", tn)
+		if !tn.Free("eu-central-1") || !tn.Free("eu-west-1") || tn.Free("us-east-1") || tn.Version == "" {
+			t.Errorf("tenant %+v: want free in its regions, with a version", tn)
+		}
+		local := tn.Name[strings.LastIndex(tn.Name, "/")+1:]
+		if tn.State != auditlog.StateSiemApproved || tn.TenantID != "sub-"+local || tn.ServiceURL != "https://auditlog.example/"+local ||
+			tn.SecretName != local+"-write" || tn.ReadCredentials.Name != local+"-read" || tn.ReadCredentials.Namespace == "" {
+			t.Errorf("tenant %+v: want the subaccount ID, config and state of the AuditLog", tn)
+		}
+	})
+	t.Run("the audit log manager's state is read; a tenant it has not approved is not free", func(t *testing.T) {
+		f, tn := setup(t)
+		if err := f.SetState(t.Context(), tn.Name, auditlog.StatePending); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(t, f.Pool, tn.Name); got.State != auditlog.StatePending || got.Free("eu-central-1") || got.Version == tn.Version {
+			t.Errorf("tenant %+v: want Pending, not free, a new version", got)
+		}
+	})
+	t.Run("a claim of an unreserved tenant reserves and assigns in one write", func(t *testing.T) {
+		f, tn := setup(t)
+		c, err := f.Pool.Claim(t.Context(), tn, "rt-1", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := get(t, f.Pool, tn.Name)
+		if stored.AssignedTo != "rt-1" || stored.ReservedFor != "rt-1" || !stored.ReservedAt.Equal(at) || stored.Version != c.Version {
+			t.Errorf("claimed %+v, stored %+v", c, stored)
+		}
+	})
+	t.Run("an assignment is never changed, even on the current version", func(t *testing.T) {
+		f, tn := setup(t)
+		c, err := f.Pool.Claim(t.Context(), tn, "rt-1", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Pool.Claim(t.Context(), c, "rt-2", at); err == nil {
+			t.Fatal("a second runtime claimed an assigned tenant")
+		}
+		if stored := get(t, f.Pool, tn.Name); stored.AssignedTo != "rt-1" {
+			t.Errorf("stored %+v, want still assigned to rt-1", stored)
 		}
 	})
 	t.Run("reserve, then claim, each on the version just written", func(t *testing.T) {
@@ -59,12 +101,13 @@ func RunAuditLogPoolContract(t *testing.T, newFixture func(t *testing.T) AuditLo
 		if r.ReservedFor != "rt-1" || !r.ReservedAt.Equal(at) || r.Version == tn.Version {
 			t.Fatalf("reserved %+v", r)
 		}
-		c, err := f.Pool.Claim(t.Context(), r, "rt-1", "c-1")
+		c, err := f.Pool.Claim(t.Context(), r, "rt-1", at.Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
 		stored := get(t, f.Pool, tn.Name)
-		if c.AssignedTo != "rt-1" || stored.AssignedTo != "rt-1" || stored.ShootName != "c-1" || stored.ReservedFor != "rt-1" {
+		// The reservation is kept as it was: the claim only adds the assignment.
+		if c.AssignedTo != "rt-1" || stored.AssignedTo != "rt-1" || stored.ReservedFor != "rt-1" || !stored.ReservedAt.Equal(at) {
 			t.Errorf("claimed %+v, stored %+v", c, stored)
 		}
 	})
@@ -77,14 +120,14 @@ func RunAuditLogPoolContract(t *testing.T, newFixture func(t *testing.T) AuditLo
 		if !errors.Is(err, ports.ErrConflict) {
 			t.Fatalf("second reservation on the old version: %v, want ErrConflict", err)
 		}
-		if _, err := f.Pool.Claim(t.Context(), tn, "rt-2", "c-2"); !errors.Is(err, ports.ErrConflict) {
+		if _, err := f.Pool.Claim(t.Context(), tn, "rt-2", at); !errors.Is(err, ports.ErrConflict) {
 			t.Fatalf("claim on the old version: %v, want ErrConflict", err)
 		}
 		if stored := get(t, f.Pool, tn.Name); stored.ReservedFor != "rt-1" || stored.AssignedTo != "" {
 			t.Errorf("stored %+v; want reserved for rt-1 only", stored)
 		}
 	})
-	t.Run("unreserve frees the tenant; release orphans it and keeps the assignment", func(t *testing.T) {
+	t.Run("unreserve frees the tenant; release sets spec.orphaned, keeps the assignment and leaves status alone", func(t *testing.T) {
 		f, tn := setup(t)
 		r, err := f.Pool.Reserve(t.Context(), tn, "rt-1", at)
 		if err != nil {
@@ -94,19 +137,23 @@ func RunAuditLogPoolContract(t *testing.T, newFixture func(t *testing.T) AuditLo
 			t.Fatal(err)
 		}
 		free := get(t, f.Pool, tn.Name)
-		if !free.Free("", "") || !free.ReservedAt.IsZero() {
+		if !free.Free("eu-central-1") || !free.ReservedAt.IsZero() || free.ReservedFor != "" {
 			t.Fatalf("after unreserve %+v, want free", free)
 		}
 		r, _ = f.Pool.Reserve(t.Context(), free, "rt-1", at)
-		c, err := f.Pool.Claim(t.Context(), r, "rt-1", "c-1")
-		if err != nil {
+		if _, err := f.Pool.Claim(t.Context(), r, "rt-1", at); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Pool.Release(t.Context(), c, at); err != nil {
+		if err := f.SetState(t.Context(), tn.Name, auditlog.StateAssigned); err != nil {
 			t.Fatal(err)
 		}
-		if stored := get(t, f.Pool, tn.Name); !stored.Orphaned || stored.AssignedTo != "rt-1" || stored.Free("", "") {
-			t.Errorf("after release %+v; want orphaned, still assigned, not free", stored)
+		c := get(t, f.Pool, tn.Name)
+		if err := f.Pool.Release(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		stored := get(t, f.Pool, tn.Name)
+		if !stored.Orphaned || stored.AssignedTo != "rt-1" || stored.Free("eu-central-1") || stored.State != auditlog.StateAssigned {
+			t.Errorf("after release %+v; want orphaned, still assigned, not free, state untouched", stored)
 		}
 	})
 	t.Run("a tenant that does not exist is a conflict, never created", func(t *testing.T) {

@@ -51,6 +51,19 @@ func (p *AuditLogPool) store(t auditlog.Tenant) auditlog.Tenant {
 	return t
 }
 
+// SetState writes status.state of the stored tenant as the audit log manager does (a new version); false when
+// there is no such tenant.
+func (p *AuditLogPool) SetState(name string, state auditlog.State) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.tenants[name]
+	if ok {
+		t.State = state
+		p.store(t)
+	}
+	return ok
+}
+
 // Tenant returns the stored tenant.
 func (p *AuditLogPool) Tenant(name string) (auditlog.Tenant, bool) {
 	p.mu.Lock()
@@ -77,8 +90,13 @@ func (p *AuditLogPool) Reserve(_ context.Context, t auditlog.Tenant, runtimeID s
 }
 
 // Claim implements ports.AuditLogPool.
-func (p *AuditLogPool) Claim(_ context.Context, t auditlog.Tenant, runtimeID, shootName string) (auditlog.Tenant, error) {
-	return p.write("Claim", t, func(s *auditlog.Tenant) { s.AssignedTo, s.ShootName = runtimeID, shootName })
+func (p *AuditLogPool) Claim(_ context.Context, t auditlog.Tenant, runtimeID string, at time.Time) (auditlog.Tenant, error) {
+	return p.write("Claim", t, func(s *auditlog.Tenant) {
+		if s.ReservedFor != runtimeID {
+			s.ReservedFor, s.ReservedAt = runtimeID, at.UTC().Truncate(time.Second)
+		}
+		s.AssignedTo = runtimeID
+	})
 }
 
 // Unreserve implements ports.AuditLogPool.
@@ -88,7 +106,7 @@ func (p *AuditLogPool) Unreserve(_ context.Context, t auditlog.Tenant) error {
 }
 
 // Release implements ports.AuditLogPool.
-func (p *AuditLogPool) Release(_ context.Context, t auditlog.Tenant, _ time.Time) error {
+func (p *AuditLogPool) Release(_ context.Context, t auditlog.Tenant) error {
 	_, err := p.write("Release", t, func(s *auditlog.Tenant) { s.Orphaned = true })
 	return err
 }
@@ -103,7 +121,12 @@ func (p *AuditLogPool) write(method string, t auditlog.Tenant, change func(*audi
 	if !ok || stored.Version != t.Version {
 		return auditlog.Tenant{}, fmt.Errorf("%s audit log %s: %w", method, t.Name, ports.ErrConflict)
 	}
+	before := stored
 	change(&stored)
+	// The CRD's rules: spec.assignedToRuntimeID is immutable once set, spec.orphaned cannot be unset.
+	if (before.AssignedTo != "" && stored.AssignedTo != before.AssignedTo) || (before.Orphaned && !stored.Orphaned) {
+		return auditlog.Tenant{}, fmt.Errorf("%s audit log %s: the AuditLog's validation refuses the change", method, t.Name)
+	}
 	p.Writes[method]++
 	return p.store(stored), nil
 }

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/kyma-project/kim/adapters/contract"
@@ -16,8 +17,15 @@ func TestAuditLogPoolContract(t *testing.T) {
 	contract.RunAuditLogPoolContract(t, func(t *testing.T) contract.AuditLogPoolFixture {
 		p := fake.NewAuditLogPool()
 		return contract.AuditLogPoolFixture{Pool: p, Add: func(_ context.Context, name string) (string, error) {
-			p.Put(auditlog.Tenant{Name: name, TenantID: "tid-" + name, ServiceURL: "https://auditlog.example/" + name})
+			p.Put(auditlog.Tenant{Name: name, State: auditlog.StateSiemApproved, Regions: []string{"eu-central-1", "eu-west-1"},
+				TenantID: "sub-" + name, ServiceURL: "https://auditlog.example/" + name, SecretName: name + "-write",
+				ReadCredentials: auditlog.SecretRef{Namespace: "kcp-system", Name: name + "-read"}})
 			return name, nil
+		}, SetState: func(_ context.Context, name string, s auditlog.State) error {
+			if !p.SetState(name, s) {
+				return fmt.Errorf("no tenant %s", name)
+			}
+			return nil
 		}}
 	})
 }

@@ -172,7 +172,7 @@ func currentAuditLog(s *gardencorev1beta1.Shoot) *shoot.CurrentAuditLog {
 	out := &shoot.CurrentAuditLog{TenantID: cfg.TenantID, ServiceURL: cfg.ServiceURL}
 	for _, r := range s.Spec.Resources {
 		if r.Name == cfg.SecretReferenceName && r.ResourceRef.Kind == "Secret" {
-			out.SecretName = r.ResourceRef.Name
+			out.SecretName, out.ResourceName = r.ResourceRef.Name, r.Name
 		}
 	}
 	if out.SecretName == "" {

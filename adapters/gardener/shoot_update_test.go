@@ -258,7 +258,7 @@ func TestCurrentAuditLog(t *testing.T) {
 		}
 		return s
 	}
-	want := &shoot.CurrentAuditLog{TenantID: "t-1", ServiceURL: "https://auditlog.example.com:3001", SecretName: "auditlog-secret-eu",
+	want := &shoot.CurrentAuditLog{TenantID: "t-1", ServiceURL: "https://auditlog.example.com:3001", SecretName: "auditlog-secret-eu", ResourceName: "auditlog-credentials",
 		PolicyConfigMap: "audit-policy"}
 	for _, tc := range []struct {
 		name  string

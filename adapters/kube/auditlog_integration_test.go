@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,14 +54,30 @@ func newNamespace(t *testing.T, c client.Client, prefix string) string {
 	return testenv.Namespace(t, c, prefix)
 }
 
-func createTenant(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, namespace, name string) error {
+// createTenant creates an AuditLog as the audit log manager does: the spec, then status.state SiemApproved on the
+// status subresource. local (the name without a test's prefix) names its subaccount and Secrets.
+func createTenant(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, namespace, name, local string) error {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"tenantID": "tid-" + name, "serviceURL": "https://auditlog.example/" + name,
-		"readCredentialsSecretRef": map[string]any{"name": name + "-read"}}}}
+		"platformRegion": "cf-eu10", "regions": []any{"eu-central-1", "eu-west-1"}, "subaccountID": "sub-" + local,
+		"config": map[string]any{"serviceURL": "https://auditlog.example/" + local, "gardenerSecretName": local + "-write",
+			"readCredsSecretName": local + "-read"}}}}
 	u.SetGroupVersionKind(gvk)
 	u.SetNamespace(namespace)
 	u.SetName(name)
-	return c.Create(ctx, u)
+	if err := c.Create(ctx, u); err != nil {
+		return err
+	}
+	return setTenantState(ctx, c, gvk, namespace, name, auditlog.StateSiemApproved)
+}
+
+// setTenantState writes status.state as the audit log manager does (the operator never writes status).
+func setTenantState(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, namespace, name string, s auditlog.State) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"status":{"state":"`+string(s)+`"}}`))
+	return c.Status().Patch(ctx, u, patch)
 }
 
 // startCache starts an informer cache of the AuditLogs (the operator reads the pool through its manager's cache).
@@ -90,7 +108,10 @@ func TestAuditLogAdaptersIntegration(t *testing.T) {
 			ns := newNamespace(t, c, "pool")
 			return contract.AuditLogPoolFixture{Pool: &kube.AuditLogPool{Live: c, Writer: c, Namespace: ns},
 				Add: func(ctx context.Context, name string) (string, error) {
-					return kube.TenantName(ns, name), createTenant(ctx, c, kube.AuditLogGVK, ns, name)
+					return kube.TenantName(ns, name), createTenant(ctx, c, kube.AuditLogGVK, ns, name, name)
+				},
+				SetState: func(ctx context.Context, name string, st auditlog.State) error {
+					return setTenantState(ctx, c, kube.AuditLogGVK, ns, strings.TrimPrefix(name, ns+"/"), st)
 				}}
 		})
 	})
@@ -99,16 +120,20 @@ func TestAuditLogAdaptersIntegration(t *testing.T) {
 		contract.RunAuditLogPoolContract(t, func(t *testing.T) contract.AuditLogPoolFixture {
 			n++
 			prefix := fmt.Sprintf("p%d-", n) // a cluster-scoped pool is shared: each subtest lists only its own
-			return contract.AuditLogPoolFixture{Pool: &prefixedPool{AuditLogPool: &kube.AuditLogPool{Live: c, Writer: c, GVK: clusterAuditLogGVK}, prefix: prefix},
+			return contract.AuditLogPoolFixture{Pool: &prefixedPool{AuditLogPool: &kube.AuditLogPool{Live: c, Writer: c, GVK: clusterAuditLogGVK,
+				CredentialsNamespace: "kcp-system"}, prefix: prefix},
 				Add: func(ctx context.Context, name string) (string, error) {
-					return name, createTenant(ctx, c, clusterAuditLogGVK, "", prefix+name)
+					return name, createTenant(ctx, c, clusterAuditLogGVK, "", prefix+name, name)
+				},
+				SetState: func(ctx context.Context, name string, st auditlog.State) error {
+					return setTenantState(ctx, c, clusterAuditLogGVK, "", prefix+name, st)
 				}}
 		})
 	})
 	t.Run("AuditLogPoolClaim50From40", func(t *testing.T) {
 		ns := newNamespace(t, c, "claim")
 		for i := range 40 {
-			if err := createTenant(context.Background(), c, kube.AuditLogGVK, ns, fmt.Sprintf("tenant-%02d", i)); err != nil {
+			if err := createTenant(context.Background(), c, kube.AuditLogGVK, ns, fmt.Sprintf("tenant-%02d", i), fmt.Sprintf("tenant-%02d", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -160,8 +185,8 @@ func (p *countingPool) Reserve(ctx context.Context, t auditlog.Tenant, id string
 	return r, err
 }
 
-func (p *countingPool) Claim(ctx context.Context, t auditlog.Tenant, id, shootName string) (auditlog.Tenant, error) {
-	r, err := p.AuditLogPool.Claim(ctx, t, id, shootName)
+func (p *countingPool) Claim(ctx context.Context, t auditlog.Tenant, id string, at time.Time) (auditlog.Tenant, error) {
+	r, err := p.AuditLogPool.Claim(ctx, t, id, at)
 	p.count(err)
 	return r, err
 }
@@ -192,8 +217,8 @@ func (p *prefixedPool) out(t auditlog.Tenant) auditlog.Tenant {
 func (p *prefixedPool) Unreserve(ctx context.Context, t auditlog.Tenant) error {
 	return p.AuditLogPool.Unreserve(ctx, p.in(t))
 }
-func (p *prefixedPool) Release(ctx context.Context, t auditlog.Tenant, at time.Time) error {
-	return p.AuditLogPool.Release(ctx, p.in(t), at)
+func (p *prefixedPool) Release(ctx context.Context, t auditlog.Tenant) error {
+	return p.AuditLogPool.Release(ctx, p.in(t))
 }
 func (p *prefixedPool) Reserve(ctx context.Context, t auditlog.Tenant, id string, at time.Time) (auditlog.Tenant, error) {
 	r, err := p.AuditLogPool.Reserve(ctx, p.in(t), id, at)
@@ -202,8 +227,8 @@ func (p *prefixedPool) Reserve(ctx context.Context, t auditlog.Tenant, id string
 	}
 	return p.out(r), nil
 }
-func (p *prefixedPool) Claim(ctx context.Context, t auditlog.Tenant, id, shootName string) (auditlog.Tenant, error) {
-	r, err := p.AuditLogPool.Claim(ctx, p.in(t), id, shootName)
+func (p *prefixedPool) Claim(ctx context.Context, t auditlog.Tenant, id string, at time.Time) (auditlog.Tenant, error) {
+	r, err := p.AuditLogPool.Claim(ctx, p.in(t), id, at)
 	if err != nil {
 		return r, err
 	}
@@ -222,7 +247,7 @@ func claimConcurrently(t *testing.T, c *usecase.AuditLogClaimer, n int) (map[str
 		go func() {
 			defer wg.Done()
 			id := fmt.Sprintf("runtime-%02d", i)
-			req := auditlog.Request{RuntimeID: id, ShootName: "c-" + id, Provider: "aws", Region: "eu-central-1", Enabled: true}
+			req := auditlog.Request{RuntimeID: id, Region: "eu-central-1", Enabled: true}
 			for attempt := 0; attempt < 50; attempt++ {
 				res, err := c.Claim(context.Background(), req, time.Now())
 				mu.Lock()

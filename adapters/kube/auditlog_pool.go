@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,21 +19,21 @@ import (
 // AuditLogGVK is the AuditLog resource of the landscape's audit log pool.
 var AuditLogGVK = schema.GroupVersionKind{Group: "auditlogmanager.kyma-project.io", Version: "v1beta1", Kind: "AuditLog"}
 
-// The pool contract: what the operator reads and writes on an AuditLog (docs/audit-log-access.md).
+// The reservation labels, as the previous infrastructure manager sets them (docs/audit-log-access.md). Everything
+// else the operator writes on an AuditLog is a field of the audit log manager's schema (spec.assignedToRuntimeID,
+// spec.orphaned).
 const (
 	// LabelReservedFor names the runtime that started to claim the tenant.
 	LabelReservedFor = "reserved-for-runtime-id"
-	// LabelOrphaned marks a released tenant ("true") for the landscape's cleanup.
-	LabelOrphaned = "infrastructuremanager.kyma-project.io/orphaned"
-	// AnnotationReservedAt, AnnotationClaimedShoot and AnnotationOrphanedAt record when and for which cluster.
-	AnnotationReservedAt   = "infrastructuremanager.kyma-project.io/reserved-at"
-	AnnotationClaimedShoot = "infrastructuremanager.kyma-project.io/shoot-name"
-	AnnotationOrphanedAt   = "infrastructuremanager.kyma-project.io/orphaned-at"
+	// LabelReservedAt is when, in unix seconds.
+	LabelReservedAt = "reserved-for-runtime-at"
 )
 
 // AuditLogPool implements ports.AuditLogPool on AuditLog resources in the KCP, unstructured (the operator does not
-// own their API). Every write is one merge patch carrying the observed resourceVersion: the API server applies it
-// only to that version, so of two concurrent writers exactly one wins.
+// own their API, and a typed copy would drop what a newer schema adds). Every write is one merge patch of exactly
+// the fields the operator owns, carrying the observed resourceVersion: the API server applies it only to that
+// version (as the previous manager's full Update with the read resourceVersion), so of two concurrent writers
+// exactly one wins, and no field the operator does not own is ever sent back. Status is never written.
 type AuditLogPool struct {
 	// Cache serves ReadCached (nil: Live serves both); Live asks the API server; Writer writes.
 	Cache, Live client.Reader
@@ -41,6 +42,9 @@ type AuditLogPool struct {
 	GVK schema.GroupVersionKind
 	// Namespace of a namespaced pool; "" for a cluster-scoped one.
 	Namespace string
+	// CredentialsNamespace is where the read credentials of a cluster-scoped pool's tenants are (a namespaced
+	// pool's are in its namespace).
+	CredentialsNamespace string
 }
 
 var _ ports.AuditLogPool = (*AuditLogPool)(nil)
@@ -83,55 +87,64 @@ func TenantName(namespace, name string) string {
 }
 
 func (p *AuditLogPool) tenantOf(u *unstructured.Unstructured) auditlog.Tenant {
-	spec := func(path ...string) string {
-		v, _, _ := unstructured.NestedString(u.Object, append([]string{"spec"}, path...)...)
+	str := func(path ...string) string {
+		v, _, _ := unstructured.NestedString(u.Object, path...)
 		return v
 	}
+	regions, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "regions")
+	orphaned, _, _ := unstructured.NestedBool(u.Object, "spec", "orphaned")
 	t := auditlog.Tenant{Name: TenantName(u.GetNamespace(), u.GetName()), Version: u.GetResourceVersion(),
-		AssignedTo: spec("assignedToRuntimeID"), ReservedFor: u.GetLabels()[LabelReservedFor],
-		Orphaned: u.GetLabels()[LabelOrphaned] == "true", ShootName: u.GetAnnotations()[AnnotationClaimedShoot],
-		Provider: spec("provider"), Region: spec("region"), TenantID: spec("tenantID"), ServiceURL: spec("serviceURL"),
-		SecretName:      spec("credentialsSecretName"),
-		ReadCredentials: auditlog.SecretRef{Namespace: spec("readCredentialsSecretRef", "namespace"), Name: spec("readCredentialsSecretRef", "name")}}
-	if t.ReadCredentials.Namespace == "" {
-		t.ReadCredentials.Namespace = u.GetNamespace()
+		State: auditlog.State(str("status", "state")), AssignedTo: str("spec", "assignedToRuntimeID"),
+		ReservedFor: u.GetLabels()[LabelReservedFor], Orphaned: orphaned, Regions: regions,
+		TenantID: str("spec", "subaccountID"), ServiceURL: str("spec", "config", "serviceURL"),
+		SecretName: str("spec", "config", "gardenerSecretName")}
+	// The read credentials are named without a namespace: they are the pool's (for a cluster-scoped pool the
+	// credentials policy's namespace decides, and an empty one refuses them).
+	if name := str("spec", "config", "readCredsSecretName"); name != "" {
+		t.ReadCredentials = auditlog.SecretRef{Namespace: p.credentialsNamespace(u), Name: name}
 	}
-	if at, err := time.Parse(time.RFC3339, u.GetAnnotations()[AnnotationReservedAt]); err == nil {
-		t.ReservedAt = at
+	if sec, err := strconv.ParseInt(u.GetLabels()[LabelReservedAt], 10, 64); err == nil && sec > 0 {
+		t.ReservedAt = time.Unix(sec, 0).UTC()
 	}
 	return t
 }
 
+func (p *AuditLogPool) credentialsNamespace(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return ns
+	}
+	return p.CredentialsNamespace
+}
+
+func reservation(runtimeID string, at time.Time) map[string]any {
+	return map[string]any{LabelReservedFor: runtimeID, LabelReservedAt: strconv.FormatInt(at.Unix(), 10)}
+}
+
 // Reserve implements ports.AuditLogPool.
 func (p *AuditLogPool) Reserve(ctx context.Context, t auditlog.Tenant, runtimeID string, at time.Time) (auditlog.Tenant, error) {
-	return p.patch(ctx, "reserve", t, map[string]any{
-		"metadata": map[string]any{"labels": map[string]any{LabelReservedFor: runtimeID},
-			"annotations": map[string]any{AnnotationReservedAt: at.UTC().Format(time.RFC3339)}},
-	})
+	return p.patch(ctx, "reserve", t, map[string]any{"metadata": map[string]any{"labels": reservation(runtimeID, at)}})
 }
 
 // Claim implements ports.AuditLogPool.
-func (p *AuditLogPool) Claim(ctx context.Context, t auditlog.Tenant, runtimeID, shootName string) (auditlog.Tenant, error) {
-	return p.patch(ctx, "claim", t, map[string]any{
-		"metadata": map[string]any{"annotations": map[string]any{AnnotationClaimedShoot: shootName}},
-		"spec":     map[string]any{"assignedToRuntimeID": runtimeID},
-	})
+func (p *AuditLogPool) Claim(ctx context.Context, t auditlog.Tenant, runtimeID string, at time.Time) (auditlog.Tenant, error) {
+	doc := map[string]any{"spec": map[string]any{"assignedToRuntimeID": runtimeID}}
+	if t.ReservedFor != runtimeID {
+		doc["metadata"] = map[string]any{"labels": reservation(runtimeID, at)}
+	}
+	return p.patch(ctx, "claim", t, doc)
 }
 
 // Unreserve implements ports.AuditLogPool.
 func (p *AuditLogPool) Unreserve(ctx context.Context, t auditlog.Tenant) error {
 	_, err := p.patch(ctx, "unreserve", t, map[string]any{
-		"metadata": map[string]any{"labels": map[string]any{LabelReservedFor: nil}, "annotations": map[string]any{AnnotationReservedAt: nil}},
+		"metadata": map[string]any{"labels": map[string]any{LabelReservedFor: nil, LabelReservedAt: nil}},
 	})
 	return err
 }
 
 // Release implements ports.AuditLogPool.
-func (p *AuditLogPool) Release(ctx context.Context, t auditlog.Tenant, at time.Time) error {
-	_, err := p.patch(ctx, "release", t, map[string]any{
-		"metadata": map[string]any{"labels": map[string]any{LabelOrphaned: "true"},
-			"annotations": map[string]any{AnnotationOrphanedAt: at.UTC().Format(time.RFC3339)}},
-	})
+func (p *AuditLogPool) Release(ctx context.Context, t auditlog.Tenant) error {
+	_, err := p.patch(ctx, "release", t, map[string]any{"spec": map[string]any{"orphaned": true}})
 	return err
 }
 

@@ -7,24 +7,29 @@ import (
 	"github.com/kyma-project/kim/core/domain/auditlog"
 )
 
-// AuditLogPool is the landscape's pool of dedicated audit log tenants (AuditLog resources in the KCP). Every write
-// is preconditioned on the tenant's resourceVersion (auditlog.Tenant.Version): a tenant changed since it was read
-// fails with ErrConflict and nothing is written, which is what keeps two runtimes from ever claiming one tenant.
+// AuditLogPool is the landscape's pool of dedicated audit log tenants: AuditLog resources
+// (auditlogmanager.kyma-project.io/v1beta1) of the audit log manager in the pool's KCP namespace. The operator writes
+// only the reservation labels, spec.assignedToRuntimeID and spec.orphaned, never status. Every write is
+// preconditioned on the tenant's resourceVersion (auditlog.Tenant.Version): a tenant changed since it was read fails
+// with ErrConflict and nothing is written, which is what keeps two runtimes from ever claiming one tenant.
 type AuditLogPool interface {
 	// List returns every tenant of the pool. ReadCached may lag behind writes (enough to find one's own claim);
 	// ReadLive asks the API server (used to decide a reservation). Errors wrap ErrTransient.
 	List(ctx context.Context, mode ReadMode) ([]auditlog.Tenant, error)
-	// Reserve labels t reserved for runtimeID (recording at), if t still has t.Version. Errors: ErrConflict,
-	// ErrTransient. Returns the tenant as stored.
+	// Reserve sets the labels reserved-for-runtime-id (runtimeID) and reserved-for-runtime-at (at, unix seconds)
+	// on t, if t still has t.Version. Errors: ErrConflict, ErrTransient. Returns the tenant as stored.
 	Reserve(ctx context.Context, t auditlog.Tenant, runtimeID string, at time.Time) (auditlog.Tenant, error)
-	// Claim sets spec.assignedToRuntimeID of t (reserved for runtimeID) and records shootName, if t still has
-	// t.Version. Errors: ErrConflict, ErrTransient.
-	Claim(ctx context.Context, t auditlog.Tenant, runtimeID, shootName string) (auditlog.Tenant, error)
-	// Unreserve removes the reservation of t, if t still has t.Version. Errors: ErrConflict, ErrTransient.
+	// Claim sets spec.assignedToRuntimeID of t to runtimeID, if t still has t.Version; when t is not reserved for
+	// runtimeID the same write sets the reservation labels (recording at), as a claim of an existing runtime does.
+	// Errors: ErrConflict, ErrTransient.
+	Claim(ctx context.Context, t auditlog.Tenant, runtimeID string, at time.Time) (auditlog.Tenant, error)
+	// Unreserve removes the reservation labels of t (never an assignment), if t still has t.Version. Errors:
+	// ErrConflict, ErrTransient.
 	Unreserve(ctx context.Context, t auditlog.Tenant) error
-	// Release marks t orphaned (recording at) for the landscape's cleanup, if t still has t.Version; its
-	// assignment stays, so it is never handed to another runtime. Errors: ErrConflict, ErrTransient.
-	Release(ctx context.Context, t auditlog.Tenant, at time.Time) error
+	// Release sets spec.orphaned of t (one-way; the audit log manager then keeps the logs for their retention and
+	// cleans up), if t still has t.Version; its assignment stays, so it is never handed to another runtime.
+	// Errors: ErrConflict, ErrTransient.
+	Release(ctx context.Context, t auditlog.Tenant) error
 }
 
 // AuditLogOwner is the runtime an AuditLog names, as the KCP knows it.

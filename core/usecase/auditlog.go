@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/auditlog"
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -81,22 +82,26 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 				continue
 			case d.PoolEmpty:
 				out.Wait = &lifecycle.Wait{Step: lifecycle.StepClaimAuditLog, Reason: lifecycle.ReasonAuditLogPoolEmpty, Recheck: AuditLogPoolRecheck,
-					Message: fmt.Sprintf("auditLogAccessEnabled asks for an audit log tenant of the runtime's own, and the pool has no free tenant for provider %s in region %s; the runtime waits until the landscape adds one.",
-						req.Provider, req.Region)}
+					Message: fmt.Sprintf("auditLogAccessEnabled asks for an audit log tenant of the runtime's own, and the pool has no free tenant (state SiemApproved or RegistrationReady, listing region %s in spec.regions); the runtime waits until the audit log manager provides one.",
+						req.Region)}
 			}
 			return out, nil
 		case auditlog.ActionReserve:
 			_, err = c.Pool.Reserve(ctx, d.Tenant, req.RuntimeID, now)
 		case auditlog.ActionClaim:
 			var t auditlog.Tenant
-			if t, err = c.Pool.Claim(ctx, d.Tenant, req.RuntimeID, req.ShootName); err == nil {
+			if t, err = c.Pool.Claim(ctx, d.Tenant, req.RuntimeID, now); err == nil {
 				out.Events = append(out.Events, Event{Reason: EventAuditLogClaimed,
 					Message: fmt.Sprintf("Audit log tenant %s claimed for runtime %s", t.Name, req.RuntimeID)})
 			}
 		case auditlog.ActionUnreserve:
 			if err = c.Pool.Unreserve(ctx, d.Tenant); err == nil {
+				why := fmt.Sprintf("it is in state %q or no longer serves region %s", d.Tenant.State, req.Region)
+				if d.Claimed != nil {
+					why = "the runtime holds " + d.Claimed.Name
+				}
 				out.Events = append(out.Events, Event{Reason: EventAuditLogReservationRecover,
-					Message: fmt.Sprintf("Reservation of audit log tenant %s given back: the runtime holds %s", d.Tenant.Name, d.Claimed.Name)})
+					Message: fmt.Sprintf("Reservation of audit log tenant %s given back: %s", d.Tenant.Name, why)})
 			}
 		}
 		if err != nil && !errors.Is(err, ports.ErrConflict) {
@@ -112,9 +117,11 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 // AuditLogKeeper looks after one tenant of the pool: it gives back reservations a crash left behind, copies the read
 // credentials into the runtime and releases the tenant once the runtime and its cluster are gone.
 type AuditLogKeeper struct {
-	Pool        ports.AuditLogPool
-	Runtimes    ports.AuditLogRuntimes
+	Pool     ports.AuditLogPool
+	Runtimes ports.AuditLogRuntimes
+	// Shoots confirms live, and ShootList finds (from the cache), the cluster of a runtime that is gone.
 	Shoots      ports.ShootReader
+	ShootList   ports.ShootLister
 	Credentials ports.AuditLogCredentials
 	Writer      ports.RuntimeSecretWriter
 	// CredentialsPolicy says which KCP Secrets may be copied into a runtime as read credentials; the zero policy
@@ -160,11 +167,11 @@ func (k *AuditLogKeeper) Keep(ctx context.Context, name string, now time.Time) (
 	}
 	d := auditlog.DecideKeep(t, o, now)
 	if d.Action == auditlog.KeepConfirmShoot {
-		exists, err := k.shootExists(ctx, t.ShootName, id)
+		name, exists, err := k.shootOf(ctx, id)
 		if err != nil {
 			return res, err
 		}
-		o.ShootExists = &exists
+		o.ShootExists, o.ShootName = &exists, name
 		d = auditlog.DecideKeep(t, o, now)
 	}
 	res.Decision = d
@@ -175,7 +182,7 @@ func (k *AuditLogKeeper) Keep(ctx context.Context, name string, now time.Time) (
 		}
 		res.Events = append(res.Events, Event{Reason: EventAuditLogReservationRecover, Message: d.Message})
 	case auditlog.KeepRelease:
-		if err := k.Pool.Release(ctx, t, now); err != nil {
+		if err := k.Pool.Release(ctx, t); err != nil {
 			return res, fmt.Errorf("release audit log tenant %s: %w", name, err)
 		}
 		res.Events = append(res.Events, Event{Reason: EventAuditLogReleased, Message: d.Message})
@@ -185,18 +192,32 @@ func (k *AuditLogKeeper) Keep(ctx context.Context, name string, now time.Time) (
 	return res, nil
 }
 
-// shootExists asks the garden live whether the runtime's cluster still exists: a shoot of that name that belongs
-// to the runtime (as its owner, or in its deletion record).
-func (k *AuditLogKeeper) shootExists(ctx context.Context, shootName, runtimeID string) (bool, error) {
-	if shootName == "" {
-		return false, nil
-	}
-	s, err := k.Shoots.Get(ctx, shootName, ports.ReadLive)
+// shootOf finds the cluster of a runtime that is gone: a shoot of the project that belongs to it (as its owner, or
+// in its deletion record), confirmed live. The AuditLog does not record the shoot (it is the audit log manager's
+// resource), so the shoots are searched by the runtime ID they carry.
+func (k *AuditLogKeeper) shootOf(ctx context.Context, runtimeID string) (string, bool, error) {
+	shoots, err := k.ShootList.ListManaged(ctx)
 	if err != nil {
-		return false, fmt.Errorf("confirm shoot %s of runtime %s: %w", shootName, runtimeID, err)
+		return "", false, fmt.Errorf("find the cluster of runtime %s: %w", runtimeID, err)
 	}
+	for _, s := range shoots {
+		if !belongsTo(s, runtimeID) {
+			continue
+		}
+		live, err := k.Shoots.Get(ctx, s.Name, ports.ReadLive)
+		if err != nil {
+			return "", false, fmt.Errorf("confirm shoot %s of runtime %s: %w", s.Name, runtimeID, err)
+		}
+		if live.Exists && belongsTo(live, runtimeID) {
+			return s.Name, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+func belongsTo(s cluster.Shoot, runtimeID string) bool {
 	pd := s.Marks.PendingDeletion
-	return s.Exists && (s.Marks.RuntimeID == runtimeID || (pd != nil && pd.RuntimeID == runtimeID)), nil
+	return s.Marks.RuntimeID == runtimeID || (pd != nil && pd.RuntimeID == runtimeID)
 }
 
 // copyCredentials copies the tenant's read credentials into its runtime, if the policy allows that Secret: judged

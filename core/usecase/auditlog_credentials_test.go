@@ -34,7 +34,7 @@ func TestAuditLogCopiesOnlyOptedInCredentials(t *testing.T) {
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			a := poolTenant("a")
-			a.AssignedTo, a.ShootName, a.ReadCredentials = "rt-1", "c-rt-1", tc.ref
+			a.AssignedTo, a.State, a.ReadCredentials = "rt-1", auditlog.StateAssigned, tc.ref
 			w := newKeeperWorld(a)
 			w.runtimes.Set("rt-1", ports.AuditLogOwner{Enabled: true, Provisioned: true, ShootName: "c-rt-1"})
 			w.kcp.SetLabelled(tc.ref, tc.labels, secret)

@@ -18,12 +18,13 @@ import (
 )
 
 func poolTenant(name string) auditlog.Tenant {
-	return auditlog.Tenant{Name: name, TenantID: "tid-" + name, ServiceURL: "https://auditlog.example/" + name,
+	return auditlog.Tenant{Name: name, State: auditlog.StateSiemApproved, Regions: []string{"eu-central-1", "eu-west-1"},
+		TenantID: "tid-" + name, ServiceURL: "https://auditlog.example/" + name, SecretName: name + "-write",
 		ReadCredentials: auditlog.SecretRef{Namespace: modelNamespace, Name: name + "-read"}}
 }
 
 func claimReq(id string) auditlog.Request {
-	return auditlog.Request{RuntimeID: id, ShootName: "c-" + id, Provider: "aws", Region: "eu-central-1", Enabled: true}
+	return auditlog.Request{RuntimeID: id, Region: "eu-central-1", Enabled: true}
 }
 
 // TestAuditLogClaimConcurrently: 50 runtimes claim from a pool of 40 at the same time: 40 get distinct tenants,
@@ -144,7 +145,7 @@ func TestAuditLogCrashBetweenReserveAndClaim(t *testing.T) {
 		}},
 		{"the keeper gives back a stray reservation of a runtime that holds another tenant", func(t *testing.T, w *keeperWorld, reserved, other string) {
 			o, _ := w.pool.Tenant(other)
-			if _, err := w.pool.Claim(context.Background(), o, "rt-1", "c-rt-1"); err != nil {
+			if _, err := w.pool.Claim(context.Background(), o, "rt-1", reapStart); err != nil {
 				t.Fatal(err)
 			}
 			w.keep(t, reserved)
@@ -198,7 +199,7 @@ func newKeeperWorld(tenants ...auditlog.Tenant) *keeperWorld {
 	w := &keeperWorld{pool: fake.NewAuditLogPool(tenants...), runtimes: fake.NewAuditLogRuntimes(),
 		garden: fake.NewGarden(fake.NewClock(reapStart)), kcp: fake.NewKCPSecrets(), writer: fake.NewRuntimeSecrets("rt-1")}
 	w.claimer = &usecase.AuditLogClaimer{Pool: w.pool}
-	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.garden, Credentials: w.kcp, Writer: w.writer,
+	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.garden, ShootList: w.garden, Credentials: w.kcp, Writer: w.writer,
 		CredentialsPolicy: auditlog.CredentialsPolicy{Namespace: modelNamespace, OperatorSecrets: []string{"kim-gardener-kubeconfig"}}}
 	return w
 }
@@ -218,7 +219,7 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	w := newKeeperWorld(poolTenant("a"))
 	clock := fake.NewClock(reapStart)
 	w.garden = fake.NewGarden(clock)
-	w.keeper.Shoots = w.garden
+	w.keeper.Shoots, w.keeper.ShootList = w.garden, w.garden
 	access := fake.NewAccessObjects()
 	cfg := modelConfig()
 	cfg.AuditLog = shoot.AuditLogConfig{SecretName: "shared-auditlog", PolicyConfigMapName: "audit-policy"}
@@ -284,6 +285,11 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	if !w.garden.FinishDeletion("c-1") {
 		t.Fatal("the garden did not finish the deletion")
 	}
+	// The audit log manager accepts spec.orphaned only on an Assigned tenant: not written before it shows one.
+	if r := w.keep(t, "a"); r.Decision.Action != auditlog.KeepNone || r.Decision.RequeueAfter == 0 {
+		t.Fatalf("shoot gone, tenant still SiemApproved: %+v, want kept with a recheck", r.Decision)
+	}
+	w.pool.SetState("a", auditlog.StateAssigned)
 	if r := w.keep(t, "a"); r.Decision.Action != auditlog.KeepRelease {
 		t.Fatalf("after the shoot is gone: %+v, want released", r.Decision)
 	}
@@ -292,6 +298,70 @@ func TestAuditLogReleasedOnlyWhenTheClusterIsGone(t *testing.T) {
 	}
 	if again, _ := w.claimer.Claim(context.Background(), claimReq("rt-2"), clock.Now()); again.Tenant != nil {
 		t.Errorf("an orphaned tenant was handed to another runtime: %+v", again.Tenant)
+	}
+}
+
+// TestAuditLogAdoptsTheTenantOfThePreviousManager: a runtime whose tenant the previous infrastructure manager
+// claimed (labels and spec.assignedToRuntimeID, the audit log manager shows it Assigned, status.auditLogCR never
+// set) keeps exactly that tenant on its existing shoot, with or without auditLogAccessEnabled, and nothing is
+// written to the pool.
+func TestAuditLogAdoptsTheTenantOfThePreviousManager(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		t.Run(fmt.Sprintf("auditLogAccessEnabled=%v", enabled), func(t *testing.T) {
+			prev := poolTenant("b")
+			prev.State, prev.AssignedTo, prev.ReservedFor, prev.ReservedAt = auditlog.StateAssigned, "rt-1", "rt-1", reapStart.Add(-24*time.Hour)
+			w := newKeeperWorld(poolTenant("a"), prev, poolTenant("c"))
+			p := &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: fake.NewAccessObjects(), Configurator: fake.NewRuntimeConfigurator(),
+				Guard: &fake.DeletionGuard{}, Config: modelConfig(), Policy: modelPolicy(), AuditLogs: w.claimer}
+			rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}
+			req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}, AuditLogAccess: enabled}
+			res, err := p.Provision(context.Background(), req, reapStart)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.AuditLogCR != "b" {
+				t.Fatalf("status.auditLogCR %q (%s: %s), want the adopted tenant b", res.AuditLogCR, res.Decision.Reason, res.Decision.Message)
+			}
+			spec, ok := w.garden.Spec("c-1")
+			if !ok {
+				t.Fatalf("no shoot: %s %s", res.Decision.Reason, res.Decision.Message)
+			}
+			if c, ok := auditLogConfig(spec); !ok || c.TenantID != "tid-b" || c.ServiceURL != "https://auditlog.example/b" {
+				t.Errorf("shoot audit log extension %+v, want the adopted tenant b", c)
+			}
+			if n := w.pool.Writes["Reserve"] + w.pool.Writes["Claim"] + w.pool.Writes["Unreserve"] + w.pool.Writes["Release"]; n != 0 {
+				t.Errorf("%d writes to the pool (%v), want none", n, w.pool.Writes)
+			}
+		})
+	}
+}
+
+// TestAuditLogWithdrawnReservationIsGivenBack: a tenant the audit log manager marked UnrecoverableError after the
+// runtime reserved it is given back and another free tenant is claimed in the same pass.
+func TestAuditLogWithdrawnReservationIsGivenBack(t *testing.T) {
+	bad := poolTenant("a")
+	bad.ReservedFor, bad.State = "rt-1", auditlog.StateUnrecoverableError
+	w := newKeeperWorld(bad, poolTenant("b"))
+	res, err := w.claimer.Claim(context.Background(), claimReq("rt-1"), reapStart)
+	if err != nil || res.Tenant == nil || res.Tenant.Name != "b" {
+		t.Fatalf("claim %+v, %v; want tenant b", res, err)
+	}
+	if a, _ := w.pool.Tenant("a"); a.ReservedFor != "" || a.AssignedTo != "" {
+		t.Errorf("withdrawn tenant %+v, want given back", a)
+	}
+}
+
+// TestAuditLogExistingRuntimeClaimsAtOnce: a runtime whose cluster exists already reserves and claims in one write,
+// as the previous manager does when auditLogAccessEnabled is switched on later.
+func TestAuditLogExistingRuntimeClaimsAtOnce(t *testing.T) {
+	w := newKeeperWorld(poolTenant("a"))
+	res, err := w.claimer.Claim(context.Background(), auditlog.Request{RuntimeID: "rt-1", Region: "eu-west-1", Enabled: true, Existing: true}, reapStart)
+	if err != nil || res.Tenant == nil || res.Tenant.Name != "a" {
+		t.Fatalf("claim %+v, %v; want tenant a", res, err)
+	}
+	tn, _ := w.pool.Tenant("a")
+	if w.pool.Writes["Reserve"] != 0 || w.pool.Writes["Claim"] != 1 || tn.AssignedTo != "rt-1" || tn.ReservedFor != "rt-1" || !tn.ReservedAt.Equal(reapStart) {
+		t.Errorf("writes %v, stored %+v; want one write with the assignment and both labels", w.pool.Writes, tn)
 	}
 }
 

@@ -323,12 +323,21 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 
 // claimAuditLog returns the runtime's dedicated audit log tenant, claiming one when the Runtime asks for it.
 func (p *Provisioner) claimAuditLog(ctx context.Context, req RuntimeRequest, now time.Time) (AuditLogClaim, error) {
-	if p.AuditLogs == nil || (!req.AuditLogAccess && req.AuditLogCR == "") {
-		return AuditLogClaim{}, nil // a runtime that never asked for a tenant costs the pool nothing
+	if p.AuditLogs == nil {
+		return AuditLogClaim{}, nil
 	}
 	rt := req.Runtime
-	claim, err := p.AuditLogs.Claim(ctx, auditlog.Request{RuntimeID: rt.ID, ShootName: rt.Name, Provider: string(rt.Provider),
-		Region: rt.Region, Enabled: req.AuditLogAccess}, now)
+	// A runtime that does not ask still reads the pool (from the cache): the previous infrastructure manager may
+	// have claimed a tenant for it, which it keeps (status.auditLogCR is not set by that manager).
+	areq := auditlog.Request{RuntimeID: rt.ID, Region: rt.Region, Enabled: req.AuditLogAccess}
+	if req.AuditLogAccess {
+		s, err := p.Shoots.Get(ctx, rt.Name, ports.ReadCached)
+		if err != nil {
+			return AuditLogClaim{}, fmt.Errorf("observe shoot %s for the audit log claim: %w", rt.Name, err)
+		}
+		areq.Existing = s.Exists
+	}
+	claim, err := p.AuditLogs.Claim(ctx, areq, now)
 	if err != nil {
 		return AuditLogClaim{}, fmt.Errorf("audit log tenant of runtime %s: %w", rt.ID, err)
 	}

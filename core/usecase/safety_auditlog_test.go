@@ -35,6 +35,8 @@ type tenantWorld struct {
 	holder map[string]string
 	// released are the tenants seen orphaned.
 	released map[string]bool
+	// ineligible are tenants no runtime may get: not approved by the audit log manager, or of another region.
+	ineligible map[string]bool
 }
 
 // shootsByName is a ports.ShootReader of shoots that exist, by name, for the runtime they belong to.
@@ -50,11 +52,21 @@ func (s shootsByName) Get(_ context.Context, name string, _ ports.ReadMode) (clu
 
 func (s shootsByName) Current(context.Context, string) (*shoot.Current, error) { return nil, nil }
 
+func (s shootsByName) ListManaged(ctx context.Context) ([]cluster.Shoot, error) {
+	var out []cluster.Shoot
+	for name := range s {
+		sh, _ := s.Get(ctx, name, ports.ReadCached)
+		out = append(out, sh)
+	}
+	return out, nil
+}
+
 var tenantRuntimes = []string{"rt-a", "rt-b", "rt-c", "rt-d"}
 
 func newTenantWorld() *tenantWorld {
 	w := &tenantWorld{pool: fake.NewAuditLogPool(), runtimes: fake.NewAuditLogRuntimes(), shoots: shootsByName{},
-		kcp: fake.NewKCPSecrets(), writer: fake.NewRuntimeSecrets(tenantRuntimes...), alive: map[string]bool{}, holder: map[string]string{}, released: map[string]bool{}}
+		kcp: fake.NewKCPSecrets(), writer: fake.NewRuntimeSecrets(tenantRuntimes...), alive: map[string]bool{}, holder: map[string]string{}, released: map[string]bool{},
+		ineligible: map[string]bool{}}
 	w.pool.Err = func(method string) error {
 		if method == "Claim" && w.crash {
 			w.crash = false
@@ -63,7 +75,7 @@ func newTenantWorld() *tenantWorld {
 		return nil
 	}
 	w.claimer = &usecase.AuditLogClaimer{Pool: w.pool}
-	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.shoots, Credentials: w.kcp, Writer: w.writer,
+	w.keeper = &usecase.AuditLogKeeper{Pool: w.pool, Runtimes: w.runtimes, Shoots: w.shoots, ShootList: w.shoots, Credentials: w.kcp, Writer: w.writer,
 		CredentialsPolicy: auditlog.CredentialsPolicy{Namespace: modelNamespace, OperatorSecrets: []string{"kim-gardener-kubeconfig"}}}
 	return w
 }
@@ -71,7 +83,24 @@ func newTenantWorld() *tenantWorld {
 // step plays one random action; it returns what it did.
 func (w *tenantWorld) step(ctx context.Context, r *rand.Rand, n int) (string, error) {
 	id := tenantRuntimes[r.IntN(len(tenantRuntimes))]
-	switch r.IntN(8) {
+	switch r.IntN(9) {
+	case 8: // the audit log manager has a tenant it has not approved, or one of another region
+		t := poolTenant(fmt.Sprintf("t-%03d", n))
+		switch r.IntN(4) {
+		case 0:
+			t.Regions = []string{"us-east-1"}
+		case 1:
+			t.State = auditlog.StatePending
+		case 2:
+			t.State = auditlog.StateUnrecoverableError
+		default:
+			t.State = auditlog.StateOrphaned
+		}
+		w.pool.Put(t)
+		w.ineligible[t.Name] = true
+		w.kcp.SetLabelled(t.ReadCredentials, map[string]string{auditlog.LabelReadCredentials: t.Name},
+			map[string][]byte{"clientSecret": []byte("secret-of-" + t.Name)})
+		return "add ineligible tenant " + t.Name, nil
 	case 7: // someone who may write AuditLogs adds one naming another tenant's read credentials or an admin kubeconfig
 		t := poolTenant(fmt.Sprintf("t-%03d", n))
 		if others, _ := w.pool.List(ctx, ports.ReadLive); len(others) > 0 && r.IntN(2) == 0 {
@@ -121,8 +150,14 @@ func (w *tenantWorld) step(ctx context.Context, r *rand.Rand, n int) (string, er
 		}
 		delete(w.shoots, "c-"+id)
 		return "cluster of " + id + " gone", nil
-	default: // the keeper looks after every tenant
+	default: // the audit log manager marks claimed tenants Assigned; the keeper looks after every tenant
 		tenants, _ := w.pool.List(ctx, ports.ReadLive)
+		for _, t := range tenants {
+			if t.AssignedTo != "" && t.State.Approved() && r.IntN(4) != 0 {
+				w.pool.SetState(t.Name, auditlog.StateAssigned)
+			}
+		}
+		tenants, _ = w.pool.List(ctx, ports.ReadLive)
 		for _, t := range tenants {
 			if _, err := w.keeper.Keep(ctx, t.Name, reapStart); err != nil {
 				return "keep", err
@@ -148,6 +183,13 @@ func (w *tenantWorld) check(ctx context.Context) error {
 			if first, ok := w.holder[t.Name]; ok && id != "" && first != id {
 				return fmt.Errorf("tenant %s served runtime %s and now %s", t.Name, first, id)
 			}
+		}
+		if w.ineligible[t.Name] && (t.AssignedTo != "" || t.ReservedFor != "") {
+			return fmt.Errorf("tenant %s (state %s, regions %v) was taken for runtime %s%s, though no runtime of eu-central-1 may get it",
+				t.Name, t.State, t.Regions, t.ReservedFor, t.AssignedTo)
+		}
+		if t.Orphaned && t.State != auditlog.StateAssigned {
+			return fmt.Errorf("tenant %s released in state %s: the audit log manager accepts spec.orphaned only when Assigned", t.Name, t.State)
 		}
 		if t.AssignedTo != "" {
 			w.holder[t.Name] = t.AssignedTo
@@ -205,6 +247,8 @@ func TestSafetyTenantProperties(t *testing.T) {
 				exercised["released"]++
 			case tn.AssignedTo != "":
 				exercised["assigned"]++
+			case w.ineligible[tn.Name]:
+				exercised["ineligible left free"]++
 			}
 		}
 		for _, id := range tenantRuntimes {
@@ -214,7 +258,7 @@ func TestSafetyTenantProperties(t *testing.T) {
 		}
 	}
 	// The invariants mean nothing if the sequences never reach the states they are about.
-	for _, k := range []string{"released", "assigned", "credentials copied"} {
+	for _, k := range []string{"released", "assigned", "credentials copied", "ineligible left free"} {
 		if exercised[k] == 0 {
 			t.Errorf("no sequence reached %q: %v", k, exercised)
 		}

@@ -86,6 +86,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 			return out, fmt.Errorf("audit log pool: shoot.auditLog.pool.namespace %s is not a watched namespace (%v); the operator reads the pool through its cache",
 				pool.Namespace, opts.WatchNamespaces)
 		}
+		pool.CredentialsNamespace = ns // a cluster-scoped pool's read credentials are in the operator's namespace
 		out.AuditLog = &setup.AuditLogPorts{Pool: pool, Kind: kube.AuditLogGVK, Namespace: pool.Namespace, TenantName: kube.TenantName,
 			Runtimes:          &kube.AuditLogRuntimes{Live: mgr.GetAPIReader(), Namespaces: opts.WatchNamespaces},
 			Credentials:       &kube.KCPSecrets{Live: mgr.GetAPIReader()},

@@ -11,7 +11,8 @@ import (
 var now = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 
 func tenant(name string, mut ...func(*Tenant)) Tenant {
-	t := Tenant{Name: name, Version: "1", TenantID: "tid-" + name, ServiceURL: "https://auditlog.example/" + name,
+	t := Tenant{Name: name, Version: "1", State: StateSiemApproved, Regions: []string{"eu-central-1", "eu-west-1"},
+		TenantID: "tid-" + name, ServiceURL: "https://auditlog.example/" + name, SecretName: name + "-write",
 		ReadCredentials: SecretRef{Namespace: "kcp-system", Name: name + "-read"}}
 	for _, m := range mut {
 		m(&t)
@@ -20,12 +21,15 @@ func tenant(name string, mut ...func(*Tenant)) Tenant {
 }
 
 func assigned(id string) func(*Tenant) {
-	return func(t *Tenant) { t.AssignedTo, t.ShootName = id, "c-"+id }
+	return func(t *Tenant) { t.AssignedTo, t.State = id, StateAssigned }
 }
 func reserved(id string) func(*Tenant) { return func(t *Tenant) { t.ReservedFor = id } }
 
 func TestDecideClaim(t *testing.T) {
-	req := Request{RuntimeID: "rt-1", ShootName: "c-1", Provider: "aws", Region: "eu-central-1", Enabled: true}
+	req := Request{RuntimeID: "rt-1", Region: "eu-central-1", Enabled: true}
+	existing := req
+	existing.Existing = true
+	state := func(s State) func(*Tenant) { return func(t *Tenant) { t.State = s } }
 	for _, tc := range []struct {
 		reason     string
 		req        Request
@@ -45,6 +49,9 @@ func TestDecideClaim(t *testing.T) {
 		{reason: "a reservation of the runtime is resumed: claimed, not a second one reserved", req: req,
 			pool:       []Tenant{tenant("a"), tenant("b", reserved("rt-1"))},
 			wantAction: ActionClaim, wantTenant: "b"},
+		{reason: "a reservation of a tenant withdrawn since (UnrecoverableError) is given back, not claimed", req: req,
+			pool:       []Tenant{tenant("a"), tenant("b", reserved("rt-1"), state(StateUnrecoverableError))},
+			wantAction: ActionUnreserve, wantTenant: "b"},
 		{reason: "a reservation next to a claim (interrupted claim) is given back", req: req,
 			pool:       []Tenant{tenant("a", reserved("rt-1")), tenant("b", assigned("rt-1"))},
 			wantAction: ActionUnreserve, wantTenant: "a"},
@@ -53,11 +60,28 @@ func TestDecideClaim(t *testing.T) {
 			wantAction: ActionReserve, wantTenant: "c"},
 		{reason: "orphaned, unusable and foreign-region tenants are not free", req: req,
 			pool: []Tenant{tenant("a", func(t *Tenant) { t.Orphaned = true }), tenant("b", func(t *Tenant) { t.TenantID = "" }),
-				tenant("c", func(t *Tenant) { t.Region = "us-east-1" }), tenant("d", func(t *Tenant) { t.Provider = "gcp" })},
+				tenant("c", func(t *Tenant) { t.Regions = []string{"us-east-1"} }), tenant("d", func(t *Tenant) { t.Regions = nil }),
+				tenant("e", func(t *Tenant) { t.ServiceURL = "" }), tenant("f", func(t *Tenant) { t.SecretName = "" })},
 			wantEmpty: true},
-		{reason: "a tenant of the runtime's provider and region is free", req: req,
-			pool:       []Tenant{tenant("c", func(t *Tenant) { t.Region, t.Provider = "eu-central-1", "AWS" })},
-			wantAction: ActionReserve, wantTenant: "c"},
+		{reason: "only RegistrationReady and SiemApproved tenants are handed out", req: req,
+			pool: []Tenant{tenant("a", state(StatePending)), tenant("b", state(StateAssigned)), tenant("c", state(StateOrphaned)),
+				tenant("d", state(StatePendingDelete)), tenant("e", state(StateUnrecoverableError)), tenant("f", state(""))},
+			wantEmpty: true},
+		{reason: "a RegistrationReady tenant is free", req: req,
+			pool:       []Tenant{tenant("a", state(StateRegistrationReady))},
+			wantAction: ActionReserve, wantTenant: "a"},
+		{reason: "a tenant is free for any region it lists", req: Request{RuntimeID: "rt-1", Region: "eu-west-1", Enabled: true},
+			pool:       []Tenant{tenant("a", func(t *Tenant) { t.Regions = []string{"us-east-1"} }), tenant("b")},
+			wantAction: ActionReserve, wantTenant: "b"},
+		{reason: "a runtime whose cluster exists claims at once (reservation and assignment in one write)", req: existing,
+			pool:       []Tenant{tenant("a", assigned("rt-2")), tenant("b")},
+			wantAction: ActionClaim, wantTenant: "b"},
+		{reason: "adoption: a tenant the previous manager claimed (labels and assignment, Assigned) is kept", req: existing,
+			pool:       []Tenant{tenant("a"), tenant("b", assigned("rt-1"), reserved("rt-1"))},
+			wantTenant: "b"},
+		{reason: "adoption: kept even when the runtime stopped asking", req: Request{RuntimeID: "rt-1", Region: "eu-central-1"},
+			pool:       []Tenant{tenant("b", assigned("rt-1"), reserved("rt-1"))},
+			wantTenant: "b"},
 		{reason: "an orphaned tenant of the runtime is not its claim", req: req,
 			pool: []Tenant{tenant("a", assigned("rt-1"), func(t *Tenant) { t.Orphaned = true })}, wantEmpty: true},
 	} {
@@ -86,7 +110,7 @@ func TestDecideClaimSpreadsConcurrentClaimers(t *testing.T) {
 	}
 	picked := map[string]int{}
 	for i := range 50 {
-		d := DecideClaim(Request{RuntimeID: fmt.Sprintf("runtime-%d", i), Enabled: true}, pool)
+		d := DecideClaim(Request{RuntimeID: fmt.Sprintf("runtime-%d", i), Region: "eu-central-1", Enabled: true}, pool)
 		picked[d.Tenant.Name]++
 	}
 	if len(picked) < 20 {
@@ -117,6 +141,8 @@ func TestDecideKeep(t *testing.T) {
 			Owner{RuntimeExists: true, Provisioned: true}, now, KeepCopyCredentials},
 		{"not before the runtime is provisioned", tenant("a", assigned("rt")), Owner{RuntimeExists: true}, now, KeepNone},
 		{"a claim whose runtime is gone is confirmed against the garden first", tenant("a", assigned("rt")), Owner{}, now, KeepConfirmShoot},
+		{"not released before the audit log manager shows it Assigned", tenant("a", assigned("rt"), func(t *Tenant) { t.State = StateSiemApproved }),
+			Owner{ShootExists: &no}, now, KeepNone},
 		{"the tenant stays while the cluster exists (grace window; a restore keeps it)", tenant("a", assigned("rt")), Owner{ShootExists: &yes}, now, KeepNone},
 		{"released once runtime and cluster are gone", tenant("a", assigned("rt")), Owner{ShootExists: &no}, now, KeepRelease},
 		{"never released while the runtime exists, whatever the garden says", tenant("a", assigned("rt")), Owner{RuntimeExists: true, Provisioned: true, ShootExists: &no}, now, KeepCopyCredentials},
@@ -132,8 +158,9 @@ func TestDecideKeep(t *testing.T) {
 
 func TestCount(t *testing.T) {
 	got := Count([]Tenant{tenant("a"), tenant("b", assigned("x")), tenant("c", reserved("y")),
-		tenant("d", assigned("z"), func(t *Tenant) { t.Orphaned = true }), tenant("e", func(t *Tenant) { t.ServiceURL = "" })})
-	if diff := cmp.Diff(Stats{Free: 1, Claimed: 1, Reserved: 1, Orphaned: 1, Unusable: 1}, got); diff != "" {
+		tenant("d", assigned("z"), func(t *Tenant) { t.Orphaned = true }), tenant("e", func(t *Tenant) { t.ServiceURL = "" }),
+		tenant("f", func(t *Tenant) { t.State = StatePending }), tenant("g", assigned("w"), func(t *Tenant) { t.State = StateOrphaned })})
+	if diff := cmp.Diff(Stats{Free: 1, Claimed: 1, Reserved: 1, Orphaned: 2, Unusable: 2}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -9,6 +9,9 @@ import (
 // before it is given back (a runtime that still asks resumes its claim long before).
 const ReservationTimeout = 10 * time.Minute
 
+// ReleaseRecheck is how often a tenant due for release but not yet Assigned is looked at again without an event.
+const ReleaseRecheck = 5 * time.Minute
+
 // Owner is what the operator observed about the runtime a tenant is reserved for or assigned to.
 type Owner struct {
 	// RuntimeExists: a Runtime with the runtime ID exists in the KCP (asked live); Enabled is its
@@ -18,9 +21,11 @@ type Owner struct {
 	Provisioned bool
 	// HoldsOther names another tenant assigned to the runtime ("" when none).
 	HoldsOther string
-	// ShootExists is nil until the garden was asked (live) whether the runtime's cluster still exists: a shoot of
-	// the recorded name that belongs to the runtime, also while it waits for deletion or Gardener deletes it.
+	// ShootExists is nil until the garden was asked (live) whether the runtime's cluster still exists: a shoot
+	// that belongs to the runtime, also while it waits for deletion or Gardener deletes it. ShootName is that
+	// shoot's name ("" when none was found).
 	ShootExists *bool
+	ShootName   string
 }
 
 // KeepAction is the one write a keeper decision asks for.
@@ -33,7 +38,8 @@ const (
 	KeepConfirmShoot KeepAction = "ConfirmShoot"
 	// KeepUnreserve gives back a reservation left behind by an interrupted claim.
 	KeepUnreserve KeepAction = "Unreserve"
-	// KeepRelease orphans the tenant for the landscape's cleanup: its runtime and cluster are gone.
+	// KeepRelease sets spec.orphaned for the landscape's cleanup: its runtime and cluster are gone and the audit
+	// log manager shows the tenant Assigned (it accepts orphaned only then).
 	KeepRelease KeepAction = "Release"
 	// KeepCopyCredentials makes the read credentials in the runtime match the tenant's.
 	KeepCopyCredentials KeepAction = "CopyCredentials"
@@ -70,10 +76,15 @@ func DecideKeep(t Tenant, o Owner, now time.Time) KeepDecision {
 			Message: fmt.Sprintf("Runtime %s of tenant %s is gone; checking whether its cluster is gone too.", t.AssignedTo, t.Name)}
 	case *o.ShootExists:
 		return KeepDecision{Message: fmt.Sprintf("Runtime %s is deleted but its cluster %s still exists (deletion grace window); tenant %s is kept.",
-			t.AssignedTo, t.ShootName, t.Name)}
+			t.AssignedTo, o.ShootName, t.Name)}
+	case t.State != StateAssigned:
+		// The audit log manager accepts spec.orphaned only on an Assigned tenant; its status change wakes us.
+		return KeepDecision{RequeueAfter: ReleaseRecheck, Message: fmt.Sprintf(
+			"Runtime %s and its cluster are gone, but tenant %s is in state %q, not Assigned; it is released once the audit log manager shows it Assigned.",
+			t.AssignedTo, t.Name, t.State)}
 	}
 	return KeepDecision{Action: KeepRelease,
-		Message: fmt.Sprintf("Runtime %s and its cluster %s are gone; releasing tenant %s for the landscape's cleanup.", t.AssignedTo, t.ShootName, t.Name)}
+		Message: fmt.Sprintf("Runtime %s and its cluster are gone; releasing tenant %s (spec.orphaned) for the landscape's cleanup.", t.AssignedTo, t.Name)}
 }
 
 func decideReservation(t Tenant, o Owner, now time.Time) KeepDecision {
@@ -101,7 +112,8 @@ type Stats struct {
 	// Free tenants can be claimed by some runtime (usable, neither reserved, claimed nor orphaned).
 	Free int
 	// Reserved are in the middle of a claim; Claimed serve a runtime; Orphaned wait for the landscape's cleanup;
-	// Unusable lack a tenant ID or service URL.
+	// Unusable are not approved (Pending, UnrecoverableError) or lack a subaccount ID, service URL or write
+	// credentials Secret.
 	Reserved, Claimed, Orphaned, Unusable int
 }
 
@@ -110,13 +122,13 @@ func Count(pool []Tenant) Stats {
 	var s Stats
 	for _, t := range pool {
 		switch {
-		case t.Orphaned:
+		case t.Orphaned || t.State == StateOrphaned || t.State == StatePendingDelete:
 			s.Orphaned++
 		case t.AssignedTo != "":
 			s.Claimed++
 		case t.ReservedFor != "":
 			s.Reserved++
-		case !t.Usable():
+		case !t.Usable() || !t.State.Approved():
 			s.Unusable++
 		default:
 			s.Free++

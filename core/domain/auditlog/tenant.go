@@ -13,47 +13,75 @@ import (
 	"time"
 )
 
-// Tenant is one AuditLog resource of the pool as the operator observed it.
+// State is status.state of an AuditLog, written by the landscape's audit log manager (KALM) only.
+type State string
+
+// States of an AuditLog (the enum of its CRD).
+const (
+	StatePending            State = "Pending"
+	StateRegistrationReady  State = "RegistrationReady"
+	StateSiemApproved       State = "SiemApproved"
+	StateAssigned           State = "Assigned"
+	StateOrphaned           State = "Orphaned"
+	StatePendingDelete      State = "PendingDelete"
+	StateUnrecoverableError State = "UnrecoverableError"
+)
+
+// Approved reports whether a tenant in state s may be handed to a runtime: the audit log manager provisioned it
+// (RegistrationReady) or the SIEM team approved it (SiemApproved), as the previous infrastructure manager accepts.
+func (s State) Approved() bool { return s == StateSiemApproved || s == StateRegistrationReady }
+
+// Tenant is one AuditLog resource of the pool as the operator observed it. Field for field it is the audit log
+// manager's resource; the operator writes only AssignedTo, the reservation labels and Orphaned.
 type Tenant struct {
-	// Name identifies it: <namespace>/<name> for a namespaced pool, <name> for a cluster-scoped one.
+	// Name identifies it: <namespace>/<name>.
 	Name string
 	// Version is its resourceVersion: every write is preconditioned on the version the decision was taken on.
 	Version string
-	// AssignedTo is spec.assignedToRuntimeID: the runtime that claimed it ("" while free).
+	// State is status.state.
+	State State
+	// AssignedTo is spec.assignedToRuntimeID: the runtime that claimed it ("" while free). Immutable once set.
 	AssignedTo string
 	// ReservedFor is the reserved-for-runtime-id label: a runtime that started to claim it.
 	ReservedFor string
-	// ReservedAt is when the reservation was made (zero: unknown).
+	// ReservedAt is the reserved-for-runtime-at label (unix seconds; zero: unknown).
 	ReservedAt time.Time
-	// Orphaned is set once the tenant was released; it is never claimed again.
+	// Orphaned is spec.orphaned: the tenant was released; it is never claimed again (one-way).
 	Orphaned bool
-	// ShootName is the shoot of the runtime recorded at the claim (to tell when the cluster is gone).
-	ShootName string
-	// Provider and Region restrict which runtimes may use it; empty: any.
-	Provider, Region string
-	// TenantID and ServiceURL locate the tenant in the audit log service; without both it cannot be used.
+	// Regions is spec.regions: the hyperscaler regions the tenant serves.
+	Regions []string
+	// TenantID is spec.subaccountID and ServiceURL spec.config.serviceURL: the tenant in the audit log service.
 	TenantID, ServiceURL string
-	// SecretName is the tenant's write credentials Secret in the Gardener project; empty: the shared one.
+	// SecretName is spec.config.gardenerSecretName: the tenant's write credentials Secret in the Gardener project.
 	SecretName string
-	// ReadCredentials names the Secret (in the KCP) with the credentials the customer reads the logs with.
+	// ReadCredentials is spec.config.readCredsSecretName, in the pool's namespace: the Secret (in the KCP) with the
+	// credentials the customer reads the logs with.
 	ReadCredentials SecretRef
 }
 
 // SecretRef names a Secret.
 type SecretRef struct{ Namespace, Name string }
 
-// Usable reports whether the tenant carries what a shoot needs.
-func (t Tenant) Usable() bool { return t.TenantID != "" && t.ServiceURL != "" }
+// Usable reports whether the tenant carries what a shoot needs: without its own write credentials a dedicated
+// tenant cannot receive logs (the shared tenant's Secret would authenticate elsewhere).
+func (t Tenant) Usable() bool { return t.TenantID != "" && t.ServiceURL != "" && t.SecretName != "" }
 
-// Free reports whether a runtime of provider and region may reserve the tenant.
-func (t Tenant) Free(provider, region string) bool {
-	return t.AssignedTo == "" && t.ReservedFor == "" && !t.Orphaned && t.Usable() &&
-		(t.Provider == "" || strings.EqualFold(t.Provider, provider)) && (t.Region == "" || t.Region == region)
+// Serves reports whether the tenant serves the hyperscaler region.
+func (t Tenant) Serves(region string) bool { return slices.Contains(t.Regions, region) }
+
+// Free reports whether a runtime of region may reserve the tenant: approved, neither assigned, reserved nor
+// orphaned, usable, and serving the region.
+func (t Tenant) Free(region string) bool {
+	return t.State.Approved() && t.AssignedTo == "" && t.ReservedFor == "" && !t.Orphaned && t.Usable() && t.Serves(region)
 }
 
 // Request is a runtime asking for its tenant.
 type Request struct {
-	RuntimeID, ShootName, Provider, Region string
+	// RuntimeID and Region (the shoot's hyperscaler region) of the runtime.
+	RuntimeID, Region string
+	// Existing: the runtime's cluster exists already. It is then claimed at once (reservation and assignment in one
+	// write), as the previous infrastructure manager does for a runtime switched to a dedicated tenant later.
+	Existing bool
 	// Enabled is spec.auditLogAccessEnabled. A runtime that holds a tenant keeps it when Enabled turns false
 	// (switching on is one-way).
 	Enabled bool
@@ -68,9 +96,11 @@ const (
 	ActionNone Action = ""
 	// ActionReserve sets the reservation label on Tenant, preconditioned on its version.
 	ActionReserve Action = "Reserve"
-	// ActionClaim sets spec.assignedToRuntimeID on Tenant, reserved for the runtime, preconditioned on its version.
+	// ActionClaim sets spec.assignedToRuntimeID on Tenant, preconditioned on its version, and the reservation
+	// labels too when Tenant is not reserved for the runtime yet (an existing runtime claims at once).
 	ActionClaim Action = "Claim"
-	// ActionUnreserve removes the runtime's reservation of Tenant (it holds another tenant already).
+	// ActionUnreserve removes the runtime's reservation of Tenant: it holds another tenant already (Claimed), or
+	// Tenant is no longer one it may get.
 	ActionUnreserve Action = "Unreserve"
 )
 
@@ -108,22 +138,35 @@ func DecideClaim(req Request, pool []Tenant) Decision {
 		return Decision{}
 	}
 	for _, t := range pool {
-		if t.ReservedFor == req.RuntimeID && t.AssignedTo == "" && !t.Orphaned {
-			return Decision{Action: ActionClaim, Tenant: t} // resume a claim a crash interrupted
+		if t.ReservedFor != req.RuntimeID || t.AssignedTo != "" || t.Orphaned {
+			continue
 		}
+		unreserved := t
+		unreserved.ReservedFor = ""
+		if !unreserved.Free(req.Region) {
+			// The audit log manager withdrew it (or it no longer serves the region) since it was reserved: give it
+			// back rather than claim a tenant nobody may get.
+			return Decision{Action: ActionUnreserve, Tenant: t}
+		}
+		return Decision{Action: ActionClaim, Tenant: t} // resume a claim a crash interrupted
 	}
-	free := freeTenants(pool, req.Provider, req.Region)
+	free := freeTenants(pool, req.Region)
 	if len(free) == 0 {
 		return Decision{PoolEmpty: true}
 	}
-	return Decision{Action: ActionReserve, Tenant: free[spread(req.RuntimeID, len(free))]}
+	pick := free[spread(req.RuntimeID, len(free))]
+	if req.Existing {
+		return Decision{Action: ActionClaim, Tenant: pick}
+	}
+	return Decision{Action: ActionReserve, Tenant: pick}
 }
 
-// freeTenants returns the free tenants in name order.
-func freeTenants(pool []Tenant, provider, region string) []Tenant {
+// freeTenants returns the free tenants in name order (the order the API server lists a namespace in, so the
+// choice does not depend on who listed).
+func freeTenants(pool []Tenant, region string) []Tenant {
 	var out []Tenant
 	for _, t := range pool {
-		if t.Free(provider, region) {
+		if t.Free(region) {
 			out = append(out, t)
 		}
 	}

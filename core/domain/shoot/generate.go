@@ -31,8 +31,9 @@ type Current struct {
 // CurrentAuditLog is the audit log an existing shoot is configured with.
 type CurrentAuditLog struct {
 	TenantID, ServiceURL string
-	// SecretName is the garden Secret of the extension's credentials resource.
-	SecretName string
+	// SecretName is the garden Secret of the extension's credentials resource, ResourceName that resource's name
+	// in spec.resources (the extension's secretReferenceName).
+	SecretName, ResourceName string
 	// PolicyConfigMap is the shoot's audit policy ConfigMap; empty: none.
 	PolicyConfigMap string
 }

@@ -70,7 +70,7 @@ type DedicatedAuditLog struct {
 	Name       string
 	TenantID   string
 	ServiceURL string
-	// SecretName is the tenant's credentials Secret in the project namespace; empty: the configured shared one.
+	// SecretName is the tenant's write credentials Secret in the project namespace (spec.config.gardenerSecretName).
 	SecretName string
 }
 

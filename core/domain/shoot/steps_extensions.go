@@ -25,7 +25,7 @@ func stepNetworkingFilter(in input, s *Spec) error {
 func stepAuditLog(in input, s *Spec) error {
 	cfg := in.cfg.AuditLog
 	if d := in.rt.DedicatedAuditLog; d != nil {
-		return dedicatedAuditLog(cfg, *d, auditPolicy(in.rt, cfg), s)
+		return dedicatedAuditLog(*d, in.current, auditPolicy(in.rt, cfg), s)
 	}
 	if !cfg.Enabled {
 		return nil
@@ -54,22 +54,25 @@ func stepAuditLog(in input, s *Spec) error {
 	return nil
 }
 
-// dedicatedAuditLog points the cluster at its own tenant. The tenant's own credentials Secret wins over the shared
-// one; a tenant without either cannot be used.
-func dedicatedAuditLog(cfg AuditLogConfig, d DedicatedAuditLog, policy string, s *Spec) error {
-	secret := d.SecretName
-	if secret == "" {
-		secret = cfg.SecretName
-	}
-	switch {
-	case d.TenantID == "" || d.ServiceURL == "":
+// PreviousDedicatedAuditLogResourceName is the spec.resources entry the previous infrastructure manager names a
+// dedicated tenant's write credentials with when it switches an existing cluster to the tenant.
+const PreviousDedicatedAuditLogResourceName = "dedicated-auditlog-credentials"
+
+// dedicatedAuditLog points the cluster at its own tenant with the tenant's own write credentials Secret
+// (spec.config.gardenerSecretName): the shared tenant's Secret authenticates for another tenant, so a tenant
+// without one cannot be used. A cluster the previous manager already pointed at this tenant keeps its resource
+// name, so adopting it changes nothing.
+func dedicatedAuditLog(d DedicatedAuditLog, cur *Current, policy string, s *Spec) error {
+	if d.TenantID == "" || d.ServiceURL == "" || d.SecretName == "" {
 		return invalid(ReasonAuditLogTenantMissing, "status.auditLogCR",
-			"the claimed audit log tenant %s has no tenant ID or service URL", d.Name)
-	case secret == "":
-		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName",
-			"the claimed audit log tenant %s names no credentials Secret and none is configured", d.Name)
+			"the claimed audit log tenant %s lacks spec.subaccountID, spec.config.serviceURL or spec.config.gardenerSecretName; the audit log manager must complete it", d.Name)
 	}
-	auditLogExtension(s, d.TenantID, d.ServiceURL, secret, policy)
+	resource := AuditLogResourceName
+	if cur != nil && cur.AuditLog != nil && cur.AuditLog.ResourceName == PreviousDedicatedAuditLogResourceName &&
+		cur.AuditLog.TenantID == d.TenantID && cur.AuditLog.ServiceURL == d.ServiceURL && cur.AuditLog.SecretName == d.SecretName {
+		resource = PreviousDedicatedAuditLogResourceName
+	}
+	auditLogExtensionAs(s, resource, d.TenantID, d.ServiceURL, d.SecretName, policy)
 	return nil
 }
 
@@ -86,10 +89,15 @@ func auditPolicy(rt Runtime, cfg AuditLogConfig) string {
 }
 
 func auditLogExtension(s *Spec, tenantID, serviceURL, secret, policy string) {
+	auditLogExtensionAs(s, AuditLogResourceName, tenantID, serviceURL, secret, policy)
+}
+
+// auditLogExtensionAs adds the extension with its credentials Secret referenced as the spec.resources entry resource.
+func auditLogExtensionAs(s *Spec, resource, tenantID, serviceURL, secret, policy string) {
 	s.Extensions = append(s.Extensions, Extension{Type: ExtensionAuditLog, Config: AuditLogExtensionConfig{
-		TenantID: tenantID, ServiceURL: serviceURL, SecretReferenceName: AuditLogResourceName,
+		TenantID: tenantID, ServiceURL: serviceURL, SecretReferenceName: resource,
 	}})
-	s.Resources = append(s.Resources, ResourceRef{Name: AuditLogResourceName, APIVersion: "v1", Kind: "Secret", TargetName: secret})
+	s.Resources = append(s.Resources, ResourceRef{Name: resource, APIVersion: "v1", Kind: "Secret", TargetName: secret})
 	s.AuditPolicyConfigMap = policy
 }
 

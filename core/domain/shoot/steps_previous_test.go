@@ -119,7 +119,7 @@ func TestExperimentalAuditPolicy(t *testing.T) {
 			rt := testRuntime(AWS)
 			rt.ExperimentalAuditPolicy = tc.experimental
 			if tc.dedicated {
-				rt.DedicatedAuditLog = &DedicatedAuditLog{Name: "tenant-a", TenantID: "t2", ServiceURL: "https://audit-2.example.com"}
+				rt.DedicatedAuditLog = &DedicatedAuditLog{Name: "tenant-a", TenantID: "t2", ServiceURL: "https://audit-2.example.com", SecretName: "a-write"}
 			}
 			s, err := runStep(t, stepAuditLog, input{rt: rt, cfg: cfg})
 			if err != nil {

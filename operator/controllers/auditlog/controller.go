@@ -30,7 +30,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// RBAC in KCP: the pool (the operator patches labels, annotations and spec.assignedToRuntimeID) and the tenants'
+// RBAC in KCP: the pool (the operator patches the reservation labels, spec.assignedToRuntimeID and spec.orphaned) and the tenants'
 // read credentials Secrets (read live, one at a time).
 // +kubebuilder:rbac:groups=auditlogmanager.kyma-project.io,namespace=kcp-system,resources=auditlogs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get
@@ -56,7 +56,7 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 	if al == nil {
 		return nil
 	}
-	keep := &usecase.AuditLogKeeper{Pool: al.Pool, Runtimes: al.Runtimes, Shoots: deps.Ports.Shoots,
+	keep := &usecase.AuditLogKeeper{Pool: al.Pool, Runtimes: al.Runtimes, Shoots: deps.Ports.Shoots, ShootList: deps.Ports.ShootLister,
 		Credentials: al.Credentials, Writer: al.Secrets, CredentialsPolicy: al.CredentialsPolicy}
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, al, keep, NewMetrics(nil))
 	obj := &unstructured.Unstructured{}

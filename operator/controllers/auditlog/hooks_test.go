@@ -28,7 +28,7 @@ func TestAuditLogPoolReconcilerOnTheSkeleton(t *testing.T) {
 	clock := kimfake.NewClock(now)
 	pool := kimfake.NewAuditLogPool(
 		auditlog.Tenant{Name: "kcp-system/al-1", ReservedFor: "rt-gone", ReservedAt: now.Add(-time.Hour), TenantID: "t1", ServiceURL: "https://a"},
-		auditlog.Tenant{Name: "kcp-system/al-2", AssignedTo: "rt-1", ReservedFor: "rt-1", ShootName: "shoot-1", TenantID: "t2", ServiceURL: "https://b"})
+		auditlog.Tenant{Name: "kcp-system/al-2", State: auditlog.StateAssigned, AssignedTo: "rt-1", ReservedFor: "rt-1", TenantID: "t2", ServiceURL: "https://b", SecretName: "w2"})
 	runtimes := kimfake.NewAuditLogRuntimes()
 	runtimes.Set("rt-1", ports.AuditLogOwner{Enabled: true, ShootName: "shoot-1"})
 	al := &setup.AuditLogPorts{Pool: pool, Kind: schema.GroupVersionKind{Group: "auditlogmanager.kyma-project.io", Version: "v1beta1", Kind: "AuditLog"},
