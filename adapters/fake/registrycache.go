@@ -165,7 +165,7 @@ func (s *RegistryCacheSource) ModuleEnabled(_ context.Context, runtimeID string)
 	case !crd:
 		return false, nil
 	case modules == nil:
-		return false, fmt.Errorf("Kyma %s/%s in runtime %s: not found: %w", registrycache.KymaNamespace, registrycache.KymaName,
+		return false, fmt.Errorf("the Kyma resource %s/%s in runtime %s: not found: %w", registrycache.KymaNamespace, registrycache.KymaName,
 			runtimeID, ports.ErrTransient)
 	}
 	return slices.Contains(modules, registrycache.ModuleName), nil

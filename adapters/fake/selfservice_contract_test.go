@@ -43,9 +43,9 @@ func TestRegistryCacheSourceContract(t *testing.T) {
 				s.PutSecret("rt-1", registrycache.Key{Namespace: "team-a", Name: name}, data)
 				return nil
 			},
-			Limited: func(l registrycache.Limits) ports.RegistryCacheSource { s.Limits = l; return s },
-			PutKyma: func(_ context.Context, modules ...string) error { s.PutKyma("rt-1", modules...); return nil },
-			DeleteKyma: func(context.Context) error { s.DeleteKyma("rt-1"); return nil },
+			Limited:       func(l registrycache.Limits) ports.RegistryCacheSource { s.Limits = l; return s },
+			PutKyma:       func(_ context.Context, modules ...string) error { s.PutKyma("rt-1", modules...); return nil },
+			DeleteKyma:    func(context.Context) error { s.DeleteKyma("rt-1"); return nil },
 			RemoveKymaCRD: func(context.Context) error { s.RemoveKymaCRD("rt-1"); return nil }}
 	})
 }

@@ -99,7 +99,7 @@ func TestWatcherListener(t *testing.T) {
 		{reason: "a watcher event of a known runtime is queued", header: func(t *testing.T) string { return xfcc(t, knownRuntime) },
 			wantCode: http.StatusOK, wantOutcome: EventQueued, wantQueued: []string{"kcp-system/" + knownRuntime}},
 		{reason: "lower-case keys are the same event", header: func(t *testing.T) string { return xfcc(t, knownRuntime) },
-			body: `{"watched":{"namespace":"team","name":"docker"},"watchedGvk":{"kind":"Kyma"}}`,
+			body:     `{"watched":{"namespace":"team","name":"docker"},"watchedGvk":{"kind":"Kyma"}}`,
 			wantCode: http.StatusOK, wantOutcome: EventQueued, wantQueued: []string{"kcp-system/" + knownRuntime}},
 		{reason: "an unknown runtime is answered like a known one and queues nothing",
 			header:   func(t *testing.T) string { return xfcc(t, "5a1b2c3d-0000-4000-8000-0000000000ff") },
