@@ -26,6 +26,13 @@ type RegistryCacheSourceFixture struct {
 	PutSecret func(ctx context.Context, name string, data map[string][]byte) error
 	// Limited returns Source (the same runtime) with limits.
 	Limited func(l registrycache.Limits) ports.RegistryCacheSource
+	// PutKyma writes the runtime's Kyma resource kyma-system/default (its CRD installed) with these modules;
+	// DeleteKyma deletes the resource, its CRD stays.
+	PutKyma    func(ctx context.Context, modules ...string) error
+	DeleteKyma func(ctx context.Context) error
+	// RemoveKymaCRD removes the Kyma CRD from the runtime; nil where the runtime's API server is shared with
+	// other tests that need it (the step is skipped).
+	RemoveKymaCRD func(ctx context.Context) error
 }
 
 // RunRegistryCacheSourceContract runs the contract of ports.RegistryCacheSource.
@@ -106,10 +113,44 @@ func RunRegistryCacheSourceContract(t *testing.T, newFixture func(t *testing.T) 
 			t.Errorf("%d configs, err %v: want TooManyConfigs with 2 read", len(cfgs), err)
 		}
 	})
+	t.Run("the module choice is the runtime's own Kyma resource; a missing one is an error, not disabled", func(t *testing.T) {
+		f := newFixture(t)
+		ctx := t.Context()
+		if err := f.DeleteKyma(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := f.Source.ModuleEnabled(ctx, f.RuntimeID); err == nil {
+			t.Errorf("Kyma CRD without the Kyma resource: enabled %v, no error; want an error (never read as disabled)", on)
+		}
+		if err := f.PutKyma(ctx, "istio", registrycache.ModuleName); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := f.Source.ModuleEnabled(ctx, f.RuntimeID); err != nil || !on {
+			t.Errorf("module listed: enabled %v, %v; want enabled", on, err)
+		}
+		if err := f.PutKyma(ctx, "istio"); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := f.Source.ModuleEnabled(ctx, f.RuntimeID); err != nil || on {
+			t.Errorf("module not listed: enabled %v, %v; want disabled", on, err)
+		}
+		if f.RemoveKymaCRD == nil {
+			return
+		}
+		if err := f.RemoveKymaCRD(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := f.Source.ModuleEnabled(ctx, f.RuntimeID); err != nil || on {
+			t.Errorf("no Kyma CRD: enabled %v, %v; want disabled, no error", on, err)
+		}
+	})
 	t.Run("an unknown runtime is unreachable", func(t *testing.T) {
 		f := newFixture(t)
 		if _, err := f.Source.Configs(t.Context(), "no-such-runtime"); !errors.Is(err, ports.ErrRuntimeUnreachable) {
 			t.Errorf("err %v, want ErrRuntimeUnreachable", err)
+		}
+		if _, err := f.Source.ModuleEnabled(t.Context(), "no-such-runtime"); !errors.Is(err, ports.ErrRuntimeUnreachable) {
+			t.Errorf("module choice: err %v, want ErrRuntimeUnreachable", err)
 		}
 	})
 }
@@ -262,8 +303,6 @@ func RunRegistryCacheLedgerContract(t *testing.T, newFixture func(t *testing.T) 
 type RegistryCacheRuntimesFixture struct {
 	Runtimes ports.RegistryCacheRuntimes
 	Ref      ports.RuntimeRef
-	// EnableModule writes the runtime's Kyma resource with or without the registry-cache module.
-	EnableModule func(ctx context.Context, enabled bool) error
 	// TakeOver makes another field manager own spec.imageRegistryCache with a value of its own.
 	TakeOver func(ctx context.Context) error
 }
@@ -297,20 +336,6 @@ func RunRegistryCacheRuntimesContract(t *testing.T, newFixture func(t *testing.T
 			t.Fatal(err)
 		}
 		eventually(t, "entries removed", holds(func() bool { rt := get(t, f); return len(rt.Entries) == 0 && !rt.Managed }))
-	})
-	t.Run("the module switch is read from the Kyma resource", func(t *testing.T) {
-		f := newFixture(t)
-		if rt := get(t, f); !rt.Exists || rt.ModuleEnabled {
-			t.Errorf("without a Kyma resource: %+v; want existing, module off", rt)
-		}
-		if err := f.EnableModule(t.Context(), true); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, "module enabled", holds(func() bool { return get(t, f).ModuleEnabled }))
-		if err := f.EnableModule(t.Context(), false); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, "module disabled", holds(func() bool { return !get(t, f).ModuleEnabled }))
 	})
 	t.Run("a field another manager owns is never overwritten", func(t *testing.T) {
 		f := newFixture(t)

@@ -13,8 +13,8 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// RegistryCacheRuntimes is an in-memory ports.RegistryCacheRuntimes: Runtimes with their registry-cache module
-// switch and spec.imageRegistryCache, and whether another field manager owns that field.
+// RegistryCacheRuntimes is an in-memory ports.RegistryCacheRuntimes: Runtimes with their spec.imageRegistryCache,
+// and whether another field manager owns that field.
 type RegistryCacheRuntimes struct {
 	mu       sync.Mutex
 	runtimes map[ports.RuntimeRef]ports.RegistryCacheRuntime
@@ -75,13 +75,16 @@ func (r *RegistryCacheRuntimes) ApplyEntries(_ context.Context, ref ports.Runtim
 	return nil
 }
 
-// RegistryCacheSource is an in-memory ports.RegistryCacheSource: per runtime, RegistryCacheConfig objects and
-// Secrets, and the status the operator wrote.
+// RegistryCacheSource is an in-memory ports.RegistryCacheSource: per runtime, its Kyma resource, RegistryCacheConfig
+// objects and Secrets, and the status the operator wrote.
 type RegistryCacheSource struct {
 	mu       sync.Mutex
 	runtimes map[string]bool
 	configs  map[string]map[registrycache.Key]registrycache.Config
 	secrets  map[string]map[registrycache.Key]map[string][]byte
+	// kymas are the runtimes' Kyma resources (spec.modules names); a runtime absent here has no Kyma CRD, one
+	// with a nil entry has the CRD but no Kyma resource.
+	kymas map[string][]string
 	// Unreachable lists runtimes whose API server does not answer.
 	Unreachable map[string]bool
 	// StatusWrites counts SetStatus calls that wrote.
@@ -96,7 +99,7 @@ var _ ports.RegistryCacheSource = (*RegistryCacheSource)(nil)
 // NewRegistryCacheSource returns the runtimes runtimeIDs without objects; other runtimes do not answer.
 func NewRegistryCacheSource(runtimeIDs ...string) *RegistryCacheSource {
 	s := &RegistryCacheSource{runtimes: map[string]bool{}, configs: map[string]map[registrycache.Key]registrycache.Config{},
-		secrets: map[string]map[registrycache.Key]map[string][]byte{}, Unreachable: map[string]bool{}}
+		secrets: map[string]map[registrycache.Key]map[string][]byte{}, kymas: map[string][]string{}, Unreachable: map[string]bool{}}
 	for _, id := range runtimeIDs {
 		s.runtimes[id] = true
 	}
@@ -127,6 +130,45 @@ func (s *RegistryCacheSource) PutConfig(runtimeID string, c registrycache.Config
 		c.UID = "uid-" + c.Namespace + "-" + c.Name
 	}
 	s.configs[runtimeID][c.Key()] = c
+}
+
+// PutKyma installs the Kyma CRD in the runtime and writes its Kyma resource with these modules in spec.modules.
+func (s *RegistryCacheSource) PutKyma(runtimeID string, modules ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kymas[runtimeID] = append([]string{}, modules...)
+}
+
+// DeleteKyma removes the runtime's Kyma resource; its CRD stays.
+func (s *RegistryCacheSource) DeleteKyma(runtimeID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kymas[runtimeID] = nil
+}
+
+// RemoveKymaCRD removes the runtime's Kyma CRD (and with it the resource).
+func (s *RegistryCacheSource) RemoveKymaCRD(runtimeID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.kymas, runtimeID)
+}
+
+// ModuleEnabled implements ports.RegistryCacheSource.
+func (s *RegistryCacheSource) ModuleEnabled(_ context.Context, runtimeID string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.unreachable(runtimeID); err != nil {
+		return false, err
+	}
+	modules, crd := s.kymas[runtimeID]
+	switch {
+	case !crd:
+		return false, nil
+	case modules == nil:
+		return false, fmt.Errorf("the Kyma resource %s/%s in runtime %s: not found: %w", registrycache.KymaNamespace, registrycache.KymaName,
+			runtimeID, ports.ErrTransient)
+	}
+	return slices.Contains(modules, registrycache.ModuleName), nil
 }
 
 // DeleteConfig removes a RegistryCacheConfig.

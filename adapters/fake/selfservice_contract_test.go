@@ -51,7 +51,10 @@ func TestRegistryCacheSourceContract(t *testing.T) {
 				s.PutSecret("rt-1", registrycache.Key{Namespace: "team-a", Name: name}, data)
 				return nil
 			},
-			Limited: func(l registrycache.Limits) ports.RegistryCacheSource { s.Limits = l; return s }}
+			Limited:       func(l registrycache.Limits) ports.RegistryCacheSource { s.Limits = l; return s },
+			PutKyma:       func(_ context.Context, modules ...string) error { s.PutKyma("rt-1", modules...); return nil },
+			DeleteKyma:    func(context.Context) error { s.DeleteKyma("rt-1"); return nil },
+			RemoveKymaCRD: func(context.Context) error { s.RemoveKymaCRD("rt-1"); return nil }}
 	})
 }
 
@@ -81,12 +84,6 @@ func TestRegistryCacheRuntimesContract(t *testing.T) {
 		ref := ports.RuntimeRef{Namespace: "kcp-system", RuntimeID: "rt-1"}
 		r.Set(ref, ports.RegistryCacheRuntime{ShootName: "c-1"})
 		return contract.RegistryCacheRuntimesFixture{Runtimes: r, Ref: ref,
-			EnableModule: func(ctx context.Context, enabled bool) error {
-				rt, _ := r.Get(ctx, ref)
-				rt.ModuleEnabled = enabled
-				r.Set(ref, rt)
-				return nil
-			},
 			TakeOver: func(ctx context.Context) error {
 				rt, _ := r.Get(ctx, ref)
 				rt.Entries = []registrycache.Entry{{Name: "keb", Cache: shoot.RegistryCache{Upstream: "ghcr.io"}}}

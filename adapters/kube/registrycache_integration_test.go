@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -90,6 +91,11 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 			clients := kube.NewRuntimeClientFactory(c, kcpNS, nil)
 			return contract.RegistryCacheSourceFixture{Source: &kube.RegistryCacheSource{Clients: clients},
 				RuntimeID: "rt-1", Namespace: team,
+				// The runtime's API server is shared with the other tests: its Kyma CRD stays.
+				PutKyma: func(ctx context.Context, modules ...string) error { return putRuntimeKyma(ctx, c, modules...) },
+				DeleteKyma: func(ctx context.Context) error {
+					return client.IgnoreNotFound(c.Delete(ctx, kymaObject()))
+				},
 				Limited: func(l registrycache.Limits) ports.RegistryCacheSource {
 					return &kube.RegistryCacheSource{Clients: clients, Limits: l}
 				},
@@ -153,8 +159,7 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-1"}
-			return contract.RegistryCacheRuntimesFixture{Runtimes: &kube.RegistryCacheRuntimes{Client: c, Kymas: c}, Ref: ref,
-				EnableModule: func(ctx context.Context, enabled bool) error { return putKyma(ctx, c, ns, "rt-1", enabled) },
+			return contract.RegistryCacheRuntimesFixture{Runtimes: &kube.RegistryCacheRuntimes{Client: c}, Ref: ref,
 				TakeOver: func(ctx context.Context) error {
 					rt := kebRuntime(t, ns, "rt-1")
 					rt.Spec.ImageRegistryCache = []imv1.ImageRegistryCache{{Name: "keb", Config: imv1.RegistryCacheConfig{Upstream: "ghcr.io"}}}
@@ -237,18 +242,33 @@ func listBytes(t *testing.T, cfg *rest.Config, namespace string) int {
 	return len(body)
 }
 
-func putKyma(ctx context.Context, c client.Client, namespace, name string, registryCache bool) error {
-	modules := []any{map[string]any{"name": "istio"}}
-	if registryCache {
-		modules = append(modules, map[string]any{"name": kube.RegistryCacheModule, "channel": "regular"})
+// kymaObject is the runtime's Kyma resource kyma-system/default.
+func kymaObject() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(kube.KymaGVK)
+	u.SetNamespace(registrycache.KymaNamespace)
+	u.SetName(registrycache.KymaName)
+	return u
+}
+
+// putRuntimeKyma writes the runtime's Kyma resource with modules, as the customer does (the namespace is created
+// when missing, as lifecycle-manager does).
+func putRuntimeKyma(ctx context.Context, c client.Client, modules ...string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: registrycache.KymaNamespace}}
+	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kube.KymaGVK.GroupVersion().String(), "kind": "Kyma",
-		"metadata": map[string]any{"name": name, "namespace": namespace}, "spec": map[string]any{"modules": modules, "channel": "regular"}}}
+	list := make([]any, 0, len(modules))
+	for _, m := range modules {
+		list = append(list, map[string]any{"name": m, "managed": true})
+	}
+	u := kymaObject()
+	u.Object["spec"] = map[string]any{"channel": "regular", "modules": list}
 	raw, err := u.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	return c.Patch(ctx, u, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner("lifecycle-manager"), client.ForceOwnership)
+	return c.Patch(ctx, u, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner("customer"), client.ForceOwnership)
 }
 
 // registryCacheNextToKEB: KEB's later applies and updates do not remove the operator's caches, and the operator's
@@ -260,7 +280,7 @@ func registryCacheNextToKEB(t *testing.T, c client.Client) {
 	if err := kebApply(ctx, c, rt); err != nil {
 		t.Fatal(err)
 	}
-	adapter := &kube.RegistryCacheRuntimes{Client: c, Kymas: c}
+	adapter := &kube.RegistryCacheRuntimes{Client: c}
 	ref := ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-keb"}
 	mine := []registrycache.Entry{{Name: "docker", Namespace: "team", UID: "u1", Cache: shoot.RegistryCache{Upstream: "docker.io",
 		SecretReferenceName: "reg-cache-1", CredentialsSecret: "reg-cache-1"}}}

@@ -7,9 +7,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,20 +17,10 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
-// KymaGVK is lifecycle-manager's Kyma resource in the KCP; its spec.modules say which modules a runtime enables.
-var KymaGVK = schema.GroupVersionKind{Group: "operator.kyma-project.io", Version: "v1beta2", Kind: "Kyma"}
-
-// RegistryCacheModule is the module name in Kyma's spec.modules.
-const RegistryCacheModule = "registry-cache"
-
 // RegistryCacheRuntimes implements ports.RegistryCacheRuntimes on the KCP.
 type RegistryCacheRuntimes struct {
 	// Client reads Runtimes (cache) and applies their spec.imageRegistryCache.
 	Client client.Client
-	// Kymas reads Kyma resources (unstructured; the operator does not own their API).
-	Kymas client.Reader
-	// KymaGVK overrides KymaGVK when set.
-	KymaGVK schema.GroupVersionKind
 }
 
 var _ ports.RegistryCacheRuntimes = (*RegistryCacheRuntimes)(nil)
@@ -52,13 +39,6 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 		Provisioned: rt.Status.ProvisioningCompleted, Managed: ownsCaches(rt)}
 	for _, c := range rt.Spec.ImageRegistryCache {
 		out.Entries = append(out.Entries, registrycache.Entry{Name: c.Name, Namespace: c.Namespace, UID: c.UID, Cache: entryCache(c.Config)})
-	}
-	kymaName := rt.Labels[imv1.LabelKymaName]
-	if kymaName == "" {
-		kymaName = rt.Name
-	}
-	if out.ModuleEnabled, err = r.moduleEnabled(ctx, ref.Namespace, kymaName); err != nil {
-		return ports.RegistryCacheRuntime{}, err
 	}
 	return out, nil
 }
@@ -87,30 +67,6 @@ func ownsCaches(rt *imv1.Runtime) bool {
 		}
 	}
 	return false
-}
-
-// moduleEnabled reads the Kyma resource: a missing one (or a KCP without the Kyma CRD) enables nothing.
-func (r *RegistryCacheRuntimes) moduleEnabled(ctx context.Context, namespace, name string) (bool, error) {
-	gvk := r.KymaGVK
-	if gvk.Empty() {
-		gvk = KymaGVK
-	}
-	k := &unstructured.Unstructured{}
-	k.SetGroupVersionKind(gvk)
-	err := r.Kymas.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, k)
-	if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, transient("get Kyma "+name, err)
-	}
-	modules, _, _ := unstructured.NestedSlice(k.Object, "spec", "modules")
-	for _, m := range modules {
-		if mm, ok := m.(map[string]any); ok && mm["name"] == RegistryCacheModule {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // entryCache maps a Runtime's cache to the domain exactly as the shoot mapping does (operator/mapping): the

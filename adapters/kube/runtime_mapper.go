@@ -17,12 +17,14 @@ type knownKindsFirst struct {
 
 var _ meta.RESTMapper = knownKindsFirst{}
 
-// newKnownKindsFirst maps Secrets, Namespaces and RegistryCacheConfigGVK statically in front of next.
+// newKnownKindsFirst maps Secrets, Namespaces, RegistryCacheConfigGVK, KymaGVK and CRDs statically in front of next.
 func newKnownKindsFirst(next meta.RESTMapper) knownKindsFirst {
 	known := meta.NewDefaultRESTMapper(nil)
 	known.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
 	known.Add(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, meta.RESTScopeRoot)
 	known.Add(RegistryCacheConfigGVK, meta.RESTScopeNamespace)
+	known.Add(KymaGVK, meta.RESTScopeNamespace)
+	known.Add(crdGVK, meta.RESTScopeRoot)
 	return knownKindsFirst{known: known, next: next}
 }
 

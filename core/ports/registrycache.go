@@ -26,8 +26,6 @@ type RegistryCacheRuntime struct {
 	ShootName        string
 	// Provisioned is status.provisioningCompleted: the runtime's API server can be asked.
 	Provisioned bool
-	// ModuleEnabled is true when the runtime's Kyma resource enables the registry-cache module.
-	ModuleEnabled bool
 	// Entries are spec.imageRegistryCache as stored.
 	Entries []registrycache.Entry
 	// Managed is true when the operator's field manager owns spec.imageRegistryCache (it wrote the entries).
@@ -36,8 +34,9 @@ type RegistryCacheRuntime struct {
 
 // RegistryCacheRuntimes reads Runtimes and writes their spec.imageRegistryCache in the KCP.
 type RegistryCacheRuntimes interface {
-	// Get observes the Runtime and its Kyma resource (cached reads; a missing Kyma resource or Kyma CRD means the
-	// module is not enabled). A missing Runtime is not an error (Exists false). Errors wrap ErrTransient.
+	// Get observes the Runtime (a cached read). Whether the customer enabled the module is not the KCP's to say
+	// (RegistryCacheSource.ModuleEnabled asks the runtime). A missing Runtime is not an error (Exists false).
+	// Errors wrap ErrTransient.
 	Get(ctx context.Context, ref RuntimeRef) (RegistryCacheRuntime, error)
 	// ApplyEntries makes spec.imageRegistryCache equal entries by server-side apply with the operator's own field
 	// manager (operator/api/v1.FieldManagerRegistryCache), never forcing: fields owned by others (KEB's) are never
@@ -55,6 +54,15 @@ type RegistryCacheSource interface {
 	// pages or more bytes than allowed): the configs returned with it are those read until then (never more than
 	// MaxConfigs), only to report the limit on; they are not the runtime's objects.
 	Configs(ctx context.Context, runtimeID string) ([]registrycache.Config, error)
+	// ModuleEnabled tells whether the customer enabled the registry-cache module: the runtime's own Kyma resource
+	// (registrycache.KymaNamespace/registrycache.KymaName) lists it in spec.modules. lifecycle-manager's copy in
+	// the KCP holds only the default modules, so it is never asked. A runtime without the Kyma CRD has the module
+	// disabled (false, no error). A failed read is an error, never "disabled", and so is a missing Kyma resource
+	// where its CRD exists: lifecycle-manager syncs both, and reading a gap as "disabled" would remove the
+	// customer's caches. A Kyma resource larger than the source's Limits.MaxListBytes is a *registrycache.OverLimit
+	// (ReasonKymaTooLarge). Blocks for at most two requests to the runtime. Errors wrap ErrRuntimeUnreachable or
+	// ErrTransient.
+	ModuleEnabled(ctx context.Context, runtimeID string) (bool, error)
 	// Credentials reads a Secret. A missing Secret is Found false, not an error. The data is the customer's
 	// credentials: implementations never log it. Errors wrap ErrRuntimeUnreachable or ErrTransient.
 	Credentials(ctx context.Context, runtimeID string, key registrycache.Key) (registrycache.Credentials, error)

@@ -72,19 +72,30 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 	case !rt.Exists || rt.Deleting:
 		res := RegistryCacheResult{Outcome: SyncCollected}
 		return res, s.collectAll(ctx, ref, &res)
-	case !rt.ModuleEnabled:
+	case !rt.Provisioned:
+		// The module choice is in the runtime, which cannot be asked before it is provisioned.
+		return RegistryCacheResult{Outcome: SyncWaiting, RequeueAfter: s.Interval}, nil
+	}
+	res := RegistryCacheResult{Outcome: SyncSynced, RequeueAfter: s.Interval}
+	enabled, err := s.Source.ModuleEnabled(ctx, ref.RuntimeID)
+	if over := (*registrycache.OverLimit)(nil); errors.As(err, &over) {
+		return s.overLimit(ctx, ref, nil, over, now, res)
+	}
+	if err != nil {
+		// Unknown is not "disabled": the caches stay until the runtime answers.
+		res.Outcome = outcomeOf(err)
+		return res, fmt.Errorf("read the module choice of runtime %s: %w", ref.RuntimeID, err)
+	}
+	if !enabled {
 		// Only the operator's own entries go; entries someone else wrote (KEB) are not the module's business.
-		res := RegistryCacheResult{Outcome: SyncDisabled, RequeueAfter: s.Interval}
+		res.Outcome = SyncDisabled
 		if rt.Managed {
 			if err := s.write(ctx, ref, rt, &registrycache.Plan{}, &res); err != nil && !errors.Is(err, ports.ErrFieldOwnedByOthers) {
 				return res, err
 			}
 		}
 		return res, s.collect(ctx, ref, rt.ShootName, nil, &res)
-	case !rt.Provisioned:
-		return RegistryCacheResult{Outcome: SyncWaiting, RequeueAfter: s.Interval}, nil
 	}
-	res := RegistryCacheResult{Outcome: SyncSynced, RequeueAfter: s.Interval}
 	cfgs, err := s.Source.Configs(ctx, ref.RuntimeID)
 	if over := (*registrycache.OverLimit)(nil); errors.As(err, &over) {
 		return s.overLimit(ctx, ref, cfgs, over, now, res)
@@ -133,7 +144,7 @@ func (s *RegistryCacheSync) overLimit(ctx context.Context, ref ports.RuntimeRef,
 	over *registrycache.OverLimit, now time.Time, res RegistryCacheResult) (RegistryCacheResult, error) {
 	res.Outcome = SyncOverLimit
 	res.Events = append(res.Events, Event{Reason: EventRegistryCacheOverLimit, Warning: true, Message: fmt.Sprintf(
-		"RegistryCacheConfig objects not evaluated (%s): %s; spec.imageRegistryCache and the shoot's caches are left as they are",
+		"registry caches not evaluated (%s): %s; spec.imageRegistryCache and the shoot's caches are left as they are",
 		over.Reason, over.Detail)})
 	for _, c := range read {
 		st := over.Status(c)

@@ -33,7 +33,8 @@ func newCacheWorld(t *testing.T) *cacheWorld {
 		runtime: fake.NewRegistryCacheSource("rt-1"), garden: fake.NewRegistryCacheGarden(), ledger: fake.NewRegistryCacheLedger(), now: reapStart}
 	w.sync = &usecase.RegistryCacheSync{Runtimes: w.kcp, Source: w.runtime, Garden: w.garden, Ledger: w.ledger,
 		Resolver: fake.Resolver{Unresolvable: map[string]string{"nx.example": "no such host"}}, Interval: time.Hour}
-	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true, ModuleEnabled: true})
+	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true})
+	w.runtime.PutKyma("rt-1", "istio", registrycache.ModuleName)
 	return w
 }
 
@@ -184,16 +185,13 @@ func TestRegistryCacheSyncModuleDisabledAndRuntimeGone(t *testing.T) {
 	w.gardenerApplies(t)
 
 	// The customer disables the module: the caches go from the spec, the copy after the shoot dropped it.
-	rt, _ := w.kcp.Get(context.Background(), w.ref)
-	rt.ModuleEnabled = false
-	w.kcp.Set(w.ref, rt)
+	w.runtime.PutKyma("rt-1", "istio")
 	if res := w.pass(t); res.Outcome != usecase.SyncDisabled || len(w.entries()) != 0 || len(w.gardenSecrets()) != 1 {
 		t.Fatalf("module disabled: %+v, entries %v, copies %v", res, w.entries(), w.gardenSecrets())
 	}
 
 	// Enabled again, then the Runtime goes: the copy stays while the shoot (waiting for deletion) uses it.
-	rt.ModuleEnabled = true
-	w.kcp.Set(w.ref, rt)
+	w.runtime.PutKyma("rt-1", registrycache.ModuleName)
 	w.pass(t)
 	w.gardenerApplies(t)
 	w.kcp.Delete(w.ref)
@@ -228,12 +226,12 @@ func TestRegistryCacheSyncNeverOverwritesAnotherManager(t *testing.T) {
 
 func TestRegistryCacheSyncSkipsRuntimesNotReady(t *testing.T) {
 	w := newCacheWorld(t)
-	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", ModuleEnabled: true})
+	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1"})
 	w.runtime.Unreachable["rt-1"] = true // a runtime not provisioned is not even asked
 	if res := w.pass(t); res.Outcome != usecase.SyncWaiting {
 		t.Errorf("outcome %s, want %s", res.Outcome, usecase.SyncWaiting)
 	}
-	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", ModuleEnabled: true, Provisioned: true})
+	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true})
 	res, err := w.sync.Sync(context.Background(), w.ref, w.now)
 	if err == nil || res.Outcome != usecase.SyncUnreachable {
 		t.Errorf("unreachable runtime: %+v, %v; want an error and outcome %s", res, err, usecase.SyncUnreachable)
@@ -271,6 +269,7 @@ func TestRegistryCacheSyncLeavesOthersEntriesWithTheModuleOff(t *testing.T) {
 	w := newCacheWorld(t)
 	keb := []registrycache.Entry{{Name: "keb", Namespace: "x", Cache: shoot.RegistryCache{Upstream: "docker.io"}}}
 	w.kcp.Set(w.ref, ports.RegistryCacheRuntime{ShootName: "c-1", Provisioned: true, Entries: keb})
+	w.runtime.PutKyma("rt-1", "istio")
 	applies := w.kcp.Applies
 	if res := w.pass(t); res.Outcome != usecase.SyncDisabled || len(res.Events) != 0 || w.kcp.Applies != applies ||
 		!registrycache.EntriesEqual(w.entries(), keb) {
@@ -397,5 +396,31 @@ func TestRegistryCacheSyncOverLimitKeepsWhatIsApplied(t *testing.T) {
 	}
 	if st := w.runtime.Status("rt-1", registrycache.Key{Namespace: "team", Name: "quay"}); st.Reason != registrycache.ReasonApplied {
 		t.Errorf("quay back within the limit: %+v, want Applied", st)
+	}
+}
+
+// TestRegistryCacheSyncModuleChoiceFromTheRuntime: the runtime's own Kyma resource decides. A Kyma CRD without
+// the Kyma resource (or a runtime that does not answer) is no decision: the caches stay; only a runtime without the
+// Kyma CRD, or a Kyma resource without the module, disables it.
+func TestRegistryCacheSyncModuleChoiceFromTheRuntime(t *testing.T) {
+	w := newCacheWorld(t)
+	w.runtime.PutConfig("rt-1", cacheConfig("docker", "docker.io", ""))
+	if res := w.pass(t); res.Outcome != usecase.SyncSynced || len(w.entries()) != 1 {
+		t.Fatalf("module enabled in the runtime: %+v, entries %v", res, w.entries())
+	}
+	w.runtime.DeleteKyma("rt-1")
+	res, err := w.sync.Sync(context.Background(), w.ref, w.now)
+	if err == nil || res.Outcome != usecase.SyncError || len(w.entries()) != 1 {
+		t.Errorf("Kyma resource missing: %+v, %v, entries %v; want an error and the cache kept", res, err, w.entries())
+	}
+	w.runtime.Unreachable["rt-1"] = true
+	res, err = w.sync.Sync(context.Background(), w.ref, w.now)
+	if err == nil || res.Outcome != usecase.SyncUnreachable || len(w.entries()) != 1 {
+		t.Errorf("runtime unreachable: %+v, %v, entries %v; want an error and the cache kept", res, err, w.entries())
+	}
+	w.runtime.Unreachable["rt-1"] = false
+	w.runtime.RemoveKymaCRD("rt-1")
+	if res := w.pass(t); res.Outcome != usecase.SyncDisabled || len(w.entries()) != 0 {
+		t.Errorf("no Kyma CRD in the runtime: %+v, entries %v; want disabled, the operator's entries removed", res, w.entries())
 	}
 }

@@ -62,13 +62,13 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 	}
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
 		p := &setup.RegistryCachePorts{
-			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Kymas: mgr.GetAPIReader()},
+			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient()},
 			Source: &kube.RegistryCacheSource{Clients: clients,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
 			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
 			Ledger:   &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
-			Interval: rc.SyncInterval.Duration, Workers: rc.Workers,
+			Interval: rc.SyncInterval.Duration, Workers: rc.Workers, ListenerPort: rc.ListenerPort,
 		}
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
 			p.Resolver = dns.Resolver{}

@@ -48,6 +48,10 @@ type RegistryCacheConfig struct {
 	// 64 KiB..64 MiB). It bounds the memory one runtime takes per sync worker: client-go holds a whole response
 	// in memory and decodes it. A runtime with more applies none of its objects; the caches it has stay.
 	MaxListBytesPerRuntime int64 `json:"maxListBytesPerRuntime,omitempty"`
+	// ListenerPort is the port of the listener for the Runtime Watcher's events (POST
+	// /v2/infrastructure-manager-registry-cache/event, plain HTTP behind the ingress that verifies the runtime's
+	// client certificate); an event syncs its runtime at once. 0 (the default): no listener. 1..65535.
+	ListenerPort int `json:"listenerPort,omitempty"`
 }
 
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.

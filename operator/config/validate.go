@@ -127,6 +127,9 @@ func validateRegistryCache(r RegistryCacheConfig, bad func(key, format string, a
 	if r.MaxListBytesPerRuntime < 64<<10 || r.MaxListBytesPerRuntime > 64<<20 {
 		bad(registrycache.KeyMaxListBytes, "must be between 65536 (64 KiB) and 67108864 (64 MiB), got %d", r.MaxListBytesPerRuntime)
 	}
+	if r.ListenerPort < 0 || r.ListenerPort > 65535 {
+		bad("registryCache.listenerPort", "must be 0 (no listener) or a port 1..65535, got %d", r.ListenerPort)
+	}
 }
 
 func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any)) {

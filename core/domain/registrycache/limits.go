@@ -37,6 +37,18 @@ const (
 	ReasonTooManyConfigs Reason = "TooManyConfigs"
 	// ReasonConfigsTooLarge: the list responses of the runtime's objects exceed Limits.MaxListBytes.
 	ReasonConfigsTooLarge Reason = "ConfigsTooLarge"
+	// ReasonKymaTooLarge: the runtime's Kyma resource exceeds Limits.MaxListBytes; whether the module is enabled
+	// is unknown, so nothing is evaluated and nothing changes.
+	ReasonKymaTooLarge Reason = "KymaTooLarge"
+)
+
+// The runtime's own Kyma resource, where the customer enables modules (lifecycle-manager syncs it from the KCP once
+// and then reads the customer's changes from it, never writing them back to the KCP's copy).
+const (
+	KymaNamespace = "kyma-system"
+	KymaName      = "default"
+	// ModuleName is the registry-cache module's name in the Kyma resource's spec.modules.
+	ModuleName = "registry-cache"
 )
 
 // OrDefaults returns l with unset (zero or negative) limits at their defaults.
@@ -93,6 +105,13 @@ func (l Limits) TooLarge() *OverLimit {
 	return &OverLimit{Reason: ReasonConfigsTooLarge, Detail: fmt.Sprintf(
 		"the cluster's RegistryCacheConfig objects take more than %d bytes together, the most the landscape reads of one cluster (%s)",
 		l.MaxListBytes, KeyMaxListBytes)}
+}
+
+// KymaTooLarge is the OverLimit of a Kyma resource whose response is larger than l.MaxListBytes.
+func (l Limits) KymaTooLarge() *OverLimit {
+	return &OverLimit{Reason: ReasonKymaTooLarge, Detail: fmt.Sprintf(
+		"the cluster's Kyma resource %s/%s takes more than %d bytes, the most the landscape reads of one cluster (%s)",
+		KymaNamespace, KymaName, l.MaxListBytes, KeyMaxListBytes)}
 }
 
 // Status is what an object read before the limit was hit reports: not evaluated, and why. Caches applied before

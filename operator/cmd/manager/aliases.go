@@ -87,9 +87,8 @@ func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 				"and ignored: the networking filter always follows the Runtime's spec.security.networking.filter")
 			return nil
 		})
-	fs.Func("registry-cache-listener-port", "deprecated, ignored: this operator has no Runtime Watcher listener",
-		p.ignore("registry-cache-listener-port", "this operator has no Runtime Watcher listener (nothing listens on that port); "+
-			"registry caches are synced every registryCache.syncInterval and at once on POST /registry-cache/sync of the metrics endpoint"))
+	fs.Func("registry-cache-listener-port", "deprecated: sets registryCache.listenerPort of the configuration",
+		p.toConfig("registry-cache-listener-port", parsePort, "registryCache", "listenerPort"))
 	fs.BoolFunc("structured-auth-enabled", "deprecated, ignored: structured authentication is always used",
 		p.ignore("structured-auth-enabled", "structured authentication is always used"))
 	fs.BoolFunc("shoot-spec-dump-enabled", "deprecated, ignored", p.ignore("shoot-spec-dump-enabled", "shoot specs are not dumped"))
@@ -138,6 +137,14 @@ func (p *previousFlags) toConfig(name string, parse func(string) (any, error), p
 
 func parseBool(v string) (any, error) { return strconv.ParseBool(v) }
 
+func parsePort(v string) (any, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, fmt.Errorf("not a port: %w", err)
+	}
+	return n, nil
+}
+
 func parseDuration(v string) (any, error) {
 	if _, err := time.ParseDuration(v); err != nil {
 		return nil, err
@@ -155,6 +162,11 @@ func (p *previousFlags) previousDefaults() {
 	if _, given := p.used["registry-cache-config-controller-enabled"]; !given {
 		p.config.Default("the previous infrastructure manager's default of --registry-cache-config-controller-enabled (false)", false,
 			"registryCache", "enabled")
+	}
+	if _, given := p.used["registry-cache-listener-port"]; !given {
+		// The previous manager listened for the Runtime Watcher on 8082 whenever its registry cache controller ran.
+		p.config.Default("the previous infrastructure manager's default of --registry-cache-listener-port (8082)", 8082,
+			"registryCache", "listenerPort")
 	}
 }
 

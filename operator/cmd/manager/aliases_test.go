@@ -61,7 +61,7 @@ func TestMigrationPreviousHelmArguments(t *testing.T) {
 		{"health-probe-bind-address", o.ProbeAddr, ":8081"},
 		{"gardener-kubeconfig-path", s.gardenKubeconfig, "/gardener/kubeconfig/kubeconfig"},
 		{"converter-config-filepath", s.previous.converterFile, "/converter-config/converter_config.json"},
-		{"registry-cache-listener-port (recorded, no listener)", s.previous.used["registry-cache-listener-port"], "8082"},
+		{"registry-cache-listener-port (recorded)", s.previous.used["registry-cache-listener-port"], "8082"},
 		{"KIM_CONFIG_MAP", s.configMap, "kim-manager-config"},
 	} {
 		if c.got != c.want {
@@ -136,12 +136,19 @@ func TestMigrationPreviousFeatureFlags(t *testing.T) {
 			}},
 		{reason: "the networking filter off cannot be represented", args: []string{"--network-restriction-enabled=false"},
 			wantErr: "false cannot be represented"},
-		{reason: "the listener port is accepted and ignored, saying there is no listener", args: []string{"--registry-cache-listener-port=8082"},
-			check: func(t *testing.T, s *settings, _ *config.OperatorConfig) {
-				if len(s.previous.warnings) != 1 || !strings.Contains(s.previous.warnings[0], "no Runtime Watcher listener") {
+		{reason: "the listener port sets registryCache.listenerPort", args: []string{"--registry-cache-listener-port=8090"},
+			check: func(t *testing.T, s *settings, c *config.OperatorConfig) {
+				if c.RegistryCache.ListenerPort != 8090 {
+					t.Errorf("listenerPort %d, want 8090", c.RegistryCache.ListenerPort)
+				}
+				if len(s.previous.warnings) != 1 || !strings.Contains(s.previous.warnings[0], "registryCache.listenerPort") {
 					t.Errorf("warnings %v", s.previous.warnings)
 				}
 			}},
+		{reason: "a listener port out of range names the flag", args: []string{"--registry-cache-listener-port=70000"},
+			wantErr: "registryCache.listenerPort: must be 0 (no listener) or a port 1..65535, got 70000 (set by --registry-cache-listener-port=70000)"},
+		{reason: "a listener port that is no number", args: []string{"--registry-cache-listener-port=http"},
+			wantErr: "registry-cache-listener-port"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			s, err := parseFlags(append([]string{"--config=/landscape.yaml"}, tc.args...), env(nil), io.Discard)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -23,12 +24,11 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// RBAC in KCP (Runtimes are also the Runtime controller's; Kyma resources are read only; ConfigMaps
+// RBAC in KCP (Runtimes are also the Runtime controller's; ConfigMaps
 // kim-registry-cache-<runtimeID> record each runtime's garden copies and go when they are empty). In the garden the
 // operator's Role allows creating, getting and deleting Secrets in the project namespace, never listing or
 // watching them: the copies are found by the names the KCP records.
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=operator.kyma-project.io,namespace=kcp-system,resources=kymas,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;create;patch;delete
 
 // Name of the controller in logs and the --controllers flag.
@@ -56,11 +56,20 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 	ns := deps.Namespaces[0]
 	sync := &usecase.RegistryCacheSync{Runtimes: p.Runtimes, Source: p.Source, Garden: p.Garden, Ledger: p.Ledger,
 		Resolver: p.Resolver, Interval: p.Interval}
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, sync, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	metrics := NewMetrics(nil)
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, sync, metrics, mgr.GetEventRecorder("kim-"+Name))
 	triggers := make(chan event.TypedGenericEvent[reconcile.Request], 64)
 	if err := mgr.AddMetricsServerExtraHandler(TriggerPath, &Trigger{Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
 		Events: triggers}); err != nil {
 		return fmt.Errorf("registry cache trigger endpoint: %w", err)
+	}
+	if p.ListenerPort > 0 {
+		l := &Listener{Addr: fmt.Sprintf(":%d", p.ListenerPort), Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
+			Enqueue: LeaderOrAnnotation(mgr.Elected(), ChannelEnqueuer(triggers), AnnotationEnqueuer(mgr.GetClient())),
+			Limiter: rate.NewLimiter(WatcherEventsPerSecond, WatcherEventsBurst), Coalesce: WatcherCoalesce, Metrics: metrics}
+		if err := mgr.Add(l); err != nil {
+			return fmt.Errorf("registry cache watcher listener: %w", err)
+		}
 	}
 	if err := mgr.Add(&sweeper{ledger: p.Ledger, namespaces: deps.Namespaces, interval: p.Interval, events: triggers}); err != nil {
 		return fmt.Errorf("registry cache sweeper: %w", err)

@@ -65,7 +65,7 @@ func TestRegistryCacheReconcilerOnTheSkeleton(t *testing.T) {
 		}
 		runtimes := kimfake.NewRegistryCacheRuntimes()
 		runtimes.Set(ports.RuntimeRef{Namespace: req.Namespace, RuntimeID: req.Name}, ports.RegistryCacheRuntime{Exists: true,
-			ShootName: "shoot-1", ModuleEnabled: true})
+			ShootName: "shoot-1"})
 		res, err := newReconciler(kcp, runtimes, kimfake.NewRegistryCacheGarden()).Reconcile(context.Background(), req)
 		if err != nil {
 			t.Fatalf("reconcile: %v", err)

@@ -14,6 +14,7 @@ type Metrics struct {
 	syncs   *prometheus.CounterVec
 	secrets *prometheus.CounterVec
 	refused prometheus.Counter
+	watcher *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors and registers them with reg (nil: controller-runtime's registry). A second
@@ -30,8 +31,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Copies of registry credentials in the Gardener project, by operation (created, deleted)."}, []string{"operation"}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_registry_cache_configs_refused_total",
 			Help: "RegistryCacheConfig objects found invalid by syncs (counted per sync)."}),
+		watcher: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_registry_cache_watcher_events_total",
+			Help: "Runtime Watcher events at the registry cache listener by outcome: queued, coalesced (folded into a sync queued already), unknown_runtime, unauthenticated, too_large, bad_request, method_not_allowed, rate_limited, unavailable."},
+			[]string{"outcome"}),
 	}
 	m.syncs = register(reg, m.syncs)
+	m.watcher = register(reg, m.watcher)
 	m.secrets = register(reg, m.secrets)
 	m.refused = register(reg, m.refused)
 	return m
@@ -57,6 +62,13 @@ func (m *Metrics) Observe(res usecase.RegistryCacheResult) {
 	m.secrets.WithLabelValues("created").Add(float64(res.SecretsCreated))
 	m.secrets.WithLabelValues("deleted").Add(float64(res.SecretsDeleted))
 	m.refused.Add(float64(res.Refused))
+}
+
+// ObserveWatcherEvent records one request to the watcher listener.
+func (m *Metrics) ObserveWatcherEvent(outcome string) {
+	if m != nil {
+		m.watcher.WithLabelValues(outcome).Inc()
+	}
 }
 
 // eventRecorder records a use case event on a Runtime.

@@ -35,6 +35,8 @@ type RegistryCachePorts struct {
 	// Interval is the periodic sync of every runtime; Workers the runtimes synced at the same time.
 	Interval time.Duration
 	Workers  int
+	// ListenerPort is the port of the Runtime Watcher's event listener; 0: none.
+	ListenerPort int
 }
 
 // AuditLogPorts are what dedicated audit log tenants are claimed, kept and released with.

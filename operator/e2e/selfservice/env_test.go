@@ -3,6 +3,7 @@ package selfservice
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -43,6 +44,8 @@ type world struct {
 	project string
 	// logs holds everything the operator logged (checked for credentials).
 	logs *testenv.Logs
+	// listenerPort is the operator's Runtime Watcher listener (registryCache.listenerPort).
+	listenerPort int
 }
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -69,7 +72,12 @@ func startWorld(t *testing.T) *world {
 		t.Fatalf("install the KCP CRDs of foreign APIs: %v", kcpCRDsErr)
 	}
 	w := &world{env: env, kcp: env.KCPClient, garden: env.GardenClient, project: env.Catalogue.Project, logs: logs}
-	configFile, err := writeConfig()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.listenerPort = port
+	configFile, err := writeConfig(port)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +91,7 @@ func startWorld(t *testing.T) *world {
 // writeConfig writes the golden operator configuration with the self-service features on: dedicated audit log
 // tenants from a pool in kcp-system, registry caches without the DNS check (the sandbox has no internet), and a
 // short deletion window for the aws plan.
-func writeConfig() (string, error) {
+func writeConfig(listenerPort int) (string, error) {
 	raw, err := os.ReadFile(goldenConfig)
 	if err != nil {
 		return "", err
@@ -94,7 +102,8 @@ func writeConfig() (string, error) {
 	}
 	doc["deletion"] = map[string]any{"defaultGracePeriod": "1h", "planGracePeriods": map[string]any{"aws": awsWindow.String()},
 		"maxGracePeriod": "720h"}
-	doc["registryCache"] = map[string]any{"syncInterval": "1h", "checkUpstreamDNS": false}
+	// The periodic sync is an hour away: a change applied within seconds came through the watcher's event.
+	doc["registryCache"] = map[string]any{"syncInterval": "1h", "checkUpstreamDNS": false, "listenerPort": listenerPort}
 	shootCfg, _ := doc["shoot"].(map[string]any)
 	auditLog, _ := shootCfg["auditLog"].(map[string]any)
 	auditLog["pool"] = map[string]any{"enabled": true, "namespace": kcpNamespace}
@@ -109,6 +118,16 @@ func writeConfig() (string, error) {
 	defer f.Close()
 	_, err = f.Write(out)
 	return f.Name(), err
+}
+
+// freePort is a TCP port nothing listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // kebRuntime loads the golden aws Runtime as another instance: runtime ID id, shoot name shootName.

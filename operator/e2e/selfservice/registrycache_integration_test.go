@@ -2,8 +2,18 @@ package selfservice
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -26,27 +36,29 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
 )
 
 // secretPassword is the upstream credential of the test; it must appear in the garden copy and nowhere else.
 const secretPassword = "e2e-UNIQUE-registry-password-5c2f"
 
-// TestRegistryCacheIntegration: a customer creates a RegistryCacheConfig with credentials in a runtime; within
-// seconds of a trigger the cache is in the shoot's registry-cache extension and the credentials are copied to the
-// garden; a bad object gets a condition and changes nothing; removing the config removes both.
+// TestRegistryCacheIntegration: a customer enables the registry-cache module in the runtime's own Kyma resource
+// and creates a RegistryCacheConfig with credentials; within seconds of the Runtime Watcher's event (a POST to the
+// operator's listener, the periodic sync being an hour away) the cache is in the shoot's registry-cache extension and
+// the credentials are copied to the garden; a bad object gets a condition and changes nothing; removing the config
+// removes both.
 func TestRegistryCacheIntegration(t *testing.T) {
 	w := startWorld(t)
 	ctx := context.Background()
 	const id, shootName = "5a1b2c3d-0000-4000-8000-00000000rc01", "c-rc0001"
-	if err := putKyma(ctx, w.kcp, id); err != nil {
-		t.Fatal(err)
-	}
 	if err := w.kcp.Create(ctx, kebRuntime(t, id, shootName)); err != nil {
 		t.Fatal(err)
 	}
 	w.waitReady(t, id)
 	rtc := w.runtimeAdmin(t, shootName)
-	installRegistryCacheCRD(t, rtc)
+	// The module choice is the runtime's: lifecycle-manager's CRD and kyma-system/default with the module.
+	installRuntimeCRD(t, rtc, "operator.kyma-project.io_kymas.yaml", kube.KymaGVK.GroupVersion().WithKind("KymaList"))
+	installRuntimeCRD(t, rtc, "core.kyma-project.io_registrycacheconfigs.yaml", kube.RegistryCacheConfigGVK.GroupVersion().WithKind("RegistryCacheConfigList"))
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "rc-secret"}, Immutable: ptrTo(true),
@@ -56,10 +68,14 @@ func TestRegistryCacheIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// kyma-system is the operator's (KymaSystemNSCreated).
+	if err := putRuntimeKyma(ctx, rtc, "istio", kube.RegistryCacheModule); err != nil {
+		t.Fatal(err)
+	}
 	putCacheConfig(t, rtc, "docker", map[string]any{"upstream": "docker.io", "secretReferenceName": "rc-secret", "volume": map[string]any{"size": "20Gi"}})
 	putCacheConfig(t, rtc, "too-big", map[string]any{"upstream": "quay.io", "volume": map[string]any{"size": "a lot"}})
 
-	triggered := w.trigger(t, id)
+	triggered := w.watcherEvent(t, id)
 	var copyName string
 	testenv.Eventually(t, time.Minute, "the cache in the shoot's registry-cache extension", func() (bool, string) {
 		caches := w.shootCaches(t, shootName)
@@ -71,7 +87,7 @@ func TestRegistryCacheIntegration(t *testing.T) {
 		}
 		return false, fmt.Sprintf("caches %+v", caches)
 	})
-	t.Logf("trigger -> cache in the shoot: %s", time.Since(triggered).Round(time.Millisecond))
+	t.Logf("watcher event -> cache in the shoot: %s", time.Since(triggered).Round(time.Millisecond))
 	if caches := w.shootCaches(t, shootName); len(caches) != 1 {
 		t.Errorf("shoot caches %+v, want only docker.io (quay.io's object is invalid)", caches)
 	}
@@ -108,12 +124,12 @@ func TestRegistryCacheIntegration(t *testing.T) {
 	if err := rtc.Delete(ctx, cacheObject("docker")); err != nil {
 		t.Fatal(err)
 	}
-	triggered = w.trigger(t, id)
+	triggered = w.watcherEvent(t, id)
 	testenv.Eventually(t, time.Minute, "the cache gone from the shoot", func() (bool, string) {
 		caches := w.shootCaches(t, shootName)
 		return len(caches) == 0, fmt.Sprintf("caches %+v", caches)
 	})
-	t.Logf("trigger -> cache removed from the shoot: %s", time.Since(triggered).Round(time.Millisecond))
+	t.Logf("watcher event -> cache removed from the shoot: %s", time.Since(triggered).Round(time.Millisecond))
 	testenv.Eventually(t, 2*time.Minute, "the garden copy deleted", func() (bool, string) {
 		err := w.garden.Get(ctx, client.ObjectKey{Namespace: "garden-" + w.project, Name: copyName}, &corev1.Secret{})
 		return client.IgnoreNotFound(err) == nil && err != nil, fmt.Sprintf("get: %v", err)
@@ -127,18 +143,22 @@ func TestRegistryCacheIntegration(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// putKyma writes the runtime's Kyma resource with the registry-cache module enabled, as lifecycle-manager would.
-func putKyma(ctx context.Context, c client.Client, name string) error {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kube.KymaGVK.GroupVersion().String(), "kind": "Kyma",
-		"metadata": map[string]any{"name": name, "namespace": kcpNamespace},
-		"spec":     map[string]any{"channel": "regular", "modules": []any{map[string]any{"name": kube.RegistryCacheModule}}}}}
+// putRuntimeKyma writes the runtime's Kyma resource kyma-system/default with modules, as the customer does.
+func putRuntimeKyma(ctx context.Context, c client.Client, modules ...string) error {
+	list := make([]any, 0, len(modules))
+	for _, m := range modules {
+		list = append(list, map[string]any{"name": m, "managed": true})
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": kube.KymaGVK.GroupVersion().String(), "kind": kube.KymaGVK.Kind,
+		"metadata": map[string]any{"name": registrycache.KymaName, "namespace": registrycache.KymaNamespace},
+		"spec":     map[string]any{"channel": "regular", "modules": list}}}
 	return c.Create(ctx, u)
 }
 
-// installRegistryCacheCRD installs the RegistryCacheConfig CRD into the runtime, as the module would.
-func installRegistryCacheCRD(t *testing.T, c client.Client) {
+// installRuntimeCRD installs a test CRD of adapters/kube/testdata/crds/runtime into the runtime, as its owner would.
+func installRuntimeCRD(t *testing.T, c client.Client, file string, list schema.GroupVersionKind) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(testCRDs, "runtime", "core.kyma-project.io_registrycacheconfigs.yaml"))
+	raw, err := os.ReadFile(filepath.Join(testCRDs, "runtime", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +172,7 @@ func installRegistryCacheCRD(t *testing.T, c client.Client) {
 	if err := c.Create(context.Background(), crd); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 30*time.Second, "RegistryCacheConfig CRD established", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, crd.Name+" established", func() (bool, string) {
 		got := &apiextensionsv1.CustomResourceDefinition{}
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(crd), got); err != nil {
 			return false, err.Error()
@@ -165,10 +185,10 @@ func installRegistryCacheCRD(t *testing.T, c client.Client) {
 		return false, "not established"
 	})
 	// The client's REST mapper learned the API before the CRD existed; a new client discovers it.
-	testenv.Eventually(t, 30*time.Second, "RegistryCacheConfig served", func() (bool, string) {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(kube.RegistryCacheConfigGVK.GroupVersion().WithKind("RegistryCacheConfigList"))
-		err := c.List(context.Background(), list)
+	testenv.Eventually(t, 30*time.Second, crd.Name+" served", func() (bool, string) {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(list)
+		err := c.List(context.Background(), l)
 		return err == nil, fmt.Sprint(err)
 	})
 }
@@ -203,17 +223,48 @@ func cacheCondition(t *testing.T, c client.Client, name string) *metav1.Conditio
 	return meta.FindStatusCondition(conds, registrycache.ConditionType)
 }
 
-// trigger asks for an immediate sync the way an SRE or the Runtime Watcher can without the metrics endpoint: a
-// new value of the sync annotation.
-func (w *world) trigger(t *testing.T, id string) time.Time {
+// watcherEvent posts the Runtime Watcher's event about a RegistryCacheConfig to the operator's listener, with the
+// runtime's client certificate in X-Forwarded-Client-Cert as the ingress in front of the listener sets it.
+func (w *world) watcherEvent(t *testing.T, id string) time.Time {
 	t.Helper()
 	at := time.Now()
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, imv1.AnnotationSyncRegistryCache, at.Format(time.RFC3339Nano))
-	rt := &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: kcpNamespace, Name: id}}
-	if err := w.kcp.Patch(context.Background(), rt, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+	body := `{"watched":{"Namespace":"team","Name":"docker"},"watchedGvk":{"group":"core.kyma-project.io","version":"v1beta1","kind":"RegistryCacheConfig"}}`
+	req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", w.listenerPort, registrycachectrl.WatcherPath), strings.NewReader(body))
+	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set(registrycachectrl.XFCCHeader, clientCertXFCC(t, id))
+	var resp *http.Response
+	// The listener starts with the operator: wait for its port.
+	testenv.Eventually(t, 30*time.Second, "the watcher listener answers", func() (bool, string) {
+		resp, err = http.DefaultClient.Do(req.Clone(context.Background()))
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = resp.Body.Close()
+		req.Body = io.NopCloser(strings.NewReader(body))
+		return true, ""
+	})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("watcher event: %s, want 200", resp.Status)
+	}
 	return at
+}
+
+// clientCertXFCC is an X-Forwarded-Client-Cert value with a certificate whose common name is the runtime ID.
+func clientCertXFCC(t *testing.T, runtimeID string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: runtimeID},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return `Hash=e2e;Cert="` + url.QueryEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))) + `"`
 }
 
 // shootCaches reads the caches of the shoot's registry-cache extension from the garden.
