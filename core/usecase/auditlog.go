@@ -61,7 +61,7 @@ func (c AuditLogClaim) Dedicated() *shoot.DedicatedAuditLog {
 }
 
 // Claim returns the tenant req holds, claiming one when req asks for it. Decisions start on the cache (finding an
-// existing claim costs no request); every write and every "the pool is empty" is decided on a live read.
+// existing claim costs no request); every write and every "the pool is empty" is decided again on a live read.
 func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now time.Time) (AuditLogClaim, error) {
 	mode := ports.ReadCached
 	var out AuditLogClaim
@@ -71,6 +71,12 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 			return out, fmt.Errorf("read the audit log pool: %w", err)
 		}
 		d := auditlog.DecideClaim(req, pool)
+		if d.Action != auditlog.ActionNone && mode == ports.ReadCached {
+			// Every write is decided on a live read: a cache that has not seen the runtime's existing claim (the
+			// previous manager's, or one made a moment ago) would have it reserve a second tenant.
+			mode = ports.ReadLive
+			continue
+		}
 		switch d.Action {
 		case auditlog.ActionNone:
 			switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -408,4 +409,46 @@ func auditLogConfig(s shoot.Spec) (shoot.AuditLogExtensionConfig, bool) {
 		}
 	}
 	return shoot.AuditLogExtensionConfig{}, false
+}
+
+// stalePool answers cached reads with a snapshot taken earlier, as an informer that has not seen the latest writes.
+type stalePool struct {
+	ports.AuditLogPool
+	cached []auditlog.Tenant
+}
+
+func (p *stalePool) List(ctx context.Context, mode ports.ReadMode) ([]auditlog.Tenant, error) {
+	if mode == ports.ReadCached {
+		return p.cached, nil
+	}
+	return p.AuditLogPool.List(ctx, mode)
+}
+
+// TestAuditLogClaimDecidesWritesLive: a cache that has not yet seen the runtime's existing claim (here the previous
+// manager's assignment) must not make it reserve a second tenant: every write is decided on a live read (found on
+// garden-in-a-box, where the adopted runtime took a free tenant and another runtime waited for the pool).
+func TestAuditLogClaimDecidesWritesLive(t *testing.T) {
+	pool := fake.NewAuditLogPool(poolTenant("a"), poolTenant("b"))
+	before, err := pool.List(context.Background(), ports.ReadLive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(before, func(t auditlog.Tenant) bool { return t.Name == "b" })
+	if _, err := pool.Claim(context.Background(), before[i], "rt-1", reapStart); err != nil {
+		t.Fatal(err)
+	}
+	// The cache shows b as the audit log manager first wrote it (Assigned, no assignment yet), so only a looks free.
+	before[i].State = auditlog.StateAssigned
+	writes := pool.Writes["Reserve"] + pool.Writes["Claim"]
+	c := &usecase.AuditLogClaimer{Pool: &stalePool{AuditLogPool: pool, cached: before}}
+	res, err := c.Claim(context.Background(), claimReq("rt-1"), reapStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tenant == nil || res.Tenant.Name != "b" {
+		t.Fatalf("claim %+v, want the runtime's existing tenant b", res)
+	}
+	if n := pool.Writes["Reserve"] + pool.Writes["Claim"] - writes; n != 0 {
+		t.Errorf("%d writes to the pool (%v) on a stale cache, want none", n, pool.Writes)
+	}
 }

@@ -45,9 +45,12 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	if err := yaml.UnmarshalStrict(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	metrics, probes := freeAddress(t), freeAddress(t)
+	metrics, probes, watcher := freeAddress(t), freeAddress(t), freeAddress(t)
+	_, watcherPort, _ := net.SplitHostPort(watcher)
 	converter := previousConverterConfig(t, env.Catalogue.Project)
-	replace := map[string]string{
+	// The listener port of the previous arguments (8082) is taken by another test's manager as easily as the
+	// metrics ports: every port is a free one, the flag itself is kept.
+	replace := map[string]string{"registry-cache-listener-port": watcherPort,
 		"gardener-kubeconfig-path": env.gardenFile, "gardener-project-name": env.Catalogue.Project,
 		"metrics-bind-address": metrics, "health-probe-bind-address": probes, "converter-config-filepath": converter,
 	}
@@ -103,6 +106,19 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 		return resp.StatusCode == http.StatusOK, resp.Status
 	})
 
+	// --registry-cache-listener-port works: the Runtime Watcher's endpoint answers there, and refuses a caller
+	// without a client certificate.
+	// The manager starts its runnables after its health endpoint and caches: wait for it.
+	testenv.Eventually(t, time.Minute, "the watcher listener serving", func() (bool, string) {
+		resp, err := http.Post("http://127.0.0.1:"+watcherPort+"/v2/infrastructure-manager-registry-cache/event", "application/json",
+			strings.NewReader(`{"watched":{"Namespace":"kyma-system","Name":"default"}}`))
+		if err != nil {
+			return false, fmt.Sprintf("--registry-cache-listener-port=%s: %v", watcherPort, err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusUnauthorized, "watcher event without a client certificate: " + resp.Status + ", want 401"
+	})
+
 	// It works: a GardenerCluster of a shoot gets its kubeconfig.
 	id := "helm-args-0000-4000-8000-000000000001"
 	s, err := env.NewShoot("c-helmargs", "aws")
@@ -141,7 +157,7 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Errorf("the manager exited with %v", err)
+			t.Errorf("the manager exited with %v\n%s", err, logs.String())
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the manager did not stop after SIGTERM")
