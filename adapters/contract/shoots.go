@@ -196,7 +196,9 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("held apply of a changing spec: %v, want ErrAdoptionReviewRequired", err)
 		}
 		after, err := f.Shoots.Get(t.Context(), "ct-adopt-hold", ports.ReadLive)
-		if err != nil || after.Generation != before.Generation || after.Marks.AppliedSpecHash != "" {
+		// Gardener's scheduler may set spec.seedName of the new shoot meanwhile: one generation, explained by the seed.
+		scheduled := before.SeedName == "" && after.SeedName != "" && after.Generation == before.Generation+1
+		if err != nil || (after.Generation != before.Generation && !scheduled) || after.Marks.AppliedSpecHash != "" {
 			t.Fatalf("the held apply wrote: generation %d -> %d, spec hash %q (%v)", before.Generation, after.Generation, after.Marks.AppliedSpecHash, err)
 		}
 		approved := held
