@@ -1,7 +1,9 @@
 package gardener
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -70,7 +72,16 @@ type dnsServiceConfig struct {
 	DNSProviderReplication *struct {
 		Enabled bool `json:"enabled"`
 	} `json:"dnsProviderReplication,omitempty"`
-	SyncProvidersFromShootSpecDNS bool `json:"syncProvidersFromShootSpecDNS"`
+	Providers                     []dnsServiceProvider `json:"providers,omitempty"`
+	SyncProvidersFromShootSpecDNS bool                 `json:"syncProvidersFromShootSpecDNS"`
+}
+
+type dnsServiceProvider struct {
+	Domains *struct {
+		Include []string `json:"include,omitempty"`
+	} `json:"domains,omitempty"`
+	Credentials string `json:"credentials,omitempty"`
+	Type        string `json:"type,omitempty"`
 }
 
 type certServiceConfig struct {
@@ -83,6 +94,9 @@ type certServiceConfig struct {
 func extensions(in []shoot.Extension) ([]gardencorev1beta1.Extension, error) {
 	out := make([]gardencorev1beta1.Extension, 0, len(in))
 	for _, e := range in {
+		if e.KeepCurrent {
+			continue // the shoot's own stays (mergeExtensions); nothing to write
+		}
 		cfg, err := extensionConfig(e)
 		if err != nil {
 			return nil, fmt.Errorf("extension %s: %w", e.Type, err)
@@ -131,6 +145,15 @@ func extensionConfig(e shoot.Extension) (*runtime.RawExtension, error) {
 				Enabled bool `json:"enabled"`
 			}{Enabled: true}
 		}
+		for _, p := range c.Providers {
+			out := dnsServiceProvider{Credentials: p.Credentials, Type: p.Type}
+			if len(p.Domains) > 0 {
+				out.Domains = &struct {
+					Include []string `json:"include,omitempty"`
+				}{Include: p.Domains}
+			}
+			cfg.Providers = append(cfg.Providers, out)
+		}
 		return raw(cfg)
 	case shoot.CertServiceConfig:
 		cfg := certServiceConfig{typeMeta: typeMeta{"service.cert.extensions.gardener.cloud/v1alpha1", "CertConfig"}}
@@ -175,4 +198,16 @@ func registryCacheConfig(c shoot.RegistryCacheConfig) registryConfig {
 		cfg.Caches = append(cfg.Caches, out)
 	}
 	return cfg
+}
+
+// dnsExtensionWithoutProviders: the shoot's shoot-dns-service extension has a configuration naming no provider.
+func dnsExtensionWithoutProviders(s *gardencorev1beta1.Shoot) bool {
+	i := slices.IndexFunc(s.Spec.Extensions, func(e gardencorev1beta1.Extension) bool { return e.Type == shoot.ExtensionDNS })
+	if i < 0 || s.Spec.Extensions[i].ProviderConfig == nil {
+		return false
+	}
+	var cfg struct {
+		Providers []json.RawMessage `json:"providers"`
+	}
+	return json.Unmarshal(s.Spec.Extensions[i].ProviderConfig.Raw, &cfg) == nil && len(cfg.Providers) == 0
 }

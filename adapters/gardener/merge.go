@@ -89,30 +89,6 @@ func nameOf(v any) string {
 
 func isOwnedExtension(t string) bool { return slices.Contains(shoot.OwnedExtensionTypes, t) }
 
-// mergeExtensions replaces the extensions we own and keeps all others in place; an extension we do not own but
-// generate (shoot-oidc-service, enabled when needed, never removed) replaces the current one of its type in place.
-func mergeExtensions(current, generated []gardencorev1beta1.Extension) []gardencorev1beta1.Extension {
-	var out []gardencorev1beta1.Extension
-	placed := map[string]bool{}
-	for _, c := range current {
-		if isOwnedExtension(c.Type) {
-			continue
-		}
-		if i := slices.IndexFunc(generated, func(g gardencorev1beta1.Extension) bool { return g.Type == c.Type }); i >= 0 {
-			out = append(out, generated[i])
-			placed[c.Type] = true
-			continue
-		}
-		out = append(out, *c.DeepCopy())
-	}
-	for _, g := range generated {
-		if !placed[g.Type] {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // upsert replaces the first element with the same key as item, or appends item.
 func upsert[T any](list []T, item T, sameKey func(T) bool) []T {
 	if i := slices.IndexFunc(list, sameKey); i >= 0 {

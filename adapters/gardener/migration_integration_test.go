@@ -1,17 +1,23 @@
 package gardener
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
+	"github.com/kyma-project/kim/internal/testenv/previous"
 	"github.com/kyma-project/kim/operator/config"
 )
 
@@ -114,4 +120,76 @@ func hasPath(diffs []Difference, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestAdoptingThePreviousRenderingIntegration: a shoot as the previous manager rendered it (its extension order and
+// encodings, the DNS provider list and the credentials resource shoot-dns-service adds, an auditlog extension, a
+// registry cache) plus a reg-cache-* resource its field manager left behind is adopted with exactly one change, the
+// documented one: the stale resource goes. Extensions, spec.dns and every other resource keep their bytes.
+func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
+	env := GardenBox(t)
+	cfg, err := config.Load("testdata/config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := env.GardenClient
+	ns := env.Catalogue.ProjectNamespace()
+	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
+	rt := loadRuntime(t, "testdata/runtimes/aws-registry-cache.yaml")
+	rt.Spec.Shoot.Name = "mig-prev"
+	spec, err := shoot.Generate(mapping.Runtime(rt), cfg.ShootConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Namespace = ns
+	const stale = "reg-cache-5d7f2a9e-0c4b-4e1a-9f3d-2b6c8e1a7f40"
+	require.NoError(t, c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: stale, Namespace: ns},
+		Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}))
+	createUnmarkedAs(t, adapter, spec, rt.Name, func(s *gardencorev1beta1.Shoot) {
+		if err := previous.Render(s); err != nil {
+			t.Fatal(err)
+		}
+		s.Spec.Resources = append(s.Spec.Resources, gardencorev1beta1.NamedResourceReference{Name: stale,
+			ResourceRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "v1", Kind: "Secret", Name: stale}})
+	})
+	require.Eventually(t, func() bool {
+		s := getShoot(t, c, ns, "mig-prev")
+		op := s.Status.LastOperation
+		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && s.Status.ObservedGeneration == s.Generation
+	}, 60*time.Second, 200*time.Millisecond, "shoot settled")
+	before := getShoot(t, c, ns, "mig-prev")
+	a := ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: 1, SpecHash: spec.Hash()}
+	diffs, err := adapter.DryRunAdoption(t.Context(), before, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if !strings.HasPrefix(d.Path, ".metadata.labels.") && !strings.HasPrefix(d.Path, ".metadata.annotations.") &&
+			!strings.HasPrefix(d.Path, ".spec.resources") && d.Path != ".metadata.generation" {
+			t.Errorf("dry run of the previous rendering: %s; want only the marks and the stale resource", d)
+		}
+	}
+	if _, err := adapter.Adopt(t.Context(), "mig-prev", rt.Name, "aws"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reapplyLive(t, adapter, a); err != nil {
+		t.Fatalf("first apply after adoption: %v", err)
+	}
+	after := getShoot(t, c, ns, "mig-prev")
+	if diff := cmp.Diff(extensionsYAML(t, before.Spec.Extensions), extensionsYAML(t, after.Spec.Extensions)); diff != "" {
+		t.Errorf("extensions changed by the adoption (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(before.Spec.DNS, after.Spec.DNS); diff != "" {
+		t.Errorf("spec.dns changed by the adoption (-before +after):\n%s", diff)
+	}
+	want := slices.DeleteFunc(slices.Clone(before.Spec.Resources), func(r gardencorev1beta1.NamedResourceReference) bool { return r.Name == stale })
+	if diff := cmp.Diff(want, after.Spec.Resources); diff != "" {
+		t.Errorf("spec.resources after the adoption (-want +got):\n%s", diff)
+	}
+	// Everything else of the spec is as it was: the stale resource is the only change.
+	b, g := before.Spec.DeepCopy(), after.Spec.DeepCopy()
+	b.Resources, g.Resources = nil, nil
+	if diff := cmp.Diff(b, g); diff != "" {
+		t.Errorf("spec changed beyond the stale resource (-before +after):\n%s", diff)
+	}
 }

@@ -219,6 +219,9 @@ func dns(spec shoot.Spec) *gardencorev1beta1.DNS {
 	provider := gardencorev1beta1.DNSProvider{
 		Primary: ptr.To(true), //nolint:staticcheck // Gardener still requires exactly one primary provider for the shoot's own domain
 		Type:    optional(spec.DNS.ProviderType),
+		// The provider manages only the shoot's own domain (the previous manager's rendering; shoot-dns-service
+		// would derive the same for its provider).
+		Domains: &gardencorev1beta1.DNSIncludeExclude{Include: []string{spec.DNS.Domain}},
 		CredentialsRef: &autoscalingv1.CrossVersionObjectReference{
 			APIVersion: "v1", Kind: "Secret", Name: spec.DNS.SecretName,
 		},

@@ -29,6 +29,7 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 		}
 	}
 	cur.AuditLog = currentAuditLog(s)
+	cur.DNSExtensionWithoutProviders = dnsExtensionWithoutProviders(s)
 	for _, w := range s.Spec.Provider.Workers {
 		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
 		if w.Machine.Image != nil {
@@ -126,7 +127,7 @@ func ApplySpec(current *gardencorev1beta1.Shoot, spec shoot.Spec) (*gardencorev1
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", spec.Name, err)
 	}
-	s.Spec.Extensions = mergeExtensions(s.Spec.Extensions, exts)
+	s.Spec.Extensions = mergeExtensions(s.Spec.Extensions, exts, keptExtensionTypes(spec.Extensions))
 	s.Spec.Resources = mergeResources(s.Spec.Resources, spec.Resources)
 	if s.Spec.DNS == nil || s.Spec.DNS.Domain == nil {
 		s.Spec.DNS = dns(spec)

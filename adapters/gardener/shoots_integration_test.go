@@ -215,6 +215,12 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 // as the previous infrastructure manager did (only the runtime-id annotation).
 func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
 	t.Helper()
+	createUnmarkedAs(t, adapter, spec, runtimeID, nil)
+}
+
+// createUnmarkedAs is createUnmarked with the shoot changed by change before it is created.
+func createUnmarkedAs(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string, change func(*gardencorev1beta1.Shoot)) {
+	t.Helper()
 	spec.Namespace = adapter.Namespace
 	if err := adapter.applyAuthConfigMap(t.Context(), ports.ShootApply{Spec: spec}); err != nil {
 		t.Fatal(err)
@@ -226,6 +232,9 @@ func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID st
 	s.Labels, s.Annotations = nil, nil
 	if runtimeID != "" {
 		s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID}
+	}
+	if change != nil {
+		change(s)
 	}
 	if err := adapter.Client.Create(t.Context(), s); err != nil {
 		t.Fatalf("create shoot %s: %v", spec.Name, err)

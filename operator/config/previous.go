@@ -120,6 +120,8 @@ const (
 	previousDrainTimeout = "15m"
 	previousEvictRetries = 2
 	previousACLNamespace = "kcp-system" // where it read the ACL ConfigMap (its control plane namespace)
+	// previousGDCHCloudProfile is the cloud profile the previous manager gave GDCH shoots when its file named none.
+	previousGDCHCloudProfile = "cat"
 )
 
 // previousDualStackProviders are the providers the previous manager gave dual-stack networking when it was on.
@@ -230,8 +232,17 @@ func (m *converterMapper) mapConverter(p previousConfig) {
 
 	pr := c.Provider
 	m.set("converter.provider.aws.enableIMDSv2", pr.AWS.EnableIMDSv2, "shoot", "features", "awsIMDSv2")
-	m.setString("converter.provider.gdch.cloudProfileName", pr.GDCH.CloudProfileName, "shoot", "cloudProfiles", "gdch")
+	// Empty meant the previous manager's built-in profile name, not this operator's default.
+	gdchProfile := pr.GDCH.CloudProfileName
+	if gdchProfile == "" {
+		gdchProfile = previousGDCHCloudProfile
+	}
+	m.set("converter.provider.gdch.cloudProfileName", gdchProfile, "shoot", "cloudProfiles", "gdch")
 	m.setString("converter.provider.gdch.parentReferenceName", pr.GDCH.ParentReferenceName, "shoot", "gdch", "parentReference", "name")
+	if pr.GDCH.ParentReferenceName != "" {
+		// The previous manager gave every GDCH shoot egress; here it is opt-in.
+		m.set("converter.provider.gdch.parentReferenceName", true, "shoot", "gdch", "enableEgress")
+	}
 	m.setString("converter.provider.gdch.parentReferenceNamespace", pr.GDCH.ParentReferenceNamespace, "shoot", "gdch", "parentReference", "namespace")
 	m.setString("converter.provider.gdch.parentReferenceType", pr.GDCH.ParentReferenceType, "shoot", "gdch", "parentReference", "type")
 	m.mapWorkers(pr.Worker.DefaultMachineDrainTimeout, pr.Worker.DefaultMaxEvictRetries)

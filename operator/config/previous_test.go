@@ -94,6 +94,7 @@ func TestConverterConfigProduction(t *testing.T) {
 		{"shoot.features.awsIMDSv2", s.Features.AWSIMDSv2, true},
 		{"shoot.cloudProfiles.gdch", s.CloudProfiles["gdch"], "gdch-prod"},
 		{"shoot.gdch.parentReference", s.GDCH.ParentReference, GDCHParentReference{Name: "kyma-subnet", Namespace: "platform", Type: "SingleSubnet"}},
+		{"shoot.gdch.enableEgress (the previous manager gave every GDCH shoot egress)", s.GDCH.EnableEgress, true},
 		{"shoot.workers.machineDrainTimeout", s.Workers.MachineDrainTimeout.Duration, 30 * time.Minute},
 		{"shoot.workers.maxEvictRetries", *s.Workers.MaxEvictRetries, int32(3)},
 		{"shoot.auditLog.enabled", s.AuditLog.Enabled, true},
@@ -192,6 +193,23 @@ func TestConverterConfigMapping(t *testing.T) {
 				s.Workers.MachineDrainTimeout.Duration != 15*time.Minute || *s.Workers.MaxEvictRetries != 2 {
 				t.Errorf("absent keys: auto-update %v, dual stack %v, tolerations %v, workers %+v", *s.Maintenance.AutoUpdateKubernetesVersion,
 					s.DualStack.Providers, s.Tolerations, s.Workers)
+			}
+		}},
+		{reason: "an empty GDCH cloud profile meant the previous manager's built-in one, not this operator's default",
+			change: func(d map[string]any) { at(d, "converter", "provider", "gdch")["cloudProfileName"] = "" },
+			check: func(t *testing.T, c *OperatorConfig) {
+				if got := c.Shoot.CloudProfiles["gdch"]; got != "cat" {
+					t.Errorf("gdch cloud profile %q, want cat", got)
+				}
+			}},
+		{reason: "without a GDCH parent reference nothing of GDCH is set", change: func(d map[string]any) {
+			g := at(d, "converter", "provider", "gdch")
+			for _, k := range []string{"parentReferenceName", "parentReferenceNamespace", "parentReferenceType"} {
+				delete(g, k)
+			}
+		}, check: func(t *testing.T, c *OperatorConfig) {
+			if c.Shoot.GDCH.EnableEgress || c.Shoot.GDCH.ParentReference != (GDCHParentReference{}) {
+				t.Errorf("gdch %+v", c.Shoot.GDCH)
 			}
 		}},
 		{reason: "no DNS settings meant Gardener's internal domain", change: func(d map[string]any) { at(d, "converter")["dns"] = map[string]any{} },

@@ -252,6 +252,9 @@ type OpenStackConfig struct {
 type Features struct {
 	AWSIMDSv2       bool `json:"awsIMDSv2,omitempty"`
 	DisableEUAccess bool `json:"disableEUAccess,omitempty"`
+	// DisableNetworkingFilter leaves shoot-networking-filter out of new shoots and as it is on existing ones, for
+	// landscapes that filter otherwise (the previous manager's --network-restriction-enabled=false).
+	DisableNetworkingFilter bool `json:"disableNetworkingFilter,omitempty"`
 }
 
 // DeletionConfig controls the grace window between deleting a Runtime and deleting its shoot.

@@ -204,7 +204,8 @@ func (c *OperatorConfig) ShootConfig() shoot.Config {
 			Windows:                       map[string]shoot.TimeWindow{},
 		},
 		OpenStack: shoot.OpenStackConfig{FloatingPoolName: s.OpenStack.FloatingPoolName, LoadBalancerProvider: s.OpenStack.LoadBalancerProvider},
-		Features:  shoot.Features{AWSIMDSv2: s.Features.AWSIMDSv2, DisableEUAccess: s.Features.DisableEUAccess},
+		Features: shoot.Features{AWSIMDSv2: s.Features.AWSIMDSv2, DisableEUAccess: s.Features.DisableEUAccess,
+			DisableNetworkingFilter: s.Features.DisableNetworkingFilter},
 	}
 	for p, name := range s.CloudProfiles {
 		out.CloudProfiles[shoot.Provider(p)] = name

@@ -171,6 +171,9 @@ type Features struct {
 	AWSIMDSv2 bool
 	// DisableEUAccess turns off access restrictions for EU-access platform regions.
 	DisableEUAccess bool
+	// DisableNetworkingFilter leaves shoot-networking-filter out of created shoots and as it is on existing ones
+	// (the landscape filters otherwise; the previous manager's --network-restriction-enabled=false).
+	DisableNetworkingFilter bool
 }
 
 // DefaultCloudProfiles are the cloud profile names used when Config.CloudProfiles has no entry.

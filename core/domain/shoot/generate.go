@@ -23,6 +23,9 @@ type Current struct {
 	AuthenticationConfigMap string
 	// ExtensionTypes are the extensions the shoot has enabled.
 	ExtensionTypes []string
+	// DNSExtensionWithoutProviders is true when the shoot's shoot-dns-service extension has a configuration that
+	// names no DNS provider (clusters created before custom domains).
+	DNSExtensionWithoutProviders bool
 	// AuditLog is the shoot's enabled auditlog extension with what it references; nil: none, or one that does not
 	// name a tenant, a service URL and its credentials Secret.
 	AuditLog *CurrentAuditLog

@@ -190,6 +190,10 @@ type Extension struct {
 	Type     string
 	Disabled bool
 	Config   any
+	// KeepCurrent leaves the shoot's extension of this type as it is (or absent); Disabled and Config are unused.
+	// Generation states it where the landscape or the previous manager's rule says an existing cluster keeps its
+	// own setting.
+	KeepCurrent bool
 }
 
 // Extension types the operator owns: on update, these are replaced; all others are kept.
@@ -240,7 +244,22 @@ type DNSServiceConfig struct {
 	SyncProvidersFromShootSpecDNS bool
 	// ProviderReplication replicates DNSProvider resources of the cluster into the control plane.
 	ProviderReplication bool
+	// Providers are the DNS providers of the cluster (the primary one for an external domain).
+	Providers []DNSServiceProvider
 }
+
+// DNSServiceProvider is a DNS provider of shoot-dns-service.
+type DNSServiceProvider struct {
+	// Domains the provider may manage.
+	Domains []string
+	Type    string
+	// Credentials names the spec.resources entry with the provider's credentials.
+	Credentials string
+}
+
+// DNSCredentialsResourcePrefix prefixes the spec.resources entry of a DNS provider's credentials Secret:
+// shoot-dns-service names it "shoot-dns-service-<Secret>" when it syncs providers from spec.dns.
+const DNSCredentialsResourcePrefix = ExtensionDNS + "-"
 
 // CertServiceConfig configures shoot-cert-service.
 type CertServiceConfig struct {

@@ -10,8 +10,15 @@ const (
 )
 
 // stepNetworkingFilter always states the filter explicitly: a landscape may enable the extension
-// globally, so leaving it out would not switch it off. Ingress filtering is blackholing.
+// globally, so leaving it out would not switch it off. Ingress filtering is blackholing. A landscape that switched
+// the filter off gets none on new shoots and keeps what existing shoots have.
 func stepNetworkingFilter(in input, s *Spec) error {
+	if in.cfg.Features.DisableNetworkingFilter {
+		if in.current != nil {
+			s.Extensions = append(s.Extensions, Extension{Type: ExtensionNetworkingFilter, KeepCurrent: true})
+		}
+		return nil
+	}
 	s.Extensions = append(s.Extensions, Extension{
 		Type:     ExtensionNetworkingFilter,
 		Disabled: !in.rt.EgressFilter,
@@ -106,6 +113,7 @@ func auditLogExtensionAs(s *Spec, resource, tenantID, serviceURL, secret, policy
 // services inside the cluster, with DNSProvider replication on, as the landscape's components expect them.
 func stepDNS(in input, s *Spec) error {
 	dns := in.cfg.DNS
+	service := DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true}
 	switch mode := dnsMode(dns); mode {
 	case DNSModeOff:
 		return nil
@@ -118,14 +126,23 @@ func stepDNS(in input, s *Spec) error {
 			return invalid(ReasonInvalidConfig, "shoot.dns.domainPrefix", "%q does not form a valid domain", domain)
 		}
 		s.DNS = &DNS{Domain: domain, ProviderType: dns.ProviderType, SecretName: dns.SecretName}
+		// The provider as shoot-dns-service derives it from spec.dns when it syncs (the previous manager wrote
+		// it too), so the extension's config is the same before and after the extension's own mutation.
+		credentials := DNSCredentialsResourcePrefix + dns.SecretName
+		service.Providers = []DNSServiceProvider{{Domains: []string{domain}, Type: dns.ProviderType, Credentials: credentials}}
+		// The resource the provider's credentials name; the extension's admission adds the same entry when it
+		// syncs, and without it the provider would name nothing.
+		s.Resources = append(s.Resources, ResourceRef{Name: credentials, APIVersion: "v1", Kind: "Secret", TargetName: dns.SecretName})
 	case DNSModeInternal:
 	default:
 		return invalid(ReasonInvalidConfig, "shoot.dns.mode", "%q is not one of external, internal, off", mode)
 	}
-	s.Extensions = append(s.Extensions,
-		Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true}},
-		Extension{Type: ExtensionCert, Config: CertServiceConfig{ShootIssuers: true}},
-	)
+	dnsExtension := Extension{Type: ExtensionDNS, Config: service}
+	if in.current != nil && in.current.DNSExtensionWithoutProviders {
+		// A cluster created before custom domains keeps its DNS extension as it is (the previous manager's rule).
+		dnsExtension = Extension{Type: ExtensionDNS, KeepCurrent: true}
+	}
+	s.Extensions = append(s.Extensions, dnsExtension, Extension{Type: ExtensionCert, Config: CertServiceConfig{ShootIssuers: true}})
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package shoot
 
 import (
+	"reflect"
 	"testing"
 )
 
@@ -159,5 +160,77 @@ func TestUpdateKeepsTheAuditLogWithoutATenant(t *testing.T) {
 	cfg.AuditLog.MissingTenantIsError = true
 	if _, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg, current: cur}); reasonOf(err) != ReasonAuditLogTenantMissing {
 		t.Errorf("missing tenant when it is an error: %v, want %s", err, ReasonAuditLogTenantMissing)
+	}
+}
+
+// TestDNSAsThePreviousManagerRendersIt: an external domain names its primary provider in shoot-dns-service (its
+// domain, type and the credentials resource "shoot-dns-service-<Secret>", which the spec references), as the
+// previous manager rendered it and as the extension derives it from spec.dns; a cluster whose DNS extension names
+// no provider keeps it as it is (created before custom domains); internal DNS names no provider.
+func TestDNSAsThePreviousManagerRendersIt(t *testing.T) {
+	external := testConfig()
+	external.DNS = DNSConfig{DomainPrefix: "kyma.example.com", SecretName: "dns-secret", ProviderType: "aws-route53"}
+	internal := testConfig()
+	internal.DNS = DNSConfig{Mode: DNSModeInternal}
+	provider := DNSServiceProvider{Domains: []string{"c-91f0e7a.kyma.example.com"}, Type: "aws-route53", Credentials: "shoot-dns-service-dns-secret"}
+	for _, tc := range []struct {
+		reason    string
+		cfg       Config
+		current   *Current
+		want      Extension
+		resources []ResourceRef
+	}{
+		{reason: "external: the primary provider", cfg: external,
+			want: Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true,
+				Providers: []DNSServiceProvider{provider}}},
+			resources: []ResourceRef{{Name: "shoot-dns-service-dns-secret", APIVersion: "v1", Kind: "Secret", TargetName: "dns-secret"}}},
+		{reason: "external on update: the same", cfg: external, current: &Current{},
+			want: Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true,
+				Providers: []DNSServiceProvider{provider}}},
+			resources: []ResourceRef{{Name: "shoot-dns-service-dns-secret", APIVersion: "v1", Kind: "Secret", TargetName: "dns-secret"}}},
+		{reason: "a cluster whose DNS extension names no provider keeps it", cfg: external, current: &Current{DNSExtensionWithoutProviders: true},
+			want:      Extension{Type: ExtensionDNS, KeepCurrent: true},
+			resources: []ResourceRef{{Name: "shoot-dns-service-dns-secret", APIVersion: "v1", Kind: "Secret", TargetName: "dns-secret"}}},
+		{reason: "internal: no provider", cfg: internal,
+			want: Extension{Type: ExtensionDNS, Config: DNSServiceConfig{SyncProvidersFromShootSpecDNS: true, ProviderReplication: true}}},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			s, err := runStep(t, stepDNS, input{rt: testRuntime(AWS), cfg: tc.cfg, current: tc.current})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Extensions) != 2 || !reflect.DeepEqual(s.Extensions[0], tc.want) {
+				t.Errorf("extensions %+v, want first %+v", s.Extensions, tc.want)
+			}
+			if !reflect.DeepEqual(s.Resources, tc.resources) {
+				t.Errorf("resources %+v, want %+v", s.Resources, tc.resources)
+			}
+		})
+	}
+}
+
+// TestNetworkingFilterSwitchedOffByTheLandscape: with the landscape's filter off (the previous manager's
+// --network-restriction-enabled=false) a new shoot gets no shoot-networking-filter and an existing one keeps its
+// own, whatever the Runtime asks.
+func TestNetworkingFilterSwitchedOffByTheLandscape(t *testing.T) {
+	cfg := testConfig()
+	cfg.Features.DisableNetworkingFilter = true
+	rt := testRuntime(AWS)
+	rt.EgressFilter, rt.IngressFilter = true, true
+	if s, _ := runStep(t, stepNetworkingFilter, input{rt: rt, cfg: cfg}); len(s.Extensions) != 0 {
+		t.Errorf("create: %+v, want no networking filter", s.Extensions)
+	}
+	s, _ := runStep(t, stepNetworkingFilter, input{rt: rt, cfg: cfg, current: &Current{}})
+	if want := []Extension{{Type: ExtensionNetworkingFilter, KeepCurrent: true}}; !reflect.DeepEqual(s.Extensions, want) {
+		t.Errorf("update: %+v, want %+v", s.Extensions, want)
+	}
+	spec, err := Generate(rt, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range spec.Extensions {
+		if e.Type == ExtensionNetworkingFilter {
+			t.Errorf("generated shoot has %+v", e)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/internal/testenv/previous"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/migrate"
 )
@@ -175,6 +176,10 @@ func createPreviousShoot(t *testing.T, env *testEnv, cfg shoot.Config, r prevRun
 	if r.binding {
 		s.Spec.CredentialsBindingName = nil
 		s.Spec.SecretBindingName = ptr.To(legacyBinding) //nolint:staticcheck // the legacy field of the previous landscape
+	}
+	// In the previous manager's form: what it wrote says the same as this operator's rendering in other bytes.
+	if err := previous.Render(s); err != nil {
+		t.Fatal(err)
 	}
 	if change != nil {
 		change(s)

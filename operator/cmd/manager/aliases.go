@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -71,22 +70,8 @@ func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 		p.toConfig("registry-cache-config-controller-enabled", parseBool, "registryCache", "enabled"))
 	fs.Func("registry-cache-reconcile-period", "deprecated: sets registryCache.syncInterval of the configuration",
 		p.toConfig("registry-cache-reconcile-period", parseDuration, "registryCache", "syncInterval"))
-	fs.BoolFunc("network-restriction-enabled", "deprecated: true is how this operator always works; false is refused",
-		func(v string) error {
-			on, err := strconv.ParseBool(v)
-			if err != nil {
-				return err
-			}
-			if !on {
-				// The previous manager then left shoot-networking-filter out of every shoot; this operator always
-				// states it from the Runtime's spec.security.networking.filter, so starting would change shoots.
-				return errors.New("false cannot be represented: this operator always sets the shoot-networking-filter " +
-					"extension from the Runtime's spec.security.networking.filter; remove the flag (true is the only behaviour)")
-			}
-			p.note("network-restriction-enabled", v, "--network-restriction-enabled of the previous infrastructure manager is deprecated "+
-				"and ignored: the networking filter always follows the Runtime's spec.security.networking.filter")
-			return nil
-		})
+	fs.BoolFunc("network-restriction-enabled", "deprecated: sets shoot.features.disableNetworkingFilter of the configuration to its opposite",
+		p.toConfig("network-restriction-enabled", parseNegatedBool, "shoot", "features", "disableNetworkingFilter"))
 	fs.Func("registry-cache-listener-port", "deprecated: sets registryCache.listenerPort of the configuration",
 		p.toConfig("registry-cache-listener-port", parsePort, "registryCache", "listenerPort"))
 	fs.BoolFunc("structured-auth-enabled", "deprecated, ignored: structured authentication is always used",
@@ -136,6 +121,12 @@ func (p *previousFlags) toConfig(name string, parse func(string) (any, error), p
 }
 
 func parseBool(v string) (any, error) { return strconv.ParseBool(v) }
+
+// parseNegatedBool is the opposite of a boolean flag, for a flag that switched on what the configuration switches off.
+func parseNegatedBool(v string) (any, error) {
+	b, err := strconv.ParseBool(v)
+	return !b, err
+}
 
 func parsePort(v string) (any, error) {
 	n, err := strconv.Atoi(v)

@@ -128,14 +128,18 @@ func TestMigrationPreviousFeatureFlags(t *testing.T) {
 					t.Error("registry cache sync still on")
 				}
 			}},
-		{reason: "the networking filter on is how the operator works", args: []string{"--network-restriction-enabled=true"},
-			check: func(t *testing.T, s *settings, _ *config.OperatorConfig) {
-				if !strings.Contains(strings.Join(s.previous.warnings, "\n"), "networking filter always follows") {
-					t.Errorf("warnings %v", s.previous.warnings)
+		{reason: "the networking filter on is the configuration's default", args: []string{"--network-restriction-enabled=true"},
+			check: func(t *testing.T, s *settings, c *config.OperatorConfig) {
+				if c.Shoot.Features.DisableNetworkingFilter || !strings.Contains(strings.Join(s.previous.warnings, "\n"), "shoot.features.disableNetworkingFilter") {
+					t.Errorf("disableNetworkingFilter %v, warnings %v", c.Shoot.Features.DisableNetworkingFilter, s.previous.warnings)
 				}
 			}},
-		{reason: "the networking filter off cannot be represented", args: []string{"--network-restriction-enabled=false"},
-			wantErr: "false cannot be represented"},
+		{reason: "the networking filter off leaves it to the landscape", args: []string{"--network-restriction-enabled=false"},
+			check: func(t *testing.T, _ *settings, c *config.OperatorConfig) {
+				if !c.Shoot.Features.DisableNetworkingFilter || !c.ShootConfig().Features.DisableNetworkingFilter {
+					t.Error("networking filter not switched off")
+				}
+			}},
 		{reason: "the listener port sets registryCache.listenerPort", args: []string{"--registry-cache-listener-port=8090"},
 			check: func(t *testing.T, s *settings, c *config.OperatorConfig) {
 				if c.RegistryCache.ListenerPort != 8090 {

@@ -1,0 +1,116 @@
+package gardener
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+)
+
+// typeMetaOptional are the extensions that take a missing apiVersion/kind of their providerConfig from their Go
+// type (the extensions' facts, testdata/gardener-extensions/providerconfigs.json): a config without them says the
+// same as one with the registered ones.
+var typeMetaOptional = []string{shoot.ExtensionNetworkingFilter, shoot.ExtensionRegistryCache, shoot.ExtensionDNS, shoot.ExtensionCert}
+
+// mergeExtensions lays the generated extensions over the shoot's, in the shoot's order: an extension of a type
+// that is generated takes the generated one's place (unless the current one already says the same: its bytes
+// stay, so another writer's encoding is not a change), one of the kept types stays as it is, one the operator owns
+// and no longer generates goes, every other one stays. Generated extensions of new types are appended.
+func mergeExtensions(current, generated []gardencorev1beta1.Extension, kept []string) []gardencorev1beta1.Extension {
+	var out []gardencorev1beta1.Extension
+	placed := map[string]bool{}
+	for _, c := range current {
+		if i := slices.IndexFunc(generated, func(g gardencorev1beta1.Extension) bool { return g.Type == c.Type }); i >= 0 {
+			if !placed[c.Type] {
+				if sameExtension(c, generated[i]) {
+					out = append(out, *c.DeepCopy())
+				} else {
+					out = append(out, generated[i])
+				}
+			}
+			placed[c.Type] = true
+			continue
+		}
+		if isOwnedExtension(c.Type) && !slices.Contains(kept, c.Type) {
+			continue
+		}
+		out = append(out, *c.DeepCopy())
+	}
+	for _, g := range generated {
+		if !placed[g.Type] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// keptExtensionTypes are the types generation asks to leave as the shoot has them.
+func keptExtensionTypes(in []shoot.Extension) []string {
+	var out []string
+	for _, e := range in {
+		if e.KeepCurrent {
+			out = append(out, e.Type)
+		}
+	}
+	return out
+}
+
+// sameExtension reports whether current already says what generated says: the same enablement and the same
+// providerConfig as a JSON value, where null members count as absent and a missing apiVersion/kind as the one
+// the extension registers (for the extensions that default them).
+func sameExtension(current, generated gardencorev1beta1.Extension) bool {
+	if ptr.Deref(current.Disabled, false) != ptr.Deref(generated.Disabled, false) {
+		return false
+	}
+	c, ok := configValue(current.ProviderConfig)
+	if !ok {
+		return false
+	}
+	g, ok := configValue(generated.ProviderConfig)
+	if !ok {
+		return false
+	}
+	if slices.Contains(typeMetaOptional, generated.Type) {
+		for _, key := range []string{"apiVersion", "kind"} {
+			if _, has := c[key]; !has {
+				delete(g, key)
+			}
+		}
+	}
+	return reflect.DeepEqual(c, g)
+}
+
+// configValue is a providerConfig as a JSON object without null members; no config is the empty object.
+func configValue(raw *runtime.RawExtension) (map[string]any, bool) {
+	if raw == nil || len(raw.Raw) == 0 {
+		return map[string]any{}, true
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw.Raw, &v); err != nil {
+		return nil, false
+	}
+	dropNulls(v)
+	return v, true
+}
+
+func dropNulls(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, item := range x {
+			if item == nil {
+				delete(x, k)
+				continue
+			}
+			dropNulls(item)
+		}
+	case []any:
+		for _, item := range x {
+			dropNulls(item)
+		}
+	}
+}
