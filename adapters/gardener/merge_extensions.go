@@ -20,7 +20,8 @@ var typeMetaOptional = []string{shoot.ExtensionNetworkingFilter, shoot.Extension
 // mergeExtensions lays the generated extensions over the shoot's, in the shoot's order: an extension of a type
 // that is generated takes the generated one's place (unless the current one already says the same: its bytes
 // stay, so another writer's encoding is not a change), one of the kept types stays as it is, one the operator owns
-// and no longer generates goes, every other one stays. Generated extensions of new types are appended.
+// and no longer generates goes (unless it is switched off), every other one stays. Generated extensions of new
+// types are appended.
 func mergeExtensions(current, generated []gardencorev1beta1.Extension, kept []string) []gardencorev1beta1.Extension {
 	var out []gardencorev1beta1.Extension
 	placed := map[string]bool{}
@@ -36,7 +37,9 @@ func mergeExtensions(current, generated []gardencorev1beta1.Extension, kept []st
 			placed[c.Type] = true
 			continue
 		}
-		if isOwnedExtension(c.Type) && !slices.Contains(kept, c.Type) {
+		// One the operator owns and no longer generates goes, unless it is kept or already switched off (the previous
+		// manager left "disabled: true" where it switched one off; removing it would change nothing but the spec).
+		if isOwnedExtension(c.Type) && !slices.Contains(kept, c.Type) && !ptr.Deref(c.Disabled, false) {
 			continue
 		}
 		out = append(out, *c.DeepCopy())

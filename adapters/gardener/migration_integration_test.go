@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/internal/testenv/previous"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
 )
 
@@ -124,7 +125,7 @@ func hasPath(diffs []Difference, prefix string) bool {
 
 // TestAdoptingThePreviousRenderingIntegration: a shoot as the previous manager rendered it (its extension order and
 // encodings, the DNS provider list and the credentials resource shoot-dns-service adds, an auditlog extension, a
-// registry cache) plus a reg-cache-* resource its field manager left behind is adopted with exactly one change, the
+// registry cache, the networking filter's config without apiVersion/kind) plus a reg-cache-* resource its field manager left behind is adopted with exactly one change, the
 // documented one: the stale resource goes. Extensions, spec.dns and every other resource keep their bytes.
 func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 	env := GardenBox(t)
@@ -137,6 +138,8 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
 	rt := loadRuntime(t, "testdata/runtimes/aws-registry-cache.yaml")
 	rt.Spec.Shoot.Name = "mig-prev"
+	// Filtering on, so the networking filter has the config the previous manager wrote without apiVersion/kind.
+	rt.Spec.Security.Networking.Filter = imv1.Filter{Egress: imv1.Egress{Enabled: true}, Ingress: &imv1.Ingress{Enabled: true}}
 	spec, err := shoot.Generate(mapping.Runtime(rt), cfg.ShootConfig())
 	if err != nil {
 		t.Fatal(err)

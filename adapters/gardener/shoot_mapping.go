@@ -185,6 +185,15 @@ func workers(spec shoot.Spec, current []gardencorev1beta1.Worker) ([]gardencorev
 		}
 		out = append(out, gw)
 	}
+	// Pools the shoot has keep its order (the previous manager kept it too: a new order is a new generation for
+	// nothing); new pools follow in the Runtime's order.
+	rank := func(w gardencorev1beta1.Worker) int {
+		if i := slices.IndexFunc(current, func(c gardencorev1beta1.Worker) bool { return c.Name == w.Name }); i >= 0 {
+			return i
+		}
+		return len(current)
+	}
+	slices.SortStableFunc(out, func(a, b gardencorev1beta1.Worker) int { return rank(a) - rank(b) })
 	return out, nil
 }
 

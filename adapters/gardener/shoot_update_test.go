@@ -281,3 +281,42 @@ func TestCurrentAuditLog(t *testing.T) {
 		})
 	}
 }
+
+// TestApplySpecKeepsThePoolOrderOfTheShoot: pools the shoot has stay in its order whatever order the Runtime lists
+// them in (the previous manager kept it; a new order is a new generation); new pools follow in the Runtime's order.
+func TestApplySpecKeepsThePoolOrderOfTheShoot(t *testing.T) {
+	current := existingShoot(t)
+	pool := func(name string) gardencorev1beta1.Worker {
+		w := *current.Spec.Provider.Workers[0].DeepCopy()
+		w.Name = name
+		return w
+	}
+	current.Spec.Provider.Workers = []gardencorev1beta1.Worker{pool("cpu-worker-0"), pool("b"), pool("a")}
+	rt := adapterRuntime()
+	main := rt.Workers[0]
+	named := func(name string) shoot.Worker {
+		w := main
+		w.Name = name
+		return w
+	}
+	rt.Workers = []shoot.Worker{main, named("new-2"), named("a"), named("new-1"), named("b")}
+	cur, err := CurrentFromShoot(current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := shoot.GenerateUpdate(rt, adapterConfig(), cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ApplySpec(current, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range got.Spec.Provider.Workers {
+		names = append(names, w.Name)
+	}
+	if diff := cmp.Diff([]string{"cpu-worker-0", "b", "a", "new-2", "new-1"}, names); diff != "" {
+		t.Errorf("pool order (-want +got):\n%s", diff)
+	}
+}

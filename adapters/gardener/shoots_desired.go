@@ -34,6 +34,9 @@ func (c *Shoots) desired(a ports.ShootApply, current *gardencorev1beta1.Shoot) (
 		d.Spec.Provider.Workers = merged.Spec.Provider.Workers
 		d.Spec.Networking = merged.Spec.Networking
 		d.Spec.DNS = merged.Spec.DNS
+		// In the shoot's order and, where one already says what is generated, with its bytes: server-side apply
+		// takes the applied order and compares configs as values, so anything else is a write for nothing.
+		d.Spec.Extensions = merged.Spec.Extensions
 		d.Spec.ExposureClassName = merged.Spec.ExposureClassName
 		d.Spec.ControlPlane = merged.Spec.ControlPlane
 	}
