@@ -148,6 +148,9 @@ func mapConverterConfig(path string, data []byte, readFile func(string) ([]byte,
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
+	if err := duplicateJSONKeys(data); err != nil {
+		return nil, err
+	}
 	if err := unknownKeys(raw, reflect.TypeOf(previousConfig{}), ""); err != nil {
 		return nil, err
 	}
@@ -325,6 +328,10 @@ func (m *converterMapper) mapAuditLog(policy, tenantPath string) {
 		m.bad(key, "audit log tenants %s: %v", tenantPath, decodeError(err))
 		return
 	}
+	if err := duplicateJSONKeys(data); err != nil {
+		m.bad(key, "audit log tenants %s: %v", tenantPath, err)
+		return
+	}
 	// The previous manager configured the audit log of every shoot it had a tenant for.
 	m.set(key, true, "shoot", "auditLog", "enabled")
 	secret, secretFrom := "", ""
@@ -362,6 +369,10 @@ func (m *converterMapper) mapWindows(path string) {
 	var windows map[string]previousWindow
 	if err := json.Unmarshal(data, &windows); err != nil {
 		m.bad(key, "maintenance windows %s: %v", path, decodeError(err))
+		return
+	}
+	if err := duplicateJSONKeys(data); err != nil {
+		m.bad(key, "maintenance windows %s: %v", path, err)
 		return
 	}
 	for _, region := range sortedKeys(windows) {
