@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap/zapcore"
@@ -64,6 +65,7 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	// After ApplyEnv: a variable such as KIM_VERSION=0.2.0 in someone's environment must not turn this on.
 	fs.BoolVar(&s.showVersion, "version", false, "print the version and exit")
 	s.previous = bindPreviousFlags(fs)
+	fs.Usage = usage(fs, append([]string{"log-format"}, s.previous.names...))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -81,6 +83,9 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	if err := applyLogFormat(fs, *logFormat, given); err != nil {
 		return nil, err
 	}
+	if *logFormat != "" {
+		s.previous.warnings = append(s.previous.warnings, "--log-format is deprecated; use --zap-encoder")
+	}
 	if s.showVersion {
 		return s, nil
 	}
@@ -95,6 +100,30 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 			"(a file, for running outside the cluster), or the previous manager's --converter-config-filepath; see docs/configuration.md")
 	}
 	return s, nil
+}
+
+// deprecatedNote ends the help: the deprecated aliases it leaves out are still accepted.
+const deprecatedNote = "Deprecated flags (those of the previous infrastructure manager, --log-format) are accepted: see docs/operations/flags.md"
+
+// usage prints the help of fs without the flags named hidden, the deprecated aliases: they are accepted (each use
+// is logged as a warning) but would be half of the list, and nobody should start using them. The flag package has
+// no hidden flags, so the visible ones are copied, with their defaults as registered, into a FlagSet that prints
+// them.
+func usage(fs *flag.FlagSet, hidden []string) func() {
+	return func() {
+		visible := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		visible.SetOutput(fs.Output())
+		fs.VisitAll(func(f *flag.Flag) {
+			if slices.Contains(hidden, f.Name) {
+				return
+			}
+			visible.Var(f.Value, f.Name, f.Usage)
+			visible.Lookup(f.Name).DefValue = f.DefValue
+		})
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		visible.PrintDefaults()
+		fmt.Fprintln(fs.Output(), deprecatedNote)
+	}
 }
 
 // applyLogFormat keeps the old --log-format working as an alias of --zap-encoder without overriding it: both given
