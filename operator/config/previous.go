@@ -401,7 +401,8 @@ func (m *converterMapper) mapTolerations(regions map[string][]previousToleration
 }
 
 // unknownKeys reports the keys of the JSON value v that the type t does not have, as the previous manager's decoder
-// matched them (exact name first, then without regard to case), with their full paths, sorted.
+// matched them (exact name first, then without regard to case), with their full paths, sorted; and two keys that
+// name the same field in different case (that decoder kept the last one).
 func unknownKeys(v any, t reflect.Type, path string) error {
 	var errs []string
 	walkKeys(v, t, path, &errs)
@@ -410,8 +411,8 @@ func unknownKeys(v any, t reflect.Type, path string) error {
 	}
 	sort.Strings(errs)
 	out := make([]error, len(errs))
-	for i, k := range errs {
-		out[i] = fmt.Errorf("%s: unknown key of the previous converter configuration; it cannot be mapped", k)
+	for i, e := range errs {
+		out[i] = errors.New(e)
 	}
 	return errors.Join(out...)
 }
@@ -432,13 +433,23 @@ func walkKeys(v any, t reflect.Type, path string, errs *[]string) {
 		if !ok {
 			return // a type error, reported by the decoder
 		}
+		given := map[string][]string{} // field -> the keys that name it
 		for k, child := range obj {
 			f, ok := fieldByJSONName(t, k)
 			if !ok {
-				*errs = append(*errs, join(k))
+				*errs = append(*errs, join(k)+": unknown key of the previous converter configuration; it cannot be mapped")
 				continue
 			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			given[name] = append(given[name], k)
 			walkKeys(child, f.Type, join(f.Tag.Get("json")), errs)
+		}
+		for name, keys := range given {
+			if len(keys) > 1 {
+				sort.Strings(keys)
+				*errs = append(*errs, fmt.Sprintf("%s: duplicate key (given as %q; the previous manager matched keys without regard to case)",
+					join(name), keys))
+			}
 		}
 	case reflect.Map:
 		obj, ok := v.(map[string]any)

@@ -170,6 +170,11 @@ func TestConverterConfigMapping(t *testing.T) {
 			files: map[string][]byte{converterPath: []byte(`{"converter": {"dns": {"secretName": "a", "secretName": "b"}}}`)}},
 		{reason: "a section given twice", wantErr: "cluster: duplicate key",
 			files: map[string][]byte{converterPath: []byte(`{"cluster": {}, "converter": {}, "cluster": {}}`)}},
+		{reason: "a key given twice in different case", wantErr: `cluster.defaultSharedIASTenant: duplicate key (given as ["DefaultSharedIASTenant" "defaultSharedIASTenant"]`,
+			change: func(d map[string]any) {
+				c := at(d, "cluster")
+				c["DefaultSharedIASTenant"] = c["defaultSharedIASTenant"]
+			}},
 		{reason: "a tenant given twice", wantErr: "converter.auditLogging.tenantConfigPath: audit log tenants /gardener/tenant/config: aws.eu-central-1: duplicate key",
 			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {
 				"eu-central-1": {"tenantID": "a", "serviceURL": "https://a.example.com", "secretName": "s"},
