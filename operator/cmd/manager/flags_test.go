@@ -172,6 +172,18 @@ func TestHelpPrintsDurationsAndNumbers(t *testing.T) {
 	}
 }
 
+// TestBadFlagIsOneLine: a refused command line writes nothing (main prints the error, naming the flag, as one line);
+// the flag package printed its message and then the whole help.
+func TestBadFlagIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"--gardener-qps=50abc"}, {"--no-such-flag"}, {"--gardener-ratelimiter-qps=x"}} {
+		var out bytes.Buffer
+		_, err := parseFlags(append([]string{"--config=/f"}, args...), env(nil), &out)
+		if err == nil || strings.Contains(err.Error(), "\n") || out.Len() > 0 {
+			t.Errorf("%v: error %q and output %q, want a one-line error and no output", args, err, out.String())
+		}
+	}
+}
+
 func TestVersionIgnoresEnvironment(t *testing.T) {
 	s, err := parseFlags([]string{"--config=/f"}, env(map[string]string{"KIM_VERSION": "0.2.0"}), io.Discard)
 	if err != nil || s.showVersion {
