@@ -103,14 +103,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		})
 	fs.StringVar(&o.GardenerProject, "gardener-project", o.GardenerProject,
 		"Gardener project (overrides gardener.project of --config); shoots live in garden-<project>")
-	fs.Func("gardener-qps", fmt.Sprintf("queries per second to the garden cluster (default %g)", o.GardenerQPS), func(v string) error {
-		var q float64
-		if _, err := fmt.Sscanf(v, "%g", &q); err != nil {
-			return fmt.Errorf("gardener-qps: %w", err)
-		}
-		o.GardenerQPS = float32(q)
-		return nil
-	})
+	fs.Var(float32Value{&o.GardenerQPS}, "gardener-qps", "`number` of queries per second to the garden cluster")
 	fs.IntVar(&o.GardenerBurst, "gardener-burst", o.GardenerBurst, "burst of queries to the garden cluster")
 	fs.DurationVar(&o.GardenerHealthInterval, "gardener-health-interval", o.GardenerHealthInterval,
 		"how often the garden API server's /healthz is probed for kim_gardener_health")
@@ -122,8 +115,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.RuntimeWorkers, "runtime-workers", o.RuntimeWorkers, "concurrent Runtime reconciles")
 	fs.IntVar(&o.ServiceAccountKubeconfigWorkers, "serviceaccount-kubeconfig-workers", o.ServiceAccountKubeconfigWorkers,
 		"concurrent ServiceAccountKubeconfig reconciles")
-	fs.DurationVar(&o.DeletionGracePeriod, "deletion-grace-period", o.DeletionGracePeriod,
-		"how long a deleted runtime's cluster stays hibernated before it is deleted (overrides deletion.defaultGracePeriod of --config; negative: keep the file's value)")
+	fs.Var(unsetDuration{&o.DeletionGracePeriod}, "deletion-grace-period",
+		"how long a deleted runtime's cluster stays hibernated before it is deleted, a `duration` (overrides deletion.defaultGracePeriod of the configuration; "+
+			"not set or negative: the configuration's value)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")

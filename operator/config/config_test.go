@@ -156,6 +156,23 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"bootstrap allowed kind with a wildcard", func(s string) string {
 			return s + "runtime: {bootstrap: {configMap: {name: b}, allowedKinds: [{group: '*', kind: '*'}]}}\n"
 		}, "runtime.bootstrap.allowedKinds[0]"},
+		// A key given twice was the last one silently winning; it names the key's path and both lines.
+		{"a top-level key twice", func(s string) string { return s + "gardener: {project: other}\n" }, "gardener: duplicate key (lines 3 and 7)"},
+		{"a key twice in a flow mapping", func(s string) string {
+			return strings.Replace(s, "project: kyma", "project: kyma, project: other", 1)
+		}, "gardener.project: duplicate key"},
+		{"a nested key twice", func(s string) string {
+			return s + "  dns:\n    mode: external\n    secretName: a\n    secretName: b\n"
+		}, "shoot.dns.secretName: duplicate key (lines 9 and 10)"},
+		{"a key twice in a list entry", func(s string) string {
+			return s + "  operatorOIDC: [{issuerURL: 'https://kcp.example.com', clientID: kim, clientID: other}]\n"
+		}, "shoot.operatorOIDC[0].clientID: duplicate key"},
+		{"a map entry twice", func(s string) string {
+			return s + "  tolerations:\n    me-central2: [a]\n    me-central2: [b]\n"
+		}, "shoot.tolerations.me-central2: duplicate key"},
+		{"a key twice in JSON", func(string) string {
+			return `{"apiVersion": "kim.kyma-project.io/v1alpha1", "kind": "OperatorConfig", "gardener": {"project": "a", "project": "b"}}`
+		}, "gardener.project: duplicate key (lines 1 and 1)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kyma-project/kim/core/domain/registrycache"
 )
 
@@ -52,11 +50,11 @@ func Load(path string) (*OperatorConfig, error) {
 	return cfg, nil
 }
 
-// Parse decodes YAML or JSON strictly (unknown keys are errors), applies defaults and validates.
+// Parse decodes YAML or JSON strictly (unknown and duplicate keys are errors), applies defaults and validates.
 func Parse(data []byte) (*OperatorConfig, error) {
-	js, err := yaml.YAMLToJSON(data)
+	js, err := documentJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("not YAML or JSON: %w", err)
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()

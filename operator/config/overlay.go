@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Overlay holds configuration keys stated by another source than the configuration document: the previous
@@ -80,9 +78,9 @@ func (o *Overlay) Len() int {
 func ParseOverlaid(data []byte, overlays ...*Overlay) (*OperatorConfig, error) {
 	doc := map[string]any{"apiVersion": APIVersion, "kind": Kind}
 	if data != nil {
-		js, err := yaml.YAMLToJSON(data)
+		js, err := documentJSON(data)
 		if err != nil {
-			return nil, fmt.Errorf("not YAML or JSON: %w", err)
+			return nil, err
 		}
 		var parsed any
 		if err := json.Unmarshal(js, &parsed); err != nil {

@@ -148,6 +148,9 @@ func mapConverterConfig(path string, data []byte, readFile func(string) ([]byte,
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
+	if err := duplicateJSONKeys(data); err != nil {
+		return nil, err
+	}
 	if err := unknownKeys(raw, reflect.TypeOf(previousConfig{}), ""); err != nil {
 		return nil, err
 	}
@@ -325,6 +328,10 @@ func (m *converterMapper) mapAuditLog(policy, tenantPath string) {
 		m.bad(key, "audit log tenants %s: %v", tenantPath, decodeError(err))
 		return
 	}
+	if err := duplicateJSONKeys(data); err != nil {
+		m.bad(key, "audit log tenants %s: %v", tenantPath, err)
+		return
+	}
 	// The previous manager configured the audit log of every shoot it had a tenant for.
 	m.set(key, true, "shoot", "auditLog", "enabled")
 	secret, secretFrom := "", ""
@@ -364,6 +371,10 @@ func (m *converterMapper) mapWindows(path string) {
 		m.bad(key, "maintenance windows %s: %v", path, decodeError(err))
 		return
 	}
+	if err := duplicateJSONKeys(data); err != nil {
+		m.bad(key, "maintenance windows %s: %v", path, err)
+		return
+	}
 	for _, region := range sortedKeys(windows) {
 		w := windows[region]
 		m.o.State(path+": "+region+" (from "+m.origin(key)+")", map[string]any{"begin": w.Begin, "end": w.End},
@@ -390,7 +401,8 @@ func (m *converterMapper) mapTolerations(regions map[string][]previousToleration
 }
 
 // unknownKeys reports the keys of the JSON value v that the type t does not have, as the previous manager's decoder
-// matched them (exact name first, then without regard to case), with their full paths, sorted.
+// matched them (exact name first, then without regard to case), with their full paths, sorted; and two keys that
+// name the same field in different case (that decoder kept the last one).
 func unknownKeys(v any, t reflect.Type, path string) error {
 	var errs []string
 	walkKeys(v, t, path, &errs)
@@ -399,8 +411,8 @@ func unknownKeys(v any, t reflect.Type, path string) error {
 	}
 	sort.Strings(errs)
 	out := make([]error, len(errs))
-	for i, k := range errs {
-		out[i] = fmt.Errorf("%s: unknown key of the previous converter configuration; it cannot be mapped", k)
+	for i, e := range errs {
+		out[i] = errors.New(e)
 	}
 	return errors.Join(out...)
 }
@@ -421,13 +433,23 @@ func walkKeys(v any, t reflect.Type, path string, errs *[]string) {
 		if !ok {
 			return // a type error, reported by the decoder
 		}
+		given := map[string][]string{} // field -> the keys that name it
 		for k, child := range obj {
 			f, ok := fieldByJSONName(t, k)
 			if !ok {
-				*errs = append(*errs, join(k))
+				*errs = append(*errs, join(k)+": unknown key of the previous converter configuration; it cannot be mapped")
 				continue
 			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			given[name] = append(given[name], k)
 			walkKeys(child, f.Type, join(f.Tag.Get("json")), errs)
+		}
+		for name, keys := range given {
+			if len(keys) > 1 {
+				sort.Strings(keys)
+				*errs = append(*errs, fmt.Sprintf("%s: duplicate key (given as %q; the previous manager matched keys without regard to case)",
+					join(name), keys))
+			}
 		}
 	case reflect.Map:
 		obj, ok := v.(map[string]any)

@@ -166,6 +166,21 @@ func TestConverterConfigMapping(t *testing.T) {
 			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {
 				"eu-central-1": {"tenantID": "a", "serviceURL": "https://a.example.com", "secretName": "auditlog-credentials"},
 				"us-east-1": {"tenantID": "b", "serviceURL": "https://b.example.com", "secretName": "other"}}}`)}},
+		{reason: "a key given twice is named with its path", wantErr: "converter.dns.secretName: duplicate key",
+			files: map[string][]byte{converterPath: []byte(`{"converter": {"dns": {"secretName": "a", "secretName": "b"}}}`)}},
+		{reason: "a section given twice", wantErr: "cluster: duplicate key",
+			files: map[string][]byte{converterPath: []byte(`{"cluster": {}, "converter": {}, "cluster": {}}`)}},
+		{reason: "a key given twice in different case", wantErr: `cluster.defaultSharedIASTenant: duplicate key (given as ["DefaultSharedIASTenant" "defaultSharedIASTenant"]`,
+			change: func(d map[string]any) {
+				c := at(d, "cluster")
+				c["DefaultSharedIASTenant"] = c["defaultSharedIASTenant"]
+			}},
+		{reason: "a tenant given twice", wantErr: "converter.auditLogging.tenantConfigPath: audit log tenants /gardener/tenant/config: aws.eu-central-1: duplicate key",
+			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {
+				"eu-central-1": {"tenantID": "a", "serviceURL": "https://a.example.com", "secretName": "s"},
+				"eu-central-1": {"tenantID": "b", "serviceURL": "https://b.example.com", "secretName": "s"}}}`)}},
+		{reason: "a maintenance window given twice", wantErr: "maintenance windows /maintenance-window-config/config: eu-central-1.end: duplicate key",
+			files: map[string][]byte{"/maintenance-window-config/config": []byte(`{"eu-central-1": {"begin": "010000+0000", "end": "050000+0000", "end": "060000+0000"}}`)}},
 		{reason: "a missing tenant file", wantErr: "converter.auditLogging.tenantConfigPath: read the audit log tenants",
 			change: func(d map[string]any) { at(d, "converter", "auditLogging")["tenantConfigPath"] = "/nowhere" }},
 		{reason: "a maintenance window file that is not JSON", wantErr: "converter.maintenanceWindow.windowMapPath: maintenance windows",
@@ -317,6 +332,8 @@ func TestParseOverlaid(t *testing.T) {
 			stated("gardenlinux", "shoot", "defaultMachineImage", "name")}},
 		{reason: "the overlays alone must still make a valid configuration", overlays: []*Overlay{stated("kyma", "gardener", "project")},
 			wantErr: "shoot.defaultKubernetesVersion: must be a version"},
+		{reason: "a key the document gives twice", doc: minimal + "  dns: {mode: internal}\n  dns: {mode: internal}\n",
+			overlays: []*Overlay{stated("kyma", "gardener", "project")}, wantErr: "shoot.dns: duplicate key (lines 7 and 8)"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			var data []byte

@@ -29,12 +29,21 @@ type previousFlags struct {
 	converterFile string
 	// config holds the configuration keys the previous flags with an equivalent there set (config.Overlay).
 	config *config.Overlay
+	// names are the previous flags bindPreviousFlags registered: accepted, but not shown by -h (usage).
+	names []string
 }
 
 // bindPreviousFlags registers the previous names on fs. They are bound after the environment is applied: they have
 // no KIM_* variables.
 func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 	p := &previousFlags{fs: fs, used: map[string]string{}, targets: map[string]string{}, config: &config.Overlay{}}
+	ours := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { ours[f.Name] = true })
+	defer fs.VisitAll(func(f *flag.Flag) {
+		if !ours[f.Name] {
+			p.names = append(p.names, f.Name)
+		}
+	})
 	fs.Func("gardener-project-name", "deprecated name of --gardener-project", p.forward("gardener-project-name", "gardener-project"))
 	fs.Func("kubeconfig-expiration-time", "deprecated name of --kubeconfig-validity", p.forward("kubeconfig-expiration-time", "kubeconfig-validity"))
 	fs.Func("minimal-rotation-time", "deprecated name of --kubeconfig-rotation-fraction", p.forward("minimal-rotation-time", "kubeconfig-rotation-fraction"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"slices"
@@ -361,5 +362,53 @@ func TestMigrationPreviousFlagConflicts(t *testing.T) {
 				t.Errorf("parseFlags(%v) = %v, want ok=%t", tc.args, err, tc.ok)
 			}
 		})
+	}
+}
+
+// TestPreviousFlagsHiddenFromHelp: -h lists this manager's flags only; the previous manager's names and --log-format
+// (deprecated aliases, half of the list) are left out, with one line saying that they are accepted. Each is still
+// accepted, with a warning.
+func TestPreviousFlagsHiddenFromHelp(t *testing.T) {
+	out := help(t)
+	listed := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			listed[name] = true
+		}
+	}
+	previous := flag.NewFlagSet("previous", flag.ContinueOnError)
+	hidden := append(bindPreviousFlags(previous).names, "log-format")
+	if len(hidden) < 30 {
+		t.Fatalf("%d previous flags registered: %v", len(hidden), hidden)
+	}
+	for _, name := range hidden {
+		if listed[name] {
+			t.Errorf("-h lists the deprecated --%s", name)
+		}
+	}
+	for _, name := range []string{"gardener-project", "gardener-qps", "config-map", "zap-encoder", "legacy-metrics", "version"} {
+		if !listed[name] {
+			t.Errorf("-h does not list --%s:\n%s", name, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n"+deprecatedNote+"\n") {
+		t.Errorf("-h does not end with the note on deprecated flags:\n%s", out)
+	}
+	for _, c := range []struct {
+		arg, warning string
+	}{
+		{"--gardener-project-name=kyma", "--gardener-project-name is the previous infrastructure manager's name of --gardener-project"},
+		{"--runtime-bootstrapper-skr-namespace=kyma-system", "--runtime-bootstrapper-skr-namespace of the previous infrastructure manager is deprecated and ignored"},
+		{"--log-format=console", "--log-format is deprecated; use --zap-encoder"},
+	} {
+		s, err := parseFlags([]string{"--config=/f", c.arg}, env(nil), io.Discard)
+		if err != nil {
+			t.Errorf("hidden %s refused: %v", c.arg, err)
+			continue
+		}
+		if len(s.previous.warnings) != 1 || !strings.Contains(s.previous.warnings[0], c.warning) {
+			t.Errorf("%s: warnings %q, want one containing %q", c.arg, s.previous.warnings, c.warning)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap/zapcore"
@@ -34,13 +35,14 @@ type settings struct {
 const configMapKey = "config.yaml"
 
 // parseFlags reads the command line and, for every flag not given there, the environment (KIM_<FLAG>, see
-// app.ApplyEnv). podNamespace is the namespace the manager runs in (POD_NAMESPACE, empty outside a cluster): it is
+// app.ApplyEnv). It writes to output only the help, for -h (returning flag.ErrHelp); an error is returned, for the
+// caller to print as one line, without the help after it. podNamespace is the namespace the manager runs in (POD_NAMESPACE, empty outside a cluster): it is
 // the default of the watched namespace, the lease namespace and the ConfigMap namespace, so an install into any
 // namespace works without arguments.
 func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.Writer) (*settings, error) {
 	s := &settings{opts: app.DefaultOptions()}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	fs.SetOutput(output)
+	fs.SetOutput(io.Discard) // the flag package's own messages: the error is returned, the help printed below
 	s.opts.BindFlags(fs)
 	fs.StringVar(&s.gardenKubeconfig, "gardener-kubeconfig-path", "/gardener/kubeconfig/kubeconfig",
 		"kubeconfig of the Gardener project's service account")
@@ -64,7 +66,11 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	// After ApplyEnv: a variable such as KIM_VERSION=0.2.0 in someone's environment must not turn this on.
 	fs.BoolVar(&s.showVersion, "version", false, "print the version and exit")
 	s.previous = bindPreviousFlags(fs)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, output, append([]string{"log-format"}, s.previous.names...))
+		}
 		return nil, err
 	}
 	if err := s.previous.checkConflicts(args); err != nil {
@@ -81,6 +87,9 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	if err := applyLogFormat(fs, *logFormat, given); err != nil {
 		return nil, err
 	}
+	if *logFormat != "" {
+		s.previous.warnings = append(s.previous.warnings, "--log-format is deprecated; use --zap-encoder")
+	}
 	if s.showVersion {
 		return s, nil
 	}
@@ -95,6 +104,28 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 			"(a file, for running outside the cluster), or the previous manager's --converter-config-filepath; see docs/configuration.md")
 	}
 	return s, nil
+}
+
+// deprecatedNote ends the help: the deprecated aliases it leaves out are still accepted.
+const deprecatedNote = "Deprecated flags (those of the previous infrastructure manager, --log-format) are accepted: see docs/operations/flags.md"
+
+// printUsage writes the help of fs to w without the flags named hidden, the deprecated aliases: they are accepted
+// (each use is logged as a warning) but would be half of the list, and nobody should start using them. The flag
+// package has no hidden flags, so the visible ones are copied, with their defaults as registered, into a FlagSet
+// that prints them.
+func printUsage(fs *flag.FlagSet, w io.Writer, hidden []string) {
+	visible := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	visible.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if slices.Contains(hidden, f.Name) {
+			return
+		}
+		visible.Var(f.Value, f.Name, f.Usage)
+		visible.Lookup(f.Name).DefValue = f.DefValue
+	})
+	fmt.Fprintf(w, "Usage of %s:\n", fs.Name())
+	visible.PrintDefaults()
+	fmt.Fprintln(w, deprecatedNote)
 }
 
 // applyLogFormat keeps the old --log-format working as an alias of --zap-encoder without overriding it: both given

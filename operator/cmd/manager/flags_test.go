@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kyma-project/kim/operator/app"
 )
 
 func env(vars map[string]string) func(string) (string, bool) {
@@ -83,10 +88,98 @@ func TestParseFlagsRejects(t *testing.T) {
 		{reason: "unknown log format", args: []string{"--config=/f", "--log-format=xml"}, wantHas: "neither json nor console"},
 		{reason: "a bad environment value", env: map[string]string{"KIM_RUNTIME_WORKERS": "many"}, wantHas: "KIM_RUNTIME_WORKERS"},
 		{reason: "stray arguments", args: []string{"--config=/f", "extra"}, wantHas: "unexpected arguments"},
+		// Numbers parse strictly: fmt.Sscanf took the 50 of 50abc.
+		{reason: "a number with trailing garbage", args: []string{"--config=/f", "--gardener-qps=50abc"}, wantHas: `invalid value "50abc" for flag -gardener-qps: not a number`},
+		{reason: "a number that is not finite", args: []string{"--config=/f", "--gardener-qps=NaN"}, wantHas: "flag -gardener-qps: not a finite number"},
+		{reason: "a number out of range", args: []string{"--config=/f", "--gardener-qps=1e50"}, wantHas: "flag -gardener-qps: out of range"},
+		{reason: "a bad number in the environment", env: map[string]string{"KIM_GARDENER_QPS": "50abc"}, wantHas: `KIM_GARDENER_QPS="50abc": not a number`},
+		{reason: "a bad number through the previous name", args: []string{"--config=/f", "--gardener-ratelimiter-qps=20x"},
+			wantHas: `invalid value "20x" for flag -gardener-ratelimiter-qps: (sets --gardener-qps) not a number`},
+		{reason: "an integer with trailing garbage", args: []string{"--config=/f", "--gardener-burst=100x"}, wantHas: "flag -gardener-burst"},
+		{reason: "a duration that is none", args: []string{"--config=/f", "--deletion-grace-period=3 days"}, wantHas: "flag -deletion-grace-period: not a duration"},
 	} {
 		_, err := parseFlags(tc.args, env(tc.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.wantHas) {
 			t.Errorf("%s: error %v, want one containing %q", tc.reason, err, tc.wantHas)
+		}
+	}
+}
+
+// TestNumericFlagsParseStrictly: every numeric flag of the options refuses a value with trailing garbage, naming
+// the flag, as the standard flag types do (strconv, not fmt.Sscanf).
+func TestNumericFlagsParseStrictly(t *testing.T) {
+	fs := flag.NewFlagSet("options", flag.ContinueOnError)
+	opts := app.DefaultOptions()
+	opts.BindFlags(fs)
+	numeric := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		switch g.Get().(type) {
+		case int, int64, uint, uint64, float32, float64, time.Duration:
+		default:
+			return
+		}
+		numeric++
+		_, err := parseFlags([]string{"--config=/f", "--" + f.Name + "=1abc"}, env(nil), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "flag -"+f.Name+":") {
+			t.Errorf("--%s=1abc: %v, want an error naming the flag", f.Name, err)
+		}
+	})
+	if numeric < 8 {
+		t.Errorf("%d numeric flags found; the Getter check misses some (gardener-qps, gardener-burst, the workers, the durations)", numeric)
+	}
+}
+
+// help is the output of manager -h.
+func help(t *testing.T) string {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := parseFlags([]string{"-h"}, env(nil), &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v, want flag.ErrHelp", err)
+	}
+	return out.String()
+}
+
+// TestHelpPrintsDurationsAndNumbers: a duration's default prints as a duration, and --deletion-grace-period, unset
+// by default (the configuration decides), shows no default instead of "-1ns"; --gardener-qps shows its type and
+// default like the standard numeric flags.
+func TestHelpPrintsDurationsAndNumbers(t *testing.T) {
+	out := help(t)
+	if ns := regexp.MustCompile(`\(default -?[0-9.]+ns\)`).FindString(out); ns != "" {
+		t.Errorf("a default in nanoseconds, %s:\n%s", ns, out)
+	}
+	for _, want := range []string{
+		"  -deletion-grace-period duration\n",
+		"(default 24h0m0s)",
+		"  -gardener-qps number\n",
+		"[env KIM_GARDENER_QPS] (default 50)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+	_, grace, _ := strings.Cut(out, "  -deletion-grace-period ")
+	if line, _, _ := strings.Cut(strings.SplitN(grace, "\n", 2)[1], "\n"); strings.Contains(line, "(default") {
+		t.Errorf("--deletion-grace-period shows a default: %q", line)
+	}
+	// Set, it prints as a duration.
+	s, err := parseFlags([]string{"--config=/f", "--deletion-grace-period=90m"}, env(nil), io.Discard)
+	if err != nil || s.opts.DeletionGracePeriod != 90*time.Minute {
+		t.Fatalf("--deletion-grace-period=90m: %v, %s", err, s.opts.DeletionGracePeriod)
+	}
+}
+
+// TestBadFlagIsOneLine: a refused command line writes nothing (main prints the error, naming the flag, as one line);
+// the flag package printed its message and then the whole help.
+func TestBadFlagIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"--gardener-qps=50abc"}, {"--no-such-flag"}, {"--gardener-ratelimiter-qps=x"}} {
+		var out bytes.Buffer
+		_, err := parseFlags(append([]string{"--config=/f"}, args...), env(nil), &out)
+		if err == nil || strings.Contains(err.Error(), "\n") || out.Len() > 0 {
+			t.Errorf("%v: error %q and output %q, want a one-line error and no output", args, err, out.String())
 		}
 	}
 }
