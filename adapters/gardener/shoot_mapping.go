@@ -230,7 +230,7 @@ func dns(spec shoot.Spec) *gardencorev1beta1.DNS {
 		Type:    optional(spec.DNS.ProviderType),
 		// The provider manages only the shoot's own domain (the previous manager's rendering; shoot-dns-service
 		// would derive the same for its provider).
-		Domains: &gardencorev1beta1.DNSIncludeExclude{Include: []string{spec.DNS.Domain}},
+		Domains: &gardencorev1beta1.DNSIncludeExclude{Include: []string{spec.DNS.Domain}}, //nolint:staticcheck // adopted shoots carry it (the previous manager set it); leaving it out would change them
 		CredentialsRef: &autoscalingv1.CrossVersionObjectReference{
 			APIVersion: "v1", Kind: "Secret", Name: spec.DNS.SecretName,
 		},

@@ -39,7 +39,7 @@ func Render(s *gardencorev1beta1.Shoot) error {
 		case "shoot-cert-service":
 			err = rewrite(e, cert)
 		case "shoot-dns-service":
-			err = rewrite(e, func(in map[string]any) any { return dnsService(in) })
+			err = rewrite(e, dnsService)
 		}
 		if err != nil {
 			return fmt.Errorf("extension %s: %w", e.Type, err)
