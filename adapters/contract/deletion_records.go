@@ -106,6 +106,20 @@ func RunDeletionRecordsContract(t *testing.T, newFixture func(t *testing.T) Reco
 		require.NoError(t, f.Records.RemoveForShoot(t.Context(), "c-three", ""), "removing nothing is no error")
 	})
 
+	t.Run("a taken-back deletion's record is withdrawn, another shoot object's stays", func(t *testing.T) {
+		f := newFixture(t)
+		rec := deletion.KCPRecord{RuntimeID: "rt-1", RuntimeNamespace: f.Namespace, ShootName: "c-four", ShootUID: "uid-old",
+			MarkedAt: at, DueAt: at.Add(time.Hour)}
+		require.NoError(t, f.Records.Put(t.Context(), rec))
+		require.NoError(t, f.Records.Withdraw(t.Context(), "c-four", "uid-new"))
+		_, found := get(t, f, f.Namespace, "c-four", ports.ReadLive)
+		require.True(t, found, "the record of another shoot object under the name was withdrawn")
+		require.NoError(t, f.Records.Withdraw(t.Context(), "c-four", "uid-old"))
+		_, found = get(t, f, f.Namespace, "c-four", ports.ReadLive)
+		require.False(t, found, "the taken-back deletion's record is still there")
+		require.NoError(t, f.Records.Withdraw(t.Context(), "c-four", "uid-old"), "withdrawing nothing is no error")
+	})
+
 	t.Run("the migration is done once", func(t *testing.T) {
 		f := newFixture(t)
 		done, err := f.Records.Migrated(t.Context())

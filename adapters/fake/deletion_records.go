@@ -85,6 +85,21 @@ func (d *DeletionRecords) RemoveForShoot(_ context.Context, shootName, keepUID s
 	return nil
 }
 
+// Withdraw implements ports.DeletionRecords.
+func (d *DeletionRecords) Withdraw(_ context.Context, shootName, shootUID string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.fail("Withdraw"); err != nil {
+		return err
+	}
+	for k, r := range d.records {
+		if r.ShootName == shootName && r.ShootUID == shootUID {
+			delete(d.records, k)
+		}
+	}
+	return nil
+}
+
 // ForShoot implements ports.DeletionRecords.
 func (d *DeletionRecords) ForShoot(_ context.Context, shootName string) ([]deletion.KCPRecord, error) {
 	d.mu.Lock()

@@ -140,6 +140,40 @@ func (d *DeletionRecords) RemoveForShoot(ctx context.Context, shootName, keepUID
 	return nil
 }
 
+// Withdraw implements ports.DeletionRecords: live reads (a taken-back deletion's record must be gone before the
+// shoot's mark is), each delete with the record's UID and resourceVersion as preconditions; a conflict means the
+// record changed meanwhile and is looked at again.
+func (d *DeletionRecords) Withdraw(ctx context.Context, shootName, shootUID string) error {
+	if shootName == "" || shootName == MigrationRecordName || shootUID == "" {
+		return nil
+	}
+	for _, ns := range d.Namespaces {
+		key := client.ObjectKey{Namespace: ns, Name: shootName}
+		for attempt := 0; ; attempt++ {
+			obj := &imv1.DeletionRecord{}
+			err := d.Live.Get(ctx, key, obj)
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if err != nil {
+				return transient("read deletion record "+key.String(), err)
+			}
+			if obj.Spec.ShootUID != shootUID {
+				break
+			}
+			uid, rv := obj.UID, obj.ResourceVersion
+			err = d.Writer.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &rv})
+			if err == nil || apierrors.IsNotFound(err) {
+				break
+			}
+			if !apierrors.IsConflict(err) || attempt >= 2 {
+				return transient("withdraw deletion record "+key.String(), err)
+			}
+		}
+	}
+	return nil
+}
+
 // ForShoot implements ports.DeletionRecords.
 func (d *DeletionRecords) ForShoot(ctx context.Context, shootName string) ([]deletion.KCPRecord, error) {
 	if shootName == "" || shootName == MigrationRecordName {

@@ -56,6 +56,11 @@ type DeletionRecords interface {
 	// RemoveForShoot removes every record about shootName whose shoot UID is not keepUID (keepUID "" removes all of
 	// them): the shoot they were about is gone. It reads the records from the cache. Errors wrap ErrTransient.
 	RemoveForShoot(ctx context.Context, shootName, keepUID string) error
+	// Withdraw removes the records about the shoot object shootUID named shootName in every watched namespace,
+	// read live: its deletion was taken back, and a record of a deletion that no longer exists must never back a
+	// record someone writes on the shoot later. Records about another UID stay; none is no error. Errors wrap
+	// ErrTransient.
+	Withdraw(ctx context.Context, shootName, shootUID string) error
 	// ForShoot returns the records about shootName in every watched namespace (from the cache; a lagging cache
 	// may miss one written a moment ago). Errors wrap ErrTransient.
 	ForShoot(ctx context.Context, shootName string) ([]deletion.KCPRecord, error)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
+	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
@@ -153,8 +154,41 @@ func TestRestoreTakesBackTheDirtyLabelTheTeardownSet(t *testing.T) {
 	if got := w.labels(t); got["dirty"] != "" || got["tenantName"] != "ga-1" {
 		t.Errorf("binding of the restored cluster: %v; want no dirty label (the cleanup job wipes dirty bindings)", got)
 	}
-	if rec := w.record(t); rec.BindingRelease != deletion.BindingUntouched {
-		t.Errorf("record after the restore: %+v; want the release taken back", rec)
+	if recs, _ := w.records.ForShoot(ctx, "c-1"); len(recs) != 0 {
+		t.Errorf("records after the restore: %+v; want the taken-back deletion's record withdrawn", recs)
+	}
+}
+
+// TestATakenBackDeletionsRecordBacksNoLaterRecord: once a deletion is taken back its KCP record is gone, so a
+// record someone writes on the shoot afterwards (window 0, marked a week ago, naming the runtime) is unbacked and
+// kept, instead of being deleted at the first deletion's long-past due time.
+func TestATakenBackDeletionsRecordBacksNoLaterRecord(t *testing.T) {
+	ctx := context.Background()
+	w := newBindingWorld(t, map[string]string{"tenantName": "ga-1"})
+	if res := w.delete(t, reapStart); !res.Release {
+		t.Fatalf("teardown: %+v", res)
+	}
+	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	if _, err := w.provision.Provision(ctx, req, w.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Step(80 * time.Hour) // past the first deletion's due time
+	at := w.clock.Now().Add(-7 * 24 * time.Hour)
+	if !w.garden.ForgeRecord("c-1", cluster.PendingDeletion{RuntimeID: "rt-1", RuntimeNamespace: modelNamespace, Plan: "trial",
+		MarkedAt: at, DueAt: at}) {
+		t.Fatal("the record was not written")
+	}
+	for range 3 {
+		res, err := w.reaper.Reap(ctx, "c-1", w.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Deleted {
+			t.Fatalf("the shoot was deleted on a record written after its deletion was taken back: %+v", res.Decision)
+		}
+		if res.Decision.Step != deletion.StepUnbacked {
+			t.Errorf("reaper step %s (%s); want %s", res.Decision.Step, res.Decision.Message, deletion.StepUnbacked)
+		}
 	}
 }
 

@@ -297,6 +297,14 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		if err := p.restoreBinding(ctx, req.Namespace, rt.Name, in.Shoot.UID, res); err != nil {
 			return in, false, err
 		}
+		// Then the KCP's record of the deletion, before the mark: a record that outlived its deletion would back
+		// whatever deletion record someone writes on the shoot later, with this deletion's (long past) due time.
+		// Without it the mark is unbacked and kept until this step is retried.
+		if p.Records != nil {
+			if err := p.Records.Withdraw(ctx, rt.Name, in.Shoot.UID); err != nil {
+				return in, false, fmt.Errorf("withdraw the KCP's record of the deletion of shoot %s being taken back: %w", rt.Name, err)
+			}
+		}
 		s, err := p.Shoots.CancelDeletion(ctx, rt.Name, rt.ID, plan,
 			ports.Precondition{UID: in.Shoot.UID, ResourceVersion: in.Shoot.ResourceVersion})
 		if err != nil {
