@@ -20,8 +20,8 @@ var typeMetaOptional = []string{shoot.ExtensionNetworkingFilter, shoot.Extension
 // mergeExtensions lays the generated extensions over the shoot's, in the shoot's order: an extension of a type
 // that is generated takes the generated one's place (unless the current one already says the same: its bytes
 // stay, so another writer's encoding is not a change), one of the kept types stays as it is, one the operator owns
-// and no longer generates goes (unless it is switched off), every other one stays. Generated extensions of new
-// types are appended.
+// and no longer generates goes (unless it is switched off), every other one stays. A generated extension the
+// shoot lacks goes to its place in the generated order (see generatedPlace).
 func mergeExtensions(current, generated []gardencorev1beta1.Extension, kept []string) []gardencorev1beta1.Extension {
 	var out []gardencorev1beta1.Extension
 	placed := map[string]bool{}
@@ -44,12 +44,33 @@ func mergeExtensions(current, generated []gardencorev1beta1.Extension, kept []st
 		}
 		out = append(out, *c.DeepCopy())
 	}
-	for _, g := range generated {
+	for i, g := range generated {
 		if !placed[g.Type] {
-			out = append(out, g)
+			out = slices.Insert(out, generatedPlace(out, generated, i), g)
+			placed[g.Type] = true
 		}
 	}
 	return out
+}
+
+// generatedPlace is where generated[i], which the shoot lacks, goes in out: right after the last extension whose
+// type is generated before it, else right before the first one generated after it, else at the end. One someone
+// removed so comes back where it was, and the shoot is again exactly what was generated.
+func generatedPlace(out, generated []gardencorev1beta1.Extension, i int) int {
+	among := func(list []gardencorev1beta1.Extension, typ string) bool {
+		return slices.ContainsFunc(list, func(g gardencorev1beta1.Extension) bool { return g.Type == typ })
+	}
+	for j := len(out) - 1; j >= 0; j-- {
+		if among(generated[:i], out[j].Type) {
+			return j + 1
+		}
+	}
+	for j := range out {
+		if among(generated[i+1:], out[j].Type) {
+			return j
+		}
+	}
+	return len(out)
 }
 
 // keptExtensionTypes are the types generation asks to leave as the shoot has them.

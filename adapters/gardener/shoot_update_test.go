@@ -153,8 +153,9 @@ func TestApplySpecKeepsWhatWeDoNotOwn(t *testing.T) {
 	for _, e := range got.Spec.Extensions {
 		types = append(types, e.Type)
 	}
-	if diff := cmp.Diff([]string{"shoot-oidc-service", "shoot-networking-filter"}, types); diff != "" {
-		t.Errorf("extensions: unowned kept, disabled registry cache removed (-want +got):\n%s", diff)
+	// The generated networking filter the shoot lacked goes to its generated place, before the OIDC extension.
+	if diff := cmp.Diff([]string{"shoot-networking-filter", "shoot-oidc-service"}, types); diff != "" {
+		t.Errorf("extensions: unowned kept, disabled registry cache removed, the new one at its generated place (-want +got):\n%s", diff)
 	}
 	if got.Spec.Maintenance.TimeWindow.Begin != "010000+0000" {
 		t.Error("maintenance window set by Gardener must be kept when config has none")
