@@ -157,7 +157,8 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Errorf("the manager exited with %v\n%s", err, logs.String())
+			// The tail says why (the deprecation warnings at the start are the bulk of the log).
+			t.Errorf("the manager exited with %v; the last lines it logged:\n%s", err, lastLines(logs.String(), 60))
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the manager did not stop after SIGTERM")
@@ -260,4 +261,13 @@ func previousConverterConfig(t *testing.T, project string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -32,8 +32,9 @@ const (
 	testCRDs = repoRoot + "/adapters/kube/testdata/crds"
 	// awsWindow is the deletion window of the aws plan here: short, so a tenant's release after it is observed.
 	awsWindow = 20 * time.Second
-	// provisionTimeout bounds a whole provisioning (runtime API servers start on busy machines).
-	provisionTimeout = 4 * time.Minute
+	// provisionTimeout bounds a whole provisioning: an API server per shoot starts here, and on a CI machine running
+	// another integration package next to this one that took more than 4 minutes for four shoots.
+	provisionTimeout = 8 * time.Minute
 )
 
 // world is the process's garden-in-a-box (internal/testenv) with this test's operator running.
