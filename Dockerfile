@@ -15,8 +15,9 @@ ARG TARGETARCH=amd64
 # The version stamp (operator/version): logged at start, exported as kim_build_info, printed by --version.
 ARG VERSION=dev
 ARG GIT_COMMIT=unknown
+ARG GIT_BRANCH=
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false \
-    -ldflags="-s -w -X github.com/kyma-project/kim/operator/version.Version=${VERSION} -X github.com/kyma-project/kim/operator/version.GitCommit=${GIT_COMMIT}" \
+    -ldflags="-s -w -X github.com/kyma-project/kim/operator/version.Version=${VERSION} -X github.com/kyma-project/kim/operator/version.GitCommit=${GIT_COMMIT} -X github.com/kyma-project/kim/operator/version.Branch=${GIT_BRANCH}" \
     -o /out/manager ./operator/cmd/manager && \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags="-s -w" \
     -o /out/probe ./operator/cmd/probe

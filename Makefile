@@ -40,8 +40,10 @@ CHANNELS ?= fast
 DEFAULT_CHANNEL ?= fast
 # Version stamp of the binaries (operator/version): logged at start, exported as kim_build_info, printed by --version.
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+GIT_BRANCH ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null)
 LDFLAGS := -X github.com/kyma-project/kim/operator/version.Version=$(VERSION) \
-	-X github.com/kyma-project/kim/operator/version.GitCommit=$(GIT_COMMIT)
+	-X github.com/kyma-project/kim/operator/version.GitCommit=$(GIT_COMMIT) \
+	-X github.com/kyma-project/kim/operator/version.Branch=$(GIT_BRANCH)
 
 .PHONY: help
 help: ## Show the targets.
@@ -86,7 +88,7 @@ demo: ## Run the whole system on the embedded sandbox (garden-in-a-box). Pass fl
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (version-stamped).
-	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) -t $(IMG) .
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) --build-arg GIT_BRANCH=$(GIT_BRANCH) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image IMG.

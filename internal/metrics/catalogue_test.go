@@ -16,7 +16,7 @@ func TestLoadFindsTheOperatorsMetrics(t *testing.T) {
 		"kim_runtimes": {"provider", "state"},
 		"kim_kubeconfig_expiration_timestamp_seconds": {"runtime_id", "shoot_name"},
 		"kim_gardener_health":                         {"status", "url"},
-		"kim_build_info":                              {"git_commit", "go_version", "version"},
+		"kim_build_info":                              {"branch", "goarch", "goos", "goversion", "revision", "version"},
 	} {
 		f, ok := cat[name]
 		if !ok {

@@ -56,6 +56,9 @@ type Options struct {
 	MetricsAddr string
 	// MetricsSecure serves metrics over HTTPS with authentication and authorization.
 	MetricsSecure bool
+	// EnableHTTP2 lets the HTTPS metrics endpoint negotiate HTTP/2. Off by default: HTTP/2's stream reset and
+	// flow-control weaknesses (CVE-2023-44487, CVE-2023-39325) cost an endpoint that only Prometheus scrapes nothing.
+	EnableHTTP2 bool
 	// ProbeAddr is the address of the health and readiness probes ("0" disables them).
 	ProbeAddr string
 	// PprofAddr is the address of Go's profiling endpoints under /debug/pprof/ ("0" or empty disables them): heap
@@ -120,6 +123,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 			"not set or negative: the configuration's value)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
+	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "let the HTTPS metrics endpoint negotiate HTTP/2 (off: HTTP/1.1 only)")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr,
 		"address of the Go profiling endpoints /debug/pprof/ (0 disables them; never expose it beyond the pod)")

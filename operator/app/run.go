@@ -174,7 +174,12 @@ func metricsOptions(opts Options) metricsserver.Options {
 	if opts.MetricsSecure {
 		m.SecureServing = true
 		m.FilterProvider = filters.WithAuthenticationAndAuthorization
-		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) {
+			c.MinVersion = tls.VersionTLS12
+			if !opts.EnableHTTP2 {
+				c.NextProtos = []string{"http/1.1"}
+			}
+		}}
 	}
 	return m
 }

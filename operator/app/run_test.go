@@ -1,6 +1,8 @@
 package app
 
 import (
+	"crypto/tls"
+	"slices"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -24,5 +26,23 @@ func TestGardenConfigSharesOneRateLimiter(t *testing.T) {
 	}
 	if _, err := gardenConfig(&rest.Config{Host: "https://garden.example", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}, opts); err == nil {
 		t.Error("a garden configuration without TLS verification was accepted")
+	}
+}
+
+// TestMetricsEndpointSpeaksHTTP1UnlessHTTP2IsEnabled: the TLS options of the HTTPS metrics endpoint offer only
+// HTTP/1.1 in ALPN by default, so a client cannot negotiate HTTP/2; --enable-http2 leaves the protocols alone.
+func TestMetricsEndpointSpeaksHTTP1UnlessHTTP2IsEnabled(t *testing.T) {
+	for _, tc := range []struct {
+		http2 bool
+		want  []string
+	}{{http2: false, want: []string{"http/1.1"}}, {http2: true, want: []string{"h2", "http/1.1"}}} {
+		m := metricsOptions(Options{MetricsSecure: true, EnableHTTP2: tc.http2})
+		c := &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
+		for _, o := range m.TLSOpts {
+			o(c)
+		}
+		if !slices.Equal(c.NextProtos, tc.want) || c.MinVersion != tls.VersionTLS12 {
+			t.Errorf("enable-http2=%v: ALPN %v, min TLS %x; want %v and TLS 1.2", tc.http2, c.NextProtos, c.MinVersion, tc.want)
+		}
 	}
 }

@@ -17,6 +17,8 @@ var (
 	Version = "dev"
 	// GitCommit is the commit the binary was built from.
 	GitCommit = ""
+	// Branch is the git branch the binary was built from ("" when not stamped).
+	Branch = ""
 )
 
 // Info describes the running binary.
@@ -25,12 +27,16 @@ type Info struct {
 	GitCommit string
 	// Modified is true when the binary was built from a work tree with uncommitted changes (from the VCS stamp).
 	Modified  bool
+	Branch    string
 	GoVersion string
+	// GoOS and GoArch are the platform the binary was built for.
+	GoOS, GoArch string
 }
 
 // Get returns the stamp of this binary.
 func Get() Info {
-	info := Info{Version: Version, GitCommit: GitCommit, GoVersion: runtime.Version()}
+	info := Info{Version: Version, GitCommit: GitCommit, Branch: Branch, GoVersion: runtime.Version(), GoOS: runtime.GOOS,
+		GoArch: runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -66,16 +72,20 @@ func (i Info) KeysAndValues() []any {
 // BuildInfoMetric is the name of the gauge NewCollector returns.
 const BuildInfoMetric = "kim_build_info"
 
-// NewCollector returns the gauge kim_build_info{version, git_commit, go_version} with the constant value 1, the
-// Prometheus convention for exporting a build stamp (join on it to see which version produced a series).
+// NewCollector returns the gauge kim_build_info with the constant value 1, the Prometheus convention for exporting
+// a build stamp, with the labels of prometheus/common/version's collector (version, revision, branch, goversion,
+// goos, goarch) that shared dashboards join on to see which version produced a series.
 func NewCollector(i Info) prometheus.Collector {
 	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: BuildInfoMetric,
 		Help: "Build stamp of the running manager; the value is always 1.",
 		ConstLabels: prometheus.Labels{
-			"version":    i.Version,
-			"git_commit": i.GitCommit,
-			"go_version": i.GoVersion,
+			"version":   i.Version,
+			"revision":  i.GitCommit,
+			"branch":    i.Branch,
+			"goversion": i.GoVersion,
+			"goos":      i.GoOS,
+			"goarch":    i.GoArch,
 		},
 	}, func() float64 { return 1 })
 }

@@ -64,10 +64,11 @@ func TestBuildFilesStampExistingVariables(t *testing.T) {
 
 func TestBuildInfoMetric(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(version.NewCollector(version.Info{Version: "1.2.3", GitCommit: "abc", GoVersion: "go1.26.5"}))
+	reg.MustRegister(version.NewCollector(version.Info{Version: "1.2.3", GitCommit: "abc", Branch: "main", GoVersion: "go1.26.5",
+		GoOS: "linux", GoArch: "arm64"}))
 	want := `# HELP kim_build_info Build stamp of the running manager; the value is always 1.
 # TYPE kim_build_info gauge
-kim_build_info{git_commit="abc",go_version="go1.26.5",version="1.2.3"} 1
+kim_build_info{branch="main",goarch="arm64",goos="linux",goversion="go1.26.5",revision="abc",version="1.2.3"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), version.BuildInfoMetric); err != nil {
 		t.Error(err)
