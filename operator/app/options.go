@@ -59,6 +59,9 @@ type Options struct {
 	// EnableHTTP2 lets the HTTPS metrics endpoint negotiate HTTP/2. Off by default: HTTP/2's stream reset and
 	// flow-control weaknesses (CVE-2023-44487, CVE-2023-39325) cost an endpoint that only Prometheus scrapes nothing.
 	EnableHTTP2 bool
+	// MetricsCertDir holds the metrics endpoint's serving certificate (MetricsCertName) and key (MetricsKeyName),
+	// reloaded when they change; without them the endpoint serves a self-signed certificate made at start.
+	MetricsCertDir, MetricsCertName, MetricsKeyName string
 	// ProbeAddr is the address of the health and readiness probes ("0" disables them).
 	ProbeAddr string
 	// PprofAddr is the address of Go's profiling endpoints under /debug/pprof/ ("0" or empty disables them): heap
@@ -90,6 +93,8 @@ func DefaultOptions() Options {
 		DeletionGracePeriod:             -1,
 		MetricsAddr:                     ":8443",
 		MetricsSecure:                   true,
+		MetricsCertName:                 "tls.crt",
+		MetricsKeyName:                  "tls.key",
 		ProbeAddr:                       ":8081",
 		PprofAddr:                       "0",
 		LeaderElection:                  true,
@@ -124,6 +129,10 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "let the HTTPS metrics endpoint negotiate HTTP/2 (off: HTTP/1.1 only)")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-path", o.MetricsCertDir,
+		"directory with the metrics endpoint's serving certificate and key (reloaded on change; empty or missing files: a self-signed certificate)")
+	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "file name of the metrics serving certificate in --metrics-cert-path")
+	fs.StringVar(&o.MetricsKeyName, "metrics-cert-key", o.MetricsKeyName, "file name of the metrics serving key in --metrics-cert-path")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of the health probes (0 disables them)")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr,
 		"address of the Go profiling endpoints /debug/pprof/ (0 disables them; never expose it beyond the pod)")

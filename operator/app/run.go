@@ -173,6 +173,8 @@ func metricsOptions(opts Options) metricsserver.Options {
 	m := metricsserver.Options{BindAddress: opts.MetricsAddr}
 	if opts.MetricsSecure {
 		m.SecureServing = true
+		// controller-runtime watches the files and serves its self-signed certificate when they are absent.
+		m.CertDir, m.CertName, m.KeyName = opts.MetricsCertDir, opts.MetricsCertName, opts.MetricsKeyName
 		m.FilterProvider = filters.WithAuthenticationAndAuthorization
 		m.TLSOpts = []func(*tls.Config){func(c *tls.Config) {
 			c.MinVersion = tls.VersionTLS12

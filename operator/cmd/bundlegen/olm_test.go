@@ -98,12 +98,13 @@ func TestRBACIsNamespaced(t *testing.T) {
 }
 
 // podSpecArgs are the only arguments of the manager container: values the pod spec itself depends on (ports, the
-// mounted kubeconfig). Anything else given as an argument could not be changed through Subscription.spec.config.env
+// mounted kubeconfig and metrics certificate). Anything else given as an argument could not be changed through Subscription.spec.config.env
 // (a flag beats its KIM_<FLAG> variable).
 var podSpecArgs = map[string]bool{
 	"--metrics-bind-address":      true,
 	"--health-probe-bind-address": true,
 	"--gardener-kubeconfig-path":  true,
+	"--metrics-cert-path":         true,
 }
 
 // TestSubscriptionEnvCanConfigure: under OLM the Subscription can add environment variables but not change
