@@ -51,4 +51,10 @@ const (
 	ConditionReady = "Ready"
 	// ConditionKubeconfigManagement reports issuing and rotating the kubeconfig of a GardenerCluster.
 	ConditionKubeconfigManagement = "KubeconfigManagement"
+	// ConditionReconciling and ConditionStalled are kstatus' abnormal-true conditions (sigs.k8s.io/cli-utils
+	// kstatus), present only while true: Reconciling while the operator works towards the desired state
+	// (Pending), Stalled when it cannot get there without a change (Failed). Flux, Argo CD and kpt health checks
+	// read them.
+	ConditionReconciling = "Reconciling"
+	ConditionStalled     = "Stalled"
 )

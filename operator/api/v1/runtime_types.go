@@ -40,7 +40,9 @@ type Runtime struct {
 
 	// Spec is the desired runtime, as KEB sends it.
 	Spec RuntimeSpec `json:"spec,omitempty"`
-	// Status is what the operator observed and did.
+	// Status is what the operator observed and did. It reads as observedGeneration 0 before the operator wrote it
+	// (a default on read), so kstatus sees a Runtime nobody has looked at yet as in progress, not current.
+	// +kubebuilder:default={observedGeneration: 0}
 	Status RuntimeStatus `json:"status,omitempty"`
 }
 

@@ -29,6 +29,7 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 	}
 	setCondition(st, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: string(d.Reason),
 		Message: d.Message, ObservedGeneration: rt.Generation}, now)
+	setKStatus(st, d, rt.Generation, now)
 	for _, c := range lifecycle.Conditions(res.Input, res.Configuration) {
 		cs := metav1.ConditionFalse
 		switch {
@@ -56,6 +57,25 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 			ShootReconciledAt: metaTime(c.ShootReconciledAt), BootstrapHash: c.Bootstrap.Hash, BootstrapFailed: c.Bootstrap.Failed}
 	}
 	mirrorShoot(st, res.Input.Shoot)
+}
+
+// setKStatus sets kstatus' abnormal-true conditions from the decision and removes the one that does not apply: a
+// health check (Flux, Argo CD, kpt) then sees a Pending Runtime as in progress and a Failed one as failed, instead of
+// waiting for its timeout; a Ready one has neither.
+func setKStatus(st *imv1.RuntimeStatus, d lifecycle.Decision, generation int64, now time.Time) {
+	set := map[string]bool{imv1.ConditionReconciling: d.State == lifecycle.StatePending, imv1.ConditionStalled: d.State == lifecycle.StateFailed}
+	for _, typ := range []string{imv1.ConditionReconciling, imv1.ConditionStalled} {
+		if !set[typ] {
+			meta.RemoveStatusCondition(&st.Conditions, typ)
+			continue
+		}
+		reason := string(d.Reason)
+		if reason == "" {
+			reason = string(d.State) // a condition needs a reason
+		}
+		setCondition(st, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: d.Message,
+			ObservedGeneration: generation}, now)
+	}
 }
 
 // setDeprovisioned reports the previous manager's Deprovisioned condition while the Runtime is deleted: unknown

@@ -1,0 +1,45 @@
+package manifests_test
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// checkKStatus: kstatus itself (as Flux, Argo CD and kpt use it) judges Runtimes on the installed CRD: one nobody
+// has looked at yet is InProgress (the CRD defaults status.observedGeneration to 0 on read), one the operator
+// reports Failed (Stalled) is Failed.
+func checkKStatus(t *testing.T, k *kcp) {
+	ctx := context.Background()
+	rt := kebRuntime(t)
+	rt.SetName("kstatus-" + rt.GetName())
+	if err := k.client.Create(ctx, rt); err != nil {
+		t.Fatalf("create a Runtime: %v", err)
+	}
+	compute := func() *status.Result {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(rt.GroupVersionKind())
+		if err := k.client.Get(ctx, client.ObjectKeyFromObject(rt), got); err != nil {
+			t.Fatal(err)
+		}
+		res, err := status.Compute(got)
+		if err != nil {
+			t.Fatalf("kstatus: %v", err)
+		}
+		return res
+	}
+	if res := compute(); res.Status != status.InProgressStatus {
+		t.Errorf("a Runtime the operator has not observed is %s (%s); want %s", res.Status, res.Message, status.InProgressStatus)
+	}
+	setStatus(t, k, "runtimes", rt.GetName(), map[string]any{"state": "Failed", "observedGeneration": int64(1), "conditions": []any{
+		condition(imv1.ConditionReady, "False", "ShootCreationFailed", "quota exceeded"),
+		condition(imv1.ConditionStalled, "True", "ShootCreationFailed", "quota exceeded")}})
+	if res := compute(); res.Status != status.FailedStatus {
+		t.Errorf("a Failed Runtime is %s (%s) for kstatus; want %s", res.Status, res.Message, status.FailedStatus)
+	}
+}
