@@ -24,6 +24,9 @@ func setOf(names ...string) labelSet {
 	return s
 }
 
+// targetLabels are the labels the Prometheus Operator's ServiceMonitor scrape adds to every series of the target.
+var targetLabels = []string{"job", "instance", "namespace", "pod", "service", "endpoint", "container"}
+
 // promChecker checks PromQL expressions against the metrics the code registers.
 type promChecker struct {
 	catalogue metrics.Catalogue
@@ -35,7 +38,8 @@ type promChecker struct {
 // name (they are registered in its registry; their labels are not visible to this test); Prometheus' synthetic `up`.
 func (c *promChecker) seriesLabels(name string) (labelSet, error) {
 	if _, labels, ok := c.catalogue.Series(name); ok {
-		return setOf(labels...), nil
+		// Prometheus adds the target's labels to every scraped series (the ServiceMonitor's job, namespace, pod, ...).
+		return setOf(append(labels, targetLabels...)...), nil
 	}
 	if l, ok := c.recorded[name]; ok {
 		return l, nil

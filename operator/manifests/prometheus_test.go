@@ -157,6 +157,9 @@ func TestDashboardUsesOnlyRegisteredMetricsAndLabels(t *testing.T) {
 	if len(exprs) < 5 {
 		t.Fatalf("only %d queries found in the dashboard", len(exprs))
 	}
+	// Every series of the operator is filtered by the dashboard's namespace and job variables, so a Prometheus that
+	// scrapes several installations (or the previous manager next to this one) shows one at a time.
+	selector := regexp.MustCompile(`\b((?:kim|controller_runtime|workqueue)_[a-z_]+)(\{[^}]*\})?`)
 	for _, s := range exprs {
 		expr, err := metricsql.Parse(s)
 		if err != nil {
@@ -166,6 +169,22 @@ func TestDashboardUsesOnlyRegisteredMetricsAndLabels(t *testing.T) {
 		if _, _, errs := c.check(expr); len(errs) > 0 {
 			t.Errorf("dashboard query %s: %v", s, errors.Join(errs...))
 		}
+		for _, m := range selector.FindAllStringSubmatch(s, -1) {
+			if !strings.Contains(m[2], `namespace=~"$namespace"`) || !strings.Contains(m[2], `job=~"$job"`) {
+				t.Errorf("dashboard query %s: %s is not filtered by the namespace and job variables", s, m[1])
+			}
+		}
+	}
+	vars := map[string]bool{}
+	if m, ok := doc.(map[string]any); ok {
+		if tmpl, ok := m["templating"].(map[string]any); ok {
+			for _, v := range tmpl["list"].([]any) {
+				vars[v.(map[string]any)["name"].(string)] = true
+			}
+		}
+	}
+	if !vars["namespace"] || !vars["job"] {
+		t.Errorf("the dashboard's variables %v lack namespace or job", vars)
 	}
 }
 

@@ -276,13 +276,18 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// ownGoroutines returns the goroutines of a Go runtime dump in s that run this project's code.
+// ownGoroutines returns the goroutines of a Go runtime dump in s that run this project's, controller-runtime's or
+// client-go's code (what can hold a shutdown), without the runtime's own.
 func ownGoroutines(s string) string {
 	var out []string
 	for _, g := range strings.Split(s, "\n\n") {
-		if strings.HasPrefix(g, "goroutine ") && strings.Contains(g, "github.com/kyma-project/kim/") {
+		if strings.HasPrefix(g, "goroutine ") && (strings.Contains(g, "github.com/kyma-project/kim/") ||
+			strings.Contains(g, "sigs.k8s.io/controller-runtime") || strings.Contains(g, "k8s.io/client-go")) {
 			out = append(out, g)
 		}
+	}
+	if len(out) == 0 {
+		return lastLines(s, 200)
 	}
 	return strings.Join(out, "\n\n")
 }
