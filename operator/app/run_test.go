@@ -2,7 +2,9 @@ package app
 
 import (
 	"crypto/tls"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -43,6 +45,22 @@ func TestMetricsEndpointSpeaksHTTP1UnlessHTTP2IsEnabled(t *testing.T) {
 		}
 		if !slices.Equal(c.NextProtos, tc.want) || c.MinVersion != tls.VersionTLS12 {
 			t.Errorf("enable-http2=%v: ALPN %v, min TLS %x; want %v and TLS 1.2", tc.http2, c.NextProtos, c.MinVersion, tc.want)
+		}
+	}
+}
+
+// TestControllersUseTheClassicWorkQueue: controller-runtime v0.24's priority queue can deadlock on shutdown
+// (issue 3538), which made the manager exit 1 on SIGTERM; the controllers use the classic queue until the upgrade.
+func TestControllersUseTheClassicWorkQueue(t *testing.T) {
+	c := controllerDefaults(DefaultOptions())
+	if c.UsePriorityQueue == nil || *c.UsePriorityQueue {
+		t.Errorf("UsePriorityQueue %v; want false with controller-runtime v0.24", c.UsePriorityQueue)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "sigs.k8s.io/controller-runtime" && !strings.HasPrefix(m.Version, "v0.24.") {
+				t.Errorf("controller-runtime is %s: check that it has the fix of issue 3538 and drop the workaround", m.Version)
+			}
 		}
 	}
 }
