@@ -129,7 +129,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		LeaderElectionNamespace: leaseNamespace,
 		// Stepping down on shutdown lets the next replica take over at once instead of after the lease expires.
 		LeaderElectionReleaseOnCancel: true,
-		Controller: controllerDefaults(opts),
+		Controller:                    controllerDefaults(opts),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
