@@ -51,6 +51,19 @@ func newBindingWorld(t *testing.T, labels map[string]string) *bindingWorld {
 	return w
 }
 
+// deleteAndTakeBack deletes the Runtime (its cluster waits for deletion) and creates it again, which takes the
+// cluster back.
+func (w *bindingWorld) deleteAndTakeBack(t *testing.T) {
+	t.Helper()
+	if res := w.delete(t, reapStart); !res.Release {
+		t.Fatalf("teardown: %+v", res)
+	}
+	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	if _, err := w.provision.Provision(context.Background(), req, w.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (w *bindingWorld) delete(t *testing.T, started time.Time) usecase.TeardownResult {
 	t.Helper()
 	res, err := w.teardown.Run(context.Background(), usecase.TeardownRequest{RuntimeID: "rt-1", Namespace: modelNamespace, ShootName: "c-1",
@@ -141,13 +154,7 @@ func TestKEBDeprovisioningFinishesWhileTheShootWaitsAndTheBindingEndsAsKEBLeaves
 func TestRestoreTakesBackTheDirtyLabelTheTeardownSet(t *testing.T) {
 	ctx := context.Background()
 	w := newBindingWorld(t, map[string]string{"tenantName": "ga-1"})
-	if res := w.delete(t, reapStart); !res.Release {
-		t.Fatalf("teardown: %+v", res)
-	}
-	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
-	if _, err := w.provision.Provision(ctx, req, w.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	w.deleteAndTakeBack(t)
 	if s, _ := w.garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.PendingDeletion != nil {
 		t.Fatalf("the cluster was not taken back")
 	}
@@ -165,13 +172,7 @@ func TestRestoreTakesBackTheDirtyLabelTheTeardownSet(t *testing.T) {
 func TestATakenBackDeletionsRecordBacksNoLaterRecord(t *testing.T) {
 	ctx := context.Background()
 	w := newBindingWorld(t, map[string]string{"tenantName": "ga-1"})
-	if res := w.delete(t, reapStart); !res.Release {
-		t.Fatalf("teardown: %+v", res)
-	}
-	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
-	if _, err := w.provision.Provision(ctx, req, w.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	w.deleteAndTakeBack(t)
 	w.clock.Step(80 * time.Hour) // past the first deletion's due time
 	at := w.clock.Now().Add(-7 * 24 * time.Hour)
 	if !w.garden.ForgeRecord("c-1", cluster.PendingDeletion{RuntimeID: "rt-1", RuntimeNamespace: modelNamespace, Plan: "trial",
