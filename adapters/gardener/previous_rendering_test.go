@@ -168,3 +168,47 @@ func TestMergeExtensions(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateKeepsThePreviousManagersRegistryCredentials: an adopted runtime's spec.imageRegistryCache still as the
+// previous manager's registry cache controller wrote it (the entry names the Secret in the runtime), and its shoot
+// referencing the previous manager's garden copy reg-cache-<uuid> (resource and Secret of that name): the update
+// changes neither the extension nor spec.resources, and does not fail the Runtime as referencing a foreign Secret.
+func TestUpdateKeepsThePreviousManagersRegistryCredentials(t *testing.T) {
+	const copyName = "reg-cache-3f8a2c1e-6b7d-4e5f-9a0b-1c2d3e4f5a6b"
+	cr, _ := poolRuntime(t, "")
+	cr.Spec.ImageRegistryCache = []imv1.ImageRegistryCache{{Name: "docker", Namespace: "team", UID: "u1",
+		Config: imv1.RegistryCacheConfig{Upstream: "docker.io", SecretReferenceName: ptr.To(copyName)}}}
+	rt := mapping.Runtime(cr)
+	rt.RegistryCredentialCopies = []string{copyName}
+	spec, err := shoot.Generate(rt, adapterConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, err := ToShoot(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := previous.Render(prev); err != nil {
+		t.Fatal(err)
+	}
+
+	cr.Spec.ImageRegistryCache[0].Config.SecretReferenceName = ptr.To("creds-in-runtime")
+	cur, err := CurrentFromShoot(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	update, err := shoot.GenerateUpdate(mapping.Runtime(cr), adapterConfig(), cur)
+	if err != nil {
+		t.Fatalf("update of the adopted shoot: %v", err)
+	}
+	got, err := ApplySpec(prev, update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(extensionsYAML(t, prev.Spec.Extensions), extensionsYAML(t, got.Spec.Extensions)); diff != "" {
+		t.Errorf("extensions changed (-previous +after update):\n%s", diff)
+	}
+	if diff := cmp.Diff(prev.Spec.Resources, got.Spec.Resources); diff != "" {
+		t.Errorf("spec.resources changed (-previous +after update):\n%s", diff)
+	}
+}

@@ -29,6 +29,7 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 		}
 	}
 	cur.AuditLog = currentAuditLog(s)
+	cur.RegistryCacheCredentials = currentRegistryCredentials(s)
 	cur.DNSExtensionWithoutProviders = dnsExtensionWithoutProviders(s)
 	for _, w := range s.Spec.Provider.Workers {
 		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
@@ -182,6 +183,33 @@ func currentAuditLog(s *gardencorev1beta1.Shoot) *shoot.CurrentAuditLog {
 	if api := s.Spec.Kubernetes.KubeAPIServer; api != nil && api.AuditConfig != nil && api.AuditConfig.AuditPolicy != nil &&
 		api.AuditConfig.AuditPolicy.ConfigMapRef != nil {
 		out.PolicyConfigMap = api.AuditConfig.AuditPolicy.ConfigMapRef.Name
+	}
+	return out
+}
+
+// currentRegistryCredentials lists, per cache of the shoot's enabled registry-cache extension, the spec.resources
+// entry its secretReferenceName names and that entry's Secret; caches without credentials are left out.
+func currentRegistryCredentials(s *gardencorev1beta1.Shoot) []shoot.CurrentRegistryCredentials {
+	i := slices.IndexFunc(s.Spec.Extensions, func(e gardencorev1beta1.Extension) bool {
+		return e.Type == shoot.ExtensionRegistryCache && !ptr.Deref(e.Disabled, false) && e.ProviderConfig != nil
+	})
+	if i < 0 {
+		return nil
+	}
+	var cfg registryConfig
+	if err := json.Unmarshal(s.Spec.Extensions[i].ProviderConfig.Raw, &cfg); err != nil {
+		return nil
+	}
+	var out []shoot.CurrentRegistryCredentials
+	for _, c := range cfg.Caches {
+		if c.SecretReferenceName == "" {
+			continue
+		}
+		for _, r := range s.Spec.Resources {
+			if r.Name == c.SecretReferenceName && r.ResourceRef.Kind == "Secret" {
+				out = append(out, shoot.CurrentRegistryCredentials{Upstream: c.Upstream, ResourceName: r.Name, SecretName: r.ResourceRef.Name})
+			}
+		}
 	}
 	return out
 }

@@ -45,11 +45,19 @@ func overlayWorker(w *gardencorev1beta1.Worker, raw []byte) error {
 	return nil
 }
 
-// containerRuntimes sets the CRI name and makes sure every runtime of the pool is listed; runtimes with config
-// flags (gVisor) get them merged into their provider config, keeping other settings KEB sent.
+// containerRuntimes sets the CRI name and makes the pool's additional runtimes exactly the Runtime's: KEB is
+// their only source (it sends no cri at all when gVisor is switched off, and Gardener defaults none), so a runtime
+// the Runtime no longer lists goes, as it went under the previous manager, which replaced whole pools. Runtimes the
+// pool keeps stay in its order with their provider config; config flags the domain settled on (gVisor's) are merged
+// into it, keeping other settings.
 func containerRuntimes(gw *gardencorev1beta1.Worker, w shoot.Worker) error {
-	if w.CRI == "" && len(w.ContainerRuntimes) == 0 {
-		return nil
+	if len(w.ContainerRuntimes) == 0 {
+		if gw.CRI != nil {
+			gw.CRI.ContainerRuntimes = nil
+		}
+		if w.CRI == "" {
+			return nil
+		}
 	}
 	if gw.CRI == nil {
 		gw.CRI = &gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD}
@@ -57,6 +65,10 @@ func containerRuntimes(gw *gardencorev1beta1.Worker, w shoot.Worker) error {
 	if w.CRI != "" {
 		gw.CRI.Name = gardencorev1beta1.CRIName(w.CRI)
 	}
+	listed := func(t string) bool {
+		return slices.ContainsFunc(w.ContainerRuntimes, func(cr shoot.ContainerRuntime) bool { return cr.Type == t })
+	}
+	gw.CRI.ContainerRuntimes = slices.DeleteFunc(gw.CRI.ContainerRuntimes, func(c gardencorev1beta1.ContainerRuntime) bool { return !listed(c.Type) })
 	for _, cr := range w.ContainerRuntimes {
 		i := slices.IndexFunc(gw.CRI.ContainerRuntimes, func(c gardencorev1beta1.ContainerRuntime) bool { return c.Type == cr.Type })
 		if i < 0 {
@@ -75,6 +87,9 @@ func containerRuntimes(gw *gardencorev1beta1.Worker, w shoot.Worker) error {
 			return fmt.Errorf("container runtime %s: %w", cr.Type, err)
 		}
 		gw.CRI.ContainerRuntimes[i].ProviderConfig = merged
+	}
+	if len(gw.CRI.ContainerRuntimes) == 0 {
+		gw.CRI.ContainerRuntimes = nil
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -117,4 +118,64 @@ func otherPool(t *testing.T, w gardencorev1beta1.Worker) *gardencorev1beta1.Work
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestTheRuntimeOwnsThePoolsContainerRuntimes: KEB switches gVisor off by sending the pool without cri (its
+// ToGardenerCRI returns nil), so a runtime the Runtime no longer lists leaves the pool, while the CRI name and the
+// provider config of a runtime still listed stay.
+func TestTheRuntimeOwnsThePoolsContainerRuntimes(t *testing.T) {
+	gvisor := `"cri":{"name":"containerd","containerRuntimes":[{"type":"gvisor"}]}`
+	liveWithGVisor := `{"cri":{"name":"containerd","containerRuntimes":[{"type":"kata"},{"type":"gvisor","providerConfig":{"apiVersion":"gvisor.runtime.extensions.config.gardener.cloud/v1alpha1","kind":"GVisorConfiguration","configFlags":{"net-raw":"true","debug":"true"}}}]}}`
+	for _, tc := range []struct {
+		name, sent, live string
+		want             *gardencorev1beta1.CRI
+	}{
+		{"gVisor switched off: the pool loses it and keeps its CRI name", "", liveWithGVisor,
+			&gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD}},
+		{"gVisor still on: a runtime the Runtime does not list goes, gVisor keeps its other flags", gvisor, liveWithGVisor,
+			&gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD, ContainerRuntimes: []gardencorev1beta1.ContainerRuntime{{Type: "gvisor"}}}},
+		{"no runtimes before or after: nothing added", "", `{"cri":{"name":"containerd"}}`,
+			&gardencorev1beta1.CRI{Name: gardencorev1beta1.CRINameContainerD}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cr, _ := poolRuntime(t, tc.sent)
+			rt := mapping.Runtime(cr)
+			spec, err := shoot.Generate(rt, adapterConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			created, err := ToShoot(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			current := created.DeepCopy()
+			if err := overlayWorker(&current.Spec.Provider.Workers[0], []byte(tc.live)); err != nil {
+				t.Fatal(err)
+			}
+			cur, err := CurrentFromShoot(current)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec, err = shoot.GenerateUpdate(rt, adapterConfig(), cur); err != nil {
+				t.Fatal(err)
+			}
+			updated, err := ApplySpec(current, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := updated.Spec.Provider.Workers[0].CRI.DeepCopy()
+			if tc.sent != "" {
+				// gVisor keeps the net-raw flag the landscape's node stability rule sets.
+				if raw := string(got.ContainerRuntimes[0].ProviderConfig.Raw); !strings.Contains(raw, `"net-raw":"true"`) {
+					t.Errorf("gVisor config %s lost net-raw", raw)
+				}
+			}
+			for i := range got.ContainerRuntimes {
+				got.ContainerRuntimes[i].ProviderConfig = nil // compared above
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("pool CRI (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

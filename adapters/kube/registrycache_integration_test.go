@@ -159,7 +159,8 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-1"}
-			return contract.RegistryCacheRuntimesFixture{Runtimes: &kube.RegistryCacheRuntimes{Client: c}, Ref: ref,
+			// With a live reader: a field KEB owns is still never taken over.
+			return contract.RegistryCacheRuntimesFixture{Runtimes: &kube.RegistryCacheRuntimes{Client: c, Live: c}, Ref: ref,
 				TakeOver: func(ctx context.Context) error {
 					rt := kebRuntime(t, ns, "rt-1")
 					rt.Spec.ImageRegistryCache = []imv1.ImageRegistryCache{{Name: "keb", Config: imv1.RegistryCacheConfig{Upstream: "ghcr.io"}}}
@@ -168,6 +169,7 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 		})
 	})
 	t.Run("RegistryCacheFieldManagerNextToKEB", func(t *testing.T) { registryCacheNextToKEB(t, c) })
+	t.Run("RegistryCacheTakenOverFromThePreviousManager", func(t *testing.T) { registryCacheTakenOverFromThePreviousManager(t, c) })
 	t.Run("SourceLimits", func(t *testing.T) { registryCacheSourceLimits(t, cfg, c) })
 }
 
@@ -336,4 +338,80 @@ func registryCacheNextToKEB(t *testing.T, c client.Client) {
 			}
 		}
 	}
+}
+
+// registryCacheTakenOverFromThePreviousManager: on a runtime adopted from the previous manager, whose registry cache
+// controller wrote spec.imageRegistryCache with a full Update (field manager "registrycachecontroller", the entry
+// naming the Secret in the runtime), the operator's apply takes the field over instead of reporting a conflict
+// forever; with another manager owning it as well, or without a live reader, the conflict stands.
+func registryCacheTakenOverFromThePreviousManager(t *testing.T, c client.Client) {
+	ctx := t.Context()
+	mine := []registrycache.Entry{{Name: "docker", Namespace: "team", UID: "u1", Cache: shoot.RegistryCache{Upstream: "docker.io",
+		SecretReferenceName: "reg-cache-1", CredentialsSecret: "reg-cache-1"}}}
+	previous := func(t *testing.T, managers ...string) (ports.RuntimeRef, *imv1.Runtime) {
+		ns := newNamespace(t, c, "kcp")
+		rt := kebRuntime(t, ns, "rt-prev")
+		if err := kebApply(ctx, c, rt); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range managers {
+			got := &imv1.Runtime{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "rt-prev"}, got); err != nil {
+				t.Fatal(err)
+			}
+			got.Spec.ImageRegistryCache = []imv1.ImageRegistryCache{{Name: "docker", Namespace: "team", UID: "u1",
+				Config: imv1.RegistryCacheConfig{Upstream: "docker.io", SecretReferenceName: ptr.To(fmt.Sprintf("creds-in-runtime-%d", i))}}}
+			if err := c.Update(ctx, got, client.FieldOwner(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ports.RuntimeRef{Namespace: ns, RuntimeID: "rt-prev"}, rt
+	}
+	read := func(t *testing.T, ref ports.RuntimeRef) *imv1.Runtime {
+		got := &imv1.Runtime{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.RuntimeID}, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	t.Run("only the previous manager owns the field: taken over", func(t *testing.T) {
+		ref, rt := previous(t, "registrycachecontroller")
+		adapter := &kube.RegistryCacheRuntimes{Client: c, Live: c}
+		if err := adapter.ApplyEntries(ctx, ref, mine); err != nil {
+			t.Fatalf("apply over the previous manager's entries: %v", err)
+		}
+		got := read(t, ref)
+		if len(got.Spec.ImageRegistryCache) != 1 || ptr.Deref(got.Spec.ImageRegistryCache[0].Config.SecretReferenceName, "") != "reg-cache-1" ||
+			!reflect.DeepEqual(got.Spec.Security, rt.Spec.Security) {
+			t.Fatalf("after the take-over: caches %+v, security %+v", got.Spec.ImageRegistryCache, got.Spec.Security)
+		}
+		for _, m := range got.ManagedFields {
+			if m.Manager == "registrycachecontroller" && m.FieldsV1 != nil && strings.Contains(string(m.FieldsV1.GetRawBytes()), `"f:imageRegistryCache"`) {
+				t.Errorf("the previous manager still owns spec.imageRegistryCache: %s", m.FieldsV1.GetRawBytes())
+			}
+		}
+		// From now on the operator's own applies need no take-over, and removing its entries removes the field.
+		if err := (&kube.RegistryCacheRuntimes{Client: c}).ApplyEntries(ctx, ref, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, ref); len(got.Spec.ImageRegistryCache) != 0 {
+			t.Fatalf("caches after the operator removed its entries: %+v", got.Spec.ImageRegistryCache)
+		}
+	})
+	t.Run("another manager wrote it after the previous one: the conflict stands", func(t *testing.T) {
+		ref, _ := previous(t, "registrycachecontroller", "someone-else")
+		err := (&kube.RegistryCacheRuntimes{Client: c, Live: c}).ApplyEntries(ctx, ref, mine)
+		if !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+			t.Fatalf("apply over another manager's entries: %v, want ErrFieldOwnedByOthers", err)
+		}
+		if got := read(t, ref); ptr.Deref(got.Spec.ImageRegistryCache[0].Config.SecretReferenceName, "") != "creds-in-runtime-1" {
+			t.Fatalf("the refused apply changed the entries: %+v", got.Spec.ImageRegistryCache)
+		}
+	})
+	t.Run("without a live reader: the conflict stands", func(t *testing.T) {
+		ref, _ := previous(t, "registrycachecontroller")
+		if err := (&kube.RegistryCacheRuntimes{Client: c}).ApplyEntries(ctx, ref, mine); !errors.Is(err, ports.ErrFieldOwnedByOthers) {
+			t.Fatalf("apply without a live reader: %v, want ErrFieldOwnedByOthers", err)
+		}
+	})
 }

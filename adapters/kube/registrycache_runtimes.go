@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,7 +22,15 @@ import (
 type RegistryCacheRuntimes struct {
 	// Client reads Runtimes (cache) and applies their spec.imageRegistryCache.
 	Client client.Client
+	// Live reads a Runtime's managedFields from the API server (the cache drops other managers' entries) when an
+	// apply conflicts; nil: a conflict is never resolved by taking the field over.
+	Live client.Reader
 }
+
+// previousRegistryCacheManagers are the field managers under which the previous infrastructure manager wrote
+// spec.imageRegistryCache (its registry cache controller updates the whole Runtime): the field is this operator's
+// job once it adopted the runtime, so an apply that conflicts only with them takes the field over.
+var previousRegistryCacheManagers = []string{"registrycachecontroller"}
 
 var _ ports.RegistryCacheRuntimes = (*RegistryCacheRuntimes)(nil)
 
@@ -135,6 +144,11 @@ func (r *RegistryCacheRuntimes) ApplyEntries(ctx context.Context, ref ports.Runt
 	rt := &imv1.Runtime{}
 	rt.Namespace, rt.Name = ref.Namespace, ref.RuntimeID
 	err = r.Client.Patch(ctx, rt, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner(imv1.FieldManagerRegistryCache))
+	if apierrors.IsConflict(err) {
+		if took, terr := r.takeOverFromPrevious(ctx, ref, doc); took {
+			return terr
+		}
+	}
 	switch {
 	case apierrors.IsConflict(err):
 		return fmt.Errorf("apply spec.imageRegistryCache of runtime %s: %w: %w", ref.RuntimeID, ports.ErrFieldOwnedByOthers, err)
@@ -146,4 +160,44 @@ func (r *RegistryCacheRuntimes) ApplyEntries(ctx context.Context, ref ports.Runt
 		return transient("apply spec.imageRegistryCache of runtime "+ref.RuntimeID, err)
 	}
 	return nil
+}
+
+// takeOverFromPrevious forces the apply doc when the live Runtime's spec.imageRegistryCache is owned only by the
+// previous manager's field managers (an adopted runtime), with the read resourceVersion as precondition: a write
+// by anyone in between (KEB) fails the apply instead of being overridden. took is false when someone else owns
+// the field too or the Runtime could not be read: the first apply's conflict stands.
+func (r *RegistryCacheRuntimes) takeOverFromPrevious(ctx context.Context, ref ports.RuntimeRef, doc map[string]any) (took bool, err error) {
+	if r.Live == nil {
+		return false, nil
+	}
+	live := &imv1.Runtime{}
+	if err := r.Live.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.RuntimeID}, live); err != nil {
+		return false, nil //nolint:nilerr // the first apply's conflict is the answer; the next pass reads again
+	}
+	owners := 0
+	for _, m := range live.ManagedFields {
+		if m.Manager == imv1.FieldManagerRegistryCache || m.FieldsV1 == nil || !bytes.Contains(m.FieldsV1.GetRawBytes(), []byte(`"f:imageRegistryCache"`)) {
+			continue
+		}
+		if !slices.Contains(previousRegistryCacheManagers, m.Manager) {
+			return false, nil
+		}
+		owners++
+	}
+	if owners == 0 {
+		return false, nil
+	}
+	doc["metadata"].(map[string]any)["resourceVersion"] = live.ResourceVersion
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return true, fmt.Errorf("encode apply of runtime %s: %w", ref.RuntimeID, err)
+	}
+	err = r.Client.Patch(ctx, live, client.RawPatch(types.ApplyPatchType, raw), client.FieldOwner(imv1.FieldManagerRegistryCache), client.ForceOwnership)
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		return true, fmt.Errorf("take spec.imageRegistryCache of runtime %s over from the previous manager: %w: %w", ref.RuntimeID, ports.ErrConflict, err)
+	case err != nil:
+		return true, transient("take spec.imageRegistryCache of runtime "+ref.RuntimeID+" over from the previous manager", err)
+	}
+	return true, nil
 }

@@ -62,7 +62,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options)
 	}
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
 		p := &setup.RegistryCachePorts{
-			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient()},
+			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 			Source: &kube.RegistryCacheSource{Clients: clients,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
 			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),

@@ -29,6 +29,14 @@ type Current struct {
 	// AuditLog is the shoot's enabled auditlog extension with what it references; nil: none, or one that does not
 	// name a tenant, a service URL and its credentials Secret.
 	AuditLog *CurrentAuditLog
+	// RegistryCacheCredentials are the credentials the shoot's registry caches reference, by upstream.
+	RegistryCacheCredentials []CurrentRegistryCredentials
+}
+
+// CurrentRegistryCredentials is what a registry cache of an existing shoot references: ResourceName is the
+// spec.resources entry (the cache's secretReferenceName), SecretName the project Secret it names.
+type CurrentRegistryCredentials struct {
+	Upstream, ResourceName, SecretName string
 }
 
 // CurrentAuditLog is the audit log an existing shoot is configured with.

@@ -74,7 +74,9 @@ func stepRegistryCache(in input, s *Spec) error {
 			return invalid(ReasonInvalidRegistryCache, field+".config.upstream", "upstream %q is cached twice", c.Upstream)
 		}
 		seen[c.Upstream] = true
-		if c.CredentialsSecret != "" && !OwnRegistryCredentials(in.rt, c.CredentialsSecret) {
+		if kept, ok := credentialsNotYetCopied(in, c); ok {
+			c.SecretReferenceName, c.CredentialsSecret = kept.ResourceName, kept.SecretName
+		} else if c.CredentialsSecret != "" && !OwnRegistryCredentials(in.rt, c.CredentialsSecret) {
 			return invalid(ReasonForeignRegistryCredentials, field+".config."+CacheFieldSecretRefName,
 				"Secret %q is not a copy of registry credentials of runtime %s (%s*, labelled with the runtime ID); only the operator's own copies can be referenced",
 				c.CredentialsSecret, in.rt.ID, RegistryCredentialsPrefix)
@@ -86,6 +88,23 @@ func stepRegistryCache(in input, s *Spec) error {
 	}
 	s.Extensions = append(s.Extensions, Extension{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: caches}})
 	return nil
+}
+
+// credentialsNotYetCopied finds the credentials an existing shoot's cache of c's upstream references when c names
+// a Secret that cannot be a copy in the project (no reg-cache- prefix): the Secret in the runtime, as the previous
+// manager's registry cache controller wrote it into spec.imageRegistryCache, until this operator's registry cache
+// sync replaces the entry with its own copy. The shoot keeps the reference it has (nothing new is referenced);
+// without one the name is refused as foreign.
+func credentialsNotYetCopied(in input, c RegistryCache) (CurrentRegistryCredentials, bool) {
+	if in.current == nil || c.CredentialsSecret == "" || strings.HasPrefix(c.CredentialsSecret, RegistryCredentialsPrefix) {
+		return CurrentRegistryCredentials{}, false
+	}
+	for _, cur := range in.current.RegistryCacheCredentials {
+		if cur.Upstream == c.Upstream && cur.ResourceName != "" && strings.HasPrefix(cur.SecretName, RegistryCredentialsPrefix) {
+			return cur, true
+		}
+	}
+	return CurrentRegistryCredentials{}, false
 }
 
 // RegistryCredentialsPrefix starts the name of every copy of registry credentials in the Gardener project.

@@ -238,6 +238,49 @@ func TestStepRegistryCacheRefusesForeignCredentials(t *testing.T) {
 	}
 }
 
+// TestStepRegistryCacheKeepsThePreviousManagersCopyUntilItIsReplaced: on a runtime adopted from the previous
+// manager, spec.imageRegistryCache names the Secret in the runtime (its registry cache controller wrote it so) and
+// the shoot references the previous manager's copy reg-cache-<uuid> for that upstream. Until this operator's sync
+// writes its own copy into the entry, the shoot keeps the reference it has; a name that is no copy and that the
+// shoot does not back stays refused, and so does another upstream's copy.
+func TestStepRegistryCacheKeepsThePreviousManagersCopyUntilItIsReplaced(t *testing.T) {
+	rt := testRuntime(AWS)
+	rt.RegistryCaches = []RegistryCache{{Upstream: "docker.io", SecretReferenceName: "creds-in-runtime", CredentialsSecret: "creds-in-runtime"}}
+	cur := &Current{RegistryCacheCredentials: []CurrentRegistryCredentials{
+		{Upstream: "docker.io", ResourceName: "reg-cache-6f1c", SecretName: "reg-cache-6f1c"},
+		{Upstream: "quay.io", ResourceName: "reg-cache-9a2b", SecretName: "reg-cache-9a2b"},
+	}}
+	s, err := runStep(t, stepRegistryCache, input{rt: rt, current: cur})
+	if err != nil {
+		t.Fatalf("the previous manager's entry on its shoot: %v", err)
+	}
+	want := []Extension{{Type: ExtensionRegistryCache, Config: RegistryCacheConfig{Caches: []RegistryCache{
+		{Upstream: "docker.io", SecretReferenceName: "reg-cache-6f1c", CredentialsSecret: "reg-cache-6f1c"}}}}}
+	if diff := cmp.Diff(want, s.Extensions); diff != "" {
+		t.Errorf("extensions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]ResourceRef{{Name: "reg-cache-6f1c", APIVersion: "v1", Kind: "Secret", TargetName: "reg-cache-6f1c"}}, s.Resources); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+
+	for name, tc := range map[string]struct {
+		caches []RegistryCache
+		cur    *Current
+	}{
+		"create (no shoot yet)":             {rt.RegistryCaches, nil},
+		"the shoot caches another upstream": {[]RegistryCache{{Upstream: "ghcr.io", SecretReferenceName: "creds-in-runtime", CredentialsSecret: "creds-in-runtime"}}, cur},
+		"the shoot's reference is no copy": {rt.RegistryCaches, &Current{RegistryCacheCredentials: []CurrentRegistryCredentials{
+			{Upstream: "docker.io", ResourceName: "creds", SecretName: "aws-credentials"}}}},
+		"an unconfirmed copy is not replaced by the shoot's": {[]RegistryCache{{Upstream: "docker.io", SecretReferenceName: "reg-cache-other", CredentialsSecret: "reg-cache-other"}}, cur},
+	} {
+		r := testRuntime(AWS)
+		r.RegistryCaches = tc.caches
+		if _, err := runStep(t, stepRegistryCache, input{rt: r, current: tc.cur}); reasonOf(err) != ReasonForeignRegistryCredentials {
+			t.Errorf("%s: got %v, want %s", name, err, ReasonForeignRegistryCredentials)
+		}
+	}
+}
+
 func TestStepAuditLog(t *testing.T) {
 	cfg := testConfig()
 	cfg.AuditLog = AuditLogConfig{
