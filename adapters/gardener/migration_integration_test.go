@@ -12,6 +12,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
@@ -125,8 +126,9 @@ func hasPath(diffs []Difference, prefix string) bool {
 
 // TestAdoptingThePreviousRenderingIntegration: a shoot as the previous manager rendered it (its extension order and
 // encodings, the DNS provider list and the credentials resource shoot-dns-service adds, an auditlog extension, a
-// registry cache, the networking filter's config without apiVersion/kind) plus a reg-cache-* resource its field manager left behind is adopted with exactly one change, the
-// documented one: the stale resource goes. Extensions, spec.dns and every other resource keep their bytes.
+// registry cache whose credentials are its reg-cache-<uuid> copy while the Runtime's entry still names the Secret in
+// the runtime, the networking filter's config without apiVersion/kind) plus a reg-cache-* resource its field manager
+// left behind is adopted with exactly one change, the documented one: the stale resource goes. Extensions, spec.dns and every other resource keep their bytes.
 func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 	env := GardenBox(t)
 	cfg, err := config.Load("testdata/config.yaml")
@@ -140,15 +142,27 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 	rt.Spec.Shoot.Name = "mig-prev"
 	// Filtering on, so the networking filter has the config the previous manager wrote without apiVersion/kind.
 	rt.Spec.Security.Networking.Filter = imv1.Filter{Egress: imv1.Egress{Enabled: true}, Ingress: &imv1.Ingress{Enabled: true}}
-	spec, err := shoot.Generate(mapping.Runtime(rt), cfg.ShootConfig())
+	// The first cache has credentials: the previous manager's shoot references its garden copy reg-cache-<uuid>
+	// (resource and Secret of that name), while the Runtime's entry names the Secret in the runtime, as its registry
+	// cache controller wrote it.
+	const previousCopy = "reg-cache-8c3e1f2a-7b6d-4c5e-a9f0-1b2c3d4e5f60"
+	require.NoError(t, c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: previousCopy, Namespace: ns,
+		Labels: map[string]string{"kyma-project.io/runtime-id": rt.Name, "kyma-project.io/registry-cache-id": rt.Spec.ImageRegistryCache[0].UID,
+			"app.kubernetes.io/managed-by": "infrastructure-manager"}},
+		Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}))
+	rt.Spec.ImageRegistryCache[0].Config.SecretReferenceName = ptr.To(previousCopy)
+	rendered := mapping.Runtime(rt)
+	rendered.RegistryCredentialCopies = []string{previousCopy}
+	prevSpec, err := shoot.Generate(rendered, cfg.ShootConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Namespace = ns
+	prevSpec.Namespace = ns
+	rt.Spec.ImageRegistryCache[0].Config.SecretReferenceName = ptr.To("creds-in-runtime")
 	const stale = "reg-cache-5d7f2a9e-0c4b-4e1a-9f3d-2b6c8e1a7f40"
 	require.NoError(t, c.Create(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: stale, Namespace: ns},
 		Data: map[string][]byte{"username": []byte("u"), "password": []byte("p")}}))
-	createUnmarkedAs(t, adapter, spec, rt.Name, func(s *gardencorev1beta1.Shoot) {
+	createUnmarkedAs(t, adapter, prevSpec, rt.Name, func(s *gardencorev1beta1.Shoot) {
 		if err := previous.Render(s); err != nil {
 			t.Fatal(err)
 		}
@@ -161,6 +175,15 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && s.Status.ObservedGeneration == s.Generation
 	}, 60*time.Second, 200*time.Millisecond, "shoot settled")
 	before := getShoot(t, c, ns, "mig-prev")
+	current, err := CurrentFromShoot(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := shoot.GenerateUpdate(mapping.Runtime(rt), cfg.ShootConfig(), current)
+	if err != nil {
+		t.Fatalf("generate the update of the previous rendering: %v", err)
+	}
+	spec.Namespace = ns
 	a := ports.ShootApply{Spec: spec, RuntimeID: rt.Name, RuntimeGeneration: 1, SpecHash: spec.Hash()}
 	diffs, err := adapter.DryRunAdoption(t.Context(), before, a)
 	if err != nil {
