@@ -210,10 +210,16 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## go vet and golangci-lint, in both modules.
+lint: $(GOLANGCI_LINT) tidy-check ## go vet and golangci-lint, in both modules; go.mod files tidy.
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
 	cd $(API_MOD_DIR) && $(GO) vet ./... && $(GOLANGCI_LINT) run ./...
+
+.PHONY: tidy-check
+tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, hack/tools).
+	@for d in . $(API_MOD_DIR) hack/tools; do \
+		(cd $$d && $(GO) mod tidy -diff) || { echo "tidy-check: go.mod of $$d is not tidy: run go mod tidy there" >&2; exit 1; }; \
+	done
 
 ##@ Benchmarks (not part of `make test`)
 
