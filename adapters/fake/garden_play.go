@@ -100,7 +100,12 @@ func (g *Garden) Confirmed(name string) bool {
 // Progress plays Gardener working on the current generation: last operation Processing, the kube-apiserver
 // advertised (as Gardener does early in the Create operation).
 func (g *Garden) Progress(name string) {
-	g.setOperation(name, cluster.StateProcessing, 40, nil)
+	g.ProgressTo(name, 40)
+}
+
+// ProgressTo plays Gardener reporting progress percent of the current operation, still Processing.
+func (g *Garden) ProgressTo(name string, percent int32) {
+	g.setOperation(name, cluster.StateProcessing, percent, nil)
 }
 
 // Succeed plays Gardener finishing the current generation: last operation Succeeded (Create for a new shoot),

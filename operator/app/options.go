@@ -189,6 +189,7 @@ func (o Options) settings() (setup.Settings, error) {
 	identities := o.Config.ServiceAccountKubeconfigs
 	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
 		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, AdoptOnly: o.Config.Runtime.AdoptOnlyEnabled(), RuntimeWorkers: o.RuntimeWorkers,
+		StatusProgressInterval: o.Config.Runtime.StatusProgressInterval.Duration,
 		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
 		IdentityAccess: sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces,
 			SystemNamespaces: identities.SystemNamespaces},

@@ -43,6 +43,12 @@ func TestDefaults(t *testing.T) {
 		cfg.Runtime.DriftPeriod.Duration != DefaultDriftPeriod || cfg.Runtime.Timeout.Duration != DefaultRuntimeTimeout || cfg.Runtime.Bootstrap != nil {
 		t.Errorf("defaults not applied: %+v", cfg)
 	}
+	if cfg.Runtime.StatusProgressInterval.Duration != DefaultStatusProgressInterval {
+		t.Errorf("runtime.statusProgressInterval default %s, want %s", cfg.Runtime.StatusProgressInterval.Duration, DefaultStatusProgressInterval)
+	}
+	if every, err := Parse([]byte(minimal + "runtime: {statusProgressInterval: 0s}\n")); err != nil || every.Runtime.StatusProgressInterval.Duration != 0 {
+		t.Errorf("runtime.statusProgressInterval 0s (every change): %v, %+v", err, every)
+	}
 	rc, pool := cfg.RegistryCache, cfg.Shoot.AuditLog.Pool
 	if !*rc.Enabled || !*rc.CheckUpstreamDNS || rc.SyncInterval.Duration != time.Hour || rc.Workers != DefaultRegistryCacheWorkers ||
 		rc.MaxConfigsPerRuntime != 100 || rc.MaxListBytesPerRuntime != 256<<10 || pool.Enabled || pool.Scope != PoolScopeNamespaced {
@@ -149,6 +155,8 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"pool without the shared audit log settings", func(s string) string { return s + "  auditLog: {pool: {enabled: true}}\n" }, "shoot.auditLog.pool.enabled"},
 		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
 		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
+		{"status progress interval too long", func(s string) string { return s + "runtime: {statusProgressInterval: 2h}\n" }, "runtime.statusProgressInterval"},
+		{"status progress interval negative", func(s string) string { return s + "runtime: {statusProgressInterval: -1s}\n" }, "runtime.statusProgressInterval"},
 		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
 		{"bootstrap allowed kind without a kind", func(s string) string {
 			return s + "runtime: {bootstrap: {configMap: {name: b}, allowedKinds: [{group: apps}]}}\n"

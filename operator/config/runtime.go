@@ -12,6 +12,8 @@ const (
 	DefaultDriftPeriod = time.Hour
 	// DefaultRuntimeTimeout bounds one configuration of a runtime (all its requests together).
 	DefaultRuntimeTimeout = 10 * time.Second
+	// DefaultStatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status.
+	DefaultStatusProgressInterval = time.Minute
 )
 
 // RuntimeConfig configures what the operator keeps inside every runtime: kyma-system, the kyma-provisioning-info
@@ -30,6 +32,10 @@ type RuntimeConfig struct {
 	// a person approves it for that Runtime (docs/operations/migration.md): at a switch-over the operator takes
 	// over only shoots its rendering equals. Shoots it created or already took over are not affected.
 	AdoptOnly *bool `json:"adoptOnly,omitempty"`
+	// StatusProgressInterval is how often at most a Runtime's status is written when Gardener's progress (the last
+	// operation's percentage and description, and the condition messages quoting them) is all that changed; a new
+	// state, condition reason or Gardener error is written at once (unset: 1m; 0s: every change; at most 1h).
+	StatusProgressInterval Duration `json:"statusProgressInterval,omitempty"`
 }
 
 // AdoptOnlyEnabled is AdoptOnly with its default (true).
@@ -96,6 +102,9 @@ func (r *RuntimeConfig) defaults() {
 	if !r.Timeout.IsSet() && r.Timeout.Duration == 0 {
 		r.Timeout = Set(DefaultRuntimeTimeout)
 	}
+	if !r.StatusProgressInterval.IsSet() && r.StatusProgressInterval.Duration == 0 {
+		r.StatusProgressInterval = Set(DefaultStatusProgressInterval)
+	}
 }
 
 func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any)) {
@@ -104,6 +113,9 @@ func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any))
 	}
 	if r.Timeout.Duration < time.Second || r.Timeout.Duration > 5*time.Minute {
 		bad("runtime.timeout", "must be between 1s and 5m, got %s", r.Timeout.Duration)
+	}
+	if r.StatusProgressInterval.Duration < 0 || r.StatusProgressInterval.Duration > time.Hour {
+		bad("runtime.statusProgressInterval", "must be between 0s and 1h, got %s", r.StatusProgressInterval.Duration)
 	}
 	if b := r.Bootstrap; b != nil {
 		if b.ConfigMap.Name == "" {

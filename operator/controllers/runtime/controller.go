@@ -87,7 +87,8 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		"maxClockAhead", policy.ClockTolerance().String())
 	m := NewMetrics(nil)
 	provision, teardown, reaper := UseCases(deps.Ports, deps.Settings)
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision, teardown)
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision, teardown,
+		deps.Settings.StatusProgressInterval)
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}

@@ -30,12 +30,13 @@ const conditionRuntimeConfigured = "RuntimeConfigured"
 // Reconciler is the Runtime reconciler: the skeleton with this package's hooks.
 type Reconciler = skeleton.Reconciler[*imv1.Runtime, usecase.RuntimeRequest, usecase.ProvisionResult]
 
-// NewReconciler builds the Runtime reconciler on the manager's clients and the use cases.
+// NewReconciler builds the Runtime reconciler on the manager's clients and the use cases; Gardener's progress is
+// written into a Runtime's status at most every progressEvery (0: every change).
 func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, recorder events.EventRecorder, m *Metrics,
-	provision *usecase.Provisioner, teardown *usecase.Teardown) *Reconciler {
+	provision *usecase.Provisioner, teardown *usecase.Teardown, progressEvery time.Duration) *Reconciler {
 	return &Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
 		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
-		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m}, AwaitStatus: statusAwait}
+		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m, progressEvery: progressEvery}, AwaitStatus: statusAwait}
 }
 
 // statusAwait bounds how long a Runtime reconcile waits for the cache to show its status write. Shoot events come
@@ -46,9 +47,10 @@ const statusAwait = 2 * time.Second
 // hooks are the Runtime controller's part of the skeleton: CR <-> provisioning and teardown use cases. They hold
 // no state between reconciles except metrics.
 type hooks struct {
-	provision *usecase.Provisioner
-	teardown  *usecase.Teardown
-	metrics   *Metrics
+	provision     *usecase.Provisioner
+	teardown      *usecase.Teardown
+	metrics       *Metrics
+	progressEvery time.Duration
 }
 
 type state = skeleton.State[*imv1.Runtime]
@@ -101,6 +103,10 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResul
 	setStatus(rt, res, now)
 	if res.AuditLogCR != "" {
 		rt.Status.AuditLogCR = res.AuditLogCR
+	}
+	if due, held := holdProgress(before.Status, &rt.Status, h.progressEvery, now); held {
+		h.metrics.progressHeld.Inc()
+		out.RequeueAfter = sooner(out.RequeueAfter, due)
 	}
 	out.Events = append(out.Events, h.report(rt, before, d, now)...)
 	return out

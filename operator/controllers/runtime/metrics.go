@@ -20,6 +20,7 @@ type Metrics struct {
 	recoveries           prometheus.Counter
 	deletionEvents       *prometheus.CounterVec
 	bootstrapRefused     *prometheus.CounterVec
+	progressHeld         prometheus.Counter
 	rollout              rolloutGauges
 
 	mu    sync.Mutex
@@ -44,6 +45,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"reason"}),
 		bootstrapRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_bootstrap_refused_total",
 			Help: "Configuration attempts that refused the bootstrap set (nothing applied), by reason."}, []string{"reason"}),
+		progressHeld: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_runtime_status_progress_held_total",
+			Help: "Runtime status writes left out because only Gardener's progress changed within runtime.statusProgressInterval."}),
 		rollout: newRolloutGauges(),
 		known:   map[string][2]string{},
 	}
@@ -55,6 +58,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.recoveries = skeleton.Register(reg, m.recoveries)
 	m.deletionEvents = skeleton.Register(reg, m.deletionEvents)
 	m.bootstrapRefused = skeleton.Register(reg, m.bootstrapRefused)
+	m.progressHeld = skeleton.Register(reg, m.progressHeld)
 	m.rollout.wave = skeleton.Register(reg, m.rollout.wave)
 	m.rollout.waves = skeleton.Register(reg, m.rollout.waves)
 	m.rollout.stopped = skeleton.Register(reg, m.rollout.stopped)

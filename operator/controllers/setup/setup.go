@@ -98,6 +98,9 @@ type Settings struct {
 	DriftPeriod time.Duration
 	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
 	AdoptOnly bool
+	// StatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status
+	// (runtime.statusProgressInterval; 0: every change).
+	StatusProgressInterval time.Duration
 	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
 	// the controllers.
 	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int

@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
+)
+
+// holdProgress keeps the Runtime's status as it is when Gardener's progress is the only news and the progress
+// written last is younger than every: KEB follows status.state only, and copying each of the gardenlet's progress
+// reports made a provisioning cost several times the KCP writes of the previous manager. News is anything else: the
+// state, a condition's status, reason or generation, a condition coming or going, Gardener's operation type or state,
+// its errors, the configuration record. Progress is the last operation's progress, description and time and the
+// condition messages that quote them. held tells the caller to come back after due, so the latest progress is
+// written even when Gardener reports nothing more. every <= 0 writes every change.
+func holdProgress(before imv1.RuntimeStatus, after *imv1.RuntimeStatus, every time.Duration, now time.Time) (due time.Duration, held bool) {
+	bo, ao := before.ShootLastOperation, after.ShootLastOperation
+	if every <= 0 || bo == nil || ao == nil || bo.Type != ao.Type || bo.State != ao.State {
+		return 0, false
+	}
+	age := now.Sub(bo.LastUpdateTime.Time)
+	if age >= every {
+		return 0, false
+	}
+	kept := after.DeepCopy()
+	kept.ShootLastOperation = bo.DeepCopy()
+	for i := range kept.Conditions {
+		c := &kept.Conditions[i]
+		if old := meta.FindStatusCondition(before.Conditions, c.Type); old != nil && old.Status == c.Status &&
+			old.Reason == c.Reason && old.ObservedGeneration == c.ObservedGeneration {
+			c.Message, c.LastTransitionTime = old.Message, old.LastTransitionTime
+		}
+	}
+	if !equality.Semantic.DeepEqual(*kept, before) {
+		return 0, false
+	}
+	*after = *kept
+	return max(every-age, time.Second), true
+}
+
+// sooner is the earlier of two requeue delays, where 0 means none.
+func sooner(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
+}
