@@ -12,6 +12,7 @@ CONTAINER_TOOL ?= docker
 
 CONTROLLER_GEN := $(BIN)/controller-gen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
+ACTIONLINT     := $(BIN)/actionlint
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
 
@@ -31,7 +32,7 @@ GOTEST_FLAGS ?=
 # `make docker-build docker-push bundle bundle-build bundle-push catalog-build catalog-push VERSION=0.2.0`.
 VERSION ?= 0.1.0
 # IMAGE_TAG_BASE is the repository of the manager image; the bundle and catalog images sit next to it.
-IMAGE_TAG_BASE ?= europe-docker.pkg.dev/kyma-project/prod/infrastructure-manager
+IMAGE_TAG_BASE ?= ghcr.io/kyma-project/kim
 IMG ?= $(IMAGE_TAG_BASE):$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
@@ -89,6 +90,14 @@ demo: ## Run the whole system on the embedded sandbox (garden-in-a-box). Pass fl
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (version-stamped).
 	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) --build-arg GIT_BRANCH=$(GIT_BRANCH) -t $(IMG) .
+
+# PLATFORMS of the multi-arch manager image docker-buildx builds and pushes.
+PLATFORMS ?= linux/amd64,linux/arm64
+
+.PHONY: docker-buildx
+docker-buildx: ## Build and push the manager image IMG for PLATFORMS with an SBOM and a provenance attestation (docker buildx).
+	$(CONTAINER_TOOL) buildx build --platform=$(PLATFORMS) --sbom=true --provenance=mode=max --push \
+		--build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) --build-arg GIT_BRANCH=$(GIT_BRANCH) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image IMG.
@@ -210,14 +219,15 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) tidy-check ## go vet and golangci-lint, in both modules; go.mod files tidy.
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint, in both modules; go.mod files tidy; actionlint on the workflows.
+	$(ACTIONLINT) -no-color
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
 	cd $(API_MOD_DIR) && $(GO) vet ./... && $(GOLANGCI_LINT) run ./...
 
 .PHONY: tidy-check
-tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, hack/tools).
-	@for d in . $(API_MOD_DIR) hack/tools; do \
+tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, the pinned tools).
+	@for d in . $(API_MOD_DIR) hack/tools hack/tools/actionlint; do \
 		(cd $$d && $(GO) mod tidy -diff) || { echo "tidy-check: go.mod of $$d is not tidy: run go mod tidy there" >&2; exit 1; }; \
 	done
 
@@ -247,6 +257,8 @@ chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and
 
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+$(ACTIONLINT): hack/tools/actionlint/go.mod
+	$(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 

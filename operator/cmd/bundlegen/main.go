@@ -18,7 +18,7 @@ import (
 // Defaults of the flags; `make bundle VERSION=x.y.z IMG=...` overrides them for a release.
 const (
 	defaultVersion = "0.1.0"
-	defaultImage   = "europe-docker.pkg.dev/kyma-project/prod/infrastructure-manager"
+	defaultImage   = "ghcr.io/kyma-project/kim"
 	defaultPackage = "kim"
 	defaultChannel = "fast"
 )
