@@ -237,6 +237,7 @@ func TestIntegrationInstallLeavesKCPNamespaceAlone(t *testing.T) {
 
 	t.Run("printer columns and the Ready condition", func(t *testing.T) { checkPrinterColumns(t, k) })
 	t.Run("kstatus", func(t *testing.T) { checkKStatus(t, k) })
+	t.Run("kstatus of GardenerClusters", func(t *testing.T) { checkGardenerClusterKStatus(t, k) })
 	t.Run("the metrics scraper's permissions", func(t *testing.T) { checkScraper(t, k) })
 
 	// `kubectl delete -k config/default`: every rendered object goes, the namespace and KEB's objects stay.

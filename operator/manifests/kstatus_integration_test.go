@@ -43,3 +43,39 @@ func checkKStatus(t *testing.T, k *kcp) {
 		t.Errorf("a Failed Runtime is %s (%s) for kstatus; want %s", res.Status, res.Message, status.FailedStatus)
 	}
 }
+
+// checkGardenerClusterKStatus: the same for GardenerClusters: unobserved is InProgress, Error (Stalled) is Failed.
+func checkGardenerClusterKStatus(t *testing.T, k *kcp) {
+	ctx := context.Background()
+	const id = "kstatus-gc"
+	gc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": imv1.GroupVersion.String(), "kind": "GardenerCluster",
+		"metadata": map[string]any{"name": id, "namespace": kcpNamespace},
+		"spec": map[string]any{"shoot": map[string]any{"name": "c-5a1b2c3"},
+			"kubeconfig": map[string]any{"secret": map[string]any{"name": "kubeconfig-" + id, "namespace": kcpNamespace, "key": "config"}}},
+	}}
+	if err := k.client.Create(ctx, gc); err != nil {
+		t.Fatalf("create a GardenerCluster: %v", err)
+	}
+	compute := func() *status.Result {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(gc.GroupVersionKind())
+		if err := k.client.Get(ctx, client.ObjectKeyFromObject(gc), got); err != nil {
+			t.Fatal(err)
+		}
+		res, err := status.Compute(got)
+		if err != nil {
+			t.Fatalf("kstatus: %v", err)
+		}
+		return res
+	}
+	if res := compute(); res.Status != status.InProgressStatus {
+		t.Errorf("a GardenerCluster the operator has not observed is %s (%s); want %s", res.Status, res.Message, status.InProgressStatus)
+	}
+	setStatus(t, k, "gardenerclusters", id, map[string]any{"state": "Error", "observedGeneration": int64(1), "conditions": []any{
+		condition(imv1.ConditionReady, "False", "FailedToGetKubeconfig", "gardener says no"),
+		condition(imv1.ConditionStalled, "True", "FailedToGetKubeconfig", "gardener says no")}})
+	if res := compute(); res.Status != status.FailedStatus {
+		t.Errorf("a GardenerCluster in Error is %s (%s) for kstatus; want %s", res.Status, res.Message, status.FailedStatus)
+	}
+}

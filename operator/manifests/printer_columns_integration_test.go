@@ -96,7 +96,9 @@ func checkPrinterColumns(t *testing.T, k *kcp) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second) // kubectl is waiting now
-	setStatus(t, k, "gardenerclusters", id, map[string]any{"state": "Ready", "conditions": []any{
+	// As the operator writes it: with the generation it observed (the CRD defaults it to 0 on read, and kubectl
+	// wait takes a status behind the generation for not yet met).
+	setStatus(t, k, "gardenerclusters", id, map[string]any{"state": "Ready", "observedGeneration": int64(1), "conditions": []any{
 		condition(imv1.ConditionKubeconfigManagement, "True", "KubeconfigSecretCreated", "written"),
 		condition(imv1.ConditionReady, "True", "KubeconfigSecretCreated", "written")}})
 	if err := wait.Wait(); err != nil {

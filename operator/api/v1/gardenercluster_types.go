@@ -37,8 +37,10 @@ type GardenerCluster struct {
 
 	// Spec names the shoot and the Secret to keep.
 	Spec GardenerClusterSpec `json:"spec"`
-	// Status reports the kubeconfig management.
+	// Status reports the kubeconfig management. It reads as observedGeneration 0 before the operator wrote it (a
+	// default on read), so kstatus sees a GardenerCluster nobody has looked at yet as in progress, not current.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status GardenerClusterStatus `json:"status,omitempty"`
 }
 

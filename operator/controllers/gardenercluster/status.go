@@ -47,9 +47,9 @@ func setCondition(gc *imv1.GardenerCluster, state imv1.GardenerClusterState, sta
 		ObservedGeneration: gc.Generation,
 	})
 	gc.Status.State = state
-	if state == imv1.GardenerClusterStateReady {
-		gc.Status.ObservedGeneration = gc.Generation
-	}
+	// Every write describes the current spec, a failed one too: kstatus reads a status whose observedGeneration
+	// is behind as in progress, which would hide a failure.
+	gc.Status.ObservedGeneration = gc.Generation
 	setReady(gc)
 }
 
@@ -67,6 +67,26 @@ func setReady(gc *imv1.GardenerCluster) {
 		ready.Reason, ready.Message = kc.Reason, kc.Message
 	}
 	meta.SetStatusCondition(&gc.Status.Conditions, ready)
+	setKStatus(gc, ready)
+}
+
+// setKStatus sets kstatus' abnormal-true conditions (sigs.k8s.io/cli-utils, what Flux, Argo CD and kpt health checks
+// run) with Ready's reason and message: Reconciling while the kubeconfig is on its way (Pending), Stalled when the
+// last attempt failed (Error), neither when Ready or Deleting (a deletion is Terminating by its timestamp). Only a
+// condition that applies is kept, as kstatus expects.
+func setKStatus(gc *imv1.GardenerCluster, ready metav1.Condition) {
+	set := map[string]bool{
+		imv1.ConditionReconciling: gc.Status.State == imv1.GardenerClusterStatePending,
+		imv1.ConditionStalled:     gc.Status.State == imv1.GardenerClusterStateError,
+	}
+	for _, typ := range []string{imv1.ConditionReconciling, imv1.ConditionStalled} {
+		if !set[typ] {
+			meta.RemoveStatusCondition(&gc.Status.Conditions, typ)
+			continue
+		}
+		meta.SetStatusCondition(&gc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: ready.Reason,
+			Message: ready.Message, ObservedGeneration: gc.Generation})
+	}
 }
 
 // succeeded reports whether the status records a successful kubeconfig write or check (condition True).

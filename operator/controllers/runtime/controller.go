@@ -88,7 +88,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	m := NewMetrics(nil)
 	provision, teardown, reaper := UseCases(deps.Ports, deps.Settings)
 	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision, teardown,
-		deps.Settings.StatusProgressInterval)
+		deps.StatusProgressInterval)
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
