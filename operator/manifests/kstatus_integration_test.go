@@ -21,18 +21,7 @@ func checkKStatus(t *testing.T, k *kcp) {
 	if err := k.client.Create(ctx, rt); err != nil {
 		t.Fatalf("create a Runtime: %v", err)
 	}
-	compute := func() *status.Result {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(rt.GroupVersionKind())
-		if err := k.client.Get(ctx, client.ObjectKeyFromObject(rt), got); err != nil {
-			t.Fatal(err)
-		}
-		res, err := status.Compute(got)
-		if err != nil {
-			t.Fatalf("kstatus: %v", err)
-		}
-		return res
-	}
+	compute := func() *status.Result { return kstatusOf(t, k, rt) }
 	if res := compute(); res.Status != status.InProgressStatus {
 		t.Errorf("a Runtime the operator has not observed is %s (%s); want %s", res.Status, res.Message, status.InProgressStatus)
 	}
@@ -57,18 +46,7 @@ func checkGardenerClusterKStatus(t *testing.T, k *kcp) {
 	if err := k.client.Create(ctx, gc); err != nil {
 		t.Fatalf("create a GardenerCluster: %v", err)
 	}
-	compute := func() *status.Result {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(gc.GroupVersionKind())
-		if err := k.client.Get(ctx, client.ObjectKeyFromObject(gc), got); err != nil {
-			t.Fatal(err)
-		}
-		res, err := status.Compute(got)
-		if err != nil {
-			t.Fatalf("kstatus: %v", err)
-		}
-		return res
-	}
+	compute := func() *status.Result { return kstatusOf(t, k, gc) }
 	if res := compute(); res.Status != status.InProgressStatus {
 		t.Errorf("a GardenerCluster the operator has not observed is %s (%s); want %s", res.Status, res.Message, status.InProgressStatus)
 	}
@@ -78,4 +56,19 @@ func checkGardenerClusterKStatus(t *testing.T, k *kcp) {
 	if res := compute(); res.Status != status.FailedStatus {
 		t.Errorf("a GardenerCluster in Error is %s (%s) for kstatus; want %s", res.Status, res.Message, status.FailedStatus)
 	}
+}
+
+// kstatusOf is kstatus' judgement of obj as the API server returns it now.
+func kstatusOf(t *testing.T, k *kcp, obj *unstructured.Unstructured) *status.Result {
+	t.Helper()
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(obj.GroupVersionKind())
+	if err := k.client.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
+		t.Fatal(err)
+	}
+	res, err := status.Compute(got)
+	if err != nil {
+		t.Fatalf("kstatus: %v", err)
+	}
+	return res
 }
