@@ -67,11 +67,11 @@ func parseSandboxFlags(args []string) (sandboxFlags, error) {
 		fmt.Fprintf(fs.Output(), "Usage: kim sandbox [flags]\n\nRuns garden-in-a-box and the operator until Ctrl-C.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, false); err != nil {
 		return f, err
 	}
 	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected arguments %v", fs.Args())
+		return f, usageErrorf("unexpected arguments %v", fs.Args())
 	}
 	if _, err := runtimeapi.ParseMode(f.runtimeMode); err != nil {
 		return f, fmt.Errorf("--runtime-api-servers: %w", err)

@@ -50,11 +50,11 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 			"Dry run by default; see docs/operations/migration.md.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseInterspersed(fs, args); err != nil {
+	if err := parseArgs(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %v", fs.Args())
+		return usageErrorf("unexpected arguments %v", fs.Args())
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

@@ -23,11 +23,11 @@ func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
 			"kubeconfig, deletes it and reports the outcome and the phases' durations as metrics. Exits non-zero when the probe fails.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseInterspersed(fs, args); err != nil {
+	if err := parseArgs(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %v", fs.Args())
+		return usageErrorf("unexpected arguments %v", fs.Args())
 	}
 	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {

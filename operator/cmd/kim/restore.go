@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -30,12 +29,11 @@ func runRestore(ctx context.Context, args []string) error {
 		fmt.Fprintf(fs.Output(), "Usage: kim restore [flags] SHOOT\n\nRestores the Runtime of a shoot that waits for deletion: marks the shoot for restore (so it is not\ndeleted meanwhile) and re-creates the recorded Runtime in its recorded namespace; the operator then wakes the shoot.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := parseInterspersed(fs, args); err != nil {
+	if err := parseArgs(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("exactly one shoot name is required")
+		return usageErrorf("exactly one shoot name is required")
 	}
 	if !gardenFlags.set() {
 		return errNoGarden
