@@ -219,7 +219,7 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint, in both modules; go.mod files tidy; actionlint on the workflows.
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows.
 	$(ACTIONLINT) -no-color
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...

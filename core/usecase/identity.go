@@ -278,7 +278,7 @@ func (u *IdentityKubeconfigs) nextRoleCheck(owner sakubeconfig.Owner, now time.T
 	interval := u.roleInterval()
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(owner.String()))
-	phase := time.Duration(h.Sum64() % uint64(interval))
+	phase := time.Duration(h.Sum64() % uint64(interval)) //nolint:gosec // G115: interval is positive (roleInterval)
 	last, _ := u.roleChecks.LoadOrStore(owner, now.Add(phase-interval))
 	return last.(time.Time).Add(interval)
 }

@@ -47,9 +47,10 @@ func stepInfrastructure(in input, s *Spec) error {
 			return err
 		}
 		for _, z := range zones {
-			n, _ := strconv.Atoi(z) // validated by the workers step
+			n, _ := strconv.Atoi(z)
+			name := int32(n) //nolint:gosec // G109: validated by the workers step (Azure zones 1-3)
 			infra.Zones = append(infra.Zones, AzureZone{
-				Name: int32(n), CIDR: zoneCIDRs(z, assigned, used, 1)[0],
+				Name: name, CIDR: zoneCIDRs(z, assigned, used, 1)[0],
 				NATGatewayEnabled: true, NATIdleTimeoutMinutes: azureNATIdleTimeoutMinutes,
 			})
 		}

@@ -122,7 +122,7 @@ func capMaxPodsTotal(workers []WorkerSpec, pods string) error {
 	for i := len(workers) - 1; i >= 0 && excess > 0; i-- {
 		if mp := workers[i].MaxPods; mp != nil && *mp > 1 {
 			cut := min(excess, int64(*mp-1))
-			*mp -= int32(cut)
+			*mp -= int32(cut) //nolint:gosec // G115: cut <= *mp-1, an int32
 			excess -= cut
 		}
 	}

@@ -96,7 +96,7 @@ func maxPodsPerNode(pods string) int32 {
 	if p, err := netip.ParsePrefix(pods); err == nil && p.Addr().Is4() && p.Bits() > bits {
 		bits = p.Bits()
 	}
-	return int32(usableIPv4(bits))
+	return int32(usableIPv4(bits)) //nolint:gosec // G115: bits >= 24 here, at most 254 addresses
 }
 
 func cloneWorker(w Worker) Worker {

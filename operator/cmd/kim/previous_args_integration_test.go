@@ -176,7 +176,7 @@ func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 // missingLegacySeries scrapes url and returns the previous infrastructure manager's metrics that have no series of
 // runtimeID in the state a working runtime has (unexpected_stops_total: any series).
 func missingLegacySeries(url, runtimeID string) ([]string, error) {
-	resp, err := http.Get(url) //nolint:gosec,noctx // a test's own manager on localhost
+	resp, err := http.Get(url) //nolint:noctx // a test's own manager on localhost
 	if err != nil {
 		return nil, err
 	}

@@ -52,8 +52,10 @@ func (t *Trigger) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case t.Events <- event.TypedGenericEvent[reconcile.Request]{Object: requestFor(ns, id)}:
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			w.WriteHeader(http.StatusAccepted)
-			_, _ = fmt.Fprintf(w, "sync of runtime %s queued\n", id)
+			_, _ = fmt.Fprintf(w, "sync of runtime %s queued\n", id) //nolint:gosec // G705: id matched runtimeIDPattern, plain text
 		case <-r.Context().Done():
 			http.Error(w, "timed out queueing the sync", http.StatusServiceUnavailable)
 		}
