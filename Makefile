@@ -170,7 +170,7 @@ undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes an
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated verify-mutants test-alerts test-all ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, docs check, unit and integration tests.
+test: lint verify-generated verify-mutants test-alerts test-fips test-all ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests.
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -179,6 +179,13 @@ MUTANT_SEQUENCES ?= 20000
 verify-mutants: ## Fail when a re-introduced defect of hack/safety-mutants/ no longer applies, or a bounded run no longer finds it.
 	hack/safety-mutants.sh --check
 	hack/safety-mutants.sh $(MUTANT_SEQUENCES)
+
+# FIPS 140-3 mode of the image (Dockerfile): built against Go's FIPS module, only approved algorithms at run time.
+FIPS_ENV = GOFIPS140=v1.0.0 GODEBUG=fips140=only,tlsmlkem=0
+
+.PHONY: test-fips
+test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm.
+	$(FIPS_ENV) $(GO) test $(GOTEST_FLAGS) -short ./...
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).

@@ -3,6 +3,7 @@ package manifests_test
 import (
 	"fmt"
 	"maps"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,8 +109,8 @@ func TestProbeManifests(t *testing.T) {
 	if cmd, _ := c["command"].([]any); len(cmd) != 1 || cmd[0] != "/probe" {
 		t.Errorf("command %v, want /probe", c["command"])
 	}
-	if img, _ := c["image"].(string); !strings.Contains(img, "infrastructure-manager") {
-		t.Errorf("image %q is not the manager's", img)
+	if img, _ := c["image"].(string); img != managerImage(t) {
+		t.Errorf("image %q is not the manager's %q", img, managerImage(t))
 	}
 	volumes, _ := pod["volumes"].([]any)
 	v, _ := volumes[0].(map[string]any)
@@ -323,4 +324,24 @@ func kinds(objs []*unstructured.Unstructured) []string {
 		out = append(out, o.GetKind()+"/"+o.GetName())
 	}
 	return out
+}
+
+// managerImage is the manager's image as config/manager's kustomization sets it (name:tag).
+func managerImage(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(repoPath("config", "manager", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Images []struct {
+			Name    string `json:"name"`
+			NewName string `json:"newName"`
+			NewTag  string `json:"newTag"`
+		} `json:"images"`
+	}
+	if err := yaml.Unmarshal(raw, &k); err != nil || len(k.Images) != 1 {
+		t.Fatalf("config/manager/kustomization.yaml images: %v, %+v", err, k.Images)
+	}
+	return k.Images[0].NewName + ":" + k.Images[0].NewTag
 }
