@@ -84,8 +84,8 @@ RUN_ARGS ?=
 .PHONY: demo
 demo: ## Run the whole system on the embedded sandbox (garden-in-a-box). Pass flags with DEMO_ARGS.
 	@echo "demo: preparing the API server binaries (built once from the Go module proxy, then cached)..."
-	@assets="$$(hack/envtest.sh)" && echo "demo: building the kim CLI..." && $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kim ./operator/cmd/kim && \
-		KUBEBUILDER_ASSETS="$$assets" $(BIN)/kim sandbox $(DEMO_ARGS)
+	@assets="$$(hack/envtest.sh)" && echo "demo: building the sandbox..." && $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/sandbox ./test/cmd/sandbox && \
+		KUBEBUILDER_ASSETS="$$assets" $(BIN)/sandbox $(DEMO_ARGS)
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (version-stamped).
@@ -199,7 +199,7 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 
 .PHONY: docs-check
 docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.
-	$(GO) test $(GOTEST_FLAGS) -count=1 ./operator/docscheck/
+	$(GO) test $(GOTEST_FLAGS) -count=1 ./test/docs/
 
 .PHONY: test-alerts
 test-alerts: ## Unit-test the Prometheus alert rules with promtool (installs or builds promtool when missing).
@@ -219,7 +219,7 @@ test-integration: ## Only the integration tests (test names containing "Integrat
 .PHONY: bench-runtime
 bench-runtime: ## Runtime latency benchmark on garden-in-a-box: shoot Succeeded -> Runtime Ready, Gardener requests per runtime (BENCH_RUNTIMES, BENCH_INTERVAL, BENCH_CREATE).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 30m -run '^$$' \
-		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./operator/bench/runtime/
+		-bench BenchmarkRuntimeReadyLatency -benchtime 1x -v ./test/bench/runtime/
 
 .PHONY: envtest
 envtest: ## Build (once) and print the directory of the envtest binaries.
@@ -246,19 +246,19 @@ BENCH_ARGS ?=
 .PHONY: bench-kubeconfig
 bench-kubeconfig: ## Load harness: BENCH_N GardenerClusters converge on garden-in-a-box; prints time, Gardener calls, peak RSS, restart cost.
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
-		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/manager $(BENCH_ARGS)
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./test/bench/kubeconfig -n $(BENCH_N) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
 .PHONY: bench-fleet
 bench-fleet: ## Fleet load harness: BENCH_RUNTIMES (default 200) Runtimes + as many extra GardenerClusters, all controllers; converge, steady state, restart.
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
-		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/fleet -runtimes $(or $(BENCH_RUNTIMES),200) -manager-bin $(BIN)/manager $(BENCH_ARGS)
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./test/bench/fleet -runtimes $(or $(BENCH_RUNTIMES),200) -manager-bin $(BIN)/manager $(BENCH_ARGS)
 
 CHAOS_ARGS ?=
 
 .PHONY: chaos
 chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and manager SIGKILLs, then the invariants (CHAOS_ARGS: -duration, -kills, -faults, -runtimes, ...).
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
-		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./operator/bench/chaos -manager-bin $(BIN)/manager $(CHAOS_ARGS)
+		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./test/bench/chaos -manager-bin $(BIN)/manager $(CHAOS_ARGS)
 
 ##@ Tools (pinned in hack/tools/go.mod)
 

@@ -25,7 +25,7 @@ import (
 // Gardener may only add defaults and complete a "major.minor" Kubernetes version to the newest patch of
 // the cloud profile (a silently dropped or rewritten field would make every update fight Gardener).
 //
-// The test uses catalogue.Default() unmodified on purpose: it is what `kim sandbox` offers, so a shoot
+// The test uses catalogue.Default() unmodified on purpose: it is what the sandbox command (`test/cmd/sandbox`) offers, so a shoot
 // that needs something the catalogue lacks is a gap the sandbox's real Runtimes would hit as well.
 func TestGoldenShootsIntegration(t *testing.T) {
 	shoots, err := LoadShoots("testdata/shoots")

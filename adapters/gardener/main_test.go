@@ -3,8 +3,8 @@ package gardener
 import (
 	"testing"
 
-	"github.com/kyma-project/kim/internal/testenv/garden"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/testenv/garden"
 )
 
 // GardenBox returns the garden-in-a-box shared by all integration tests of this test binary (internal and external

@@ -18,9 +18,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
-	"github.com/kyma-project/kim/internal/testenv/previous"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/test/testenv/previous"
 )
 
 // TestMigrationAdoptionIntegration: the dry run predicts what the operator's first write after adopting a

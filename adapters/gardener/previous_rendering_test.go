@@ -14,8 +14,8 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
-	"github.com/kyma-project/kim/internal/testenv/previous"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/previous"
 )
 
 // TestUpdateOfThePreviousRenderingChangesNoExtension: every golden shoot as the previous manager rendered it

@@ -11,7 +11,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
 )
 
 // countingShoots returns the adapter on the garden-in-a-box with its requests counted by verb ("verb/error" for

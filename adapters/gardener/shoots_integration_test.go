@@ -25,7 +25,7 @@ import (
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
+	"github.com/kyma-project/kim/test/sandbox/gardenlet"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read

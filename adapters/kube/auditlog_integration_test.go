@@ -27,13 +27,13 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 var clusterAuditLogGVK = schema.GroupVersionKind{Group: "cluster.auditlogmanager.test", Version: "v1beta1", Kind: "AuditLog"}
 
-// startSelfServiceEnv starts a KCP (internal/testenv) and installs the test CRDs of the APIs the operator uses but
+// startSelfServiceEnv starts a KCP (test/testenv) and installs the test CRDs of the APIs the operator uses but
 // does not own (AuditLog, Kyma, RegistryCacheConfig). The same server plays KCP, garden and runtime.
 func startSelfServiceEnv(t *testing.T) (*rest.Config, client.Client, *runtime.Scheme) {
 	t.Helper()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // TestIntegrationControlPlaneAddressesContract runs the contract on a real kube-apiserver, reading through the

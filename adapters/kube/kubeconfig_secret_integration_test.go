@@ -16,7 +16,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // TestIntegrationKubeconfigSecretStoreContract runs the store contract on a real kube-apiserver with a cache

@@ -23,9 +23,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
-	"github.com/kyma-project/kim/internal/testenv"
-	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
 // managerLikeClient reads through a cache restricted as the operator's manager restricts it (Secrets and ConfigMaps

@@ -25,7 +25,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
 )
 
 // runtimes is two runtime API servers (one serving OpenIDConnect resources, one not), shared by the subtests, which

@@ -1,6 +1,6 @@
 // Package app wires the operator: it builds the controller-runtime manager for the KCP cluster, a second cluster
 // object for the Gardener project, and registers the controllers. The production binary (operator/cmd/manager) and
-// the sandbox (kim sandbox) both start the operator through Run.
+// the sandbox (test/cmd/sandbox) both start the operator through Run.
 package app
 
 import (

@@ -19,10 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/kim/internal/testenv/probeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/manifests"
 	"github.com/kyma-project/kim/operator/probe"
+	"github.com/kyma-project/kim/test/testenv/probeconfig"
 )
 
 // probeConfig is config/probe as kustomize renders it.

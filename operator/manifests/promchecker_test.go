@@ -9,7 +9,7 @@ import (
 
 	"github.com/VictoriaMetrics/metricsql"
 
-	"github.com/kyma-project/kim/internal/metrics"
+	"github.com/kyma-project/kim/test/metrics"
 )
 
 // labelSet is the set of label names of a series or expression result; nil means unknown (a metric the

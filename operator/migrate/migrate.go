@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +43,15 @@ type Options struct {
 	NoServerDryRun bool
 	// Parallel is how many runtimes are examined at once (each may mean a connection to the runtime); default 8.
 	Parallel int
+	// Progress, when set, is told what the run does as it goes (a line each: the landscape read, every runtime
+	// examined and applied), for people watching a long run.
+	Progress func(format string, args ...any)
+}
+
+func (o Options) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(format, args...)
+	}
 }
 
 // Migrator runs migrations. Its clients decide what it may do: KCP reads Kyma resources, GardenerClusters,
@@ -63,25 +73,51 @@ func (m *Migrator) Run(ctx context.Context) (migration.Report, error) {
 		return rep, err
 	}
 	candidates := migration.Match(land.kymas, land.shootList, land.existing)
+	m.progress("read the landscape: %d Kyma resources, %d shoots; %d runtimes to examine", len(land.kymas), len(land.shootList), len(candidates))
 	items := make([]migration.Item, len(candidates))
+	examined := make([]bool, len(candidates))
 	parallel := m.Parallel
 	if parallel <= 0 {
 		parallel = 8
 	}
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for i, c := range candidates {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			// Interrupted: what was examined is reported; the rest is not started.
+			<-sem
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			items[i] = m.examine(ctx, land, c)
+			examined[i] = ctx.Err() == nil
+			m.progress("examined %d/%d: %s (shoot %s): %s", done.Add(1), len(candidates), items[i].RuntimeID, items[i].Shoot, items[i].Outcome)
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		// An examination the interruption cut short decided on errors the runtime does not have: left out.
+		rep.Interrupted = true
+		kept := items[:0]
+		for i := range items {
+			if examined[i] {
+				kept = append(kept, items[i])
+			}
+		}
+		items = kept
+	}
 	if m.Apply {
 		for i := range items {
+			if ctx.Err() != nil {
+				rep.Interrupted = true
+				break
+			}
 			m.apply(ctx, land, &items[i])
+			m.progress("applied %s: %s", items[i].RuntimeID, items[i].Outcome)
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].RuntimeID < items[j].RuntimeID })

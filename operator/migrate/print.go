@@ -49,6 +49,9 @@ func WriteText(w io.Writer, rep migration.Report) error {
 		"credentials binding switches (by the operator): %d; skipped (bad input, nothing written): %d; "+
 		"refused (differences or problems, no Runtime): %d; failed: %d\n",
 		s.Runtimes, s.AlreadyMigrated, verb, s.GardenerClusters, verb, s.RuntimesCreated, s.CredentialsBindingSwitch, s.Skipped, s.Refused, s.Failed)
+	if rep.Interrupted {
+		fmt.Fprintf(w, "Interrupted: only the %d runtimes finished before Ctrl-C are reported; run again for the rest\n", len(rep.Items))
+	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/internal/cli"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -28,6 +28,8 @@ type CLI struct {
 	metricsFile  string
 	instance     string
 	output       string
+	// Progress, when set, gets a line for each step of the run as it goes (see Options.Progress).
+	Progress func(format string, args ...any)
 }
 
 // Bind registers the probe's flags.
@@ -44,7 +46,7 @@ func (c *CLI) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.pushgateway, "pushgateway", "", "push the probe's metrics to this Prometheus Pushgateway URL (job kim-probe)")
 	fs.StringVar(&c.metricsFile, "metrics-file", "", "write the probe's metrics to this file (Prometheus text format, e.g. for node-exporter's textfile collector)")
 	fs.StringVar(&c.instance, "instance", "", "instance label of the pushed metrics (default: the KCP namespace)")
-	fs.StringVar(&c.output, "output", "text", "result format: text or json")
+	fs.StringVar(&c.output, "output", "text", "result format: text, json or yaml")
 	fs.StringVar(&c.output, "o", "text", "shorthand for --output")
 }
 
@@ -52,8 +54,8 @@ func (c *CLI) Bind(fs *flag.FlagSet) {
 // ErrFailed (wrapped with the failed phase) when the probe failed, another error when the metrics could not be
 // exported or the template is unusable.
 func (c *CLI) Execute(ctx context.Context, kcp client.Client, namespace string, out io.Writer) error {
-	if c.output != "text" && c.output != "json" {
-		return fmt.Errorf("--output %q: want text or json", c.output)
+	if err := cli.CheckOutput(c.output); err != nil {
+		return err
 	}
 	ids, err := ParseRuntimeIDs(c.runtimeIDs)
 	if err != nil {
@@ -64,16 +66,14 @@ func (c *CLI) Execute(ctx context.Context, kcp client.Client, namespace string, 
 		return err
 	}
 	opts := c.opts
-	opts.Namespace, opts.Template, opts.RuntimeIDs = namespace, tpl, ids
+	opts.Namespace, opts.Template, opts.RuntimeIDs, opts.Progress = namespace, tpl, ids, c.Progress
 	res := (&Prober{KCP: kcp, Options: opts}).Run(ctx)
-	if c.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		printResult(out, res, len(ids) > 0)
+	if err := cli.WriteReport(out, c.output, res, func(w io.Writer) error { printResult(w, res, len(ids) > 0); return nil }); err != nil {
+		return err
+	}
+	if res.Interrupted {
+		// Stopped from outside: no verdict on the landscape, so no metrics that would alert on it.
+		return fmt.Errorf("%w in phase %s (metrics not exported)", cli.ErrInterrupted, res.Failed)
 	}
 	m := NewMetrics(nil)
 	m.Observe(res)
@@ -111,7 +111,10 @@ func LoadTemplate(path string) (*imv1.Runtime, error) {
 // kept Runtime).
 func printResult(out io.Writer, r Result, owned bool) {
 	outcome := "OK"
-	if !r.Success {
+	switch {
+	case r.Interrupted:
+		outcome = "INTERRUPTED in phase " + r.Failed
+	case !r.Success:
 		outcome = "FAILED in phase " + r.Failed
 	}
 	fmt.Fprintf(out, "kim probe: %s (runtime %s, shoot %s, %s)\n", outcome, r.RuntimeID, r.Shoot, r.Finished.Sub(r.Started).Round(time.Millisecond))

@@ -71,6 +71,9 @@ type Options struct {
 	KeepFailed bool
 	// RuntimeClient connects to the runtime with the issued kubeconfig; nil: client-go.
 	RuntimeClient func(kubeconfig []byte) (kubernetes.Interface, error)
+	// Progress, when set, is told what the run does as it goes: each phase's start and end, and the Runtime's
+	// state whenever it changes while the probe waits for Ready.
+	Progress func(format string, args ...any)
 }
 
 // PhaseResult is the outcome of one phase.
@@ -96,6 +99,9 @@ type Result struct {
 	Finished time.Time `json:"finished"`
 	// Kept is set when the Runtime of the failed probe was left in place.
 	Kept bool `json:"kept,omitempty"`
+	// Interrupted: the run was stopped from outside (Ctrl-C, SIGTERM) before it finished; not a verdict on the
+	// landscape.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Prober runs probes against a KCP.
@@ -106,6 +112,23 @@ type Prober struct {
 	Now func() time.Time
 }
 
+func (p *Prober) progress(format string, args ...any) {
+	if p.Progress != nil {
+		p.Progress(format, args...)
+	}
+}
+
+// describe is what a finished phase found out, for the progress line.
+func describe(phase string, res Result) string {
+	switch phase {
+	case PhaseCleanup:
+		return fmt.Sprintf(" (runtime %s, shoot %s; %d Runtime(s) of earlier probes deleted)", res.RuntimeID, res.Shoot, res.OrphansCleaned)
+	case PhaseAccess:
+		return " (authenticated as " + res.User + ")"
+	}
+	return ""
+}
+
 func (p *Prober) now() time.Time {
 	if p.Now != nil {
 		return p.Now()
@@ -114,8 +137,9 @@ func (p *Prober) now() time.Time {
 }
 
 // Run probes once. The Result says how far it got; Success is false on any failure.
-func (p *Prober) Run(ctx context.Context) Result {
-	res := Result{Started: p.now()}
+func (p *Prober) Run(ctx context.Context) (res Result) {
+	res.Started = p.now()
+	// res is the named result: the deferred write reaches the caller (a local variable's would not).
 	defer func() { res.Finished = p.now() }()
 	if p.Template == nil {
 		res.Failed, res.Error = PhaseCreate, "no Runtime template"
@@ -153,14 +177,21 @@ func (p *Prober) Run(ctx context.Context) Result {
 	}
 	for _, s := range steps {
 		start := p.now()
-		err := s.run(ctx)
+		p.progress("phase %s ...", s.name)
+		err := ctx.Err() // no phase starts once the run is interrupted
+		if err == nil {
+			err = s.run(ctx)
+		}
 		res.Phases = append(res.Phases, PhaseResult{Name: s.name, Duration: p.now().Sub(start), OK: err == nil})
 		if err != nil {
+			p.progress("phase %s failed after %s: %v", s.name, p.now().Sub(start).Round(time.Millisecond), err)
 			res.Failed, res.Error = s.name, err.Error()
 			break
 		}
+		p.progress("phase %s ok in %s%s", s.name, p.now().Sub(start).Round(time.Millisecond), describe(s.name, res))
 	}
 	res.Success = res.Failed == ""
+	res.Interrupted = !res.Success && ctx.Err() != nil
 	if !res.Success && (res.Failed == PhaseReady || res.Failed == PhaseAccess) {
 		if p.KeepFailed {
 			res.Kept = true
@@ -286,7 +317,10 @@ func (p *Prober) waitReady(ctx context.Context, name string) error {
 		case err == nil && rt.Status.State == imv1.RuntimeStateFailed:
 			return fmt.Errorf("the Runtime %s is Failed: %s", name, readyMessage(rt))
 		case err == nil:
-			last = fmt.Sprintf("%s: %s", rt.Status.State, readyMessage(rt))
+			if now := fmt.Sprintf("%s: %s", rt.Status.State, readyMessage(rt)); now != last {
+				p.progress("Runtime %s: %s", name, now)
+				last = now
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -258,6 +258,49 @@ func TestRunWithoutRuntimeIDs(t *testing.T) {
 	}
 }
 
+// TestRunRecordsWhenItFinished: the result's Finished is the clock at the end of the run (the metrics' last-run
+// timestamp and total time are computed from it).
+func TestRunRecordsWhenItFinished(t *testing.T) {
+	start := time.Date(2026, 5, 1, 12, 17, 0, 0, time.UTC)
+	clock := start
+	p := prober(newKCP(t, nil), nil, start)
+	p.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	res := p.Run(context.Background())
+	if !res.Success {
+		t.Fatalf("the probe failed: %+v", res)
+	}
+	if !res.Finished.After(res.Started) || !res.Finished.Equal(clock) {
+		t.Errorf("started %s, finished %s; want finished at the last reading of the clock %s", res.Started, res.Finished, clock)
+	}
+}
+
+// TestInterruptedRunIsNoVerdict: a run whose context is cancelled (Ctrl-C) is reported as interrupted, with the
+// phase it stopped in, and tells its progress as it goes.
+func TestInterruptedRunIsNoVerdict(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 17, 0, 0, time.UTC)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := prober(newKCP(t, nil), nil, now)
+	p.ReadyTimeout = time.Minute
+	var lines []string
+	p.Progress = func(format string, args ...any) {
+		lines = append(lines, fmt.Sprintf(format, args...))
+		if strings.HasPrefix(lines[len(lines)-1], "phase ready") {
+			cancel()
+		}
+	}
+	res := p.Run(ctx)
+	if res.Success || !res.Interrupted || res.Failed != PhaseReady {
+		t.Errorf("result %+v; want interrupted in phase %s", res, PhaseReady)
+	}
+	if len(lines) < 4 || lines[0] != "phase cleanup ..." || !strings.HasPrefix(lines[len(lines)-1], "phase ready failed") {
+		t.Errorf("progress lines %q; want every phase's start and end up to the failed ready", lines)
+	}
+	// A failure that is not an interruption stays a verdict.
+	if res := prober(newKCP(t, nil), []string{"not-a-uuid"}, now).Run(context.Background()); res.Interrupted {
+		t.Errorf("a failed run reported as interrupted: %+v", res)
+	}
+}
+
 // TestRunRefusesInvalidRuntimeIDs: IDs that are no Runtime names of KEB's form, or one given twice, stop the run
 // before any request.
 func TestRunRefusesInvalidRuntimeIDs(t *testing.T) {

@@ -226,4 +226,7 @@ type Report struct {
 	GardenNamespace string  `json:"gardenNamespace"`
 	Items           []Item  `json:"items"`
 	Summary         Summary `json:"summary"`
+	// Interrupted: the run was stopped (Ctrl-C) before it examined or applied every runtime; Items holds only
+	// the runtimes it finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 }

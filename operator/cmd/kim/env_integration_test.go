@@ -14,15 +14,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
-	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/gardenlet"
+	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // The integration tests of kim's commands (migrate, probe, the manager's previous arguments) share the process's
-// garden-in-a-box (internal/testenv) with Kyma's CRD added to its KCP. Each test uses its own runtime IDs and shoot
+// garden-in-a-box (test/testenv) with Kyma's CRD added to its KCP. Each test uses its own runtime IDs and shoot
 // names.
 const kcpNamespace = "kcp-system"
 

@@ -97,26 +97,4 @@ func (k *kubeconfigFlags) describe() string {
 	return ""
 }
 
-// parseInterspersed parses flags wherever they stand, as kubectl does (`kim restore c-123 --context kcp`); the
-// standard flag package stops at the first argument. Afterwards fs.Args() holds the positional arguments.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			positional = append(positional, rest...) // everything after an explicit -- is positional
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, positional...))
-}
-
 var errNoGarden = errors.New("name the Gardener project's cluster with --garden-context (a context of your kubeconfig) or --garden-kubeconfig")

@@ -2,14 +2,16 @@ package main
 
 import (
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kyma-project/kim/internal/cli"
 )
 
 func writeKubeconfig(t *testing.T, path, current string, contexts map[string][2]string) {
@@ -81,9 +83,8 @@ func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
 				t.Setenv("KUBECONFIG", tc.kubeconfig)
 			}
 			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
 			kcp, garden := bindKCPFlags(fs), bindGardenFlags(fs)
-			if err := parseInterspersed(fs, tc.args); err != nil {
+			if _, err := parseLikeTheCLI(fs, tc.args); err != nil {
 				t.Fatal(err)
 			}
 			kcpCfg, err := kcp.restConfig()
@@ -106,25 +107,38 @@ func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
 	}
 }
 
-func TestParseInterspersed(t *testing.T) {
+// parseLikeTheCLI parses args with the flags of fs as every kim command does; it returns the positional arguments.
+func parseLikeTheCLI(fs *flag.FlagSet, args []string) ([]string, error) {
+	cmd := &cobra.Command{Use: "test"}
+	cli.AddGoFlags(cmd.Flags(), fs)
+	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	return cmd.Flags().Args(), nil
+}
+
+// TestFlagsWhereverTheyStand: flags before, between and after positional arguments, as kubectl takes them; after
+// "--" everything is positional.
+func TestFlagsWhereverTheyStand(t *testing.T) {
 	for _, tc := range []struct {
-		args     []string
-		wantPos  []string
-		wantCtx  string
-		wantDash bool
+		args    []string
+		wantPos []string
+		wantCtx string
+		wantNS  string
 	}{
 		{args: []string{"c-123", "--context", "kcp"}, wantPos: []string{"c-123"}, wantCtx: "kcp"},
-		{args: []string{"--context=kcp", "c-123"}, wantPos: []string{"c-123"}, wantCtx: "kcp"},
-		{args: []string{"a", "--context", "kcp", "b"}, wantPos: []string{"a", "b"}, wantCtx: "kcp"},
+		{args: []string{"--context=kcp", "c-123", "-n", "ns"}, wantPos: []string{"c-123"}, wantCtx: "kcp", wantNS: "ns"},
+		{args: []string{"a", "--context", "kcp", "b", "--namespace=x"}, wantPos: []string{"a", "b"}, wantCtx: "kcp", wantNS: "x"},
 		{args: []string{"--context", "kcp", "--", "--not-a-flag"}, wantPos: []string{"--not-a-flag"}, wantCtx: "kcp"},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		ctx := fs.String("context", "", "")
-		if err := parseInterspersed(fs, tc.args); err != nil {
+		k := bindKCPFlags(fs)
+		pos, err := parseLikeTheCLI(fs, tc.args)
+		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if !cmp.Equal(fs.Args(), tc.wantPos) || *ctx != tc.wantCtx {
-			t.Errorf("%v: positional %v context %q, want %v %q", tc.args, fs.Args(), *ctx, tc.wantPos, tc.wantCtx)
+		if !cmp.Equal(pos, tc.wantPos) || k.context != tc.wantCtx || k.namespace != tc.wantNS {
+			t.Errorf("%v: positional %v context %q namespace %q, want %v %q %q", tc.args, pos, k.context, k.namespace, tc.wantPos, tc.wantCtx, tc.wantNS)
 		}
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"os"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/core/domain/migration"
-	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/cli"
 	"github.com/kyma-project/kim/operator/migrate"
 )
 
@@ -28,42 +29,54 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // errMigrationFailed: some writes failed; the report says which.
 var errMigrationFailed = errors.New("some runtimes could not be migrated (outcome Failed in the report); run again to retry them")
 
-// runMigrate is `kim migrate`: see docs/operations/migration.md.
+// migrateFlags are the settings of `kim migrate`.
+type migrateFlags struct {
+	kcp, garden        *kubeconfigFlags
+	landscape          *landscapeFlags
+	dryRun, apply      *bool
+	accept             listFlag
+	reportFile, output *string
+	noServerDryRun     *bool
+	parallel           *int
+}
+
+// newMigrateCommand is `kim migrate`: see docs/operations/migration.md.
+func newMigrateCommand(stdout, stderr io.Writer) *cobra.Command {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	f := &migrateFlags{}
+	f.kcp, f.garden = bindKCPFlags(fs), bindGardenFlags(fs)
+	f.landscape = bindLandscapeFlags(fs)
+	f.dryRun = fs.Bool("dry-run", true, "only report what would be done (the default); --apply acts")
+	f.apply = fs.Bool("apply", false, "create the missing GardenerClusters and Runtimes")
+	fs.Var(&f.accept, "accept", "accept a difference the operator's first apply would write: [RUNTIME_ID_OR_SHOOT:]PATH (a path prefix as the report prints it; repeatable)")
+	f.reportFile = fs.String("report", "", "also write the report as JSON to this file")
+	f.output = bindOutputFlag(fs)
+	f.noServerDryRun = fs.Bool("no-server-dry-run", false, "do not ask the gardener-apiserver for dry runs of the operator's apply (compare only)")
+	f.parallel = fs.Int("parallel", 8, "runtimes examined at once (each one may be a connection to the runtime)")
+	return command("migrate [flags]", "Take over the runtimes of the previous infrastructure manager (dry run by default)",
+		"Takes over the runtimes of the previous infrastructure manager: GardenerClusters for KEB's Kyma resources that\n"+
+			"lack one, and Runtimes generated back from the shoots so that the operator adopts them unchanged. Dry run by\n"+
+			"default; progress lines go to stderr, the report to stdout; Ctrl-C stops, reports what was finished and exits\n"+
+			"130. See docs/operations/migration.md.", cli.NoArgs, fs,
+		func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd.Context(), cmd.Flags().Changed("dry-run"), stdout, stderr)
+		})
+}
+
+// runMigrate runs `kim migrate` with args (progress lines are discarded).
 func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("kim migrate", flag.ContinueOnError)
-	kcpFlags, gardenFlags := bindKCPFlags(fs), bindGardenFlags(fs)
-	project := fs.String("gardener-project", "", "Gardener project (default: gardener.project of the operator configuration)")
-	configFile := fs.String("config", "", "operator configuration file; default: the operator's ConfigMap (--config-map)")
-	configMap := fs.String("config-map", "kim-manager-config", "ConfigMap (key config.yaml) with the operator configuration, in the KCP namespace")
-	dryRun := fs.Bool("dry-run", true, "only report what would be done (the default); --apply acts")
-	apply := fs.Bool("apply", false, "create the missing GardenerClusters and Runtimes")
-	var accept listFlag
-	fs.Var(&accept, "accept", "accept a difference the operator's first apply would write: [RUNTIME_ID_OR_SHOOT:]PATH (a path prefix as the report prints it; repeatable)")
-	reportFile := fs.String("report", "", "also write the report as JSON to this file")
-	output := fs.String("output", "text", "output format: text or json")
-	fs.StringVar(output, "o", "text", "shorthand for --output")
-	noServerDryRun := fs.Bool("no-server-dry-run", false, "do not ask the gardener-apiserver for dry runs of the operator's apply (compare only)")
-	parallel := fs.Int("parallel", 8, "runtimes examined at once (each one may be a connection to the runtime)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kim migrate [flags]\n\nTakes over the runtimes of the previous infrastructure manager: GardenerClusters for KEB's Kyma\n"+
-			"resources that lack one, and Runtimes generated back from the shoots so that the operator adopts them unchanged.\n"+
-			"Dry run by default; see docs/operations/migration.md.\n\nFlags:\n")
-		fs.PrintDefaults()
+	return execute(ctx, newMigrateCommand(stdout, io.Discard), args, stdout)
+}
+
+func (f *migrateFlags) run(ctx context.Context, dryRunGiven bool, stdout, stderr io.Writer) error {
+	if *f.apply && dryRunGiven && *f.dryRun {
+		return cli.Usagef("--apply and --dry-run=true contradict each other")
 	}
-	if err := parseArgs(fs, args, true); err != nil {
+	if err := cli.CheckOutput(*f.output); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf("unexpected arguments %v", fs.Args())
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if *apply && given["dry-run"] && *dryRun {
-		return errors.New("--apply and --dry-run=true contradict each other")
-	}
-	if *output != "text" && *output != "json" {
-		return fmt.Errorf("--output %q: want text or json", *output)
-	}
+	kcpFlags, gardenFlags := f.kcp, f.garden
+	apply, noServerDryRun, parallel, accept := f.apply, f.noServerDryRun, f.parallel, f.accept
 	if !gardenFlags.set() {
 		return errNoGarden
 	}
@@ -87,17 +100,11 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("KCP client: %w", err)
 	}
-	opCfg, err := loadOperatorConfig(ctx, kcp, namespace, *configFile, *configMap)
+	opCfg, err := f.landscape.load(ctx, kcp, namespace)
 	if err != nil {
 		return err
 	}
-	if *project != "" {
-		opCfg.Gardener.Project = *project
-	}
-	if opCfg.Gardener.Project == "" {
-		return errors.New("no Gardener project: set gardener.project in the operator configuration or --gardener-project")
-	}
-	gardenNamespace := "garden-" + opCfg.Gardener.Project
+	gardenNamespace := wire.GardenNamespace(opCfg.Gardener.Project)
 	gardenCfg, err := gardenFlags.restConfig()
 	if err != nil {
 		return err
@@ -113,7 +120,7 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	m := &migrate.Migrator{KCP: kcp, Garden: garden, Options: migrate.Options{
 		Namespace: namespace, GardenNamespace: gardenNamespace, Config: opCfg.ShootConfig(),
-		Apply: *apply, NoServerDryRun: *noServerDryRun, Parallel: *parallel}}
+		Apply: *apply, NoServerDryRun: *noServerDryRun, Parallel: *parallel, Progress: cli.NewPrinter(stderr).Say}}
 	if ref := opCfg.Shoot.ACL.ConfigMap; ref != nil {
 		key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 		if key.Namespace == "" {
@@ -126,49 +133,32 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	rep, err := m.Run(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w while reading the landscape: nothing was examined", cli.ErrInterrupted)
+		}
 		return err
 	}
-	if *reportFile != "" {
-		if err := writeJSON(*reportFile, rep); err != nil {
+	if *f.reportFile != "" {
+		if err := writeJSON(*f.reportFile, rep); err != nil {
 			return err
 		}
 	}
-	if *output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+	if err := cli.WriteReport(stdout, *f.output, rep, func(w io.Writer) error {
+		if err := migrate.WriteText(w, rep); err != nil {
 			return err
 		}
-	} else {
-		if err := migrate.WriteText(stdout, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "Requests: garden: %s; KCP: %s\n", gardenRequests, kcpRequests)
+		_, err := fmt.Fprintf(w, "Requests: garden: %s; KCP: %s\n", gardenRequests, kcpRequests)
+		return err
+	}); err != nil {
+		return err
 	}
-	if rep.Summary.Failed > 0 {
+	switch {
+	case rep.Interrupted:
+		return fmt.Errorf("%w after %d runtimes", cli.ErrInterrupted, len(rep.Items))
+	case rep.Summary.Failed > 0:
 		return errMigrationFailed
 	}
 	return nil
-}
-
-// loadOperatorConfig reads the operator configuration from a file or the operator's ConfigMap in KCP.
-func loadOperatorConfig(ctx context.Context, kcp client.Client, namespace, file, configMap string) (*config.OperatorConfig, error) {
-	if file != "" {
-		return config.Load(file)
-	}
-	cm := &corev1.ConfigMap{}
-	if err := kcp.Get(ctx, client.ObjectKey{Namespace: namespace, Name: configMap}, cm); err != nil {
-		return nil, fmt.Errorf("read the operator configuration from ConfigMap %s/%s (or give --config): %w", namespace, configMap, err)
-	}
-	data, ok := cm.Data["config.yaml"]
-	if !ok {
-		return nil, fmt.Errorf("ConfigMap %s/%s has no key config.yaml", namespace, configMap)
-	}
-	cfg, err := config.Parse([]byte(data))
-	if err != nil {
-		return nil, fmt.Errorf("operator configuration in ConfigMap %s/%s: %w", namespace, configMap, err)
-	}
-	return cfg, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -23,10 +23,10 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
-	"github.com/kyma-project/kim/internal/testenv"
-	"github.com/kyma-project/kim/internal/testenv/previous"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/migrate"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/previous"
 )
 
 // The previous landscape: 20 runtimes whose shoots the previous infrastructure manager and the provisioner before it

@@ -22,8 +22,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // TestMigrationIntegration takes over the previous landscape (buildPreviousLandscape) with the real `kim migrate`

@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
-	"github.com/kyma-project/kim/internal/testenv"
-	"github.com/kyma-project/kim/internal/testenv/keb"
 	"github.com/kyma-project/kim/operator/legacymetrics"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
 // TestMigrationPreviousHelmArgumentsIntegration starts the manager binary as the previous infrastructure manager's

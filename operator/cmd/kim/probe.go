@@ -6,29 +6,37 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/internal/cli"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/probe"
 )
 
-// runProbe is `kim probe`: one end-to-end probe of the landscape (docs/operations/on-call.md#the-end-to-end-probe).
-func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("kim probe", flag.ContinueOnError)
+// newProbeCommand is `kim probe`: one end-to-end probe of the landscape (docs/operations/on-call.md#the-end-to-end-probe).
+func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
 	kcpFlags := bindKCPFlags(fs)
-	cli := &probe.CLI{}
-	cli.Bind(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kim probe [flags]\n\nProvisions a small runtime the way KEB does, waits until it is Ready, proves access with the issued\n"+
-			"kubeconfig, deletes it and reports the outcome and the phases' durations as metrics. Exits non-zero when the probe fails.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := parseArgs(fs, args, true); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErrorf("unexpected arguments %v", fs.Args())
-	}
+	p := &probe.CLI{}
+	p.Bind(fs)
+	return command("probe [flags]", "Provision, reach and delete a small runtime as KEB does; exit non-zero on failure",
+		"Provisions a small runtime the way KEB does, waits until it is Ready, proves access with the issued kubeconfig,\n"+
+			"deletes it and reports the outcome and the phases' durations as metrics. Exits non-zero when the probe fails.\n"+
+			"Progress lines go to stderr, the result to stdout; Ctrl-C stops, prints how far it got and exits 130 without\n"+
+			"exporting metrics.", cli.NoArgs, fs,
+		func(cmd *cobra.Command, _ []string) error {
+			p.Progress = cli.NewPrinter(stderr).Say
+			return probeWith(cmd.Context(), kcpFlags, p, stdout)
+		})
+}
+
+// runProbe runs `kim probe` with args (progress lines are discarded).
+func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
+	return execute(ctx, newProbeCommand(stdout, io.Discard), args, stdout)
+}
+
+func probeWith(ctx context.Context, kcpFlags *kubeconfigFlags, p *probe.CLI, stdout io.Writer) error {
 	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
 		return err
@@ -45,5 +53,5 @@ func runProbe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("KCP client: %w", err)
 	}
-	return cli.Execute(ctx, kcp, namespace, stdout)
+	return p.Execute(ctx, kcp, namespace, stdout)
 }

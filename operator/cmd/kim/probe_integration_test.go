@@ -20,12 +20,12 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/internal/testenv"
-	"github.com/kyma-project/kim/internal/testenv/probeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/probe"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/gardenlet"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/gardenlet"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/probeconfig"
 )
 
 // TestProbeIntegration runs the real `kim probe` with what config/probe ships: the template (runtime.yaml), the

@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
@@ -13,39 +15,31 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/internal/cli"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// runRestore brings back the Runtime of a shoot that waits for deletion (see docs/deletion.md): it marks the shoot
-// for restore and re-creates the Runtime recorded on it; the operator then cancels the deletion and wakes the shoot.
-func runRestore(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("kim restore", flag.ContinueOnError)
+// newRestoreCommand is `kim restore`: it brings back the Runtime of a shoot that waits for deletion (see
+// docs/deletion.md): it marks the shoot for restore and re-creates the Runtime recorded on it; the operator then
+// cancels the deletion and wakes the shoot.
+func newRestoreCommand(stdout io.Writer) *cobra.Command {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
 	kcpFlags, gardenFlags := bindKCPFlags(fs), bindGardenFlags(fs)
-	project := fs.String("gardener-project", "kyma", "Gardener project of the shoot")
+	landscape := bindLandscapeFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "only check that the shoot can be restored and print what would happen")
-	configFile := fs.String("config", "", "operator configuration file (for the deletion windows and the data-privacy cap; default: built-in defaults)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kim restore [flags] SHOOT\n\nRestores the Runtime of a shoot that waits for deletion: marks the shoot for restore (so it is not\ndeleted meanwhile) and re-creates the recorded Runtime in its recorded namespace; the operator then wakes the shoot.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := parseArgs(fs, args, true); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageErrorf("exactly one shoot name is required")
-	}
+	return command("restore SHOOT [flags]", "Bring back the Runtime of a shoot waiting for deletion",
+		"Restores the Runtime of a shoot that waits for deletion: marks the shoot for restore (so it is not deleted\n"+
+			"meanwhile) and re-creates the recorded Runtime in its recorded namespace; the operator then wakes the shoot.\n"+
+			"The Gardener project and the deletion windows come from the operator configuration, as for migrate.",
+		cli.ExactArgs(1, "shoot name"), fs,
+		func(cmd *cobra.Command, args []string) error {
+			return restore(cmd.Context(), args[0], kcpFlags, gardenFlags, landscape, *dryRun, stdout)
+		})
+}
+
+func restore(ctx context.Context, shoot string, kcpFlags, gardenFlags *kubeconfigFlags, landscape *landscapeFlags, dryRun bool, stdout io.Writer) error {
 	if !gardenFlags.set() {
 		return errNoGarden
-	}
-	cfg := &config.OperatorConfig{APIVersion: config.APIVersion, Kind: config.Kind}
-	cfg.Default()
-	if *configFile != "" {
-		loaded, err := config.Load(*configFile)
-		if err != nil {
-			return err
-		}
-		cfg = loaded
 	}
 	namespace, err := kcpFlags.runtimeNamespace()
 	if err != nil {
@@ -55,7 +49,19 @@ func runRestore(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	gardenNamespace := wire.GardenNamespace(*project)
+	kcpCfg, err := kcpFlags.restConfig()
+	if err != nil {
+		return err
+	}
+	kcp, err := client.New(kcpCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("KCP client: %w", err)
+	}
+	cfg, err := landscape.load(ctx, kcp, namespace)
+	if err != nil {
+		return err
+	}
+	gardenNamespace := wire.GardenNamespace(cfg.Gardener.Project)
 	gardenCfg, err := gardenFlags.restConfig()
 	if err != nil {
 		return err
@@ -67,28 +73,19 @@ func runRestore(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("garden client: %w", err)
 	}
-	kcpCfg, err := kcpFlags.restConfig()
-	if err != nil {
-		return err
-	}
-	kcp, err := client.New(kcpCfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("KCP client: %w", err)
-	}
 	restorer := &usecase.Restorer{Shoots: &gardener.Shoots{Client: garden, Live: garden, Namespace: gardenNamespace, RuntimeNamespace: namespace},
 		Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{namespace}},
 		Policy:   cfg.Deletion.DeletionPolicy(), DefaultNamespace: namespace}
-	shoot := fs.Arg(0)
-	plan, err := restorer.Restore(ctx, shoot, time.Now(), *dryRun)
+	plan, err := restorer.Restore(ctx, shoot, time.Now(), dryRun)
 	if err != nil {
 		return err
 	}
-	if *dryRun {
-		fmt.Printf("dry run: shoot %s can be restored: Runtime %s/%s would be re-created (the shoot would otherwise be deleted at %s)\n",
+	if dryRun {
+		fmt.Fprintf(stdout, "dry run: shoot %s can be restored: Runtime %s/%s would be re-created (the shoot would otherwise be deleted at %s)\n",
 			shoot, plan.Namespace, plan.RuntimeID, plan.DueAt.UTC().Format(time.RFC3339))
 		return nil
 	}
-	fmt.Printf("restore of shoot %s requested: Runtime %s/%s is back, the operator wakes the shoot and cancels its deletion\n",
+	fmt.Fprintf(stdout, "restore of shoot %s requested: Runtime %s/%s is back, the operator wakes the shoot and cancels its deletion\n",
 		shoot, plan.Namespace, plan.RuntimeID)
 	return nil
 }

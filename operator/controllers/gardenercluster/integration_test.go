@@ -21,10 +21,10 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
-	"github.com/kyma-project/kim/internal/testenv"
-	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
 func secretKey(runtimeID string) types.NamespacedName {

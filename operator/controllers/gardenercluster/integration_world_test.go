@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
-	"github.com/kyma-project/kim/internal/testenv"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // One garden-in-a-box per test binary (the in-process gardener-apiserver cannot be started twice): KCP with the

@@ -11,10 +11,10 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // TestIntegrationKubeconfigRequestsContract runs the KubeconfigRequests contract against the controller's

@@ -21,9 +21,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/internal/testenv/keb"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
 var start = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)

@@ -17,9 +17,9 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // refusedShape is a request the policy refuses, with the dangerous request the real authorizer would grant it.

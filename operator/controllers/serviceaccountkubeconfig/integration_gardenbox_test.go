@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 const (

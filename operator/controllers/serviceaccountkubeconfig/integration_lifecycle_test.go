@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // rulesInPlace adds a rule to lifecycle-manager's request: applied in place, the kubeconfig stays the same and valid.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/internal/testenv"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 // TestIntegrationRotationInRealTime waits for rotations the way production sees them: a 10-minute token, the

@@ -23,14 +23,14 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
-	"github.com/kyma-project/kim/internal/testenv"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
-	"github.com/kyma-project/kim/operator/sandbox/gardenbox"
-	"github.com/kyma-project/kim/operator/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
+	"github.com/kyma-project/kim/test/testenv"
 )
 
 const kcpNamespace = "kcp-system"

@@ -1,0 +1,266 @@
+// Command fleet is the fleet load harness (issue 18; not a test: it measures, it does not assert timings). On
+// garden-in-a-box it starts the production manager with all controllers in a child process, creates N KEB-shaped
+// Runtimes (plan mix trial, aws, azure, gcp) whose shoots the simulated gardenlet creates, and extra GardenerClusters
+// on shoots created directly in the garden (2N clusters in all by default), and reports: the time until every
+// Runtime and GardenerCluster is Ready, the Gardener and KCP requests by verb, the manager's peak RSS and CPU time;
+// then the steady state (the gardenlet reporting on 5 % of the shoots a minute: CPU per shoot event); then a
+// restart on the converged fleet, printed on one line (time to idle, Gardener writes: the target is 0).
+//
+// Run it with `make bench-fleet BENCH_RUNTIMES=200` (needs KUBEBUILDER_ASSETS; the target sets it).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kyma-project/kim/operator/app"
+	"github.com/kyma-project/kim/test/bench/harness"
+	"github.com/kyma-project/kim/test/testenv"
+	"github.com/kyma-project/kim/test/testenv/keb"
+)
+
+type config struct {
+	runtimes, extra           int
+	managerBin, workDir       string
+	gardenerQPS               float64
+	gardenerBurst             int
+	createDuration            time.Duration
+	steady, idleWindow, quiet time.Duration
+	touchPerMinute            float64
+	timeout                   time.Duration
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-fleet:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags() (config, error) {
+	d := app.DefaultOptions()
+	c := config{}
+	flag.IntVar(&c.runtimes, "runtimes", 200, "number of Runtimes, 1..10000")
+	flag.IntVar(&c.extra, "extra-clusters", -1, "GardenerClusters on shoots without a Runtime (default: as many as Runtimes, 2x clusters in all)")
+	flag.StringVar(&c.managerBin, "manager-bin", "", "manager binary (default: go build ./operator/cmd/manager)")
+	flag.Float64Var(&c.gardenerQPS, "gardener-qps", float64(d.GardenerQPS), "--gardener-qps of the manager")
+	flag.IntVar(&c.gardenerBurst, "gardener-burst", d.GardenerBurst, "--gardener-burst of the manager")
+	flag.DurationVar(&c.createDuration, "create-duration", 2*time.Second, "how long the simulated gardenlet takes to create a shoot")
+	flag.DurationVar(&c.steady, "steady", 2*time.Minute, "length of the steady-state phase")
+	flag.DurationVar(&c.idleWindow, "idle-window", 30*time.Second, "idle baseline measured before the steady state")
+	flag.Float64Var(&c.touchPerMinute, "touch", 0.05, "share of the Runtimes' shoots the gardenlet reports on per minute in the steady state")
+	flag.DurationVar(&c.quiet, "idle-quiet", 3*time.Second, "how long nothing may change before the manager counts as idle")
+	flag.DurationVar(&c.timeout, "timeout", time.Hour, "bound of each phase")
+	memLimit := flag.String("manager-memory-limit", "", "GOMEMLIMIT of the manager (e.g. 360MiB; default none, as outside a container)")
+	flag.Func("manager-env", "NAME=VALUE added to the manager's environment (repeatable; e.g. KIM_ZAP_LOG_LEVEL=debug)", func(v string) error {
+		if !strings.Contains(v, "=") {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		harness.ManagerEnv = append(harness.ManagerEnv, v)
+		return nil
+	})
+	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
+	flag.Parse()
+	if *memLimit != "" {
+		harness.ManagerEnv = append(harness.ManagerEnv, "GOMEMLIMIT="+*memLimit)
+	}
+	if c.extra < 0 {
+		c.extra = c.runtimes
+	}
+	if c.runtimes < 1 || c.runtimes > 10000 || c.extra > extraOffset {
+		return c, fmt.Errorf("-runtimes %d, -extra-clusters %d: out of range", c.runtimes, c.extra)
+	}
+	return c, nil
+}
+
+func run() error {
+	c, err := parseFlags()
+	if err != nil {
+		return err
+	}
+	ctx, stop, err := harness.Prepare("kim-bench-fleet-", &c.workDir, &c.managerBin)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
+	// Admin kubeconfigs with a few pooled RSA keys: the harness measures the operator, not Gardener's key generation.
+	harness.PoolGardenerKeys(4)
+	harness.Logf("starting garden-in-a-box")
+	w, err := startFleetWorld(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.Env.Stop() }()
+	t := time.Now()
+	harness.Logf("creating %d shoots without a Runtime for the extra GardenerClusters", c.extra)
+	names, ids := w.extraShoots()
+	if err := w.CreateShoots(ctx, names, ids, w.workers, c.timeout); err != nil {
+		return err
+	}
+	r.setup = time.Since(t)
+	scope := testenv.Scope{Namespaces: []string{"kcp-system"}, GardenNamespace: w.Env.Catalogue.ProjectNamespace()}
+	if err := harness.WriteKubeconfigs(ctx, w.Env, c.workDir, scope); err != nil {
+		return err
+	}
+	cfgPath, err := harness.WriteOperatorConfig(c.workDir, w.Env.Catalogue.Project)
+	if err != nil {
+		return err
+	}
+	args := []string{"--config=" + cfgPath, "--watch-namespaces=" + "kcp-system", "--zap-time-encoding=rfc3339nano",
+		fmt.Sprintf("--gardener-qps=%g", c.gardenerQPS), fmt.Sprintf("--gardener-burst=%d", c.gardenerBurst)}
+	m, err := harness.StartManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), "runtime", args)
+	if err != nil {
+		return err
+	}
+	err = phaseConverge(ctx, c, w, m, &r)
+	if err == nil {
+		err = phaseSteady(ctx, c, w, m, &r)
+	}
+	m.Stop()
+	if err != nil {
+		return err
+	}
+	if err := phaseRestart(ctx, c, w, args, &r); err != nil {
+		return err
+	}
+	r.loadEnd = harness.LoadAvg()
+	r.print(os.Stdout)
+	return nil
+}
+
+// phaseConverge creates the fleet with the manager running and waits until all of it is Ready and the manager idle.
+func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Manager, r *report) error {
+	harness.Logf("manager started (pid %d); creating %d Runtimes and %d GardenerClusters", m.PID(), c.runtimes, c.extra)
+	gardenCPU := harness.SelfCPU()
+	start := time.Now()
+	if err := w.createRuntimes(ctx); err != nil {
+		return err
+	}
+	r.created = time.Since(start)
+	stopSampling := harness.SampleMemory(ctx, m, time.Second)
+	defer func() { r.convergePeaks = stopSampling() }()
+	var p progress
+	want, halfway := 2*c.runtimes+c.extra, false
+	err := testenv.Poll(ctx, c.timeout, 3*time.Second, "converging (Ready Runtimes + Ready GardenerClusters)", harness.Reaches(func() (int, error) {
+		var err error
+		p, err = w.progress(ctx)
+		ready := p.runtimesReady + p.clustersReady
+		if err == nil && !halfway && ready >= want/2 {
+			// The peak RSS is reached while the fleet converges, not when it is idle: what is live then.
+			halfway = true
+			err = writeHeapProfile(ctx, m, c.workDir, "heap-halfway.pb.gz")
+		}
+		return ready, err
+	}, want), harness.ProgressLog)
+	if err != nil {
+		return fmt.Errorf("%w (runtime states %v)", err, p.runtimeStates)
+	}
+	r.converged = time.Since(start)
+	harness.Logf("converged in %s; waiting until the manager is idle", r.converged.Round(time.Second))
+	counters, idleAt, err := waitIdle(ctx, m, w, 2*c.runtimes+c.extra, c.quiet, c.timeout)
+	if err != nil {
+		return err
+	}
+	r.first = phaseResult{counters: counters, busy: idleAt.Sub(start), progress: p, load: harness.LoadAvg()}
+	if r.first.peakRSS, err = m.PeakRSS(); err != nil {
+		return err
+	}
+	if r.first.cpu, err = m.CPUTime(); err != nil {
+		return err
+	}
+	r.gardenCPU = harness.SelfCPU() - gardenCPU
+	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
+}
+
+// writeHeapProfile keeps the idle manager's heap profile next to its log: what the peak RSS is made of.
+func writeHeapProfile(ctx context.Context, m *harness.Manager, dir, name string) error {
+	path := filepath.Join(dir, name)
+	if err := m.HeapProfile(ctx, path); err != nil {
+		return err
+	}
+	harness.Logf("heap profile: %s (go tool pprof -sample_index=inuse_space -top %s)", path, path)
+	return nil
+}
+
+// phaseSteady measures the idle manager, then the gardenlet reporting on a share of the shoots a minute.
+func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manager, r *report) error {
+	s := &r.steady
+	harness.Logf("steady state: %s idle baseline, then %.0f%% of the shoots a minute for %s", c.idleWindow, 100*c.touchPerMinute, c.steady)
+	cpu0, err := m.CPUTime()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(c.idleWindow):
+	}
+	cpu1, err := m.CPUTime()
+	if err != nil {
+		return err
+	}
+	s.idleCPU = cpu1 - cpu0
+	before, err := readCounters(ctx, m, w)
+	if err != nil {
+		return err
+	}
+	s.events = max(1, int(c.touchPerMinute*float64(c.runtimes)*c.steady.Minutes()+0.5))
+	interval := c.steady / time.Duration(s.events)
+	start := time.Now()
+	for k := range s.events {
+		// A stride through the Runtimes' shoots: each event is about another shoot.
+		if err := w.touchShoot(ctx, keb.ShootName((k*7919)%c.runtimes), time.Now()); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(start.Add(time.Duration(k+1) * interval))):
+		}
+	}
+	after, idleAt, err := waitIdle(ctx, m, w, 0, c.quiet, c.timeout)
+	if err != nil {
+		return err
+	}
+	s.window = idleAt.Sub(start)
+	cpu2, err := m.CPUTime()
+	if err != nil {
+		return err
+	}
+	s.cpu = cpu2 - cpu1
+	s.counters = after.minus(before)
+	s.load = harness.LoadAvg()
+	return nil
+}
+
+// phaseRestart starts a new manager on the converged fleet and waits until it is idle again.
+func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r *report) error {
+	harness.Logf("restarting the manager")
+	m, err := harness.StartManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-2.log"), "runtime", args)
+	if err != nil {
+		return err
+	}
+	defer m.Stop()
+	// Every Runtime and its shoot (reaper), every GardenerCluster, once.
+	counters, idleAt, err := waitIdle(ctx, m, w, 2*c.runtimes+c.runtimes+c.extra, c.quiet, c.timeout)
+	if err != nil {
+		return err
+	}
+	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.Started()), load: harness.LoadAvg()}
+	if r.restart.progress, err = w.progress(ctx); err != nil {
+		return err
+	}
+	if r.restart.peakRSS, err = m.PeakRSS(); err != nil {
+		return err
+	}
+	if r.restart.cpu, err = m.CPUTime(); err != nil {
+		return err
+	}
+	return writeHeapProfile(ctx, m, c.workDir, "heap-restarted.pb.gz")
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kyma-project/kim/test/bench/harness"
+)
+
+// phaseResult is what one manager process did until it was idle.
+type phaseResult struct {
+	counters
+	// busy is the time from the phase's start (first object created / process started) to the last change.
+	busy     time.Duration
+	progress progress
+	peakRSS  int64
+	// cpu is the manager process's CPU time (user+system) over its whole life until the end of the phase.
+	cpu  time.Duration
+	load string
+}
+
+// steadyResult is the steady state: events shoot status reports spread over the phase.
+type steadyResult struct {
+	events int
+	// window is from the first event until the manager was idle again; cpu the manager's CPU time in it and
+	// idleCPU in the idle baseline before (of the configured idle window).
+	window, cpu, idleCPU time.Duration
+	counters             counters
+	load                 string
+}
+
+type report struct {
+	cfg                config
+	loadStart, loadEnd string
+	started            time.Time
+	setup              time.Duration
+	created, converged time.Duration
+	first, restart     phaseResult
+	steady             steadyResult
+	// gardenCPU is the CPU time of the harness process during phase 1: mostly the in-process API servers.
+	gardenCPU time.Duration
+	// convergePeaks are the manager's memory peaks while the fleet converged.
+	convergePeaks harness.MemoryPeaks
+}
+
+func (r report) print(out io.Writer) {
+	c := r.cfg
+	p := func(format string, args ...any) { _, _ = fmt.Fprintf(out, format+"\n", args...) }
+	clusters := c.runtimes + c.extra
+	p("")
+	p("== fleet load harness: %d Runtimes, %d GardenerClusters ==", c.runtimes, clusters)
+	p("machine: %d CPUs, %s memory; load average (1/5/15 min) at start %s, at end %s", runtime.NumCPU(), harness.MemTotal(), r.loadStart, r.loadEnd)
+	p("manager: all controllers, --gardener-qps=%g --gardener-burst=%d, leader election off, metrics scraped over HTTP, environment %v",
+		c.gardenerQPS, c.gardenerBurst, harness.ManagerEnv)
+	p("garden: gardener-apiserver in-process, simulated gardenlet (create %s), one shared runtime API server; 4 pooled RSA keys for admin kubeconfigs",
+		c.createDuration)
+	p("setup (not measured): %d shoots without a Runtime created in %s", c.extra, r.setup.Round(time.Second))
+	p("")
+	p("phase 1: %d Runtimes (plan mix trial/aws/azure/gcp) and %d extra GardenerClusters created by %d parallel clients", c.runtimes, c.extra, 16)
+	p("  created in                           %s", r.created.Round(time.Millisecond))
+	p("  time to converge                     %s   (until %d/%d Runtimes and %d/%d GardenerClusters Ready)",
+		r.converged.Round(time.Second), r.first.progress.runtimesReady, c.runtimes, r.first.progress.clustersReady, clusters)
+	p("  idle after                           %s   (load average then %s)", r.first.busy.Round(time.Second), r.first.load)
+	r.first.printCounters(p, c.runtimes)
+	p("  manager peak RSS (VmHWM)             %s; Go heap in use when idle %s", harness.MiB(r.first.peakRSS), harness.MiB(int64(r.first.heapInuse)))
+	cp := r.convergePeaks
+	p("  while converging (%d samples, 1 s)   RSS up to %s, heap in use up to %s, GC goal up to %s (live heap <= half of it)",
+		cp.Samples, harness.MiB(cp.RSS), harness.MiB(int64(cp.HeapInuse)), harness.MiB(int64(cp.GCGoal)))
+	p("  CPU time                             manager %s; harness process (in-process API servers, gardenlet) %s",
+		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
+	p("")
+	s := r.steady
+	idleRate := s.idleCPU.Seconds() / c.idleWindow.Seconds()
+	net := s.cpu.Seconds() - idleRate*s.window.Seconds()
+	p("steady state: %d shoot status events over %s (%.0f%% of the Runtimes' shoots a minute); load average at end %s", s.events,
+		s.window.Round(time.Second), 100*c.touchPerMinute, s.load)
+	p("  manager CPU                          idle %.3f s/s; in the window %s; per shoot event %.1f ms (net of idle)",
+		idleRate, s.cpu.Round(10*time.Millisecond), 1000*net/float64(s.events))
+	p("  reconciles                           %s", join(s.counters.reconciles))
+	p("  requests                             Gardener %s; KCP %s", join(s.counters.garden), join(s.counters.kcp))
+	p("")
+	rs := r.restart
+	p("restart: idle after %.1f s, Gardener writes: %.0f, Gardener requests: %s, KCP requests: %s, reconciles: %s, peak RSS %s, heap in use %s, CPU %.1f s, load %s",
+		rs.busy.Seconds(), rs.gardenWrites(), orNone(join(rs.garden)), orNone(join(rs.kcp)), join(rs.reconciles), harness.MiB(rs.peakRSS),
+		harness.MiB(int64(rs.heapInuse)),
+		rs.cpu.Seconds(), rs.load)
+	p("")
+	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
+}
+
+func (f phaseResult) printCounters(p func(string, ...any), runtimes int) {
+	p("  reconciles                           %s; errors %s", join(f.reconciles), orNone(join(f.errors)))
+	p("  Gardener requests                    %.0f (%.1f per Runtime): %s", total(f.garden), total(f.garden)/float64(runtimes), join(f.garden))
+	p("  KCP requests                         %.0f: %s", total(f.kcp), join(f.kcp))
+}
+
+// join prints a map as "k v, ..." sorted by key, values rounded.
+func join(m map[string]float64) string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		if v != 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
