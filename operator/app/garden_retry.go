@@ -35,7 +35,7 @@ func retryTransient[T any](backoff []time.Duration, build func() (T, error)) (T,
 			}
 			return v, err
 		}
-		ctrl.Log.WithName("setup").Info("Gardener not available, retrying", "error", err.Error(), "in", backoff[attempt].String())
+		ctrl.Log.WithName("setup").Error(err, "Gardener not available, retrying", "in", backoff[attempt].String())
 		time.Sleep(backoff[attempt])
 	}
 }

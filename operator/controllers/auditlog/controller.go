@@ -78,7 +78,7 @@ func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
 func tenantsOf(ctx context.Context, al *setup.AuditLogPorts, runtimeID string) []reconcile.Request {
 	tenants, err := al.Pool.List(ctx, ports.ReadCached)
 	if err != nil {
-		ctrl.LoggerFrom(ctx).Info("cannot map runtime to audit log tenants", "runtimeID", runtimeID, "error", err.Error())
+		ctrl.LoggerFrom(ctx).Error(err, "cannot map runtime to audit log tenants", "runtimeID", runtimeID)
 		return nil
 	}
 	var out []reconcile.Request

@@ -92,7 +92,7 @@ func (h *hooks) result(ctx context.Context, key client.ObjectKey, o outcome) ske
 	}
 	log := ctrl.LoggerFrom(ctx)
 	if o.err != nil {
-		log.Info("registry cache sync failed", "outcome", res.Outcome, "error", o.err.Error())
+		log.Error(o.err, "registry cache sync failed", "outcome", res.Outcome)
 		out.Retry = fmt.Errorf("registry cache sync of runtime %s: %w", key.Name, o.err)
 		return out
 	}

@@ -194,7 +194,7 @@ func (l *Listener) handle(r *http.Request) (outcome string, code int, msg string
 		return EventCoalesced, http.StatusOK, ""
 	}
 	if err := l.Enqueue(r.Context(), ns, runtimeID); err != nil {
-		logf.FromContext(r.Context()).Info("registry cache watcher event not queued", "runtimeID", runtimeID, "error", err.Error())
+		logf.FromContext(r.Context()).Error(err, "registry cache watcher event not queued", "runtimeID", runtimeID)
 		return EventUnavailable, http.StatusServiceUnavailable, "cannot queue the sync"
 	}
 	logf.FromContext(r.Context()).V(1).Info("registry cache watcher event", "runtimeID", runtimeID,

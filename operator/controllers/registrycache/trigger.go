@@ -81,7 +81,7 @@ func (s *sweeper) NeedLeaderElection() bool { return true }
 func (s *sweeper) Start(ctx context.Context) error {
 	for {
 		if err := s.sweep(ctx); err != nil {
-			logf.FromContext(ctx).Info("registry cache sweep failed", "error", err.Error())
+			logf.FromContext(ctx).Error(err, "registry cache sweep failed")
 		}
 		select {
 		case <-ctx.Done():

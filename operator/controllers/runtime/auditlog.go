@@ -51,7 +51,7 @@ func addAll(q queue, reqs []reconcile.Request) {
 func waitingForAuditLog(ctx context.Context, kcp client.Reader) []reconcile.Request {
 	var list imv1.RuntimeList
 	if err := kcp.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Info("cannot list runtimes waiting for an audit log tenant", "error", err.Error())
+		ctrl.LoggerFrom(ctx).Error(err, "cannot list runtimes waiting for an audit log tenant")
 		return nil
 	}
 	var out []reconcile.Request

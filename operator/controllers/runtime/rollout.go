@@ -48,8 +48,8 @@ func (t *rolloutTracker) Start(ctx context.Context) error {
 func (t *rolloutTracker) refresh(ctx context.Context) {
 	res, err := t.rollout.Refresh(ctx, t.clock.Now())
 	if err != nil {
-		ctrl.LoggerFrom(ctx).WithName("bootstrap-rollout").Info("cannot follow the rollout of the bootstrap manifests; trying again",
-			"error", err.Error(), "after", t.interval.String())
+		ctrl.LoggerFrom(ctx).WithName("bootstrap-rollout").Error(err, "cannot follow the rollout of the bootstrap manifests; trying again",
+			"after", t.interval.String())
 		return
 	}
 	t.metrics.setRollout(res.Plan)

@@ -38,7 +38,7 @@ func watchBootstrap(kcp client.Reader, p setup.Ports, b *ctrl.Builder) *ctrl.Bui
 func allRuntimes(ctx context.Context, kcp client.Reader) []reconcile.Request {
 	var list imv1.RuntimeList
 	if err := kcp.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Info("cannot list runtimes for the bootstrap manifests change", "error", err.Error())
+		ctrl.LoggerFrom(ctx).Error(err, "cannot list runtimes for the bootstrap manifests change")
 		return nil
 	}
 	out := make([]reconcile.Request, 0, len(list.Items))

@@ -56,7 +56,7 @@ func shootToRuntimes(kcp client.Reader, namespaces []string, owner func(labels, 
 		for _, ns := range namespaces {
 			var list imv1.RuntimeList
 			if err := kcp.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{indexShootName: s.Name}); err != nil {
-				ctrl.LoggerFrom(ctx).Info("cannot map shoot to runtimes", "shoot", s.Name, "error", err.Error())
+				ctrl.LoggerFrom(ctx).Error(err, "cannot map shoot to runtimes", "shoot", s.Name)
 				continue
 			}
 			for i := range list.Items {
@@ -91,7 +91,7 @@ func configMapChanged() predicate.TypedPredicate[*corev1.ConfigMap] {
 func runtimesNeedingAddresses(ctx context.Context, kcp client.Reader, cfg shoot.Config) []reconcile.Request {
 	var list imv1.RuntimeList
 	if err := kcp.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Info("cannot list runtimes for the control plane addresses change", "error", err.Error())
+		ctrl.LoggerFrom(ctx).Error(err, "cannot list runtimes for the control plane addresses change")
 		return nil
 	}
 	var out []reconcile.Request
