@@ -3,6 +3,7 @@ package docscheck
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"regexp"
 	"sort"
@@ -24,6 +25,10 @@ func TestDocumentedMetricsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	values, err := StringLiterals(root, "operator", "adapters", "core", "internal")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tables := 0
 	for _, d := range userDocs(t) {
 		for _, s := range append(append([]Snippet{}, d.Code...), d.Prose...) {
@@ -42,6 +47,9 @@ func TestDocumentedMetricsExist(t *testing.T) {
 					if l != nil && !setContains(labels, l[1]) {
 						t.Errorf("%s:%d: %s has no label %s (labels: %v)", d.Path, s.Line, m[1], l[1], labels)
 					}
+					if bad := unknownLabelValue(strings.TrimSpace(part), values); bad != "" {
+						t.Errorf("%s:%d: %s: the code never sets %s", d.Path, s.Line, m[1], bad)
+					}
 				}
 			}
 			for _, m := range foreignMetric.FindAllStringSubmatch(s.Text, -1) {
@@ -55,6 +63,24 @@ func TestDocumentedMetricsExist(t *testing.T) {
 	if tables == 0 {
 		t.Error("no metrics table found in docs/; the table check proves nothing")
 	}
+}
+
+// freeFormLabels have values from the landscape (identities, addresses) or from Prometheus (histogram buckets), not
+// from the code.
+var freeFormLabels = map[string]bool{"runtime_id": true, "shoot_name": true, "url": true, "le": true, "instance": true,
+	"job": true, "namespace": true, "pod": true}
+
+// labelMatcher is one matcher of a selector: name, operator, quoted value.
+var labelMatcher = regexp.MustCompile(`^([a-zA-Z_][a-zA-Z0-9_]*)\s*(=|!=|=~|!~)\s*"([^"]*)"$`)
+
+// unknownLabelValue returns `label="value"` when a documented equality matcher names a value of an enumerated label
+// that no string literal of the code has (a typo or a renamed reason); "" otherwise. Regex matchers are not judged.
+func unknownLabelValue(matcher string, values map[string]bool) string {
+	m := labelMatcher.FindStringSubmatch(matcher)
+	if m == nil || freeFormLabels[m[1]] || (m[2] != "=" && m[2] != "!=") || values[m[3]] {
+		return ""
+	}
+	return fmt.Sprintf("%s%s%q", m[1], m[2], m[3])
 }
 
 func setContains(list []string, s string) bool {
@@ -213,6 +239,21 @@ func TestCheckersCatchStaleDocs(t *testing.T) {
 	}
 	if hasPath(reflect.TypeOf(config.OperatorConfig{}), []string{"gardener", "projekt"}) {
 		t.Error("a misspelt configuration key resolved")
+	}
+	values, err := StringLiterals(root, "operator", "adapters", "core", "internal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for matcher, want := range map[string]string{
+		`state="Faild"`:     `state="Faild"`, // a typo
+		`outcome!="sucess"`: `outcome!="sucess"`,
+		`state="Failed"`:    "", // a value the code sets
+		`runtime_id="rt-1"`: "", // free-form
+		`reason=~"Shoot.*"`: "", // regex matchers are not judged
+	} {
+		if got := unknownLabelValue(matcher, values); got != want {
+			t.Errorf("%s: %q, want %q", matcher, got, want)
+		}
 	}
 }
 

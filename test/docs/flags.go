@@ -68,3 +68,34 @@ func DefinedFlags(root, dir string) (map[string]bool, error) {
 	})
 	return out, err
 }
+
+// StringLiterals returns every string literal of the non-test Go files below dirs (relative to the repository): the
+// values the code can put into a metric label come from them (constants, or literals at the call).
+func StringLiterals(root string, dirs ...string) (map[string]bool, error) {
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			file, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				return fmt.Errorf("parse %s: %w", path, err)
+			}
+			ast.Inspect(file, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if v, err := strconv.Unquote(lit.Value); err == nil {
+						out[v] = true
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
