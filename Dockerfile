@@ -1,6 +1,8 @@
 # The manager image (and the end-to-end probe's): static binaries on distroless (no shell, no package manager), running as the nonroot user.
 # Build: make docker-build IMG=<registry>/infrastructure-manager:<version> (passes VERSION and GIT_COMMIT).
-FROM golang:1.26 AS build
+# Base images are pinned by digest (the tag names the line Dependabot follows; it updates the digest). The digests
+# were read from public repositories pinning the same tags (no registry is reachable where this was written).
+FROM golang:1.26@sha256:b54cbf583d390341599d7bcbc062425c081105cc5ef6d170ced98ef9d047c716 AS build
 WORKDIR /workspace
 # Dependencies first, so source changes reuse the module cache layer. The API is a module of its own that the root
 # module replaces with ./operator/api, so its go.mod must be there before the download.
@@ -25,7 +27,7 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buil
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags="-s -w" \
     -o /out/probe ./operator/cmd/probe
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 COPY --from=build /out/manager /manager
 # The end-to-end probe of config/probe runs the same image with command /probe.
 COPY --from=build /out/probe /probe
