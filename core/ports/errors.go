@@ -29,9 +29,6 @@ var (
 	ErrAdoptionReviewRequired = errors.New("changes to an adopted shoot await review")
 	// ErrSecretNotFound: the kubeconfig Secret does not exist.
 	ErrSecretNotFound = errors.New("kubeconfig secret not found")
-	// ErrSecretNotOwned: the Secret exists but was not written for the GardenerCluster acting on it; the operator
-	// neither overwrites nor deletes it.
-	ErrSecretNotOwned = errors.New("secret not owned by this GardenerCluster")
 	// ErrRuntimeUnreachable: the runtime's API server cannot be reached with its kubeconfig (Secret missing, server
 	// not answering, credentials not yet valid). Retrying later helps.
 	ErrRuntimeUnreachable = errors.New("runtime API server unreachable")

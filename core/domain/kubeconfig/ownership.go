@@ -10,9 +10,10 @@ import (
 var (
 	// ErrSecretOtherNamespace: the GardenerCluster names a Secret outside its own namespace.
 	ErrSecretOtherNamespace = errors.New("the kubeconfig Secret must be in the GardenerCluster's own namespace")
-	// ErrSecretNotOwned: the Secret exists and belongs to someone else (another GardenerCluster, or is not a
-	// kubeconfig Secret of this runtime at all).
-	ErrSecretNotOwned = errors.New("the Secret exists and does not belong to this GardenerCluster")
+	// ErrSecretNotOwned: the Secret exists and belongs to someone else (another GardenerCluster or
+	// ServiceAccountKubeconfig, or it is not a Secret the operator wrote for the resource acting on it). The
+	// operator neither overwrites nor deletes it. The wrapping error names the Secret and its owner.
+	ErrSecretNotOwned = errors.New("the Secret exists and does not belong to the resource acting on it")
 	// ErrSecretName: the GardenerCluster names an absent Secret other than kubeconfig-<its name>. It may create
 	// only its own runtime's kubeconfig Secret; a Secret of another name works only while it exists and was written
 	// for it (or is its legacy Secret).

@@ -3,7 +3,6 @@ package sakubeconfig
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -64,8 +63,9 @@ func SecretAnnotations(owner Owner, in Issued) map[string]string {
 }
 
 // ErrSecretNotOwned: the Secret a request names exists and was not written for it (an admin kubeconfig, another
-// request's, anything else). The operator neither overwrites nor deletes it.
-var ErrSecretNotOwned = errors.New("the Secret exists and does not belong to this ServiceAccountKubeconfig")
+// request's, anything else). The operator neither overwrites nor deletes it. It is the one error of that meaning,
+// shared with GardenerClusters' kubeconfig Secrets.
+var ErrSecretNotOwned = kubeconfig.ErrSecretNotOwned
 
 // SecretVerdict says what the request may do with the Secret it names.
 type SecretVerdict int
