@@ -134,9 +134,9 @@ func (u *IdentityKubeconfigs) Reconcile(ctx context.Context, req sakubeconfig.Re
 	}
 	d := o.decision
 	if !d.Issue {
-		res.Ready, res.Reason, res.ExpiresAt = true, ReasonRulesApplied, d.ExpiresAt
+		res.Ready, res.Reason, res.ExpiresAt = true, sakubeconfig.ReasonRulesApplied, d.ExpiresAt
 		res.Message = fmt.Sprintf("rules applied to ServiceAccount %s in runtime %s; %s", req.ServiceAccount, req.RuntimeID, d.Detail)
-		res.Events = append(res.Events, Event{Reason: ReasonRulesApplied, Message: res.Message})
+		res.Events = append(res.Events, Event{Reason: sakubeconfig.ReasonRulesApplied, Message: res.Message})
 		res.RequeueAfter = u.requeue(req, d.RotateAt, now)
 		return res, nil
 	}
@@ -164,7 +164,7 @@ func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Reque
 	var err error
 	o.sec, err = u.observe(ctx, req, mode)
 	if errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
-		return nil, IdentityResult{Reason: ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
+		return nil, IdentityResult{Reason: sakubeconfig.ReasonSecretNotOwned, Message: err.Error(), Observed: true, RequeueAfter: identityWaitClash}, nil
 	}
 	if err != nil {
 		return nil, IdentityResult{}, err
@@ -176,7 +176,7 @@ func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Reque
 		return nil, IdentityResult{}, err
 	}
 	if o.policy, err = kubeconfig.NewPolicy(req.Validity, u.RotationFraction); err != nil {
-		return nil, IdentityResult{Reason: ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
+		return nil, IdentityResult{Reason: sakubeconfig.ReasonInvalidRequest, Message: err.Error(), Observed: true}, nil
 	}
 	d := sakubeconfig.Rotation(o.policy, now, req.Owner, o.sec.rec, req.Force, o.endpoint)
 	o.decision = d
@@ -185,7 +185,7 @@ func (u *IdentityKubeconfigs) decide(ctx context.Context, req sakubeconfig.Reque
 			o.recheckRole = true
 			return o, IdentityResult{}, nil
 		}
-		return nil, IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+		return nil, IdentityResult{Ready: true, Reason: sakubeconfig.ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
 			RequeueAfter: u.requeue(req, d.RotateAt, now)}, nil
 	}
 	return o, IdentityResult{}, nil
@@ -197,17 +197,17 @@ func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) 
 	case err == nil:
 		return IdentityResult{}, false
 	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
-		return IdentityResult{Reason: ReasonWaitingForRuntime, RequeueAfter: identityWaitRuntime,
+		return IdentityResult{Reason: sakubeconfig.ReasonWaitingForRuntime, RequeueAfter: identityWaitRuntime,
 			Message: fmt.Sprintf("waiting for the admin kubeconfig of runtime %s: Secret %s/kubeconfig-%s does not hold one yet (the GardenerCluster of the runtime writes it once the cluster is ready)",
 				req.RuntimeID, req.Owner.Namespace, req.RuntimeID)}, true
 	case errors.Is(err, ports.ErrRuntimeUnreachable):
-		return IdentityResult{Reason: ReasonRuntimeUnreachable, RequeueAfter: identityWaitRuntime,
+		return IdentityResult{Reason: sakubeconfig.ReasonRuntimeUnreachable, RequeueAfter: identityWaitRuntime,
 			Message: fmt.Sprintf("runtime %s did not answer: %v", req.RuntimeID, err)}, true
 	case errors.Is(err, ports.ErrRuntimeObjectNotOwned):
-		return IdentityResult{Reason: ReasonObjectNotOwned, Observed: true, RequeueAfter: identityWaitClash,
+		return IdentityResult{Reason: sakubeconfig.ReasonObjectNotOwned, Observed: true, RequeueAfter: identityWaitClash,
 			Message: fmt.Sprintf("%v: delete or rename it in runtime %s, or choose another ServiceAccount", err, req.RuntimeID)}, true
 	case errors.Is(err, ports.ErrClusterRoleNotFound):
-		return IdentityResult{Reason: ReasonClusterRoleNotFound, RequeueAfter: identityWaitRole,
+		return IdentityResult{Reason: sakubeconfig.ReasonClusterRoleNotFound, RequeueAfter: identityWaitRole,
 			Message: fmt.Sprintf("runtime %s has no ClusterRole %s: %v", req.RuntimeID, req.ClusterRole.Name, err)}, true
 	}
 	return IdentityResult{}, false
@@ -227,7 +227,7 @@ func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Reques
 	if res, done := runtimeProblem(req, err); done {
 		return res, nil
 	} else if err != nil {
-		return IdentityResult{Reason: ReasonApplyFailed, Message: fmt.Sprintf("applying the runtime objects failed: %v", err)},
+		return IdentityResult{Reason: sakubeconfig.ReasonApplyFailed, Message: fmt.Sprintf("applying the runtime objects failed: %v", err)},
 			fmt.Errorf("apply runtime objects of %s: %w", req.Owner, err)
 	}
 	return IdentityResult{Observed: true, Objects: objs.Refs(), ObjectsChanged: true}, nil
@@ -240,7 +240,7 @@ func (u *IdentityKubeconfigs) checkRole(ctx context.Context, req sakubeconfig.Re
 	if res, done := runtimeProblem(req, err); done {
 		return res, true, nil
 	} else if err != nil {
-		return IdentityResult{Reason: ReasonApplyFailed, Message: err.Error()}, true, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
+		return IdentityResult{Reason: sakubeconfig.ReasonApplyFailed, Message: err.Error()}, true, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
 	}
 	if err := u.Access.CheckClusterRole(req, role); err != nil {
 		u.roleChecks.Delete(req.Owner)
@@ -262,7 +262,7 @@ func (u *IdentityKubeconfigs) recheckRole(ctx context.Context, req sakubeconfig.
 		return res, err
 	}
 	d := o.decision
-	return IdentityResult{Ready: true, Reason: ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
+	return IdentityResult{Ready: true, Reason: sakubeconfig.ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
 		RequeueAfter: u.requeue(req, d.RotateAt, now)}, nil
 }
 

@@ -56,15 +56,15 @@ func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Reque
 	out.Release = true
 	if d.LeftBehind && !st.Held && cleanup == sakubeconfig.CleanupNoAccess {
 		out.Message = "the runtime's admin kubeconfig is gone and the request held nothing there"
-		out.Events = append(out.Events, Event{Reason: EventRuntimeObjectsRemoved,
+		out.Events = append(out.Events, Event{Reason: sakubeconfig.EventRuntimeObjectsRemoved,
 			Message: fmt.Sprintf("ServiceAccount %s was never created in runtime %s; Secret %s deleted", req.ServiceAccount, req.RuntimeID, req.SecretName)})
 		return out, nil
 	}
 	if d.LeftBehind {
-		out.Events = append(out.Events, Event{Warning: true, Reason: EventRuntimeObjectsLeftBehind,
+		out.Events = append(out.Events, Event{Warning: true, Reason: sakubeconfig.EventRuntimeObjectsLeftBehind,
 			Message: fmt.Sprintf("ServiceAccount %s in runtime %s: %s; Secret %s deleted", req.ServiceAccount, req.RuntimeID, out.Message, req.SecretName)})
 	} else {
-		out.Events = append(out.Events, Event{Reason: EventRuntimeObjectsRemoved,
+		out.Events = append(out.Events, Event{Reason: sakubeconfig.EventRuntimeObjectsRemoved,
 			Message: fmt.Sprintf("ServiceAccount %s, its roles and bindings removed from runtime %s; Secret %s deleted", req.ServiceAccount, req.RuntimeID, req.SecretName)})
 	}
 	return out, nil

@@ -19,8 +19,8 @@ func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Reques
 		r.Objects, r.ObjectsChanged, r.Observed = res.Objects, true, true
 		return r, nil
 	} else if err != nil {
-		res.Reason, res.Message = ReasonTokenRequestFailed, fmt.Sprintf("the runtime refused the TokenRequest for %s: %v", req.ServiceAccount, err)
-		res.Events = append(res.Events, Event{Warning: true, Reason: ReasonTokenRequestFailed, Message: res.Message})
+		res.Reason, res.Message = sakubeconfig.ReasonTokenRequestFailed, fmt.Sprintf("the runtime refused the TokenRequest for %s: %v", req.ServiceAccount, err)
+		res.Events = append(res.Events, Event{Warning: true, Reason: sakubeconfig.ReasonTokenRequestFailed, Message: res.Message})
 		return res, fmt.Errorf("token for %s: %w", req.ServiceAccount, err)
 	}
 	issued := sakubeconfig.Issued{RuntimeID: req.RuntimeID, ServiceAccount: req.ServiceAccount, Endpoint: ep, IssuedAt: now, ExpiresAt: tok.ExpiresAt}
@@ -28,17 +28,17 @@ func (u *IdentityKubeconfigs) issue(ctx context.Context, req sakubeconfig.Reques
 		Annotations: sakubeconfig.SecretAnnotations(req.Owner, issued),
 		Kubeconfig:  sakubeconfig.Render(ep, req.RuntimeID, req.ServiceAccount, tok.Token)}
 	if err := u.write(ctx, req, o.sec, s); errors.Is(err, sakubeconfig.ErrSecretNotOwned) {
-		res.Reason, res.Message, res.RequeueAfter = ReasonSecretNotOwned, err.Error(), identityWaitClash
+		res.Reason, res.Message, res.RequeueAfter = sakubeconfig.ReasonSecretNotOwned, err.Error(), identityWaitClash
 		return res, nil
 	} else if err != nil {
-		res.Reason, res.Message = ReasonSecretWriteFailed, fmt.Sprintf("writing the kubeconfig to Secret %s failed: %v", s.Ref, err)
-		res.Events = append(res.Events, Event{Warning: true, Reason: ReasonSecretWriteFailed, Message: res.Message})
+		res.Reason, res.Message = sakubeconfig.ReasonSecretWriteFailed, fmt.Sprintf("writing the kubeconfig to Secret %s failed: %v", s.Ref, err)
+		res.Events = append(res.Events, Event{Warning: true, Reason: sakubeconfig.ReasonSecretWriteFailed, Message: res.Message})
 		return res, fmt.Errorf("write kubeconfig secret: %w", err)
 	}
-	res.Ready, res.Reason, res.ExpiresAt, res.ClearForce = true, ReasonKubeconfigIssued, tok.ExpiresAt, req.Force
+	res.Ready, res.Reason, res.ExpiresAt, res.ClearForce = true, sakubeconfig.ReasonKubeconfigIssued, tok.ExpiresAt, req.Force
 	verb := "issued"
 	if d.Trigger.Rotation() {
-		res.Reason, verb = ReasonKubeconfigRotated, "rotated"
+		res.Reason, verb = sakubeconfig.ReasonKubeconfigRotated, "rotated"
 	}
 	res.Message = fmt.Sprintf("kubeconfig of %s in runtime %s %s (%s) into Secret %s, valid until %s", req.ServiceAccount, req.RuntimeID,
 		verb, d.Trigger, s.Ref.Name, kubeconfig.FormatTime(tok.ExpiresAt))
@@ -67,9 +67,9 @@ func (u *IdentityKubeconfigs) write(ctx context.Context, req sakubeconfig.Reques
 // refuse records a refusal. A request that held something (its policy or the landscape's changed since) loses it:
 // a refused request keeps no permissions in the runtime and no kubeconfig.
 func (u *IdentityKubeconfigs) refuse(ctx context.Context, req sakubeconfig.Request, st IdentityState, refusal error) (IdentityResult, error) {
-	res := IdentityResult{Reason: ReasonEscalationRefused, Message: refusal.Error(), Observed: true}
+	res := IdentityResult{Reason: sakubeconfig.ReasonEscalationRefused, Message: refusal.Error(), Observed: true}
 	if errors.Is(refusal, sakubeconfig.ErrInvalid) {
-		res.Reason = ReasonInvalidRequest
+		res.Reason = sakubeconfig.ReasonInvalidRequest
 	}
 	res.Events = []Event{{Warning: true, Reason: res.Reason, Message: res.Message}}
 	sec, err := u.observe(ctx, req, ports.ReadCached)
@@ -92,7 +92,7 @@ func (u *IdentityKubeconfigs) refuse(ctx context.Context, req sakubeconfig.Reque
 		}
 	}
 	res.Objects, res.ObjectsChanged = []sakubeconfig.ObjectRef{}, true
-	res.Events = append(res.Events, Event{Warning: true, Reason: EventAccessRevoked,
+	res.Events = append(res.Events, Event{Warning: true, Reason: sakubeconfig.EventAccessRevoked,
 		Message: fmt.Sprintf("ServiceAccount %s, its roles and bindings were removed from runtime %s and Secret %s deleted: the request is refused",
 			req.ServiceAccount, req.RuntimeID, req.SecretName)})
 	return res, nil

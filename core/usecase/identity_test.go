@@ -124,7 +124,7 @@ func wantReason(t *testing.T, res usecase.IdentityResult, reason string) {
 func TestIdentityIssuesOnceAndCallsNothingUntilDue(t *testing.T) {
 	w := newIdentityWorld(t, 10*time.Minute)
 	res := w.reconcile()
-	wantReason(t, res, usecase.ReasonKubeconfigIssued)
+	wantReason(t, res, sakubeconfig.ReasonKubeconfigIssued)
 	if !res.Ready || !res.Observed || len(res.Objects) != 3 || !res.ExpiresAt.Equal(identityStart.Add(10*time.Minute)) {
 		t.Errorf("result %+v", res)
 	}
@@ -142,7 +142,7 @@ func TestIdentityIssuesOnceAndCallsNothingUntilDue(t *testing.T) {
 	requests := w.ids.Requests()
 	for range 5 {
 		w.clock.Step(time.Minute)
-		wantReason(t, w.reconcile(), usecase.ReasonKubeconfigValid)
+		wantReason(t, w.reconcile(), sakubeconfig.ReasonKubeconfigValid)
 	}
 	if n := w.ids.Requests() - requests; n != 0 {
 		t.Errorf("%d requests to the runtime while the token was not due, want 0", n)
@@ -151,14 +151,14 @@ func TestIdentityIssuesOnceAndCallsNothingUntilDue(t *testing.T) {
 
 func TestIdentityRestartMakesNoRuntimeCalls(t *testing.T) {
 	w := newIdentityWorld(t, 24*time.Hour)
-	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigIssued)
+	wantReason(t, w.reconcile(), sakubeconfig.ReasonKubeconfigIssued)
 	tokens, requests := w.ids.TokenRequests(), w.ids.Requests()
 	// A restarted operator: a new use case on the same runtime, Secrets and status, and a cache that starts empty
 	// of nothing but our own writes.
 	w.uc = &usecase.IdentityKubeconfigs{Runtimes: w.ids, Secrets: w.store, RotationFraction: 0.6}
 	w.clock.Step(3 * time.Hour)
 	for range 3 {
-		wantReason(t, w.reconcile(), usecase.ReasonKubeconfigValid)
+		wantReason(t, w.reconcile(), sakubeconfig.ReasonKubeconfigValid)
 	}
 	if dt, dr := w.ids.TokenRequests()-tokens, w.ids.Requests()-requests; dt != 0 || dr != 0 {
 		t.Errorf("restart: %d TokenRequests and %d runtime requests for a token not due, want 0 and 0", dt, dr)
@@ -176,7 +176,7 @@ func TestIdentityRotationHasNoGap(t *testing.T) {
 		w.clock.Set(now)
 		if !now.Before(next) {
 			res := w.reconcile()
-			if res.Reason == usecase.ReasonKubeconfigRotated {
+			if res.Reason == sakubeconfig.ReasonKubeconfigRotated {
 				rotations++
 			}
 			next = now.Add(res.RequeueAfter)
@@ -204,14 +204,14 @@ func TestIdentityForcedRotation(t *testing.T) {
 	first := w.token()
 	w.req.Force = true
 	res := w.reconcile()
-	wantReason(t, res, usecase.ReasonKubeconfigRotated)
+	wantReason(t, res, sakubeconfig.ReasonKubeconfigRotated)
 	if !res.ClearForce || w.token() == first || w.ids.TokenRequests() != 2 {
 		t.Errorf("forced rotation: clear %v, new token %v, %d TokenRequests", res.ClearForce, w.token() != first, w.ids.TokenRequests())
 	}
 	// The cache still shows the annotation the last reconcile removed: the live read stops a second rotation.
 	stale := w.req
 	stale.Force = true
-	wantReason(t, w.reconcileSeeing(stale), usecase.ReasonKubeconfigValid)
+	wantReason(t, w.reconcileSeeing(stale), sakubeconfig.ReasonKubeconfigValid)
 	if w.ids.TokenRequests() != 2 {
 		t.Errorf("a stale force annotation issued another token (%d TokenRequests)", w.ids.TokenRequests())
 	}
@@ -225,7 +225,7 @@ func TestIdentityRuleChangesApplyInPlace(t *testing.T) {
 	w.req.Rules = append(w.req.Rules, sakubeconfig.Rule{Namespaces: []string{"istio-system"}, APIGroups: []string{""},
 		Resources: []string{"configmaps"}, Verbs: []string{"get"}})
 	res := w.reconcile()
-	wantReason(t, res, usecase.ReasonRulesApplied)
+	wantReason(t, res, sakubeconfig.ReasonRulesApplied)
 	if w.token() != token || w.ids.TokenRequests() != 1 {
 		t.Errorf("a rule change replaced the kubeconfig (%d TokenRequests)", w.ids.TokenRequests())
 	}
@@ -237,7 +237,7 @@ func TestIdentityRuleChangesApplyInPlace(t *testing.T) {
 		t.Errorf("runtime holds %v, result says %v, want %v", got, res.Objects, want)
 	}
 	requests := w.ids.Requests()
-	wantReason(t, w.reconcile(), usecase.ReasonKubeconfigValid)
+	wantReason(t, w.reconcile(), sakubeconfig.ReasonKubeconfigValid)
 	if w.ids.Requests() != requests {
 		t.Error("the applied generation was applied again")
 	}

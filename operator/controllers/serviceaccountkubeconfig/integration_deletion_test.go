@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/testenv"
 )
@@ -34,7 +34,7 @@ func (sc *scenario) escalationRefused(t *testing.T) {
 	testenv.Eventually(t, time.Minute, "refused", func() (bool, string) {
 		s := w.get(t, secrets.Name)
 		_, desc := ready(s)
-		return readyReason(s) == usecase.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, desc
+		return readyReason(s) == sakubeconfig.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, desc
 	})
 	s := w.get(t, secrets.Name)
 	if msg := readyMessage(s); !strings.HasPrefix(msg, "spec.rules[0]: Secrets and ServiceAccount tokens") || !strings.Contains(msg, `namespace "istio-system", outside`) {
@@ -110,7 +110,7 @@ func (sc *scenario) goneOrHanging(t *testing.T) {
 	}
 	testenv.Eventually(t, time.Minute, "waiting and unreachable", func() (bool, string) {
 		h, g := w.get(t, "hanging"), w.get(t, "gone")
-		return readyReason(h) == usecase.ReasonRuntimeUnreachable && readyReason(g) == usecase.ReasonWaitingForRuntime, readyReason(h) + " " + readyReason(g)
+		return readyReason(h) == sakubeconfig.ReasonRuntimeUnreachable && readyReason(g) == sakubeconfig.ReasonWaitingForRuntime, readyReason(h) + " " + readyReason(g)
 	})
 	started := time.Now()
 	for _, s := range []*imv1.ServiceAccountKubeconfig{hanging, gone} {
@@ -127,10 +127,10 @@ func (sc *scenario) goneOrHanging(t *testing.T) {
 	if took < cleanupTimeout-time.Second {
 		t.Errorf("released after %s, before the cleanup timeout %s: the hanging runtime was not tried", took, cleanupTimeout)
 	}
-	if !w.hasEvent(t, "hanging", usecase.EventRuntimeObjectsLeftBehind) {
+	if !w.hasEvent(t, "hanging", sakubeconfig.EventRuntimeObjectsLeftBehind) {
 		t.Error("a deletion that may have left objects behind did not say so")
 	}
-	if w.hasEvent(t, "gone", usecase.EventRuntimeObjectsLeftBehind) {
+	if w.hasEvent(t, "gone", sakubeconfig.EventRuntimeObjectsLeftBehind) {
 		t.Error("a request that never reached its runtime warned of objects left behind")
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
-	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/test/testenv"
@@ -174,7 +173,7 @@ func (sc *scenario) refusedShapesOnTheRealAuthorizer(t *testing.T) {
 			}
 			testenv.Eventually(t, time.Minute, "refused by the operator", func() (bool, string) {
 				s := w.get(t, obj.Name)
-				return readyReason(s) == usecase.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, readyMessage(s)
+				return readyReason(s) == sakubeconfig.ReasonEscalationRefused && s.Status.ObservedGeneration == s.Generation, readyMessage(s)
 			})
 			s := w.get(t, obj.Name)
 			field := "spec.rules[0]: "
@@ -235,7 +234,7 @@ func (sc *scenario) grownRoleIsRevoked(t *testing.T) {
 	touch(t, w, obj.Name)
 	testenv.Eventually(t, time.Minute, "revoked", func() (bool, string) {
 		s := w.get(t, obj.Name)
-		return readyReason(s) == usecase.ReasonEscalationRefused && len(s.Status.RuntimeObjects) == 0, readyMessage(s)
+		return readyReason(s) == sakubeconfig.ReasonEscalationRefused && len(s.Status.RuntimeObjects) == 0, readyMessage(s)
 	})
 	if msg := readyMessage(w.get(t, obj.Name)); !strings.Contains(msg, "*/token") || !strings.Contains(msg, refusalPhrase[sakubeconfig.CodeCredentialsClusterWide]) {
 		t.Errorf("message %q", msg)

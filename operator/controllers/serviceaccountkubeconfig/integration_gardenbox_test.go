@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
 	"github.com/kyma-project/kim/test/testenv"
@@ -91,7 +91,7 @@ func (sc *scenario) leastPrivilege(t *testing.T) {
 	t.Logf("MEASURE time to Ready (runtime reachable): %s", time.Since(created).Round(time.Millisecond))
 	s := w.get(t, lmName)
 	if s.Status.SecretName != lmSecret || len(s.Status.RuntimeObjects) != 3 || s.Status.ExpiresAt == nil ||
-		readyReason(s) != usecase.ReasonKubeconfigIssued || s.Status.State != imv1.ServiceAccountKubeconfigStateReady {
+		readyReason(s) != sakubeconfig.ReasonKubeconfigIssued || s.Status.State != imv1.ServiceAccountKubeconfigStateReady {
 		t.Errorf("status %+v", s.Status)
 	}
 	if left := time.Until(s.Status.ExpiresAt.Time); left < 9*time.Minute || left > 10*time.Minute {

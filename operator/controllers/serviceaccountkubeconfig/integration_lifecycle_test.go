@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/test/testenv"
@@ -28,7 +28,7 @@ func (sc *scenario) rulesInPlace(t *testing.T) {
 	testenv.Eventually(t, time.Minute, "rules applied", func() (bool, string) {
 		s := w.get(t, lmName)
 		ok, desc := ready(s)
-		return ok && readyReason(s) == usecase.ReasonRulesApplied, desc
+		return ok && readyReason(s) == sakubeconfig.ReasonRulesApplied, desc
 	})
 	after := w.secret(t, lmSecret)
 	if after.ResourceVersion != before.ResourceVersion {
@@ -54,7 +54,7 @@ func (sc *scenario) rotation(t *testing.T) {
 	touch(t, w, lmName)
 	testenv.Eventually(t, time.Minute, "rotated", func() (bool, string) {
 		s := w.get(t, lmName)
-		return issuedAt(w.secret(t, lmSecret)) != issuedAt(first) && readyReason(s) == usecase.ReasonKubeconfigRotated, readyReason(s)
+		return issuedAt(w.secret(t, lmSecret)) != issuedAt(first) && readyReason(s) == sakubeconfig.ReasonKubeconfigRotated, readyReason(s)
 	})
 	rotated := w.secret(t, lmSecret)
 	sc.tokens = append(sc.tokens, tokenOf(t, rotated.Data["config"]))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/test/testenv"
 )
 
@@ -46,7 +46,7 @@ func TestIntegrationRotationInRealTime(t *testing.T) {
 	}
 	reads, failed := r.stop()
 	t.Logf("MEASURE real-time rotation: %d rotations in 14m of 10-minute tokens, %d reads, %d failed", len(rotations), reads, failed)
-	if failed != 0 || len(rotations) < 2 || readyReason(w.get(t, req.Name)) != usecase.ReasonKubeconfigRotated {
+	if failed != 0 || len(rotations) < 2 || readyReason(w.get(t, req.Name)) != sakubeconfig.ReasonKubeconfigRotated {
 		t.Errorf("%d rotations, %d of %d reads failed; want at least 2 rotations and no failed read", len(rotations), failed, reads)
 	}
 }

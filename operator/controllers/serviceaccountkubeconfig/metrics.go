@@ -3,7 +3,7 @@ package serviceaccountkubeconfig
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
@@ -30,8 +30,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"reason"})),
 	}
 	// Start the series alerts watch at zero, so they exist before the first event.
-	for _, r := range []string{usecase.ReasonKubeconfigIssued, usecase.ReasonKubeconfigRotated, usecase.ReasonTokenRequestFailed,
-		usecase.ReasonEscalationRefused, usecase.EventRuntimeObjectsLeftBehind} {
+	for _, r := range []string{sakubeconfig.ReasonKubeconfigIssued, sakubeconfig.ReasonKubeconfigRotated, sakubeconfig.ReasonTokenRequestFailed,
+		sakubeconfig.ReasonEscalationRefused, sakubeconfig.EventRuntimeObjectsLeftBehind} {
 		m.Events.WithLabelValues(r)
 	}
 	return m

@@ -19,7 +19,6 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
-	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
@@ -86,7 +85,7 @@ func TestReconcileMapsTheResultToStatus(t *testing.T) {
 	res := w.reconcile()
 	s := w.get()
 	ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != usecase.ReasonKubeconfigIssued || ready.ObservedGeneration != 1 {
+	if ready == nil || ready.Status != metav1.ConditionTrue || ready.Reason != sakubeconfig.ReasonKubeconfigIssued || ready.ObservedGeneration != 1 {
 		t.Fatalf("Ready condition %+v", ready)
 	}
 	if s.Status.State != imv1.ServiceAccountKubeconfigStateReady || s.Status.ObservedGeneration != 1 || s.Status.SecretName != "lm-kubeconfig" ||
@@ -107,7 +106,7 @@ func TestReconcileMapsTheResultToStatus(t *testing.T) {
 	requests := w.ids.Requests()
 	w.clock.Step(time.Minute)
 	w.reconcile()
-	if r := meta.FindStatusCondition(w.get().Status.Conditions, imv1.ConditionReady); r.Reason != usecase.ReasonKubeconfigIssued || w.ids.Requests() != requests {
+	if r := meta.FindStatusCondition(w.get().Status.Conditions, imv1.ConditionReady); r.Reason != sakubeconfig.ReasonKubeconfigIssued || w.ids.Requests() != requests {
 		t.Errorf("an idle reconcile changed the condition to %s or called the runtime", r.Reason)
 	}
 }
@@ -136,7 +135,7 @@ func TestRefusalAndWaitingStates(t *testing.T) {
 	}
 	got := w.get()
 	ready := meta.FindStatusCondition(got.Status.Conditions, imv1.ConditionReady)
-	if got.Status.State != imv1.ServiceAccountKubeconfigStateError || ready.Reason != usecase.ReasonEscalationRefused ||
+	if got.Status.State != imv1.ServiceAccountKubeconfigStateError || ready.Reason != sakubeconfig.ReasonEscalationRefused ||
 		!strings.HasPrefix(ready.Message, "spec.rules[0]: ") || got.Status.ObservedGeneration != 1 {
 		t.Errorf("refused: state %s, condition %+v", got.Status.State, ready)
 	}

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -35,7 +36,7 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 		return
 	case res.Ready:
 		s.Status.SecretName = s.Spec.SecretName
-		if ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady); res.Reason == usecase.ReasonKubeconfigValid &&
+		if ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady); res.Reason == sakubeconfig.ReasonKubeconfigValid &&
 			ready != nil && ready.Status == metav1.ConditionTrue {
 			// Nothing happened: the condition keeps what last happened (issued, rotated, rules applied).
 			ready.ObservedGeneration = s.Generation
@@ -43,7 +44,7 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 			return
 		}
 		setCondition(s, imv1.ServiceAccountKubeconfigStateReady, metav1.ConditionTrue, res.Reason, res.Message)
-	case res.Reason == usecase.ReasonWaitingForRuntime:
+	case res.Reason == sakubeconfig.ReasonWaitingForRuntime:
 		setCondition(s, imv1.ServiceAccountKubeconfigStatePending, metav1.ConditionFalse, res.Reason, res.Message)
 	default:
 		setCondition(s, imv1.ServiceAccountKubeconfigStateError, metav1.ConditionFalse, res.Reason, res.Message)

@@ -1,4 +1,4 @@
-package usecase
+package sakubeconfig
 
 // Stable reasons of ServiceAccountKubeconfigs: the Ready condition's reason, and the reason of the event recorded
 // when something happened. People, alerts and consumers (kubectl wait) match on them.
