@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/cli"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/testenv"
 )
@@ -57,6 +59,23 @@ func TestMigrationIntegration(t *testing.T) {
 	}
 	if got := countKCP(t, env); got.runtimes != 0 || got.gardenerClusters != len(pl.good)/2 {
 		t.Errorf("after the dry run: %d Runtimes, %d GardenerClusters; want 0 and KEB's %d", got.runtimes, got.gardenerClusters, len(pl.good)/2)
+	}
+
+	// Ctrl-C during a dry run: the runtime finished is reported, the others are not started, and the command ends with
+	// the interruption (exit 130).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var part bytes.Buffer
+	err := execute(ctx, newMigrateCommand(&part, cancelOnLine{"examined 1/", cancel}), append(slices.Clone(args), "--parallel", "1", "-o", "json"), &part)
+	var partial migration.Report
+	if jsonErr := json.Unmarshal(part.Bytes(), &partial); !errors.Is(err, cli.ErrInterrupted) || jsonErr != nil {
+		t.Errorf("interrupted kim migrate: %v, report %v (%s); want the interruption and a report", err, jsonErr, part.String())
+	}
+	if !partial.Interrupted || len(partial.Items) != 1 || len(dry.Items) < 2 {
+		t.Errorf("interrupted after the first runtime: interrupted %t, %d items (the full run has %d); want one", partial.Interrupted, len(partial.Items), len(dry.Items))
+	}
+	if n := writes(proxy.take(), ""); n != 0 {
+		t.Errorf("the interrupted dry run sent %d writes to the garden", n)
 	}
 
 	// --apply.
@@ -163,6 +182,19 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 		t.Errorf("after the approval: kubelet changed %v, taken over %v, force-patch %q; want applied, taken over, the approval consumed",
 			kubeletChanged, gardener.TakenOver(s), rt.Annotations[imv1.AnnotationForcePatchReconciliation])
 	}
+}
+
+// cancelOnLine is a progress writer that cancels the run (as Ctrl-C does) on the first line holding a text.
+type cancelOnLine struct {
+	text   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOnLine) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.text) {
+		c.cancel()
+	}
+	return len(p), nil
 }
 
 func runMigrateReport(t *testing.T, args []string) migration.Report {
