@@ -9,6 +9,7 @@ COPY operator/api/go.mod operator/api/go.sum operator/api/
 RUN go mod download
 COPY core/ core/
 COPY adapters/ adapters/
+COPY internal/ internal/
 COPY operator/ operator/
 ARG TARGETOS=linux
 ARG TARGETARCH=amd64
