@@ -2,9 +2,10 @@
 # Build: make docker-build IMG=<registry>/infrastructure-manager:<version> (passes VERSION and GIT_COMMIT).
 FROM golang:1.26 AS build
 WORKDIR /workspace
-# Dependencies first, so source changes reuse the module cache layer. The API is a module of its own that the root
-# module replaces with ./operator/api, so its go.mod must be there before the download.
-COPY go.mod go.sum ./
+# Dependencies first, so source changes reuse the module cache layer. The API is a module of its own; go.work (the
+# repository's workspace) builds the root against ./operator/api, so both go.mod files and go.work must be there
+# before the download (go.work.sum is not committed: the download verifies what it adds).
+COPY go.mod go.sum go.work ./
 COPY operator/api/go.mod operator/api/go.sum operator/api/
 RUN go mod download
 COPY core/ core/

@@ -11,7 +11,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2
 	github.com/google/go-cmp v0.7.0
-	github.com/kyma-project/kim/operator/api v0.0.0
+	github.com/kyma-project/kim/operator/api v0.1.0
 	github.com/operator-framework/api v0.45.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/client_model v0.6.3
@@ -252,5 +252,6 @@ require (
 )
 
 // The public API is a module of its own (operator/api/go.mod) so importers do not inherit the operator's
-// dependencies; the operator always builds against the API in this tree.
-replace github.com/kyma-project/kim/operator/api => ./operator/api
+// dependencies. This module requires it at the version released together with it (README, "Releases"); in the
+// clone, go.work puts ./operator/api in its place. No replace directive here: go install <module>@<version> refuses
+// a module that has one.
