@@ -187,7 +187,7 @@ undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes an
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated verify-mutants test-alerts test-fips test-all ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests.
+test: lint verify-generated verify-mutants test-alerts test-fips test-all test-go-install ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, go install of the CLI.
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -211,8 +211,16 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 
 .PHONY: test-all
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^$(GO_INSTALL_TEST)$$' ./...
 	cd $(API_MOD_DIR) && $(API_ENV) $(GO) test $(GOTEST_FLAGS) ./...
+
+# The go install test compiles the CLI once more (minutes): test-go-install runs it on its own, not beside test-all's
+# integration tests.
+GO_INSTALL_TEST := TestGoInstallFromModuleProxy
+
+.PHONY: test-go-install
+test-go-install: ## `go install .../operator/cmd/kim@<version>` from a scratch directory, the modules served from this clone (a local module proxy), then `kim --version`.
+	$(GO) test $(GOTEST_FLAGS) -count=1 -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
 
 .PHONY: docs-check
 docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.
