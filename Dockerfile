@@ -4,13 +4,15 @@
 # were read from public repositories pinning the same tags (no registry is reachable where this was written).
 FROM golang:1.26@sha256:b54cbf583d390341599d7bcbc062425c081105cc5ef6d170ced98ef9d047c716 AS build
 WORKDIR /workspace
-# Dependencies first, so source changes reuse the module cache layer. The API is a module of its own that the root
-# module replaces with ./operator/api, so its go.mod must be there before the download.
-COPY go.mod go.sum ./
+# Dependencies first, so source changes reuse the module cache layer. The API is a module of its own; go.work (the
+# repository's workspace) builds the root against ./operator/api, so both go.mod files and go.work must be there
+# before the download (go.work.sum is not committed: the download verifies what it adds).
+COPY go.mod go.sum go.work ./
 COPY operator/api/go.mod operator/api/go.sum operator/api/
 RUN go mod download
 COPY core/ core/
 COPY adapters/ adapters/
+COPY internal/ internal/
 COPY operator/ operator/
 ARG TARGETOS=linux
 ARG TARGETARCH=amd64

@@ -16,8 +16,12 @@ ACTIONLINT     := $(BIN)/actionlint
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
 
-# The public API is a Go module of its own (operator/api/go.mod); every Go target covers both modules.
+# The public API is a Go module of its own (operator/api/go.mod); every Go target covers both modules. In the clone,
+# go.work makes the root build against ./operator/api; the API module's own commands run outside the workspace
+# (API_ENV), as its importers see it: alone, with only its own requirements.
 API_MOD_DIR := operator/api
+API_MOD := github.com/kyma-project/kim/operator/api
+API_ENV := GOWORK=off
 
 # Integration tests need a real kube-apiserver and etcd; hack/envtest.sh builds them once from the Go module proxy
 # and caches them outside the clone (~/.cache/kim/envtest) because setup-envtest cannot download here.
@@ -107,11 +111,11 @@ docker-push: ## Push the manager image IMG.
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code of the API module.
-	cd $(API_MOD_DIR) && $(CONTROLLER_GEN) object:headerFile=$(CURDIR)/hack/boilerplate.go.txt paths=./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(CONTROLLER_GEN) object:headerFile=$(CURDIR)/hack/boilerplate.go.txt paths=./...
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/.
-	cd $(API_MOD_DIR) && $(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./... output:crd:artifacts:config=$(CURDIR)/config/crd/bases
+	cd $(API_MOD_DIR) && $(API_ENV) $(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./... output:crd:artifacts:config=$(CURDIR)/config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./operator/controllers/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: bundle
@@ -121,6 +125,19 @@ bundle: manifests ## Regenerate and validate the OLM bundle (bundle/, bundle.Doc
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files differ from what the generators produce now.
 	hack/verify-generated.sh
+
+##@ Release
+
+# API_VERSION is the version of the API module a release tags (operator/api/vX.Y.Z) and the root then requires.
+API_VERSION ?=
+
+.PHONY: api-version
+api-version: ## Make the root require the API module at API_VERSION (go.mod) and the workspace map that version to ./operator/api (go.work).
+	@[ -n "$(API_VERSION)" ] || { echo "api-version: set API_VERSION, e.g. make api-version API_VERSION=v0.2.0" >&2; exit 2; }
+	old="$$(awk '$$1 == "replace" && $$2 == "$(API_MOD)" {print $$3}' go.work)" && \
+		GOWORK=off $(GO) mod edit -require=$(API_MOD)@$(API_VERSION) && \
+		$(GO) work edit $${old:+-dropreplace=$(API_MOD)@$$old} -replace=$(API_MOD)@$(API_VERSION)=./$(API_MOD_DIR)
+	@echo "api-version: go.mod requires $(API_MOD) $(API_VERSION); go.work maps it to ./$(API_MOD_DIR)"
 
 ##@ OLM images
 
@@ -170,7 +187,7 @@ undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes an
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated verify-mutants test-alerts test-fips test-all ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests.
+test: lint verify-generated verify-mutants test-alerts test-fips test-all test-go-install ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, go install of the CLI.
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -190,12 +207,20 @@ test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEB
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
 	$(GO) test $(GOTEST_FLAGS) -short ./...
-	cd $(API_MOD_DIR) && $(GO) test $(GOTEST_FLAGS) -short ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(GO) test $(GOTEST_FLAGS) -short ./...
 
 .PHONY: test-all
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m ./...
-	cd $(API_MOD_DIR) && $(GO) test $(GOTEST_FLAGS) ./...
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^$(GO_INSTALL_TEST)$$' ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(GO) test $(GOTEST_FLAGS) ./...
+
+# The go install test compiles the CLI once more (minutes): test-go-install runs it on its own, not beside test-all's
+# integration tests.
+GO_INSTALL_TEST := TestGoInstallFromModuleProxy
+
+.PHONY: test-go-install
+test-go-install: ## `go install .../operator/cmd/kim@<version>` from a scratch directory, the modules served from this clone (a local module proxy), then `kim --version`.
+	$(GO) test $(GOTEST_FLAGS) -count=1 -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
 
 .PHONY: docs-check
 docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.
@@ -230,13 +255,15 @@ lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint (gos
 	$(ACTIONLINT) -no-color
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
-	cd $(API_MOD_DIR) && $(GO) vet ./... && $(GOLANGCI_LINT) run ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(GO) vet ./... && $(API_ENV) $(GOLANGCI_LINT) run ./...
 
 .PHONY: tidy-check
 tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, the pinned tools).
-	@for d in . $(API_MOD_DIR) hack/tools hack/tools/actionlint; do \
-		(cd $$d && $(GO) mod tidy -diff) || { echo "tidy-check: go.mod of $$d is not tidy: run go mod tidy there" >&2; exit 1; }; \
-	done
+	hack/tidy.sh --check
+
+.PHONY: tidy
+tidy: ## go mod tidy in every module; the root as the workspace builds it, with ./operator/api (plain go mod tidy ignores go.work).
+	hack/tidy.sh
 
 ##@ Benchmarks (not part of `make test`)
 
@@ -262,12 +289,13 @@ chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and
 
 ##@ Tools (pinned in hack/tools/go.mod)
 
+# Outside the workspace: -modfile is refused in workspace mode, and the tools keep their own dependency versions.
 $(CONTROLLER_GEN): $(TOOLS_MOD)
-	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 $(ACTIONLINT): hack/tools/actionlint/go.mod
-	$(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
+	GOWORK=off $(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
 $(GOLANGCI_LINT): $(TOOLS_MOD)
-	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
 .PHONY: tools
 tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned development tools.

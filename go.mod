@@ -11,7 +11,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2
 	github.com/google/go-cmp v0.7.0
-	github.com/kyma-project/kim/operator/api v0.0.0
+	github.com/kyma-project/kim/operator/api v0.1.0
 	github.com/operator-framework/api v0.45.0
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/client_model v0.6.3
@@ -20,6 +20,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/zap v1.28.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/mod v0.41.0
 	golang.org/x/time v0.15.0
 	k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver v0.36.3
@@ -213,7 +214,6 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20260611194520-c48552f49976 // indirect
-	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
@@ -252,5 +252,6 @@ require (
 )
 
 // The public API is a module of its own (operator/api/go.mod) so importers do not inherit the operator's
-// dependencies; the operator always builds against the API in this tree.
-replace github.com/kyma-project/kim/operator/api => ./operator/api
+// dependencies. This module requires it at the version released together with it (README, "Releases"); in the
+// clone, go.work puts ./operator/api in its place. No replace directive here: go install <module>@<version> refuses
+// a module that has one.

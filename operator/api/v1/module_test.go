@@ -26,7 +26,7 @@ func goCmd(t *testing.T, args ...string) []byte {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", args...)
+	cmd := moduleGo(args...)
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -35,6 +35,14 @@ func goCmd(t *testing.T, args ...string) []byte {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return out
+}
+
+// moduleGo is the go command on this module alone, as its importers see it: outside the repository's workspace
+// (go.work), whose build list also holds the operator's dependencies.
+func moduleGo(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	return cmd
 }
 
 type module struct {
@@ -166,7 +174,7 @@ func TestModuleGoVersionIsNoHigherThanItsDependencies(t *testing.T) {
 // TestPackageImportsStayLean guards what importers of this package compile: apimachinery and Gardener's lean API
 // packages, never clients, controller-runtime or the full Gardener module.
 func TestPackageImportsStayLean(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd := moduleGo("list", "-deps", ".")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
