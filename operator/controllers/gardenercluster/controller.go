@@ -5,7 +5,6 @@ package gardenercluster
 
 import (
 	"context"
-	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,10 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -72,22 +69,11 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		mgr.GetEventRecorder("kim-"+Name))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&imv1.GardenerCluster{}, builder.WithPredicates(relevantChange())).
+		// Every change but status-only updates (our own status patches); labels are part of the request.
+		For(&imv1.GardenerCluster{}, builder.WithPredicates(skeleton.IgnoreStatusOnly(true))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: deps.GardenerClusterWorkers}).
 		Complete(r)
-}
-
-// relevantChange lets through every change except status-only updates (our own status patches).
-func relevantChange() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!maps.Equal(o.GetLabels(), n.GetLabels()) ||
-			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			len(o.GetFinalizers()) != len(n.GetFinalizers())
-	}}
 }
 
 // secretOwner maps a managed Secret to its GardenerCluster: the owner annotation, or else the cluster-name label in

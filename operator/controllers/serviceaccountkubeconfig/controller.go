@@ -6,7 +6,6 @@ package serviceaccountkubeconfig
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,10 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
@@ -82,23 +79,13 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(relevantChange())).
+		// Every change but status-only and label-only updates (our own status patches; the request reads no label).
+		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(skeleton.IgnoreStatusOnly(false))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
 		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
 		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
 		WithOptions(controller.Options{MaxConcurrentReconciles: deps.ServiceAccountKubeconfigWorkers}).
 		Complete(r)
-}
-
-// relevantChange lets through every change except status-only updates (our own status patches).
-func relevantChange() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			len(o.GetFinalizers()) != len(n.GetFinalizers())
-	}}
 }
 
 // secretOwners maps a Secret to the ServiceAccountKubeconfigs it concerns: the owner of a kubeconfig Secret written
