@@ -86,10 +86,7 @@ func (h *hooks) Gone(ctx context.Context, s *state, now time.Time) (skeleton.Res
 func (h *hooks) result(ctx context.Context, key client.ObjectKey, o outcome) skeleton.Result {
 	res := o.res
 	h.metrics.Observe(res)
-	out := skeleton.Result{}
-	for _, e := range res.Events {
-		out.Events = append(out.Events, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
-	}
+	out := skeleton.Result{Events: res.Events}
 	log := ctrl.LoggerFrom(ctx)
 	if o.err != nil {
 		log.Info("registry cache sync failed", "outcome", res.Outcome, "error", o.err.Error())

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -147,14 +148,13 @@ func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result,
 	return skeleton.Result{}, nil
 }
 
-// events turns the use case's events into the skeleton's and counts them.
+// events counts the use case's events and returns them for the skeleton to record (clipped: appending to them
+// leaves the use case's result alone).
 func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
-	out := make([]skeleton.Event, 0, len(evs))
 	for _, e := range evs {
 		h.metrics.count(e.Reason)
-		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
 	}
-	return out
+	return slices.Clip(evs)
 }
 
 // deletionStarted is when the Runtime's deletion began (zero when it has no deletion timestamp).

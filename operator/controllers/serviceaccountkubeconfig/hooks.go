@@ -85,15 +85,13 @@ func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result,
 	return skeleton.Result{}, nil
 }
 
-// events turns the use case's events into the skeleton's (recorded on the object and logged) and counts them.
+// events counts the use case's events and returns them for the skeleton to record on the object and log.
 // Messages never carry a token.
 func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
-	out := make([]skeleton.Event, 0, len(evs))
 	for _, e := range evs {
 		h.metrics.Events.WithLabelValues(e.Reason).Inc()
-		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
 	}
-	return out
+	return evs
 }
 
 // live confirms the reconcile's object with the API server by rebasing the reconcile on it: the live object

@@ -43,12 +43,9 @@ type GoneHandler[O client.Object] interface {
 	Gone(ctx context.Context, s *State[O], now time.Time) (Result, error)
 }
 
-// Event is something worth telling people about, recorded on the object (events.k8s.io) and logged.
-type Event struct {
-	Warning bool
-	// Reason is stable (people and alerts match on it); Action says what the operator did or tried.
-	Reason, Action, Message string
-}
+// Event is something worth telling people about, recorded on the object (events.k8s.io) and logged: the core's
+// type, so the use cases' events are recorded as they are. An empty Action is recorded as the Reason.
+type Event = ports.Event
 
 // Result is what a hook decided beyond the status.
 type Result struct {
@@ -237,7 +234,11 @@ func (r *Reconciler[O, Q, R]) record(ctx context.Context, obj O, evs []Event) {
 			if e.Warning {
 				kind = "Warning"
 			}
-			r.Recorder.Eventf(obj, nil, kind, e.Reason, e.Action, "%s", e.Message)
+			action := e.Action
+			if action == "" {
+				action = e.Reason
+			}
+			r.Recorder.Eventf(obj, nil, kind, e.Reason, action, "%s", e.Message)
 		}
 	}
 	logEvents(ctx, evs)

@@ -215,3 +215,22 @@ func (r rebasing) Act(ctx context.Context, s *skeleton.State[*imv1.GardenerClust
 	*r.seen = s.Obj
 	return r.hooks.Act(ctx, s, q, now)
 }
+
+// actions records the action of each event.
+type actions []string
+
+func (a *actions) Eventf(_, _ runtime.Object, _, _, action, _ string, _ ...any) {
+	*a = append(*a, action)
+}
+
+func TestEventsAreRecordedWithTheirActionOrElseTheirReason(t *testing.T) {
+	w := newWorld(t, cluster(nil))
+	var recorded actions
+	w.r.Recorder = &recorded
+	w.h.result = skeleton.Result{Events: []skeleton.Event{{Reason: "SecretDeleted", Action: "DeleteSecret"}, {Reason: "ShootApplied"}}}
+
+	_, err := w.reconcile(t)
+
+	require.NoError(t, err)
+	require.Equal(t, actions{"DeleteSecret", "ShootApplied"}, recorded)
+}
