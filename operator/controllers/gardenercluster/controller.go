@@ -5,6 +5,7 @@ package gardenercluster
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,18 +56,21 @@ type Reconciler = skeleton.Reconciler[*imv1.GardenerCluster, ports.KubeconfigReq
 
 // NewReconciler builds the reconciler on the manager's clients and the given ports.
 func NewReconciler(c client.Client, live client.Reader, p setup.Ports, policy kubeconfig.Policy, m *Metrics,
-	recorder events.EventRecorder) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+	recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
 		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
 		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{p.Issuer, m}, Store: p.Secrets, Shoots: p.Shoots, Policy: policy},
-			metrics: m}}
+			metrics: m}})
 }
 
 // SetupWithManager implements setup.Controller: GardenerClusters and managed Secrets of the watched namespaces.
 func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
 		mgr.GetEventRecorder("kim-"+Name))
+	if err != nil {
+		return fmt.Errorf("%s controller: %w", Name, err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
 		// Every change but status-only updates (our own status patches); labels are part of the request.

@@ -54,20 +54,24 @@ var _ setup.Controller = Controller{}
 func (Controller) Name() string { return Name }
 
 // Reconciler is the ServiceAccountKubeconfig reconciler: the skeleton with this package's hooks.
-type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, acted]
+type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, usecase.IdentityResult]
 
 // NewReconciler builds the reconciler on the manager's clients, the given ports and settings.
-func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics, recorder events.EventRecorder) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics,
+	recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.ServiceAccountKubeconfig { return &imv1.ServiceAccountKubeconfig{} },
 		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: p.Identities, Secrets: p.IdentitySecrets,
-			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}}
+			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}})
 }
 
 // SetupWithManager implements setup.Controller. The garden is not used: runtimes are reached through the admin
 // kubeconfig Secrets in the KCP.
 func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	if err != nil {
+		return fmt.Errorf("%s controller: %w", Name, err)
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &imv1.ServiceAccountKubeconfig{}, runtimeIDField,
 		func(o client.Object) []string {
 			if s, ok := o.(*imv1.ServiceAccountKubeconfig); ok {
