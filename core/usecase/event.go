@@ -1,14 +1,13 @@
 package usecase
 
-import "github.com/kyma-project/kim/core/domain/deletion"
+import (
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/ports"
+)
 
-// Event is something that happened and is worth telling people about (the controller records it on the custom
-// resource). Reasons are stable: people and alerts match on them.
-type Event struct {
-	Warning bool
-	Reason  string
-	Message string
-}
+// Event is something that happened and is worth telling people about; the controllers' skeleton records the use
+// cases' events as they are.
+type Event = ports.Event
 
 // Event reasons of the use cases.
 const (

@@ -19,15 +19,9 @@ import (
 // Reconciler looks after one tenant of the pool: the skeleton with this package's hooks on the AuditLog resource
 // (unstructured: the operator does not own its API). It writes no status and adds no finalizer; a tenant that is
 // gone goes through Keep too (its reservations are nobody's then).
-type Reconciler = skeleton.Reconciler[*unstructured.Unstructured, string, kept]
+type Reconciler = skeleton.Reconciler[*unstructured.Unstructured, string, usecase.KeepResult]
 
 type state = skeleton.State[*unstructured.Unstructured]
-
-// kept is one Keep: its result and, when it failed, why.
-type kept struct {
-	res usecase.KeepResult
-	err error
-}
 
 // NewReconciler builds the reconciler on the manager's clients, the pool's ports and the keeper use case. Events
 // are logged, not recorded: a cluster-scoped pool has no namespace to record them in.
@@ -49,42 +43,35 @@ type hooks struct {
 }
 
 var (
-	_ skeleton.Hooks[*unstructured.Unstructured, string, kept] = (*hooks)(nil)
-	_ skeleton.GoneHandler[*unstructured.Unstructured]         = (*hooks)(nil)
+	_ skeleton.Hooks[*unstructured.Unstructured, string, usecase.KeepResult] = (*hooks)(nil)
+	_ skeleton.GoneHandler[*unstructured.Unstructured]                       = (*hooks)(nil)
 )
 
 // Observe implements skeleton.Hooks: the tenant's name in the pool.
-func (h *hooks) Observe(_ context.Context, s *state) (string, error) {
-	return h.tenantName(s.Key().Namespace, s.Key().Name), nil
+func (h *hooks) Observe(s *state) string {
+	return h.tenantName(s.Key().Namespace, s.Key().Name)
 }
 
-// Act implements skeleton.Hooks; a failed Keep is an outcome (metrics, a rate-limited retry).
-func (h *hooks) Act(ctx context.Context, _ *state, name string, now time.Time) (kept, error) {
-	res, err := h.keep.Keep(ctx, name, now)
-	return kept{res: res, err: err}, nil
+// Act implements skeleton.Hooks.
+func (h *hooks) Act(ctx context.Context, _ *state, name string, now time.Time) (usecase.KeepResult, error) {
+	return h.keep.Keep(ctx, name, now)
 }
 
-// Status implements skeleton.Hooks; nothing of the AuditLog's status is written.
-func (h *hooks) Status(ctx context.Context, s *state, k kept, _ time.Time) skeleton.Result {
-	return h.result(ctx, h.tenantName(s.Key().Namespace, s.Key().Name), k)
-}
-
-// Finalize implements skeleton.Hooks; without a finalizer it is never called, a tenant being deleted is kept
-// like any other.
-func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
-	return h.Gone(ctx, s, now)
+// Status implements skeleton.Hooks; nothing of the AuditLog's status is written. A failed Keep is an outcome too
+// (metrics, a rate-limited retry). Without a finalizer, a tenant being deleted is kept like any other.
+func (h *hooks) Status(ctx context.Context, s *state, res usecase.KeepResult, err error, _ time.Time) skeleton.Result {
+	return h.result(ctx, h.Observe(s), res, err)
 }
 
 // Gone implements skeleton.GoneHandler.
 func (h *hooks) Gone(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
-	name := h.tenantName(s.Key().Namespace, s.Key().Name)
-	k, _ := h.Act(ctx, s, name, now)
-	return h.result(ctx, name, k), nil
+	name := h.Observe(s)
+	res, err := h.Act(ctx, s, name, now)
+	return h.result(ctx, name, res, err), nil
 }
 
-func (h *hooks) result(ctx context.Context, name string, k kept) skeleton.Result {
+func (h *hooks) result(ctx context.Context, name string, res usecase.KeepResult, err error) skeleton.Result {
 	log := ctrl.LoggerFrom(ctx).WithValues("auditLog", name)
-	res := k.res
 	if res.RuntimeID != "" {
 		log = log.WithValues("runtimeID", res.RuntimeID)
 	}
@@ -93,8 +80,8 @@ func (h *hooks) result(ctx context.Context, name string, k kept) skeleton.Result
 		h.metrics.Count(e.Reason)
 		log.Info("audit log pool", "event", e.Reason, "message", e.Message, "warning", e.Warning)
 	}
-	if k.err != nil {
-		out.Retry = fmt.Errorf("audit log tenant %s: %w", name, k.err)
+	if err != nil {
+		out.Retry = fmt.Errorf("audit log tenant %s: %w", name, err)
 		return out
 	}
 	d := res.Decision

@@ -5,7 +5,7 @@ package gardenercluster
 
 import (
 	"context"
-	"maps"
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,10 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -58,36 +56,28 @@ type Reconciler = skeleton.Reconciler[*imv1.GardenerCluster, ports.KubeconfigReq
 
 // NewReconciler builds the reconciler on the manager's clients and the given ports.
 func NewReconciler(c client.Client, live client.Reader, p setup.Ports, policy kubeconfig.Policy, m *Metrics,
-	recorder events.EventRecorder) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+	recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
 		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
 		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{p.Issuer, m}, Store: p.Secrets, Shoots: p.Shoots, Policy: policy},
-			metrics: m}}
+			metrics: m}})
 }
 
 // SetupWithManager implements setup.Controller: GardenerClusters and managed Secrets of the watched namespaces.
 func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
 		mgr.GetEventRecorder("kim-"+Name))
+	if err != nil {
+		return fmt.Errorf("%s controller: %w", Name, err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&imv1.GardenerCluster{}, builder.WithPredicates(relevantChange())).
+		// Every change but status-only updates (our own status patches); labels are part of the request.
+		For(&imv1.GardenerCluster{}, builder.WithPredicates(skeleton.IgnoreStatusOnly(true))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: deps.GardenerClusterWorkers}).
 		Complete(r)
-}
-
-// relevantChange lets through every change except status-only updates (our own status patches).
-func relevantChange() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!maps.Equal(o.GetLabels(), n.GetLabels()) ||
-			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			len(o.GetFinalizers()) != len(n.GetFinalizers())
-	}}
 }
 
 // secretOwner maps a managed Secret to its GardenerCluster: the owner annotation, or else the cluster-name label in

@@ -31,8 +31,8 @@ func (h *hooks) LogValues(gc *imv1.GardenerCluster) []any {
 }
 
 // Observe implements skeleton.Hooks.
-func (h *hooks) Observe(_ context.Context, s *state) (ports.KubeconfigRequest, error) {
-	return request(s.Obj), nil
+func (h *hooks) Observe(s *state) ports.KubeconfigRequest {
+	return request(s.Obj)
 }
 
 // Act implements skeleton.Hooks.
@@ -41,8 +41,8 @@ func (h *hooks) Act(ctx context.Context, s *state, req ports.KubeconfigRequest, 
 }
 
 // Status implements skeleton.Hooks.
-func (h *hooks) Status(ctx context.Context, s *state, res usecase.RotationResult, _ time.Time) skeleton.Result {
-	if res.Gone {
+func (h *hooks) Status(ctx context.Context, s *state, res usecase.RotationResult, err error, _ time.Time) skeleton.Result {
+	if res.Gone || err != nil {
 		return skeleton.Result{}
 	}
 	gc, log := s.Obj, ctrl.LoggerFrom(ctx)

@@ -63,7 +63,9 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 		t.Fatal(err)
 	}
 	w.m = NewMetrics(prometheus.NewRegistry())
-	w.r = NewReconciler(c, c, setup.Ports{Clock: clock, Issuer: w.issuer, Secrets: w.store}, policy, w.m, w.recorder)
+	if w.r, err = NewReconciler(c, c, setup.Ports{Clock: clock, Issuer: w.issuer, Secrets: w.store}, policy, w.m, w.recorder); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 

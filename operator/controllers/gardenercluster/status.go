@@ -13,20 +13,13 @@ import (
 
 // result writes the domain's status into the GardenerCluster and turns the rest into the skeleton's result.
 func result(gc *imv1.GardenerCluster, st kubeconfig.Status) skeleton.Result {
-	if st.Keep && succeeded(gc) {
+	state := imv1.GardenerClusterState(st.State)
+	if skeleton.SetCondition(&gc.Status.Conditions, imv1.ConditionKubeconfigManagement, gc.Generation,
+		skeleton.Outcome{OK: st.OK, Reason: string(st.Reason), Message: st.Message, Keep: st.Keep}) {
 		// The reason of the recorded success tells what last happened: only the state and generation follow.
-		cond := meta.FindStatusCondition(gc.Status.Conditions, imv1.ConditionKubeconfigManagement)
-		cond.ObservedGeneration = gc.Generation
-		gc.Status.State = imv1.GardenerClusterStateReady
-		gc.Status.ObservedGeneration = gc.Generation
-		setReady(gc)
-	} else {
-		status := metav1.ConditionFalse
-		if st.OK {
-			status = metav1.ConditionTrue
-		}
-		setCondition(gc, imv1.GardenerClusterState(st.State), status, string(st.Reason), st.Message)
+		state = imv1.GardenerClusterStateReady
 	}
+	setState(gc, state)
 	out := skeleton.Result{RequeueAfter: st.RequeueAfter}
 	if st.Event {
 		out.Events = []skeleton.Event{{Warning: st.Warning, Reason: string(st.Reason), Action: st.Action, Message: st.Message}}
@@ -37,15 +30,8 @@ func result(gc *imv1.GardenerCluster, st kubeconfig.Status) skeleton.Result {
 	return out
 }
 
-// setCondition sets the KubeconfigManagement condition and the state derived from it.
-func setCondition(gc *imv1.GardenerCluster, state imv1.GardenerClusterState, status metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&gc.Status.Conditions, metav1.Condition{
-		Type:               imv1.ConditionKubeconfigManagement,
-		Status:             status,
-		Reason:             reason,
-		Message:            msg,
-		ObservedGeneration: gc.Generation,
-	})
+// setState sets the state that goes with the KubeconfigManagement condition, and the conditions derived from both.
+func setState(gc *imv1.GardenerCluster, state imv1.GardenerClusterState) {
 	gc.Status.State = state
 	// Every write describes the current spec, a failed one too: kstatus reads a status whose observedGeneration
 	// is behind as in progress, which would hide a failure.

@@ -22,20 +22,20 @@ func TestReadyConditionFollowsState(t *testing.T) {
 		wantReason string
 	}{
 		{"waiting for the shoot", func() {
-			setCondition(gc, imv1.GardenerClusterStatePending, metav1.ConditionFalse, string(kubeconfig.ReasonWaitingForShoot), "shoot not ready")
+			result(gc, kubeconfig.Status{State: kubeconfig.StatePending, Reason: kubeconfig.ReasonWaitingForShoot, Message: "shoot not ready"})
 		}, metav1.ConditionFalse, string(kubeconfig.ReasonWaitingForShoot)},
 		{"first kubeconfig written", func() {
-			setCondition(gc, imv1.GardenerClusterStateReady, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated), "written")
+			result(gc, kubeconfig.Status{State: kubeconfig.StateReady, OK: true, Reason: kubeconfig.ReasonSecretCreated, Message: "written"})
 		}, metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
 		{"a later check finds it valid (reason of the last write stays)", func() {
 			result(gc, kubeconfig.Status{State: kubeconfig.StateReady, OK: true, Reason: kubeconfig.ReasonSecretValid, Message: "still valid", Keep: true})
 		},
 			metav1.ConditionTrue, string(kubeconfig.ReasonSecretCreated)},
 		{"rotation fails", func() {
-			setCondition(gc, imv1.GardenerClusterStateError, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToGetKubeconfig), "gardener says no")
+			result(gc, kubeconfig.Status{State: kubeconfig.StateError, Reason: kubeconfig.ReasonFailedToGetKubeconfig, Message: "gardener says no"})
 		}, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToGetKubeconfig)},
 		{"deleting", func() {
-			setCondition(gc, imv1.GardenerClusterStateDeleting, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToDeleteSecret), "forbidden")
+			result(gc, kubeconfig.Status{State: kubeconfig.StateDeleting, Reason: kubeconfig.ReasonFailedToDeleteSecret, Message: "forbidden"})
 		}, metav1.ConditionFalse, string(kubeconfig.ReasonFailedToDeleteSecret)},
 	}
 	for _, s := range steps {

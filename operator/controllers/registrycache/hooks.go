@@ -16,16 +16,10 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// outcome is one sync: its result and, when it failed, why (a failed sync still has metrics and events).
-type outcome struct {
-	res usecase.RegistryCacheResult
-	err error
-}
-
 // Reconciler syncs one runtime's registry caches: the skeleton with this package's hooks. It writes no status of
 // the Runtime (the Runtime controller owns it) and adds no finalizer: a Runtime that is gone is the sync's too
 // (Gone), whose garden copies it collects.
-type Reconciler = skeleton.Reconciler[*imv1.Runtime, ports.RuntimeRef, outcome]
+type Reconciler = skeleton.Reconciler[*imv1.Runtime, ports.RuntimeRef, usecase.RegistryCacheResult]
 
 type state = skeleton.State[*imv1.Runtime]
 
@@ -43,57 +37,46 @@ type hooks struct {
 }
 
 var (
-	_ skeleton.Hooks[*imv1.Runtime, ports.RuntimeRef, outcome] = (*hooks)(nil)
-	_ skeleton.GoneHandler[*imv1.Runtime]                      = (*hooks)(nil)
-	_ skeleton.LogKeys[*imv1.Runtime]                          = (*hooks)(nil)
+	_ skeleton.Hooks[*imv1.Runtime, ports.RuntimeRef, usecase.RegistryCacheResult] = (*hooks)(nil)
+	_ skeleton.GoneHandler[*imv1.Runtime]                                          = (*hooks)(nil)
+	_ skeleton.LogKeys[*imv1.Runtime]                                              = (*hooks)(nil)
 )
 
 // LogValues implements skeleton.LogKeys.
 func (*hooks) LogValues(rt *imv1.Runtime) []any { return []any{"runtimeID", rt.Name} }
 
 // Observe implements skeleton.Hooks.
-func (*hooks) Observe(_ context.Context, s *state) (ports.RuntimeRef, error) {
-	return ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, nil
+func (*hooks) Observe(s *state) ports.RuntimeRef {
+	return ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}
 }
 
-// Act implements skeleton.Hooks: a failed sync is an outcome (metrics, events, a rate-limited retry), not an
-// observation error.
-func (h *hooks) Act(ctx context.Context, _ *state, ref ports.RuntimeRef, now time.Time) (outcome, error) {
-	res, err := h.sync.Sync(ctx, ref, now)
-	return outcome{res: res, err: err}, nil
+// Act implements skeleton.Hooks.
+func (h *hooks) Act(ctx context.Context, _ *state, ref ports.RuntimeRef, now time.Time) (usecase.RegistryCacheResult, error) {
+	return h.sync.Sync(ctx, ref, now)
 }
 
-// Status implements skeleton.Hooks. Nothing of the Runtime's status changes.
-func (h *hooks) Status(ctx context.Context, s *state, o outcome, _ time.Time) skeleton.Result {
-	return h.result(ctx, s.Key(), o)
-}
-
-// Finalize implements skeleton.Hooks; the controller has no finalizer, so a Runtime being deleted goes through Act
-// (its copies are collected) and this is never called.
-func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
-	o, _ := h.Act(ctx, s, ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, now)
-	return h.result(ctx, s.Key(), o), nil
+// Status implements skeleton.Hooks. Nothing of the Runtime's status changes; a failed sync is an outcome too
+// (metrics, events, a rate-limited retry). Without a finalizer, a Runtime being deleted goes through Act (its
+// copies are collected).
+func (h *hooks) Status(ctx context.Context, s *state, res usecase.RegistryCacheResult, err error, _ time.Time) skeleton.Result {
+	return h.result(ctx, s.Key(), res, err)
 }
 
 // Gone implements skeleton.GoneHandler: the garden copies of a Runtime that is gone are collected (the sweeper
 // enqueues runtimes that still have copies).
 func (h *hooks) Gone(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("runtimeID", s.Key().Name))
-	o, _ := h.Act(ctx, s, ports.RuntimeRef{Namespace: s.Key().Namespace, RuntimeID: s.Key().Name}, now)
-	return h.result(ctx, s.Key(), o), nil
+	res, err := h.Act(ctx, s, h.Observe(s), now)
+	return h.result(ctx, s.Key(), res, err), nil
 }
 
-func (h *hooks) result(ctx context.Context, key client.ObjectKey, o outcome) skeleton.Result {
-	res := o.res
+func (h *hooks) result(ctx context.Context, key client.ObjectKey, res usecase.RegistryCacheResult, err error) skeleton.Result {
 	h.metrics.Observe(res)
-	out := skeleton.Result{}
-	for _, e := range res.Events {
-		out.Events = append(out.Events, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
-	}
+	out := skeleton.Result{Events: res.Events}
 	log := ctrl.LoggerFrom(ctx)
-	if o.err != nil {
-		log.Error(o.err, "registry cache sync failed", "outcome", res.Outcome)
-		out.Retry = fmt.Errorf("registry cache sync of runtime %s: %w", key.Name, o.err)
+	if err != nil {
+		log.Error(err, "registry cache sync failed", "outcome", res.Outcome)
+		out.Retry = fmt.Errorf("registry cache sync of runtime %s: %w", key.Name, err)
 		return out
 	}
 	log.V(1).Info("registry cache sync", "outcome", res.Outcome, "caches", res.Caches, "refused", res.Refused,

@@ -87,8 +87,11 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		"maxClockAhead", policy.ClockTolerance().String())
 	m := NewMetrics(nil)
 	provision, teardown, reaper := UseCases(deps.Ports, deps.Settings)
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision, teardown,
-		deps.StatusProgressInterval)
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision,
+		teardown, deps.StatusProgressInterval)
+	if err != nil {
+		return fmt.Errorf("runtime controller: %w", err)
+	}
 	if err := indexRuntimesByShootName(context.Background(), mgr); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
@@ -129,7 +132,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.RuntimeWorkers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
-	err := ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
+	err = ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
 		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Ports.Clock, m, reaper))

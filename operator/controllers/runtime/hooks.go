@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,10 +34,10 @@ type Reconciler = skeleton.Reconciler[*imv1.Runtime, usecase.RuntimeRequest, use
 // NewReconciler builds the Runtime reconciler on the manager's clients and the use cases; Gardener's progress is
 // written into a Runtime's status at most every progressEvery (0: every change).
 func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, recorder events.EventRecorder, m *Metrics,
-	provision *usecase.Provisioner, teardown *usecase.Teardown, progressEvery time.Duration) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
+	provision *usecase.Provisioner, teardown *usecase.Teardown, progressEvery time.Duration) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
 		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
-		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m, progressEvery: progressEvery}, AwaitStatus: statusAwait}
+		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m, progressEvery: progressEvery}, AwaitStatus: statusAwait})
 }
 
 // statusAwait bounds how long a Runtime reconcile waits for the cache to show its status write. Shoot events come
@@ -62,7 +63,7 @@ func (h *hooks) LogValues(rt *imv1.Runtime) []any {
 
 // Observe implements skeleton.Hooks. The runtime ID is the Runtime's name: the name is what the shoot, the
 // GardenerCluster and the Secret are keyed by, whatever a label says.
-func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, error) {
+func (h *hooks) Observe(s *state) usecase.RuntimeRequest {
 	rt := s.Obj
 	domain := mapping.Runtime(rt)
 	domain.ID = rt.Name
@@ -80,7 +81,7 @@ func (h *hooks) Observe(_ context.Context, s *state) (usecase.RuntimeRequest, er
 		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt),
 			Bootstrap: runtimeconfig.BootstrapRecord{Hash: rc.BootstrapHash, Failed: rc.BootstrapFailed}}
 	}
-	return req, nil
+	return req
 }
 
 // Act implements skeleton.Hooks.
@@ -88,8 +89,11 @@ func (h *hooks) Act(ctx context.Context, _ *state, req usecase.RuntimeRequest, n
 	return h.provision.Provision(ctx, req, now)
 }
 
-// Status implements skeleton.Hooks.
-func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResult, now time.Time) skeleton.Result {
+// Status implements skeleton.Hooks. An error of the use case writes nothing: it is retried with backoff.
+func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResult, err error, now time.Time) skeleton.Result {
+	if err != nil {
+		return skeleton.Result{}
+	}
 	rt, d := s.Obj, res.Decision
 	before := rt.DeepCopy()
 	out := skeleton.Result{RequeueAfter: d.RequeueAfter, Events: h.events(res.Events)}
@@ -112,7 +116,7 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResul
 	return out
 }
 
-// Finalize implements skeleton.Hooks: the teardown use case, and the Runtime goes when it says so.
+// Finalize implements skeleton.FinalizeHandler: the teardown use case, and the Runtime goes when it says so.
 func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
 	rt := s.Obj
 	var out skeleton.Result
@@ -147,14 +151,13 @@ func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result,
 	return skeleton.Result{}, nil
 }
 
-// events turns the use case's events into the skeleton's and counts them.
+// events counts the use case's events and returns them for the skeleton to record (clipped: appending to them
+// leaves the use case's result alone).
 func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
-	out := make([]skeleton.Event, 0, len(evs))
 	for _, e := range evs {
 		h.metrics.count(e.Reason)
-		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
 	}
-	return out
+	return slices.Clip(evs)
 }
 
 // deletionStarted is when the Runtime's deletion began (zero when it has no deletion timestamp).

@@ -24,7 +24,7 @@ import (
 // Reaper is the controller of the reaper use case: the skeleton on the shoots of the garden (no finalizer, no
 // status), one reconcile at a time per shoot. The shoots of deleted runtimes have no Runtime left to record events
 // on: what happens is logged (key "event", which runbooks search for) and counted.
-type Reaper = skeleton.Reconciler[*gardencorev1beta1.Shoot, string, reaped]
+type Reaper = skeleton.Reconciler[*gardencorev1beta1.Shoot, string, usecase.ReapResult]
 
 // NewReaper builds the reaper on the garden's clients.
 func NewReaper(garden client.Client, live client.Reader, clock ports.Clock, m *Metrics, reap *usecase.Reaper) *Reaper {
@@ -47,12 +47,6 @@ func managedShoots() predicate.TypedPredicate[*gardencorev1beta1.Shoot] {
 	})
 }
 
-// reaped is one pass of the reaper use case: its result or the error it ended with (reported after logging).
-type reaped struct {
-	res usecase.ReapResult
-	err error
-}
-
 type reaperHooks struct {
 	reap    *usecase.Reaper
 	metrics *Metrics
@@ -61,32 +55,32 @@ type reaperHooks struct {
 type shootState = skeleton.State[*gardencorev1beta1.Shoot]
 
 // Observe implements skeleton.Hooks: the use case reads the shoot through its ports, by name.
-func (h *reaperHooks) Observe(_ context.Context, s *shootState) (string, error) {
-	return s.Obj.Name, nil
+func (h *reaperHooks) Observe(s *shootState) string {
+	return s.Obj.Name
 }
 
-// Act implements skeleton.Hooks. The error of a pass is part of its result: what happened before it is logged.
-func (h *reaperHooks) Act(ctx context.Context, _ *shootState, name string, now time.Time) (reaped, error) {
-	res, err := h.reap.Reap(ctx, name, now)
-	return reaped{res: res, err: err}, nil
+// Act implements skeleton.Hooks.
+func (h *reaperHooks) Act(ctx context.Context, _ *shootState, name string, now time.Time) (usecase.ReapResult, error) {
+	return h.reap.Reap(ctx, name, now)
 }
 
-// Status implements skeleton.Hooks: shoots get no status from the operator; events are logged and counted.
-func (h *reaperHooks) Status(ctx context.Context, s *shootState, r reaped, _ time.Time) skeleton.Result {
+// Status implements skeleton.Hooks: shoots get no status from the operator; events are logged and counted, those
+// of a pass that failed too (what happened before the error).
+func (h *reaperHooks) Status(ctx context.Context, s *shootState, res usecase.ReapResult, err error, _ time.Time) skeleton.Result {
 	log := ctrl.LoggerFrom(ctx).WithValues("shoot", s.Obj.Name)
-	d := r.res.Decision
-	if pd := r.res.Shoot.Marks.PendingDeletion; pd != nil {
+	d := res.Decision
+	if pd := res.Shoot.Marks.PendingDeletion; pd != nil {
 		log = log.WithValues("runtimeID", pd.RuntimeID)
 	}
-	for _, e := range r.res.Events {
+	for _, e := range res.Events {
 		h.metrics.count(e.Reason)
 		log.Info("reaper", "event", e.Reason, "message", e.Message, "warning", e.Warning)
 	}
-	if d.Step != deletion.StepIgnore && d.Step != deletion.StepWaitWindow && len(r.res.Events) == 0 {
+	if d.Step != deletion.StepIgnore && d.Step != deletion.StepWaitWindow && len(res.Events) == 0 {
 		log.V(1).Info("reaper", "step", d.Step, "message", d.Message)
 	}
-	if r.err != nil {
-		return skeleton.Result{Retry: fmt.Errorf("reap shoot %s: %w", s.Obj.Name, r.err)}
+	if err != nil {
+		return skeleton.Result{Retry: fmt.Errorf("reap shoot %s: %w", s.Obj.Name, err)}
 	}
 	return skeleton.Result{RequeueAfter: d.RequeueAfter}
 }
@@ -97,11 +91,6 @@ func (h *reaperHooks) Gone(ctx context.Context, s *shootState, now time.Time) (s
 	if _, err := h.reap.Reap(ctx, s.Key().Name, now); err != nil {
 		return skeleton.Result{Retry: fmt.Errorf("forget shoot %s: %w", s.Key().Name, err)}, nil
 	}
-	return skeleton.Result{}, nil
-}
-
-// Finalize implements skeleton.Hooks; the reaper sets no finalizer, so it never runs.
-func (h *reaperHooks) Finalize(context.Context, *shootState, time.Time) (skeleton.Result, error) {
 	return skeleton.Result{}, nil
 }
 

@@ -72,8 +72,12 @@ func newWorld(t *testing.T) *world {
 	w.runtimes = fake.NewRuntimes()
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Guard: w.guard,
 		Config: opCfg.ShootConfig(), Policy: policy}
-	w.r = NewReconciler(kcp, kcp, clock, events.NewFakeRecorder(100), NewMetrics(prometheus.NewRegistry()), w.provision,
+	r, err := NewReconciler(kcp, kcp, clock, events.NewFakeRecorder(100), NewMetrics(prometheus.NewRegistry()), w.provision,
 		&usecase.Teardown{Shoots: w.garden, Access: w.access, Records: fake.NewDeletionRecords(), Policy: policy}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.r = r
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{"kcp-system"}},
 		Policy: policy, DefaultNamespace: "kcp-system"}
 	return w

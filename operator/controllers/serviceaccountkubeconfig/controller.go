@@ -6,7 +6,6 @@ package serviceaccountkubeconfig
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,10 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
@@ -57,20 +54,24 @@ var _ setup.Controller = Controller{}
 func (Controller) Name() string { return Name }
 
 // Reconciler is the ServiceAccountKubeconfig reconciler: the skeleton with this package's hooks.
-type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, acted]
+type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, usecase.IdentityResult]
 
 // NewReconciler builds the reconciler on the manager's clients, the given ports and settings.
-func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics, recorder events.EventRecorder) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics,
+	recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.ServiceAccountKubeconfig { return &imv1.ServiceAccountKubeconfig{} },
 		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: p.Identities, Secrets: p.IdentitySecrets,
-			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}}
+			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}})
 }
 
 // SetupWithManager implements setup.Controller. The garden is not used: runtimes are reached through the admin
 // kubeconfig Secrets in the KCP.
 func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+	if err != nil {
+		return fmt.Errorf("%s controller: %w", Name, err)
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &imv1.ServiceAccountKubeconfig{}, runtimeIDField,
 		func(o client.Object) []string {
 			if s, ok := o.(*imv1.ServiceAccountKubeconfig); ok {
@@ -82,23 +83,13 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
-		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(relevantChange())).
+		// Every change but status-only and label-only updates (our own status patches; the request reads no label).
+		For(&imv1.ServiceAccountKubeconfig{}, builder.WithPredicates(skeleton.IgnoreStatusOnly(false))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
 		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
 		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
 		WithOptions(controller.Options{MaxConcurrentReconciles: deps.ServiceAccountKubeconfigWorkers}).
 		Complete(r)
-}
-
-// relevantChange lets through every change except status-only updates (our own status patches).
-func relevantChange() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			len(o.GetFinalizers()) != len(n.GetFinalizers())
-	}}
 }
 
 // secretOwners maps a Secret to the ServiceAccountKubeconfigs it concerns: the owner of a kubeconfig Secret written

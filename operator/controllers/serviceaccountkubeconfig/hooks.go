@@ -29,40 +29,33 @@ type observed struct {
 	st  usecase.IdentityState
 }
 
-// acted is the use case's result; err is a failure retried with backoff after the status was written.
-type acted struct {
-	res usecase.IdentityResult
-	err error
-}
-
 // LogValues implements skeleton.LogKeys.
 func (h *hooks) LogValues(s *imv1.ServiceAccountKubeconfig) []any {
 	return []any{"runtimeID", s.Spec.RuntimeID, "serviceAccount", s.Spec.ServiceAccount.Namespace + "/" + s.Spec.ServiceAccount.Name}
 }
 
 // Observe implements skeleton.Hooks.
-func (h *hooks) Observe(_ context.Context, s *state) (observed, error) {
-	return observed{req: Request(s.Obj), st: State(s.Obj)}, nil
+func (h *hooks) Observe(s *state) observed {
+	return observed{req: Request(s.Obj), st: State(s.Obj)}
 }
 
 // Act implements skeleton.Hooks. The use case confirms with the API server (live) before it calls the runtime.
-func (h *hooks) Act(ctx context.Context, s *state, q observed, now time.Time) (acted, error) {
-	res, err := h.identities.Reconcile(ctx, q.req, q.st, now, live(s))
-	return acted{res: res, err: err}, nil
+func (h *hooks) Act(ctx context.Context, s *state, q observed, now time.Time) (usecase.IdentityResult, error) {
+	return h.identities.Reconcile(ctx, q.req, q.st, now, live(s))
 }
 
-// Status implements skeleton.Hooks.
-func (h *hooks) Status(_ context.Context, s *state, a acted, _ time.Time) skeleton.Result {
-	setStatus(s.Obj, a.res)
+// Status implements skeleton.Hooks. A failure is written too (the skeleton retries it with backoff afterwards).
+func (h *hooks) Status(_ context.Context, s *state, res usecase.IdentityResult, err error, _ time.Time) skeleton.Result {
+	setStatus(s.Obj, res)
 	h.metrics.observe(s.Obj)
-	out := skeleton.Result{RequeueAfter: a.res.RequeueAfter, Events: h.events(a.res.Events), Retry: a.err}
-	if a.err == nil && a.res.ClearForce {
+	out := skeleton.Result{RequeueAfter: res.RequeueAfter, Events: h.events(res.Events)}
+	if err == nil && res.ClearForce {
 		out.ClearAnnotations = []string{imv1.AnnotationForceKubeconfigRotation}
 	}
 	return out
 }
 
-// Finalize implements skeleton.Hooks: what the object created in the runtime and its Secret go first, then the
+// Finalize implements skeleton.FinalizeHandler: what the object created in the runtime and its Secret go first, then the
 // finalizer; a runtime that is gone or does not answer within the cleanup timeout lets it go too, with a warning
 // naming what was left behind.
 func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton.Result, error) {
@@ -85,15 +78,13 @@ func (h *hooks) Gone(_ context.Context, s *state, _ time.Time) (skeleton.Result,
 	return skeleton.Result{}, nil
 }
 
-// events turns the use case's events into the skeleton's (recorded on the object and logged) and counts them.
+// events counts the use case's events and returns them for the skeleton to record on the object and log.
 // Messages never carry a token.
 func (h *hooks) events(evs []usecase.Event) []skeleton.Event {
-	out := make([]skeleton.Event, 0, len(evs))
 	for _, e := range evs {
 		h.metrics.Events.WithLabelValues(e.Reason).Inc()
-		out = append(out, skeleton.Event{Warning: e.Warning, Reason: e.Reason, Action: e.Reason, Message: e.Message})
 	}
-	return out
+	return evs
 }
 
 // live confirms the reconcile's object with the API server by rebasing the reconcile on it: the live object

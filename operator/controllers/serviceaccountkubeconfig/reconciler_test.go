@@ -56,9 +56,12 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 	w := &world{t: t, client: c, clock: clock, ids: fake.NewRuntimeIdentities(clock.Now), store: fake.NewIdentityKubeconfigStore(),
 		recorder: events.NewFakeRecorder(100)}
 	w.ids.AddRuntime(ports.RuntimeRef{Namespace: "kcp-system", RuntimeID: "rid"}, sakubeconfig.Endpoint{Server: "https://api.example", CAData: []byte("ca")})
-	w.r = NewReconciler(c, c, setup.Ports{Clock: clock, Identities: w.ids, IdentitySecrets: w.store},
+	w.r, err = NewReconciler(c, c, setup.Ports{Clock: clock, Identities: w.ids, IdentitySecrets: w.store},
 		setup.Settings{Kubeconfig: kubeconfig.Policy{RotationFraction: 0.6}, IdentityCleanupTimeout: time.Minute},
 		NewMetrics(prometheus.NewRegistry()), w.recorder)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
 // reasonDeleting is the Ready reason while the runtime objects and the Secret are removed.
@@ -36,14 +37,10 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 		return
 	case res.Ready:
 		s.Status.SecretName = s.Spec.SecretName
-		if ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady); res.Reason == sakubeconfig.ReasonKubeconfigValid &&
-			ready != nil && ready.Status == metav1.ConditionTrue {
-			// Nothing happened: the condition keeps what last happened (issued, rotated, rules applied).
-			ready.ObservedGeneration = s.Generation
-			s.Status.State = imv1.ServiceAccountKubeconfigStateReady
-			return
-		}
-		setCondition(s, imv1.ServiceAccountKubeconfigStateReady, metav1.ConditionTrue, res.Reason, res.Message)
+		s.Status.State = imv1.ServiceAccountKubeconfigStateReady
+		// A valid kubeconfig is nothing new: the condition keeps what last happened (issued, rotated, rules applied).
+		skeleton.SetCondition(&s.Status.Conditions, imv1.ConditionReady, s.Generation, skeleton.Outcome{OK: true,
+			Reason: res.Reason, Message: res.Message, Keep: res.Reason == sakubeconfig.ReasonKubeconfigValid})
 	case res.Reason == sakubeconfig.ReasonWaitingForRuntime:
 		setCondition(s, imv1.ServiceAccountKubeconfigStatePending, metav1.ConditionFalse, res.Reason, res.Message)
 	default:

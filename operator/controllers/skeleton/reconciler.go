@@ -15,18 +15,25 @@ import (
 )
 
 // Hooks are what a controller supplies to the skeleton: how its custom resource becomes a use case request
-// (Observe), how the use case runs (Act), how its result becomes status (Status), and the deletion branch
-// (Finalize). Everything else (reading the object, the finalizer, the clock, events, the status patch, the
-// controller-runtime result) is the skeleton's.
+// (Observe), how the use case runs (Act) and how its result, or its error, becomes status (Status). The deletion
+// branch (FinalizeHandler) and the branch of an object that is gone (GoneHandler) are optional. Everything else
+// (reading the object, the finalizer, the clock, events, the status patch, the controller-runtime result) is the
+// skeleton's.
 type Hooks[O client.Object, Q, R any] interface {
-	// Observe maps the object to the use case's request. An error means nothing can be decided: the status stays
-	// as it is and the request is retried with backoff.
-	Observe(ctx context.Context, s *State[O]) (Q, error)
-	// Act runs the use case for q at now. An error means the use case could not observe what it decides on;
-	// failed actions are part of R (they become status).
+	// Observe maps the object to the use case's request: a pure mapping, it reads nothing else and cannot fail.
+	Observe(s *State[O]) Q
+	// Act runs the use case for q at now. Its result and its error (what the use case could not observe, or an
+	// action that failed, as the use case reports it) both go to Status.
 	Act(ctx context.Context, s *State[O], q Q, now time.Time) (R, error)
 	// Status writes r into s.Obj's status (in memory; the skeleton patches the difference) and says what follows.
-	Status(ctx context.Context, s *State[O], r R, now time.Time) Result
+	// err is Act's error (r is then whatever Act returned with it): Status writes what the failure means, if
+	// anything, and may put err, with context, into Result.Retry; when it leaves Retry nil the skeleton retries
+	// with err itself, so an error of Act is never dropped.
+	Status(ctx context.Context, s *State[O], r R, err error, now time.Time) Result
+}
+
+// FinalizeHandler is implemented by hooks whose reconciler has a Finalizer (NewReconciler refuses one without).
+type FinalizeHandler[O client.Object] interface {
 	// Finalize runs the next steps of deleting an object that carries the finalizer and writes its progress into
 	// s.Obj's status. Result.Release lets the object go: only once what it stands for is observed gone.
 	Finalize(ctx context.Context, s *State[O], now time.Time) (Result, error)
@@ -43,12 +50,9 @@ type GoneHandler[O client.Object] interface {
 	Gone(ctx context.Context, s *State[O], now time.Time) (Result, error)
 }
 
-// Event is something worth telling people about, recorded on the object (events.k8s.io) and logged.
-type Event struct {
-	Warning bool
-	// Reason is stable (people and alerts match on it); Action says what the operator did or tried.
-	Reason, Action, Message string
-}
+// Event is something worth telling people about, recorded on the object (events.k8s.io) and logged: the core's
+// type, so the use cases' events are recorded as they are. An empty Action is recorded as the Reason.
+type Event = ports.Event
 
 // Result is what a hook decided beyond the status.
 type Result struct {
@@ -75,8 +79,9 @@ type Reconciler[O client.Object, Q, R any] struct {
 	Clock  ports.Clock
 	// Recorder records events on the object; nil only logs them (objects in another cluster, such as shoots).
 	Recorder events.EventRecorder
-	// Finalizer is added to every object before Act runs; empty: objects get none, and objects being deleted
-	// go through Act like the others.
+	// Finalizer is added to every object before Act runs and removed once the hooks' Finalize releases the
+	// object; the hooks must implement FinalizeHandler (NewReconciler checks it). Empty: objects get none, and
+	// objects being deleted go through Act like the others.
 	Finalizer string
 	// New returns an empty object of the kind.
 	New   func() O
@@ -85,6 +90,17 @@ type Reconciler[O client.Object, Q, R any] struct {
 	// cache shows that write. The next reconcile of the object, whatever event starts it, then decides on the status
 	// just written instead of repeating the work it records (0: no wait).
 	AwaitStatus time.Duration
+}
+
+// NewReconciler returns the reconciler r describes, or an error when its parts do not fit: a Finalizer whose
+// hooks have no Finalize would keep every deleted object forever.
+func NewReconciler[O client.Object, Q, R any](r Reconciler[O, Q, R]) (*Reconciler[O, Q, R], error) {
+	if r.Finalizer != "" {
+		if _, ok := r.Hooks.(FinalizeHandler[O]); !ok {
+			return nil, fmt.Errorf("reconciler with finalizer %s: its hooks (%T) have no Finalize", r.Finalizer, r.Hooks)
+		}
+	}
+	return &r, nil
 }
 
 // State is one reconcile's view of the object: the object the hooks work on and the baseline of the status patch.
@@ -157,7 +173,12 @@ func (r *Reconciler[O, Q, R]) Reconcile(ctx context.Context, req ctrl.Request) (
 		if !hasFinalizer(obj, r.Finalizer) {
 			return ctrl.Result{}, nil
 		}
-		res, err := r.Hooks.Finalize(ctx, s, now)
+		fin, ok := r.Hooks.(FinalizeHandler[O])
+		if !ok { // a reconciler not built by NewReconciler
+			return ctrl.Result{}, fmt.Errorf("finalize %s: the hooks (%T) have no Finalize for finalizer %s", req.NamespacedName,
+				r.Hooks, r.Finalizer)
+		}
+		res, err := fin.Finalize(ctx, s, now)
 		return r.finish(ctx, s, res, err)
 	}
 	if r.Finalizer != "" {
@@ -167,15 +188,12 @@ func (r *Reconciler[O, Q, R]) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 		s.before.SetFinalizers(obj.GetFinalizers())
 	}
-	q, err := r.Hooks.Observe(ctx, s)
-	if err != nil {
-		return ctrl.Result{}, err
+	out, err := r.Hooks.Act(ctx, s, r.Hooks.Observe(s), now)
+	res := r.Hooks.Status(ctx, s, out, err, now)
+	if err != nil && res.Retry == nil {
+		res.Retry = err
 	}
-	out, err := r.Hooks.Act(ctx, s, q, now)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return r.finish(ctx, s, r.Hooks.Status(ctx, s, out, now), nil)
+	return r.finish(ctx, s, res, nil)
 }
 
 // finish records the events, patches the status when it changed, clears consumed annotations, removes the
@@ -237,7 +255,11 @@ func (r *Reconciler[O, Q, R]) record(ctx context.Context, obj O, evs []Event) {
 			if e.Warning {
 				kind = "Warning"
 			}
-			r.Recorder.Eventf(obj, nil, kind, e.Reason, e.Action, "%s", e.Message)
+			action := e.Action
+			if action == "" {
+				action = e.Reason
+			}
+			r.Recorder.Eventf(obj, nil, kind, e.Reason, action, "%s", e.Message)
 		}
 	}
 	logEvents(ctx, evs)

@@ -3,6 +3,7 @@ package skeleton_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ const finalizer = "test.kyma-project.io/finalizer"
 // hooks is a controller whose "use case" echoes the shoot name into the status; each hook records that it ran.
 type hooks struct {
 	calls       []string
-	observeErr  error
+	actErr      error
+	statusErr   error // the error Status received
 	result      skeleton.Result
 	finalize    skeleton.Result
 	finalizeErr error
@@ -35,22 +37,26 @@ type hooks struct {
 	c           client.Client
 }
 
-func (h *hooks) Observe(ctx context.Context, s *skeleton.State[*imv1.GardenerCluster]) (string, error) {
+func (h *hooks) Observe(s *skeleton.State[*imv1.GardenerCluster]) string {
 	h.calls = append(h.calls, "observe")
+	return s.Obj.Spec.Shoot.Name
+}
+
+func (h *hooks) Act(ctx context.Context, s *skeleton.State[*imv1.GardenerCluster], q string, now time.Time) (string, error) {
+	h.calls = append(h.calls, "act")
 	var live imv1.GardenerCluster
 	if err := h.c.Get(ctx, s.Key(), &live); err == nil {
 		h.sawFinal = slices.Contains(live.Finalizers, finalizer)
 	}
-	return s.Obj.Spec.Shoot.Name, h.observeErr
-}
-
-func (h *hooks) Act(_ context.Context, _ *skeleton.State[*imv1.GardenerCluster], q string, now time.Time) (string, error) {
-	h.calls = append(h.calls, "act")
+	if h.actErr != nil {
+		return "failed", h.actErr
+	}
 	return q + "@" + now.Format(time.RFC3339), nil
 }
 
-func (h *hooks) Status(_ context.Context, s *skeleton.State[*imv1.GardenerCluster], r string, _ time.Time) skeleton.Result {
+func (h *hooks) Status(_ context.Context, s *skeleton.State[*imv1.GardenerCluster], r string, err error, _ time.Time) skeleton.Result {
 	h.calls = append(h.calls, "status")
+	h.statusErr = err
 	s.Obj.Status.State = imv1.GardenerClusterState(r)
 	return h.result
 }
@@ -112,6 +118,7 @@ func TestReconcileRunsTheHooksInOrderAfterTheFinalizer(t *testing.T) {
 	require.Equal(t, time.Minute, res.RequeueAfter)
 	require.Equal(t, []string{"observe", "act", "status"}, w.h.calls)
 	require.True(t, w.h.sawFinal, "the finalizer must be in the API server before the use case runs")
+	require.NoError(t, w.h.statusErr)
 	gc := w.get(t)
 	require.Equal(t, imv1.GardenerClusterState("c-1@2026-01-02T03:04:05Z"), gc.Status.State, "status from the clock read once")
 	require.Contains(t, gc.Finalizers, finalizer)
@@ -134,13 +141,53 @@ func TestStatusIsPatchedOnlyWhenItChanged(t *testing.T) {
 	require.NotEqual(t, rv, w.get(t).ResourceVersion, "a changed status was not written")
 }
 
-func TestObserveErrorWritesNothing(t *testing.T) {
+func TestStatusReceivesActsErrorAndWritesWhatItMeans(t *testing.T) {
 	w := newWorld(t, cluster(nil))
-	w.h.observeErr = errors.New("cannot read")
+	w.h.actErr = errors.New("cannot read the shoot")
+	w.h.result = skeleton.Result{Events: []skeleton.Event{{Warning: true, Reason: "Failed", Message: "cannot read the shoot"}}}
+
 	_, err := w.reconcile(t)
-	require.ErrorContains(t, err, "cannot read")
-	require.Equal(t, []string{"observe"}, w.h.calls)
-	require.Empty(t, w.get(t).Status.State)
+
+	require.Equal(t, []string{"observe", "act", "status"}, w.h.calls)
+	require.Same(t, w.h.actErr, w.h.statusErr, "Status gets the error Act returned")
+	require.ErrorIs(t, err, w.h.actErr, "Status set no Retry: the skeleton retries with Act's error")
+	require.Equal(t, imv1.GardenerClusterState("failed"), w.get(t).Status.State, "what Status wrote of the failure is patched")
+	require.Equal(t, "Warning Failed cannot read the shoot", <-w.recorder.Events)
+}
+
+func TestStatusMayWrapActsErrorIntoRetry(t *testing.T) {
+	w := newWorld(t, cluster(nil))
+	w.h.actErr = errors.New("boom")
+	w.h.result = skeleton.Result{Retry: fmt.Errorf("sync of rid: %w", w.h.actErr)}
+
+	_, err := w.reconcile(t)
+
+	require.EqualError(t, err, "sync of rid: boom", "Act's error is returned once, as Status wrapped it")
+}
+
+func TestStatusThatWritesNothingOfActsErrorPatchesNothing(t *testing.T) {
+	w := newWorld(t, cluster(nil))
+	_, err := w.reconcile(t)
+	require.NoError(t, err)
+	before := w.get(t)
+	w.r.Hooks = ignoringErrors{w.h}
+	w.h.actErr = errors.New("gardener unreachable")
+	w.clock.Step(time.Second)
+
+	_, err = w.reconcile(t)
+
+	require.ErrorIs(t, err, w.h.actErr)
+	require.Equal(t, before.ResourceVersion, w.get(t).ResourceVersion, "the status of a failed Act was written")
+}
+
+// ignoringErrors writes no status when Act failed (the GardenerCluster and Runtime controllers do so).
+type ignoringErrors struct{ *hooks }
+
+func (i ignoringErrors) Status(ctx context.Context, s *skeleton.State[*imv1.GardenerCluster], r string, err error, now time.Time) skeleton.Result {
+	if err != nil {
+		return skeleton.Result{}
+	}
+	return i.hooks.Status(ctx, s, r, err, now)
 }
 
 func TestRetryIsReturnedAfterTheStatusIsWritten(t *testing.T) {
@@ -214,4 +261,84 @@ func (r rebasing) Act(ctx context.Context, s *skeleton.State[*imv1.GardenerClust
 	}
 	*r.seen = s.Obj
 	return r.hooks.Act(ctx, s, q, now)
+}
+
+// plain are hooks without Finalize.
+type plain struct{ h *hooks }
+
+func (p plain) Observe(s *skeleton.State[*imv1.GardenerCluster]) string { return p.h.Observe(s) }
+
+func (p plain) Act(ctx context.Context, s *skeleton.State[*imv1.GardenerCluster], q string, now time.Time) (string, error) {
+	return p.h.Act(ctx, s, q, now)
+}
+
+func (p plain) Status(ctx context.Context, s *skeleton.State[*imv1.GardenerCluster], r string, err error, now time.Time) skeleton.Result {
+	return p.h.Status(ctx, s, r, err, now)
+}
+
+func TestNewReconcilerRefusesAFinalizerWithoutFinalize(t *testing.T) {
+	w := newWorld(t)
+
+	_, err := skeleton.NewReconciler(skeleton.Reconciler[*imv1.GardenerCluster, string, string]{Client: w.c, Live: w.c, Clock: w.clock,
+		Finalizer: finalizer, New: w.r.New, Hooks: plain{w.h}})
+	require.ErrorContains(t, err, "no Finalize")
+
+	r, err := skeleton.NewReconciler(skeleton.Reconciler[*imv1.GardenerCluster, string, string]{Client: w.c, Live: w.c, Clock: w.clock,
+		Finalizer: finalizer, New: w.r.New, Hooks: w.h})
+	require.NoError(t, err)
+	require.Equal(t, finalizer, r.Finalizer)
+
+	r, err = skeleton.NewReconciler(skeleton.Reconciler[*imv1.GardenerCluster, string, string]{Client: w.c, Live: w.c, Clock: w.clock,
+		New: w.r.New, Hooks: plain{w.h}})
+	require.NoError(t, err, "hooks without a finalizer need no Finalize")
+	require.NotNil(t, r)
+}
+
+func deleting(finalizers ...string) *imv1.GardenerCluster {
+	gc := cluster(nil)
+	gc.Finalizers = finalizers
+	now := metav1.Now()
+	gc.DeletionTimestamp = &now
+	return gc
+}
+
+func TestWithoutFinalizerObjectsBeingDeletedGoThroughAct(t *testing.T) {
+	w := newWorld(t, deleting("someone.else/finalizer"))
+	w.r.Finalizer, w.r.Hooks = "", plain{w.h}
+
+	_, err := w.reconcile(t)
+
+	require.NoError(t, err)
+	require.Equal(t, []string{"observe", "act", "status"}, w.h.calls)
+	require.Equal(t, []string{"someone.else/finalizer"}, w.get(t).Finalizers)
+}
+
+func TestAReconcilerWithoutFinalizeKeepsTheObjectAndFails(t *testing.T) {
+	w := newWorld(t, deleting(finalizer))
+	w.r.Hooks = plain{w.h} // built without NewReconciler
+
+	_, err := w.reconcile(t)
+
+	require.ErrorContains(t, err, "no Finalize")
+	require.Empty(t, w.h.calls)
+	require.Equal(t, []string{finalizer}, w.get(t).Finalizers)
+}
+
+// actions records the action of each event.
+type actions []string
+
+func (a *actions) Eventf(_, _ runtime.Object, _, _, action, _ string, _ ...any) {
+	*a = append(*a, action)
+}
+
+func TestEventsAreRecordedWithTheirActionOrElseTheirReason(t *testing.T) {
+	w := newWorld(t, cluster(nil))
+	var recorded actions
+	w.r.Recorder = &recorded
+	w.h.result = skeleton.Result{Events: []skeleton.Event{{Reason: "SecretDeleted", Action: "DeleteSecret"}, {Reason: "ShootApplied"}}}
+
+	_, err := w.reconcile(t)
+
+	require.NoError(t, err)
+	require.Equal(t, actions{"DeleteSecret", "ShootApplied"}, recorded)
 }

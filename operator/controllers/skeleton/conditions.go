@@ -1,0 +1,33 @@
+package skeleton
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Outcome is a domain outcome as a condition (Ready, or the condition Ready is derived from) records it.
+type Outcome struct {
+	// OK makes the condition True, otherwise it is False.
+	OK              bool
+	Reason, Message string
+	// Keep (with OK) says that the outcome only confirms a success (a check that found everything as it was): a
+	// recorded success then keeps its reason and message, which tell what last happened (issued, rotated, rules
+	// applied), and only its observedGeneration follows.
+	Keep bool
+}
+
+// SetCondition writes o into the condition typ of conds for generation and reports whether it kept the recorded
+// success (Outcome.OK and Keep with the condition True). The last transition time changes only with the status.
+func SetCondition(conds *[]metav1.Condition, typ string, generation int64, o Outcome) (kept bool) {
+	if c := meta.FindStatusCondition(*conds, typ); o.OK && o.Keep && c != nil && c.Status == metav1.ConditionTrue {
+		c.ObservedGeneration = generation
+		return true
+	}
+	status := metav1.ConditionFalse
+	if o.OK {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: status, Reason: o.Reason, Message: o.Message,
+		ObservedGeneration: generation})
+	return false
+}
