@@ -167,6 +167,11 @@ deploy: manifests ## Install the operator (config/default: CRDs, RBAC, Deploymen
 undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes and their clusters stay (`make uninstall` removes the CRDs).
 	hack/deploy.sh undeploy
 
+.PHONY: build-installer
+build-installer: manifests ## Write dist/install.yaml: everything `make deploy` installs (image IMG), as one file for `kubectl apply --server-side -f`.
+	@mkdir -p dist
+	hack/deploy.sh render $(IMG) > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
+
 ##@ Test
 
 .PHONY: test
