@@ -13,6 +13,9 @@ CONTAINER_TOOL ?= docker
 CONTROLLER_GEN := $(BIN)/controller-gen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
 ACTIONLINT     := $(BIN)/actionlint
+GORELEASER     := $(BIN)/goreleaser
+CYCLONEDX_GOMOD := $(BIN)/cyclonedx-gomod
+KREW_VALIDATE  := $(BIN)/validate-krew-manifest
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
 
@@ -231,7 +234,7 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows.
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check release-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
 	$(ACTIONLINT) -no-color
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
@@ -239,9 +242,29 @@ lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint (gos
 
 .PHONY: tidy-check
 tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, the pinned tools).
-	@for d in . $(API_MOD_DIR) hack/tools hack/tools/actionlint; do \
+	@for d in . $(API_MOD_DIR) hack/tools hack/tools/actionlint hack/tools/goreleaser hack/tools/krew; do \
 		(cd $$d && $(GO) mod tidy -diff) || { echo "tidy-check: go.mod of $$d is not tidy: run go mod tidy there" >&2; exit 1; }; \
 	done
+
+##@ Release (docs/release.md; a version tag runs .github/workflows/release.yaml)
+
+.PHONY: release-check
+release-check: $(GORELEASER) $(KREW_VALIDATE) ## goreleaser check of .goreleaser.yaml, and krew's validation of the plugin manifest goreleaser makes (stub binaries).
+	$(GORELEASER) check
+	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(GO) test $(GOTEST_FLAGS) -count=1 ./operator/release/
+
+.PHONY: release-snapshot
+release-snapshot: $(GORELEASER) $(CYCLONEDX_GOMOD) $(KREW_VALIDATE) ## What a tag releases, built locally into dist/ without publishing (goreleaser release --snapshot); no container engine needed.
+	@# A clone without the remote origin (a local worktree) gets the project's for this run only; without any, goreleaser
+	@# drops the git information of a snapshot and stamps the commit "none".
+	git remote get-url origin >/dev/null 2>&1 || export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+		GIT_CONFIG_VALUE_0=https://github.com/kyma-project/kim.git; \
+	PATH="$(BIN):$$PATH" $(GORELEASER) release --snapshot --clean
+	$(KREW_VALIDATE) -skip-install -manifest dist/release/krew/kim.yaml
+
+.PHONY: release
+release: $(GORELEASER) $(CYCLONEDX_GOMOD) ## Publish the GitHub release of the checked-out version tag (release workflow; needs GITHUB_TOKEN).
+	PATH="$(BIN):$$PATH" $(GORELEASER) release --clean
 
 ##@ Benchmarks (not part of `make test`)
 
@@ -271,6 +294,12 @@ $(CONTROLLER_GEN): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 $(ACTIONLINT): hack/tools/actionlint/go.mod
 	$(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
+$(GORELEASER): hack/tools/goreleaser/go.mod
+	$(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/goreleaser/goreleaser/v2
+$(CYCLONEDX_GOMOD): hack/tools/goreleaser/go.mod
+	$(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+$(KREW_VALIDATE): hack/tools/krew/go.mod
+	$(GO) build -modfile=hack/tools/krew/go.mod -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	$(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
