@@ -13,6 +13,9 @@ CONTAINER_TOOL ?= docker
 CONTROLLER_GEN := $(BIN)/controller-gen
 GOLANGCI_LINT  := $(BIN)/golangci-lint
 ACTIONLINT     := $(BIN)/actionlint
+GORELEASER     := $(BIN)/goreleaser
+CYCLONEDX_GOMOD := $(BIN)/cyclonedx-gomod
+KREW_VALIDATE  := $(BIN)/validate-krew-manifest
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
 
@@ -184,6 +187,11 @@ deploy: manifests ## Install the operator (config/default: CRDs, RBAC, Deploymen
 undeploy: ## Remove what `make deploy` installed except the CRDs, so Runtimes and their clusters stay (`make uninstall` removes the CRDs).
 	hack/deploy.sh undeploy
 
+.PHONY: build-installer
+build-installer: manifests ## Write dist/install.yaml: everything `make deploy` installs (image IMG), as one file for `kubectl apply --server-side -f`.
+	@mkdir -p dist
+	hack/deploy.sh render $(IMG) > dist/install.yaml.tmp && mv dist/install.yaml.tmp dist/install.yaml
+
 ##@ Test
 
 .PHONY: test
@@ -251,7 +259,7 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows.
+lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check release-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
 	$(ACTIONLINT) -no-color
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
@@ -264,6 +272,26 @@ tidy-check: ## go mod tidy -diff is clean in every module (the root, the API mod
 .PHONY: tidy
 tidy: ## go mod tidy in every module; the root as the workspace builds it, with ./operator/api (plain go mod tidy ignores go.work).
 	hack/tidy.sh
+
+##@ Release (docs/release.md; a version tag runs .github/workflows/release.yaml)
+
+.PHONY: release-check
+release-check: $(GORELEASER) $(KREW_VALIDATE) ## goreleaser check of .goreleaser.yaml, and krew's validation of the plugin manifest goreleaser makes (stub binaries).
+	$(GORELEASER) check
+	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(GO) test $(GOTEST_FLAGS) -count=1 ./operator/release/
+
+.PHONY: release-snapshot
+release-snapshot: $(GORELEASER) $(CYCLONEDX_GOMOD) $(KREW_VALIDATE) ## What a tag releases, built locally into dist/ without publishing (goreleaser release --snapshot); no container engine needed.
+	@# A clone without the remote origin (a local worktree) gets the project's for this run only; without any, goreleaser
+	@# drops the git information of a snapshot and stamps the commit "none".
+	git remote get-url origin >/dev/null 2>&1 || export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+		GIT_CONFIG_VALUE_0=https://github.com/kyma-project/kim.git; \
+	PATH="$(BIN):$$PATH" $(GORELEASER) release --snapshot --clean
+	$(KREW_VALIDATE) -skip-install -manifest dist/release/krew/kim.yaml
+
+.PHONY: release
+release: $(GORELEASER) $(CYCLONEDX_GOMOD) ## Publish the GitHub release of the checked-out version tag (release workflow; needs GITHUB_TOKEN).
+	PATH="$(BIN):$$PATH" $(GORELEASER) release --clean
 
 ##@ Benchmarks (not part of `make test`)
 
@@ -294,6 +322,12 @@ $(CONTROLLER_GEN): $(TOOLS_MOD)
 	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
 $(ACTIONLINT): hack/tools/actionlint/go.mod
 	GOWORK=off $(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
+$(GORELEASER): hack/tools/goreleaser/go.mod
+	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/goreleaser/goreleaser/v2
+$(CYCLONEDX_GOMOD): hack/tools/goreleaser/go.mod
+	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+$(KREW_VALIDATE): hack/tools/krew/go.mod
+	GOWORK=off $(GO) build -modfile=hack/tools/krew/go.mod -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
