@@ -153,7 +153,7 @@ func TestAuditLogAdaptersIntegration(t *testing.T) {
 		contract.RunRuntimeSecretWriterContract(t, func(t *testing.T) contract.RuntimeSecretsFixture {
 			kcpNS := newNamespace(t, c, "kcp")
 			writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-1")
-			w := &kube.RuntimeSecrets{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil)}
+			w := &kube.RuntimeSecrets{Clients: secretClients(c, kcpNS)}
 			return contract.RuntimeSecretsFixture{Writer: w, RuntimeID: "rt-1",
 				Read: func(ctx context.Context, ns, name string) (map[string][]byte, bool) {
 					s := &corev1.Secret{}

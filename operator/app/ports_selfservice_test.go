@@ -39,7 +39,7 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 		edit(cfg)
 		opts := DefaultOptions()
 		opts.GardenerProject, opts.WatchNamespaces, opts.Config = "kyma", []string{"kcp-system"}, cfg
-		return selfServicePorts(mgr, garden, opts)
+		return selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetAPIReader(), "kcp-system").Controller)
 	}
 
 	p, err := build(func(*config.OperatorConfig) {})
