@@ -102,3 +102,34 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 		t.Errorf("a pool in a namespace the operator does not watch: %v; want an error naming the key", err)
 	}
 }
+
+// Every runtime-facing adapter reaches runtimes through the one kube.RuntimeClients of the composition root.
+func TestRuntimeFacingAdaptersShareTheRuntimeClients(t *testing.T) {
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
+	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultOptions()
+	opts.GardenerProject, opts.WatchNamespaces = "kyma", []string{"kcp-system"}
+	p, err := buildPorts(mgr, garden, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configurator, ok := p.Configurator.(*kube.RuntimeConfigurator)
+	if !ok || configurator.Clients == nil {
+		t.Fatalf("configurator %+v, want a kube.RuntimeConfigurator with runtime clients", p.Configurator)
+	}
+	identities, ok := p.Identities.(*kube.RuntimeIdentities)
+	if !ok || identities.Clients != configurator.Clients {
+		t.Errorf("identities %+v, want the configurator's runtime clients", p.Identities)
+	}
+}
