@@ -16,16 +16,16 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
+// RuntimeID is the runtime ID of a Runtime CR: its name, which the shoot, the GardenerCluster and the kubeconfig
+// Secret are keyed by, whatever the runtime-id label says. The one place this rule is written.
+func RuntimeID(cr *imv1.Runtime) string { return cr.Name }
+
 // Runtime maps a Runtime CR to shoot.Runtime. It does not validate: shoot.Generate does, with
 // errors that name the CR fields.
 func Runtime(cr *imv1.Runtime) shoot.Runtime {
 	s := cr.Spec.Shoot
-	id := cr.Labels[imv1.LabelRuntimeID]
-	if id == "" {
-		id = cr.Name
-	}
 	rt := shoot.Runtime{
-		ID:                  id,
+		ID:                  RuntimeID(cr),
 		Generation:          cr.Generation,
 		GlobalAccountID:     cr.Labels[imv1.LabelGlobalAccountID],
 		SubaccountID:        cr.Labels[imv1.LabelSubaccountID],
