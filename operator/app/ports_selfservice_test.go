@@ -20,19 +20,7 @@ import (
 // The self-service ports follow the configuration: a switched-off feature has no ports (its controller sets
 // nothing up), the pool's namespace defaults to the operator's and must be watched, a cluster-scoped pool has none.
 func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
-	scheme, err := setup.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
-	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr, garden := unreachableClusters(t)
 	build := func(edit func(*config.OperatorConfig)) (setup.SelfService, error) {
 		cfg := &config.OperatorConfig{}
 		cfg.Default()
@@ -105,19 +93,7 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 
 // Every runtime-facing adapter reaches runtimes through the one kube.RuntimeClients of the composition root.
 func TestRuntimeFacingAdaptersShareTheRuntimeClients(t *testing.T) {
-	scheme, err := setup.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
-	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr, garden := unreachableClusters(t)
 	opts := DefaultOptions()
 	opts.GardenerProject, opts.WatchNamespaces = "kyma", []string{"kcp-system"}
 	p, err := buildPorts(mgr, garden, opts)
@@ -132,4 +108,24 @@ func TestRuntimeFacingAdaptersShareTheRuntimeClients(t *testing.T) {
 	if !ok || identities.Clients != configurator.Clients {
 		t.Errorf("identities %+v, want the configurator's runtime clients", p.Identities)
 	}
+}
+
+// unreachableClusters are a KCP manager and a garden cluster of an address that does not resolve: building the
+// ports asks neither.
+func unreachableClusters(t *testing.T) (manager.Manager, cluster.Cluster) {
+	t.Helper()
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
+	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mgr, garden
 }
