@@ -93,3 +93,23 @@ func TestRegistryCacheRuntimesContract(t *testing.T) {
 			}}
 	})
 }
+
+func TestAuditLogRuntimesContract(t *testing.T) {
+	contract.RunAuditLogRuntimesContract(t, func(t *testing.T) contract.AuditLogRuntimesFixture {
+		r := fake.NewAuditLogRuntimes()
+		put := func(_ context.Context, id string, o ports.AuditLogOwner) error { r.Set(id, o); return nil }
+		return contract.AuditLogRuntimesFixture{Runtimes: r, Put: put, PutElsewhere: put,
+			Delete: func(_ context.Context, id string) error { r.Delete(id); return nil }}
+	})
+}
+
+func TestAuditLogCredentialsContract(t *testing.T) {
+	contract.RunAuditLogCredentialsContract(t, func(t *testing.T) contract.AuditLogCredentialsFixture {
+		k := fake.NewKCPSecrets()
+		return contract.AuditLogCredentialsFixture{Credentials: k, Namespace: "kcp-system", OtherNamespace: "elsewhere",
+			Put: func(_ context.Context, ref auditlog.SecretRef, labels map[string]string, data map[string][]byte) error {
+				k.SetLabelled(ref, labels, data)
+				return nil
+			}}
+	})
+}

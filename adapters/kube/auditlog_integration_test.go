@@ -12,13 +12,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kyma-project/kim/adapters/contract"
@@ -27,6 +30,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/testenv"
 )
@@ -149,11 +153,48 @@ func TestAuditLogAdaptersIntegration(t *testing.T) {
 		}
 		checkPool(t, pool, results, 40, 10)
 	})
+	t.Run("AuditLogRuntimesContract", func(t *testing.T) {
+		contract.RunAuditLogRuntimesContract(t, func(t *testing.T) contract.AuditLogRuntimesFixture {
+			first, second := newNamespace(t, c, "runtimes"), newNamespace(t, c, "runtimes")
+			return contract.AuditLogRuntimesFixture{Runtimes: &kube.AuditLogRuntimes{Live: c, Namespaces: []string{first, second}},
+				Put: func(ctx context.Context, id string, o ports.AuditLogOwner) error {
+					return putRuntime(ctx, t, c, first, id, o)
+				},
+				PutElsewhere: func(ctx context.Context, id string, o ports.AuditLogOwner) error {
+					return putRuntime(ctx, t, c, second, id, o)
+				},
+				Delete: func(ctx context.Context, id string) error {
+					for _, ns := range []string{first, second} {
+						rt := &imv1.Runtime{}
+						rt.Namespace, rt.Name = ns, id
+						if err := c.Delete(ctx, rt); client.IgnoreNotFound(err) != nil {
+							return err
+						}
+					}
+					return nil
+				}}
+		})
+	})
+	t.Run("AuditLogCredentialsContract", func(t *testing.T) {
+		contract.RunAuditLogCredentialsContract(t, func(t *testing.T) contract.AuditLogCredentialsFixture {
+			ns, other := newNamespace(t, c, "creds"), newNamespace(t, c, "creds")
+			return contract.AuditLogCredentialsFixture{Credentials: &kube.KCPSecrets{Live: c}, Namespace: ns, OtherNamespace: other,
+				Put: func(ctx context.Context, ref auditlog.SecretRef, labels map[string]string, data map[string][]byte) error {
+					s := &corev1.Secret{}
+					s.Namespace, s.Name = ref.Namespace, ref.Name
+					_, err := controllerutil.CreateOrUpdate(ctx, c, s, func() error {
+						s.Labels, s.Data = labels, data
+						return nil
+					})
+					return err
+				}}
+		})
+	})
 	t.Run("RuntimeSecretWriterContract", func(t *testing.T) {
 		contract.RunRuntimeSecretWriterContract(t, func(t *testing.T) contract.RuntimeSecretsFixture {
 			kcpNS := newNamespace(t, c, "kcp")
 			writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-1")
-			w := &kube.RuntimeSecrets{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil)}
+			w := &kube.RuntimeSecrets{Clients: secretClients(c, kcpNS)}
 			return contract.RuntimeSecretsFixture{Writer: w, RuntimeID: "rt-1",
 				Read: func(ctx context.Context, ns, name string) (map[string][]byte, bool) {
 					s := &corev1.Secret{}
@@ -316,4 +357,28 @@ func checkPool(t *testing.T, pool ports.AuditLogPool, results map[string]usecase
 	if len(holders) != wantClaimed {
 		t.Errorf("%d tenants assigned in the API server, want %d", len(holders), wantClaimed)
 	}
+}
+
+// putRuntime creates the KEB-shaped Runtime id in namespace, or changes it, to what o says: the shoot name and
+// auditLogAccessEnabled in the spec, provisioningCompleted in the status.
+func putRuntime(ctx context.Context, t *testing.T, c client.Client, namespace, id string, o ports.AuditLogOwner) error {
+	rt := &imv1.Runtime{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: id}, rt)
+	switch {
+	case apierrors.IsNotFound(err):
+		rt = kebRuntime(t, namespace, id)
+		rt.Spec.Shoot.Name, rt.Spec.AuditLogAccessEnabled = o.ShootName, ptr.To(o.Enabled)
+		if err := c.Create(ctx, rt); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		rt.Spec.Shoot.Name, rt.Spec.AuditLogAccessEnabled = o.ShootName, ptr.To(o.Enabled)
+		if err := c.Update(ctx, rt); err != nil {
+			return err
+		}
+	}
+	rt.Status.ProvisioningCompleted = o.Provisioned
+	return c.Status().Update(ctx, rt)
 }

@@ -88,7 +88,7 @@ func TestRegistryCacheAdaptersIntegration(t *testing.T) {
 			kcpNS := newNamespace(t, c, "kcp")
 			writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-1")
 			team := newNamespace(t, c, "team")
-			clients := kube.NewRuntimeClientFactory(c, kcpNS, nil)
+			clients := secretClients(c, kcpNS)
 			return contract.RegistryCacheSourceFixture{Source: &kube.RegistryCacheSource{Clients: clients},
 				RuntimeID: "rt-1", Namespace: team,
 				// The runtime's API server is shared with the other tests: its Kyma CRD stays.
@@ -182,7 +182,7 @@ func registryCacheSourceLimits(t *testing.T, cfg *rest.Config, c client.Client) 
 	writeKubeconfigSecret(t, c, cfg, kcpNS, "rt-limits")
 	team := newNamespace(t, c, "team")
 	source := func(l registrycache.Limits) *kube.RegistryCacheSource {
-		return &kube.RegistryCacheSource{Clients: kube.NewRuntimeClientFactory(c, kcpNS, nil), Limits: l}
+		return &kube.RegistryCacheSource{Clients: secretClients(c, kcpNS), Limits: l}
 	}
 	// Objects of the other subtests share the API server: the limits are set relative to them.
 	before, err := source(registrycache.Limits{MaxConfigs: 10000, MaxListBytes: 64 << 20}).Configs(ctx, "rt-limits")

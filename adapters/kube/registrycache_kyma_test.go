@@ -53,7 +53,7 @@ func kymaRuntime(t *testing.T, crd, kyma http.HandlerFunc, limits registrycache.
 		"contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n", srv.URL)
 	kcp := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-1")},
 		Data: map[string][]byte{kubeconfig.SecretKey: []byte(kc)}}).Build()
-	src := &kube.RegistryCacheSource{Clients: kube.NewRuntimeClientFactory(kcp, "kcp-system", nil), Limits: limits}
+	src := &kube.RegistryCacheSource{Clients: secretClients(kcp, "kcp-system"), Limits: limits}
 	return src, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string{}, paths...) }
 }
 

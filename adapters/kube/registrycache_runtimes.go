@@ -9,12 +9,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/registrycache"
-	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -47,7 +46,7 @@ func (r *RegistryCacheRuntimes) Get(ctx context.Context, ref ports.RuntimeRef) (
 	out := ports.RegistryCacheRuntime{Exists: true, Deleting: rt.DeletionTimestamp != nil, ShootName: rt.Spec.Shoot.Name,
 		Provisioned: rt.Status.ProvisioningCompleted, Managed: ownsCaches(rt)}
 	for _, c := range rt.Spec.ImageRegistryCache {
-		out.Entries = append(out.Entries, registrycache.Entry{Name: c.Name, Namespace: c.Namespace, UID: c.UID, Cache: entryCache(c.Config)})
+		out.Entries = append(out.Entries, registrycache.Entry{Name: c.Name, Namespace: c.Namespace, UID: c.UID, Cache: mapping.RegistryCache(c.Config)})
 	}
 	return out, nil
 }
@@ -78,50 +77,6 @@ func ownsCaches(rt *imv1.Runtime) bool {
 	return false
 }
 
-// entryCache maps a Runtime's cache to the domain exactly as the shoot mapping does (operator/mapping): the
-// operator wrote secretReferenceName as the name of its garden copy.
-func entryCache(cfg imv1.RegistryCacheConfig) shoot.RegistryCache {
-	out := shoot.RegistryCache{Upstream: cfg.Upstream, RemoteURL: ptr.Deref(cfg.RemoteURL, ""), SecretReferenceName: ptr.Deref(cfg.SecretReferenceName, "")}
-	out.CredentialsSecret = out.SecretReferenceName
-	if v := cfg.Volume; v != nil {
-		out.VolumeSize, out.VolumeStorageClass = ptr.Deref(v.Size, ""), ptr.Deref(v.StorageClassName, "")
-	}
-	if gc := cfg.GarbageCollection; gc != nil {
-		out.GarbageCollectionTTL = gc.TTL
-	}
-	if p := cfg.Proxy; p != nil {
-		out.HTTPProxy, out.HTTPSProxy = ptr.Deref(p.HTTPProxy, ""), ptr.Deref(p.HTTPSProxy, "")
-	}
-	if h := cfg.HTTP; h != nil && h.TLS != nil {
-		out.TLS = ptr.To(*h.TLS)
-	}
-	return out
-}
-
-// runtimeCache is the inverse of entryCache.
-func runtimeCache(c shoot.RegistryCache) imv1.RegistryCacheConfig {
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return ptr.To(s)
-	}
-	out := imv1.RegistryCacheConfig{Upstream: c.Upstream, RemoteURL: opt(c.RemoteURL), SecretReferenceName: opt(c.SecretReferenceName)}
-	if c.VolumeSize != "" || c.VolumeStorageClass != "" {
-		out.Volume = &imv1.RegistryCacheVolume{Size: opt(c.VolumeSize), StorageClassName: opt(c.VolumeStorageClass)}
-	}
-	if c.GarbageCollectionTTL != "" {
-		out.GarbageCollection = &imv1.RegistryCacheGarbageCollection{TTL: c.GarbageCollectionTTL}
-	}
-	if c.HTTPProxy != "" || c.HTTPSProxy != "" {
-		out.Proxy = &imv1.RegistryCacheProxy{HTTPProxy: opt(c.HTTPProxy), HTTPSProxy: opt(c.HTTPSProxy)}
-	}
-	if c.TLS != nil {
-		out.HTTP = &imv1.RegistryCacheHTTP{TLS: ptr.To(*c.TLS)}
-	}
-	return out
-}
-
 // ApplyEntries implements ports.RegistryCacheRuntimes: a server-side apply of only spec.imageRegistryCache with
 // the field manager imv1.FieldManagerRegistryCache, never forced. Without entries the apply names no field, which
 // removes the field where only this manager owned it.
@@ -133,7 +88,7 @@ func (r *RegistryCacheRuntimes) ApplyEntries(ctx context.Context, ref ports.Runt
 	if len(entries) > 0 {
 		caches := make([]imv1.ImageRegistryCache, 0, len(entries))
 		for _, e := range entries {
-			caches = append(caches, imv1.ImageRegistryCache{Name: e.Name, Namespace: e.Namespace, UID: e.UID, Config: runtimeCache(e.Cache)})
+			caches = append(caches, imv1.ImageRegistryCache{Name: e.Name, Namespace: e.Namespace, UID: e.UID, Config: mapping.RegistryCacheConfig(e.Cache)})
 		}
 		doc["spec"] = map[string]any{"imageRegistryCache": caches}
 	}

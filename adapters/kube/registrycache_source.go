@@ -30,7 +30,7 @@ var RegistryCacheConfigGVK = schema.GroupVersionKind{Group: "core.kyma-project.i
 // The customer owns the runtime's API server (and can serve RegistryCacheConfigs from an aggregated API server of
 // their own), so the list is bounded in every dimension they control: pages of registrycache.PageSize objects, at
 // most Limits.MaxConfigs objects and registrycache.MaxPages pages, at most Limits.MaxListBytes of response bodies
-// (counted on the wire by the transport NewRuntimeClientFactory installs, before client-go holds a body in memory)
+// (counted on the wire by the transport RuntimeClients installs, before client-go holds a body in memory)
 // and ListTimeout for all pages together.
 type RegistryCacheSource struct {
 	// Clients makes the client of a runtime.
@@ -88,7 +88,7 @@ func (s *RegistryCacheSource) Configs(ctx context.Context, runtimeID string) ([]
 			return nil, runtimeError("list RegistryCacheConfigs", runtimeID, err)
 		}
 		if !budget.counted() {
-			// A client without budgetTransport (not made by NewRuntimeClientFactory): the bound holds on what was
+			// A client without budgetTransport (not made by RuntimeClients): the bound holds on what was
 			// decoded instead, after the fact.
 			budget.add(approxJSONSize(list.Object)) // the list's own fields (its continue token); items below
 			for i := range list.Items {

@@ -183,7 +183,7 @@ func TestRegistryCacheSourceBreakOffIsNoEmptyList(t *testing.T) {
 }
 
 // wireServer is a runtime API server on HTTP whose list of RegistryCacheConfigs handler answers; it counts all
-// requests by path, and makes sources that reach it through NewRuntimeClientFactory.
+// requests by path, and makes sources that reach it through RuntimeClients (secretClients).
 func wireServer(t *testing.T, handler http.HandlerFunc) (func() map[string]int, func(registrycache.Limits, time.Duration) *kube.RegistryCacheSource) {
 	t.Helper()
 	var mu sync.Mutex
@@ -208,7 +208,7 @@ current-context: c
 `, srv.URL)
 	kcp := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-1")},
 		Data: map[string][]byte{kubeconfig.SecretKey: []byte(kc)}}).Build()
-	clients := kube.NewRuntimeClientFactory(kcp, "kcp-system", nil)
+	clients := secretClients(kcp, "kcp-system")
 	mk := func(l registrycache.Limits, timeout time.Duration) *kube.RegistryCacheSource {
 		return &kube.RegistryCacheSource{Clients: clients, Limits: l, ListTimeout: timeout}
 	}
@@ -240,7 +240,7 @@ func endlessList(w http.ResponseWriter, n int) {
 	_, _ = fmt.Fprint(w, `]}`)
 }
 
-// TestRegistryCacheSourceBoundsBytesOnTheWire: with the clients of NewRuntimeClientFactory the bytes allowed hold
+// TestRegistryCacheSourceBoundsBytesOnTheWire: with the clients of RuntimeClients the bytes allowed hold
 // while the body is read, before client-go holds it in memory: a 64 MiB answer, plain, gzip-compressed (counted
 // as decompressed) or announced by Content-Length, costs the operator about the budget, not the answer. The list
 // asks the runtime nothing else (no discovery, whose size the customer controls too).

@@ -23,9 +23,26 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/ports"
+)
+
+// Bounds of the runtime clients.
+const (
+	// RuntimeRequestTimeout bounds every request to a runtime's API server: one slow runtime must not hold a worker.
+	// A port call (a few requests) is bounded by its adapter besides (the configurator by runtime.timeout).
+	RuntimeRequestTimeout = 15 * time.Second
+	// DefaultMaxRuntimeClients bounds the clients kept (least recently used go first): a client holds a connection
+	// pool, and a runtime is reached only when something changed or a period passed.
+	DefaultMaxRuntimeClients = 1000
+	// DefaultRuntimeClientIdle is how long an unused client is kept. Its connections close after 90 s idle anyway
+	// (client-go's transport), so a client kept longer saves only parsing a kubeconfig, and at fleet size the kept
+	// clients were a third of the operator's heap (docs/operations/scale.md).
+	DefaultRuntimeClientIdle = 2 * time.Minute
+	// runtimeUserAgent is the user agent of every request to a runtime.
+	runtimeUserAgent = "kim-runtime"
 )
 
 // KubeconfigSource returns the current kubeconfig of a runtime.
@@ -54,8 +71,105 @@ func (s SecretKubeconfigs) Kubeconfig(ctx context.Context, runtimeID string) ([]
 	return kc, nil
 }
 
-// runtimeClient is what the configurator talks to one runtime with: a typed and a dynamic client over one HTTP
-// client (one connection pool), built from one version of the runtime's kubeconfig.
+// RuntimeClientFactory returns a client of a runtime's API server. The self-service adapters (registry cache,
+// audit log credentials) take one; in the operator it is RuntimeClients.Controller, tests hand in others.
+type RuntimeClientFactory func(ctx context.Context, runtimeID string) (client.Client, error)
+
+// RuntimeClientsOptions configure RuntimeClients; zero values are the defaults.
+type RuntimeClientsOptions struct {
+	// Kubeconfigs returns a runtime's kubeconfig (in the operator the KCP Secret, read live).
+	Kubeconfigs KubeconfigSource
+	// RequestTimeout bounds every request (0: RuntimeRequestTimeout).
+	RequestTimeout time.Duration
+	// MaxClients bounds the clients kept (0: DefaultMaxRuntimeClients).
+	MaxClients int
+	// Idle is how long an unused client is kept (0: DefaultRuntimeClientIdle).
+	Idle time.Duration
+	// Now is the clock of the idle bound (nil: the wall clock).
+	Now func() time.Time
+}
+
+// RuntimeClients is the one way the operator reaches runtimes' API servers, handed to every adapter that does
+// (the runtime configurator, the ServiceAccount identities, the registry cache source, the audit log Secret writer).
+// It keeps one client per runtime, keyed by runtime ID and the hash of the kubeconfig it was built from (a rotated
+// kubeconfig gets a new client), at most MaxClients of them (least recently used go first) and none unused for
+// longer than Idle; every request is bounded by RequestTimeout, and answerOf is the one classification of what a
+// failed request means. Safe for concurrent use.
+type RuntimeClients struct {
+	kubeconfigs KubeconfigSource
+	cache       *clientCache
+}
+
+// NewRuntimeClients returns the runtime clients of o.
+func NewRuntimeClients(o RuntimeClientsOptions) *RuntimeClients {
+	timeout := o.RequestTimeout
+	if timeout <= 0 {
+		timeout = RuntimeRequestTimeout
+	}
+	maxClients := o.MaxClients
+	if maxClients <= 0 {
+		maxClients = DefaultMaxRuntimeClients
+	}
+	idle := o.Idle
+	if idle <= 0 {
+		idle = DefaultRuntimeClientIdle
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &RuntimeClients{kubeconfigs: o.Kubeconfigs, cache: newClientCache(maxClients, idle, now,
+		func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })}
+}
+
+// get returns the client of runtimeID for its current kubeconfig (read from the kubeconfig source at every call,
+// so a rotation is seen at once). Errors wrap ports.ErrRuntimeUnreachable.
+func (r *RuntimeClients) get(ctx context.Context, runtimeID string) (*runtimeClient, error) {
+	if r.kubeconfigs == nil {
+		return nil, fmt.Errorf("runtime %s: no kubeconfig source: %w", runtimeID, ports.ErrRuntimeUnreachable)
+	}
+	kc, err := r.kubeconfigs.Kubeconfig(ctx, runtimeID)
+	if err != nil {
+		return nil, err
+	}
+	return r.cache.get(runtimeID, kc)
+}
+
+// forKubeconfig returns the client of runtimeID for a kubeconfig the caller read itself (an adapter whose port
+// classifies a missing kubeconfig its own way). Errors wrap ports.ErrRuntimeUnreachable.
+func (r *RuntimeClients) forKubeconfig(runtimeID string, kc []byte) (*runtimeClient, error) {
+	return r.cache.get(runtimeID, kc)
+}
+
+// Controller returns a controller-runtime client of runtimeID (a RuntimeClientFactory). It uses client-go's scheme,
+// maps the kinds the self-service adapters use without discovery (knownKindsFirst), and counts response bodies of
+// requests whose context carries a budget (withResponseBudget) against it on the wire. Errors wrap
+// ports.ErrRuntimeUnreachable.
+func (r *RuntimeClients) Controller(ctx context.Context, runtimeID string) (client.Client, error) {
+	c, err := r.get(ctx, runtimeID)
+	if err != nil {
+		return nil, err
+	}
+	return c.controller()
+}
+
+// Forget drops the client of runtimeID (the Runtime is gone); a later call builds a new one.
+func (r *RuntimeClients) Forget(runtimeID string) { r.cache.forget(runtimeID) }
+
+// Len is the number of clients kept (for tests and metrics).
+func (r *RuntimeClients) Len() int { return r.cache.len() }
+
+// restConfigOf parses a runtime's kubeconfig. Errors wrap ports.ErrRuntimeUnreachable.
+func restConfigOf(runtimeID string, kc []byte) (*rest.Config, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	return cfg, nil
+}
+
+// runtimeClient is what the operator talks to one runtime with: typed, dynamic and controller-runtime clients over
+// one HTTP client (one connection pool), built from one version of the runtime's kubeconfig.
 type runtimeClient struct {
 	runtimeID string
 	// kubeconfigHash identifies the kubeconfig the client was built from: a rotated kubeconfig gets a new client.
@@ -68,11 +182,15 @@ type runtimeClient struct {
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
 	mapperErr  error
+
+	ctrlOnce sync.Once
+	ctrl     client.Client
+	ctrlErr  error
 }
 
-// typedClients are the API groups the configurator writes typed. Not a kubernetes.Clientset: that builds a REST
-// client for each of its ~50 groups, which at one client per runtime was a fifth of the operator's heap at fleet
-// size (docs/operations/scale.md).
+// typedClients are the API groups the operator writes typed. Not a kubernetes.Clientset: that builds a REST client
+// for each of its ~50 groups, which at one client per runtime was a fifth of the operator's heap at fleet size
+// (docs/operations/scale.md).
 type typedClients struct {
 	core corev1client.CoreV1Interface
 	rbac rbacv1client.RbacV1Interface
@@ -97,17 +215,36 @@ func (c *runtimeClient) restMapper() (meta.ResettableRESTMapper, error) {
 	return c.mapper, c.mapperErr
 }
 
+// controller is the controller-runtime client (built on first use: only the self-service adapters need it). No
+// request is sent to build it; kinds outside knownKindsFirst are discovered lazily.
+func (c *runtimeClient) controller() (client.Client, error) {
+	c.ctrlOnce.Do(func() {
+		discovered, err := apiutil.NewDynamicRESTMapper(c.cfg, c.http)
+		if err != nil {
+			c.ctrlErr = fmt.Errorf("client for runtime %s: %w: %w", c.runtimeID, ports.ErrRuntimeUnreachable, err)
+			return
+		}
+		c.ctrl, err = client.New(c.cfg, client.Options{HTTPClient: c.http, Mapper: newKnownKindsFirst(discovered)})
+		if err != nil {
+			c.ctrlErr = fmt.Errorf("client for runtime %s: %w: %w", c.runtimeID, ports.ErrRuntimeUnreachable, err)
+		}
+	})
+	return c.ctrl, c.ctrlErr
+}
+
 // newRuntimeClient builds the clients of a runtime. Each request is bounded by timeout (the call as a whole is
 // bounded by the caller's context). No request is sent: the typed and dynamic clients need no discovery.
 func newRuntimeClient(runtimeID string, kubeconfig []byte, timeout time.Duration) (*runtimeClient, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	cfg, err := restConfigOf(runtimeID, kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+		return nil, err
 	}
 	cfg.Timeout = timeout
 	// A few objects per call: a modest limit keeps a burst of runtimes from flooding the operator's network.
 	cfg.QPS, cfg.Burst = 20, 40
-	cfg.UserAgent = "kim-runtime-configurator"
+	cfg.UserAgent = runtimeUserAgent
+	// Requests whose context carries a response budget are counted on the wire; others pass untouched.
+	cfg.Wrap(withResponseBudgets)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
@@ -208,18 +345,50 @@ func (c *clientCache) removeLocked(e *list.Element) {
 	rc.http.CloseIdleConnections() // requests in flight finish; the pool goes with the client
 }
 
-// unreachableError reports whether err means the runtime's API server did not answer (timeouts, connections that
-// fail, credentials it does not accept yet) rather than answered with a refusal.
-func unreachableError(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, ports.ErrRuntimeUnreachable) {
-		return true
-	}
+// runtimeAnswer is what a failed request to a runtime's API server tells: the one classification of runtime
+// errors. Each port maps it to its error classes (runtimeError, unreachableError, RuntimeIdentities' fail).
+type runtimeAnswer int
+
+const (
+	// answeredWithStatus: the server answered with an error status other than those below (not found, forbidden,
+	// invalid, conflict, ...).
+	answeredWithStatus runtimeAnswer = iota
+	// noAnswer: no response at all (connection, TLS, a deadline, a cancelled call), or a failure already classified
+	// as ports.ErrRuntimeUnreachable (no kubeconfig, one that cannot be parsed).
+	noAnswer
+	// notAuthorized: 401, the server does not accept the credentials (yet: a new shoot's CA, a rotation).
+	notAuthorized
+	// notNow: the server is there but cannot serve the request now (503, 504 and ServerTimeout).
+	notNow
+)
+
+// answerOf classifies the error of a request to a runtime (nil: answeredWithStatus, which callers never ask).
+func answerOf(err error) runtimeAnswer {
 	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return true // no answer from the server at all: a transport error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, ports.ErrRuntimeUnreachable):
+		return noAnswer
+	case !errors.As(err, &status):
+		return noAnswer // a transport error
+	case apierrors.IsUnauthorized(err):
+		return notAuthorized
+	case apierrors.IsServiceUnavailable(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+		return notNow
 	}
-	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnauthorized(err)
+	return answeredWithStatus
+}
+
+// unreachableError reports whether err means the runtime's API server did not answer (timeouts, connections that
+// fail, credentials it does not accept yet, a server that cannot serve now) rather than answered with a refusal.
+func unreachableError(err error) bool {
+	return err != nil && answerOf(err) != answeredWithStatus
+}
+
+// runtimeError classifies a failed request to a runtime: no answer (unreachableError) is ErrRuntimeUnreachable,
+// anything else ErrTransient.
+func runtimeError(op, runtimeID string, err error) error {
+	if unreachableError(err) {
+		return fmt.Errorf("%s in runtime %s: %w: %w", op, runtimeID, ports.ErrRuntimeUnreachable, err)
+	}
+	return fmt.Errorf("%s in runtime %s: %w: %w", op, runtimeID, ports.ErrTransient, err)
 }

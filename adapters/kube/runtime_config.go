@@ -16,32 +16,18 @@ import (
 
 func typesUID(s string) types.UID { return types.UID(s) }
 
-// Defaults of the RuntimeConfigurator.
-const (
-	// DefaultRuntimeTimeout bounds one Configure call: a runtime API server that does not answer holds a worker no
-	// longer.
-	DefaultRuntimeTimeout = 10 * time.Second
-	// DefaultMaxRuntimeClients bounds the clients kept (least recently used go first): a client holds a connection
-	// pool, and a runtime is configured only when something changed or its drift period passed.
-	DefaultMaxRuntimeClients = 1000
-	// DefaultRuntimeClientIdle is how long an unused client is kept. Its connections close after 90 s idle anyway
-	// (client-go's transport), so a client kept longer saves only parsing a kubeconfig, and at fleet size the kept
-	// clients were a third of the operator's heap (docs/operations/scale.md).
-	DefaultRuntimeClientIdle = 2 * time.Minute
-)
+// DefaultRuntimeTimeout bounds one Configure call: a runtime API server that does not answer holds a worker no
+// longer.
+const DefaultRuntimeTimeout = 10 * time.Second
 
-// RuntimeConfigurator implements ports.RuntimeConfigurator against the runtimes' API servers, with one cached
-// client per runtime (rebuilt when the kubeconfig rotates, dropped by Forget) and a timeout on every call.
+// RuntimeConfigurator implements ports.RuntimeConfigurator against the runtimes' API servers, through the runtime
+// clients (one cached client per runtime, rebuilt when the kubeconfig rotates, dropped by Forget) and with a
+// timeout on every call.
 type RuntimeConfigurator struct {
-	// Kubeconfigs returns a runtime's kubeconfig (the KCP Secret).
-	Kubeconfigs KubeconfigSource
+	// Clients reach the runtimes (required).
+	Clients *RuntimeClients
 	// Timeout bounds one Configure call (0: DefaultRuntimeTimeout).
 	Timeout time.Duration
-	// MaxClients bounds the cached clients (0: DefaultMaxRuntimeClients).
-	MaxClients int
-
-	once    sync.Once
-	clients *clientCache
 }
 
 var _ ports.RuntimeConfigurator = (*RuntimeConfigurator)(nil)
@@ -53,35 +39,18 @@ func (r *RuntimeConfigurator) timeout() time.Duration {
 	return DefaultRuntimeTimeout
 }
 
-func (r *RuntimeConfigurator) cache() *clientCache {
-	r.once.Do(func() {
-		maxClients := r.MaxClients
-		if maxClients <= 0 {
-			maxClients = DefaultMaxRuntimeClients
-		}
-		timeout := r.timeout()
-		r.clients = newClientCache(maxClients, DefaultRuntimeClientIdle, time.Now,
-			func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })
-	})
-	return r.clients
-}
-
 // CachedClients is the number of runtime clients kept (for tests and metrics).
-func (r *RuntimeConfigurator) CachedClients() int { return r.cache().len() }
+func (r *RuntimeConfigurator) CachedClients() int { return r.Clients.Len() }
 
 // Forget implements ports.RuntimeConfigurator.
-func (r *RuntimeConfigurator) Forget(runtimeID string) { r.cache().forget(runtimeID) }
+func (r *RuntimeConfigurator) Forget(runtimeID string) { r.Clients.Forget(runtimeID) }
 
 // Configure implements ports.RuntimeConfigurator. The namespace comes first (the ConfigMap and the bootstrap
 // manifests live in it); the OpenIDConnect resources and the bindings are configured meanwhile.
 func (r *RuntimeConfigurator) Configure(ctx context.Context, d runtimeconfig.Desired) (runtimeconfig.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
-	kc, err := r.Kubeconfigs.Kubeconfig(ctx, d.RuntimeID)
-	var c *runtimeClient
-	if err == nil {
-		c, err = r.cache().get(d.RuntimeID, kc)
-	}
+	c, err := r.Clients.get(ctx, d.RuntimeID)
 	if err != nil {
 		o := runtimeconfig.Failed(runtimeconfig.ReasonRuntimeAPIServerUnreachable, err.Error())
 		return runtimeconfig.Result{Namespace: o, ProvisioningInfo: o, OIDC: o, Administrators: o, Bootstrap: bootstrapSkipped(d, o)}, err

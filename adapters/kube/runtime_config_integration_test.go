@@ -122,7 +122,7 @@ func runtimeConfiguratorContract(t *testing.T, r *runtimes) {
 		in := newRealInside(t, r, key)
 		t.Cleanup(func() { in.clean(t) })
 		const timeout = 3 * time.Second
-		return contract.RuntimeConfiguratorFixture{Configurator: &kube.RuntimeConfigurator{Kubeconfigs: r, Timeout: timeout},
+		return contract.RuntimeConfiguratorFixture{Configurator: &kube.RuntimeConfigurator{Clients: kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: r}), Timeout: timeout},
 			RuntimeID: id, Inside: in, Timeout: timeout, Unreachable: id + "-without-kubeconfig"}
 	})
 }
@@ -158,7 +158,7 @@ func administratorsKeepAccess(t *testing.T, r *runtimes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &kube.RuntimeConfigurator{Kubeconfigs: r}
+	c := &kube.RuntimeConfigurator{Clients: kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: r})}
 	if res, err := c.Configure(ctx, d); err != nil || res.Problem() != nil {
 		t.Fatalf("configure: %v %+v", err, res.Problem())
 	}
@@ -210,7 +210,7 @@ func bound(state map[string]rbacv1.ClusterRoleBinding, user string) bool {
 func runtimeClients(t *testing.T, r *runtimes) {
 	r.register(t, "a", servedKey)
 	r.register(t, "b", bareKey)
-	c := &kube.RuntimeConfigurator{Kubeconfigs: r, MaxClients: 1}
+	c := &kube.RuntimeConfigurator{Clients: kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: r, MaxClients: 1})}
 	configure := func(id string) {
 		t.Helper()
 		d, err := runtimeconfig.Compute(runtimeconfig.Facts{Runtime: contractRuntime(id, []string{"alice@example.com"})})

@@ -1,10 +1,9 @@
 package kube
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -14,9 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -24,30 +20,28 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// Default bounds of the calls to runtime API servers.
-const (
-	// DefaultRuntimeRequestTimeout bounds one request to a runtime API server.
-	DefaultRuntimeRequestTimeout = 10 * time.Second
-	// DefaultRuntimeCallTimeout bounds one port call (a few requests).
-	DefaultRuntimeCallTimeout = 30 * time.Second
-)
+// DefaultRuntimeCallTimeout bounds one call of RuntimeIdentities (a few requests, each bounded by the runtime
+// clients' request timeout).
+const DefaultRuntimeCallTimeout = 30 * time.Second
 
 // RuntimeIdentities implements ports.RuntimeIdentities with the admin kubeconfig Secrets the GardenerCluster
-// controller keeps in KCP. It builds a client per call with its own transport (closed afterwards): calls happen at
-// rotations and spec changes, rarely enough that keeping connections per runtime would only hold memory, and
-// client-go's shared transport cache would keep one entry per admin certificate ever used.
+// controller keeps in KCP, reaching the runtimes through the runtime clients (the configurator's clients: the same
+// admin kubeconfig, so the same cached client).
 type RuntimeIdentities struct {
 	// KCP reads the admin kubeconfig Secrets: an uncached reader (the manager's cache holds Secrets without their
 	// data, see SecretCacheTransform; a cached copy reads as holding no kubeconfig).
 	KCP client.Reader
-	// RequestTimeout and CallTimeout bound each request and each port call (zero: the defaults).
-	RequestTimeout, CallTimeout time.Duration
+	// Clients reach the runtimes (required for every call but Endpoint).
+	Clients *RuntimeClients
+	// CallTimeout bounds each port call (zero: DefaultRuntimeCallTimeout).
+	CallTimeout time.Duration
 }
 
 var _ ports.RuntimeIdentities = (*RuntimeIdentities)(nil)
 
-// adminConfig reads and parses the runtime's admin kubeconfig.
-func (r *RuntimeIdentities) adminConfig(ctx context.Context, rt ports.RuntimeRef) (*rest.Config, error) {
+// adminKubeconfig reads the runtime's admin kubeconfig from the KCP namespace of rt. The port's classes: a missing
+// or empty Secret is ErrNoRuntimeKubeconfig (and unreachable), a failed read ErrTransient.
+func (r *RuntimeIdentities) adminKubeconfig(ctx context.Context, rt ports.RuntimeRef) ([]byte, error) {
 	s := &corev1.Secret{}
 	name := kubeconfig.SecretName(rt.RuntimeID)
 	err := r.KCP.Get(ctx, client.ObjectKey{Namespace: rt.Namespace, Name: name}, s)
@@ -59,18 +53,18 @@ func (r *RuntimeIdentities) adminConfig(ctx context.Context, rt ports.RuntimeRef
 	case len(s.Data[kubeconfig.SecretKey]) == 0:
 		return nil, fmt.Errorf("secret %s/%s holds no kubeconfig: %w: %w", rt.Namespace, name, ports.ErrNoRuntimeKubeconfig, ports.ErrRuntimeUnreachable)
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[kubeconfig.SecretKey])
-	if err != nil {
-		return nil, fmt.Errorf("admin kubeconfig of runtime %s: %w: %w", rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
-	}
-	return cfg, nil
+	return s.Data[kubeconfig.SecretKey], nil
 }
 
 // Endpoint implements ports.RuntimeIdentities.
 func (r *RuntimeIdentities) Endpoint(ctx context.Context, rt ports.RuntimeRef) (sakubeconfig.Endpoint, error) {
-	cfg, err := r.adminConfig(ctx, rt)
+	kc, err := r.adminKubeconfig(ctx, rt)
 	if err != nil {
 		return sakubeconfig.Endpoint{}, err
+	}
+	cfg, err := restConfigOf(rt.RuntimeID, kc)
+	if err != nil {
+		return sakubeconfig.Endpoint{}, fmt.Errorf("admin %w", err)
 	}
 	if len(cfg.CAData) == 0 {
 		return sakubeconfig.Endpoint{}, fmt.Errorf("admin kubeconfig of runtime %s has no certificate-authority-data: %w", rt.RuntimeID, ports.ErrRuntimeUnreachable)
@@ -80,58 +74,40 @@ func (r *RuntimeIdentities) Endpoint(ctx context.Context, rt ports.RuntimeRef) (
 
 // session is a client of one runtime for the duration of one port call.
 type session struct {
-	cs    kubernetes.Interface
-	rt    ports.RuntimeRef
-	close func()
+	cs typedClients
+	rt ports.RuntimeRef
 }
 
-// open builds the client of a call and bounds the call by CallTimeout. Callers defer both returned functions.
+// open takes the runtime's client and bounds the call by CallTimeout. Callers defer the returned function.
 func (r *RuntimeIdentities) open(ctx context.Context, rt ports.RuntimeRef) (context.Context, *session, context.CancelFunc, error) {
-	cfg, err := r.adminConfig(ctx, rt)
+	kc, err := r.adminKubeconfig(ctx, rt)
 	if err != nil {
 		return ctx, nil, func() {}, err
 	}
-	cfg.Timeout = orDefault(r.RequestTimeout, DefaultRuntimeRequestTimeout)
-	cfg.QPS, cfg.Burst = 20, 40
-	cfg.UserAgent = "kim/serviceaccountkubeconfig"
-	// A proxy function makes the transport uncacheable: it is this call's own and goes with it.
-	cfg.Proxy = http.ProxyFromEnvironment
-	hc, err := rest.HTTPClientFor(cfg)
+	c, err := r.Clients.forKubeconfig(rt.RuntimeID, kc)
 	if err != nil {
-		return ctx, nil, func() {}, fmt.Errorf("client of runtime %s: %w: %w", rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
+		return ctx, nil, func() {}, fmt.Errorf("admin %w", err)
 	}
-	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
-	if err != nil {
-		hc.CloseIdleConnections()
-		return ctx, nil, func() {}, fmt.Errorf("client of runtime %s: %w: %w", rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, orDefault(r.CallTimeout, DefaultRuntimeCallTimeout))
-	return ctx, &session{cs: cs, rt: rt, close: hc.CloseIdleConnections}, cancel, nil
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.CallTimeout, DefaultRuntimeCallTimeout))
+	return ctx, &session{cs: c.core, rt: rt}, cancel, nil
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
-// fail classifies an error of a request to the runtime: the server's answers by status, everything else (no
-// answer, refused connection, timeouts) as unreachable.
+// fail maps the classification of a failed request (answerOf) to the port's classes: no answer and credentials
+// not accepted are unreachable; a server that cannot serve now, throttling, server errors and conflicts are
+// transient; other answers keep their status.
 func (s *session) fail(op string, err error) error {
-	var status apierrors.APIStatus
-	switch {
-	case apierrors.IsUnauthorized(err):
+	switch answer := answerOf(err); {
+	case answer == notAuthorized:
 		return fmt.Errorf("%s in runtime %s: the admin credentials were not accepted: %w: %w", op, s.rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
+	case answer == noAnswer:
+		return fmt.Errorf("%s in runtime %s: %w: %w", op, s.rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("%s in runtime %s: %w: %w", op, s.rt.RuntimeID, ports.ErrForbidden, err)
-	case apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsInternalError(err) ||
-		apierrors.IsServiceUnavailable(err) || apierrors.IsConflict(err) || apierrors.IsUnexpectedServerError(err):
+	case answer == notNow || apierrors.IsTooManyRequests(err) || apierrors.IsInternalError(err) || apierrors.IsConflict(err) ||
+		apierrors.IsUnexpectedServerError(err):
 		return fmt.Errorf("%s in runtime %s: %w: %w", op, s.rt.RuntimeID, ports.ErrTransient, err)
-	case errors.As(err, &status):
-		return fmt.Errorf("%s in runtime %s: %w", op, s.rt.RuntimeID, err)
 	}
-	return fmt.Errorf("%s in runtime %s: %w: %w", op, s.rt.RuntimeID, ports.ErrRuntimeUnreachable, err)
+	return fmt.Errorf("%s in runtime %s: %w", op, s.rt.RuntimeID, err)
 }
 
 // ClusterRoleRules implements ports.RuntimeIdentities.
@@ -141,7 +117,6 @@ func (r *RuntimeIdentities) ClusterRole(ctx context.Context, rt ports.RuntimeRef
 	if err != nil {
 		return sakubeconfig.ClusterRole{}, err
 	}
-	defer s.close()
 	role, err := s.cs.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return sakubeconfig.ClusterRole{}, fmt.Errorf("ClusterRole %s in runtime %s: %w", name, rt.RuntimeID, ports.ErrClusterRoleNotFound)
@@ -164,7 +139,6 @@ func (r *RuntimeIdentities) IssueToken(ctx context.Context, rt ports.RuntimeRef,
 	if err != nil {
 		return ports.IssuedToken{}, err
 	}
-	defer s.close()
 	seconds := int64(validity / time.Second)
 	tr, err := s.cs.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
@@ -187,7 +161,6 @@ func (r *RuntimeIdentities) Remove(ctx context.Context, rt ports.RuntimeRef, own
 	if err != nil {
 		return false, err
 	}
-	defer s.close()
 	have, err := s.owned(ctx, owner)
 	if err != nil {
 		return false, err

@@ -22,7 +22,6 @@ func (r *RuntimeIdentities) Apply(ctx context.Context, rt ports.RuntimeRef, objs
 	if err != nil {
 		return err
 	}
-	defer s.close()
 	want := map[sakubeconfig.ObjectRef]bool{}
 	for _, ref := range objs.Refs() {
 		want[ref] = true

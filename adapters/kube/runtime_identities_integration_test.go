@@ -62,7 +62,7 @@ func TestIntegrationIdentityContracts(t *testing.T) {
 	putAdminKubeconfig(t, c, "rid", adminKubeconfig)
 	putAdminKubeconfig(t, c, "hanging", hangingKubeconfig(t, adminKubeconfig))
 
-	ids := &kube.RuntimeIdentities{KCP: c, RequestTimeout: time.Second, CallTimeout: 3 * time.Second}
+	ids := &kube.RuntimeIdentities{KCP: c, Clients: kube.NewRuntimeClients(kube.RuntimeClientsOptions{RequestTimeout: time.Second}), CallTimeout: 3 * time.Second}
 	t.Run("RuntimeIdentities", func(t *testing.T) {
 		contract.RunRuntimeIdentitiesContract(t, func(t *testing.T) contract.IdentitiesFixture {
 			return contract.IdentitiesFixture{

@@ -6,10 +6,10 @@ import (
 )
 
 // knownKindsFirst maps the kinds the self-service adapters use in runtimes without asking the runtime, and other
-// kinds through next (controller-runtime's lazy discovery mapper). A client is made per call
-// (NewRuntimeClientFactory), so discovery would run at every call: two requests (/api and the aggregated /apis,
-// every group and resource of the cluster) whose size the customer controls through the CRDs and API services they
-// install, outside any budget of the call.
+// kinds through next (controller-runtime's lazy discovery mapper). Discovery would otherwise run for every client
+// RuntimeClients builds (a new runtime, a rotated kubeconfig, a client idled out): two requests (/api and the
+// aggregated /apis, every group and resource of the cluster) whose size the customer controls through the CRDs and
+// API services they install, outside any budget of the call.
 type knownKindsFirst struct {
 	known *meta.DefaultRESTMapper
 	next  meta.RESTMapper

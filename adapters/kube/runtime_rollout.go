@@ -7,6 +7,7 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -29,7 +30,7 @@ func (r *RuntimeBootstrapRecords) ListBootstrap(ctx context.Context) ([]ports.Ru
 	out := make([]ports.RuntimeBootstrap, 0, len(list.Items))
 	for i := range list.Items {
 		rt := &list.Items[i]
-		e := ports.RuntimeBootstrap{Namespace: rt.Namespace, RuntimeID: rt.Name, ShootName: rt.Spec.Shoot.Name,
+		e := ports.RuntimeBootstrap{Namespace: rt.Namespace, RuntimeID: mapping.RuntimeID(rt), ShootName: rt.Spec.Shoot.Name,
 			EverReady: rt.Status.ProvisioningCompleted, Deleting: rt.DeletionTimestamp != nil, GaveUp: rt.Status.State == imv1.RuntimeStateFailed}
 		if rc := rt.Status.RuntimeConfiguration; rc != nil {
 			e.Bootstrap = runtimeconfig.BootstrapRecord{Hash: rc.BootstrapHash, Failed: rc.BootstrapFailed}

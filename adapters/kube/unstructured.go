@@ -2,10 +2,8 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,14 +25,4 @@ func rawMergePatch(doc map[string]any) (client.Patch, error) {
 		return nil, fmt.Errorf("encode patch: %w", err)
 	}
 	return client.RawPatch(types.MergePatchType, raw), nil
-}
-
-// isUnreachable tells a request that got no answer from the API server (network, TLS, timeout, credentials not
-// accepted yet) from one the server answered with an error status.
-func isUnreachable(err error) bool {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return apierrors.IsUnauthorized(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsTimeout(err)
-	}
-	return true
 }

@@ -121,6 +121,12 @@ func workerCR(w shoot.Worker) (gardener.Worker, error) {
 }
 
 func registryCacheCR(c shoot.RegistryCache) imv1.ImageRegistryCache {
+	// KEB's name of the cache configuration is not on the shoot; the upstream identifies the cache.
+	return imv1.ImageRegistryCache{Name: c.Upstream, Config: RegistryCacheConfig(c)}
+}
+
+// RegistryCacheConfig is the inverse of RegistryCache: unset domain fields are absent from the configuration.
+func RegistryCacheConfig(c shoot.RegistryCache) imv1.RegistryCacheConfig {
 	cfg := imv1.RegistryCacheConfig{Upstream: c.Upstream, RemoteURL: nonEmpty(c.RemoteURL), SecretReferenceName: nonEmpty(c.SecretReferenceName)}
 	if c.VolumeSize != "" || c.VolumeStorageClass != "" {
 		cfg.Volume = &imv1.RegistryCacheVolume{Size: nonEmpty(c.VolumeSize), StorageClassName: nonEmpty(c.VolumeStorageClass)}
@@ -134,6 +140,5 @@ func registryCacheCR(c shoot.RegistryCache) imv1.ImageRegistryCache {
 	if c.TLS != nil {
 		cfg.HTTP = &imv1.RegistryCacheHTTP{TLS: ptr.To(*c.TLS)}
 	}
-	// KEB's name of the cache configuration is not on the shoot; the upstream identifies the cache.
-	return imv1.ImageRegistryCache{Name: c.Upstream, Config: cfg}
+	return cfg
 }

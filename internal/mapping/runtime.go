@@ -16,16 +16,16 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
+// RuntimeID is the runtime ID of a Runtime CR: its name, which the shoot, the GardenerCluster and the kubeconfig
+// Secret are keyed by, whatever the runtime-id label says. The one place this rule is written.
+func RuntimeID(cr *imv1.Runtime) string { return cr.Name }
+
 // Runtime maps a Runtime CR to shoot.Runtime. It does not validate: shoot.Generate does, with
 // errors that name the CR fields.
 func Runtime(cr *imv1.Runtime) shoot.Runtime {
 	s := cr.Spec.Shoot
-	id := cr.Labels[imv1.LabelRuntimeID]
-	if id == "" {
-		id = cr.Name
-	}
 	rt := shoot.Runtime{
-		ID:                  id,
+		ID:                  RuntimeID(cr),
 		Generation:          cr.Generation,
 		GlobalAccountID:     cr.Labels[imv1.LabelGlobalAccountID],
 		SubaccountID:        cr.Labels[imv1.LabelSubaccountID],
@@ -78,7 +78,7 @@ func Runtime(cr *imv1.Runtime) shoot.Runtime {
 		rt.HAFailureTolerance = string(cp.HighAvailability.FailureTolerance.Type)
 	}
 	for _, c := range cr.Spec.ImageRegistryCache {
-		rt.RegistryCaches = append(rt.RegistryCaches, registryCache(c))
+		rt.RegistryCaches = append(rt.RegistryCaches, RegistryCache(c.Config))
 	}
 	return rt
 }
@@ -161,8 +161,10 @@ func configFlags(cfg *runtime.RawExtension) map[string]string {
 	return out
 }
 
-func registryCache(c imv1.ImageRegistryCache) shoot.RegistryCache {
-	cfg := c.Config
+// RegistryCache maps a registry cache configuration of a Runtime (spec.imageRegistryCache[].config) to the
+// domain: the one mapping, used for shoot generation and by the registry cache controller's adapter alike.
+// RegistryCacheConfig is its inverse.
+func RegistryCache(cfg imv1.RegistryCacheConfig) shoot.RegistryCache {
 	out := shoot.RegistryCache{
 		Upstream: cfg.Upstream, RemoteURL: ptr.Deref(cfg.RemoteURL, ""),
 		SecretReferenceName: ptr.Deref(cfg.SecretReferenceName, ""),

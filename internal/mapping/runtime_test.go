@@ -124,3 +124,13 @@ func TestExperimentalAuditPolicyAnnotation(t *testing.T) {
 		}
 	}
 }
+
+// The runtime ID is the Runtime's name, whatever the runtime-id label says: the shoot, the GardenerCluster and the
+// kubeconfig Secret are keyed by the name.
+func TestRuntimeIDIsTheName(t *testing.T) {
+	cr := &imv1.Runtime{}
+	cr.Name, cr.Labels = "5e1d0c2a-name", map[string]string{imv1.LabelRuntimeID: "other-label-value"}
+	if got := Runtime(cr).ID; got != cr.Name || RuntimeID(cr) != cr.Name {
+		t.Errorf("ID %q, RuntimeID %q; want the name %q", got, RuntimeID(cr), cr.Name)
+	}
+}

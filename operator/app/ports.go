@@ -45,13 +45,15 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 	if err != nil {
 		return setup.Ports{}, err
 	}
+	// Every adapter that reaches into runtimes does so through these clients.
+	runtimes := runtimeClients(live, ns)
 	p := setup.Ports{
 		Clock:  clock.RealClock{},
 		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Credentials: shoots,
 		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
 		Secrets:      kube.NewKubeconfigSecretStore(kcp, live, kcp),
 		Access:       &kube.AccessObjects{Client: kcp},
-		Configurator: runtimeConfigurator(live, opts.Config, ns),
+		Configurator: runtimeConfigurator(runtimes, opts.Config),
 		Guard:        &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns},
 		Records:      &kube.DeletionRecords{Cached: kcp, Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces, Namespace: ns},
 		ServerClock:  serverClock,
@@ -61,13 +63,13 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		// Every Runtime's registry caches (KEB's too) may reference only copies made for it: confirmed by name.
 		RegistryCredentials: &gardener.RegistryCacheGarden{Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
 		// Runtimes are reached through the admin kubeconfig Secrets in the KCP, each call bounded by a timeout.
-		Identities:      &kube.RuntimeIdentities{KCP: live},
+		Identities:      &kube.RuntimeIdentities{KCP: live, Clients: runtimes},
 		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),
 	}
 	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
 		return setup.Ports{}, err
 	}
-	if p.SelfService, err = selfServicePorts(mgr, garden, opts); err != nil {
+	if p.SelfService, err = selfServicePorts(mgr, garden, opts, runtimes.Controller); err != nil {
 		return setup.Ports{}, err
 	}
 	if err := bootstrapManifests(mgr, opts.Config, ns, &p); err != nil {

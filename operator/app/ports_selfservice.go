@@ -48,14 +48,11 @@ func auditLogCredentialsPolicy(poolNamespace, operatorNamespace string) auditlog
 
 // selfServicePorts builds the ports of the registry cache and audit log pool controllers (nil members: switched off).
 //
-// Runtime clients: the registry cache source and the runtime Secret writer make one client per call from the
-// runtime's kubeconfig Secret (kube.NewRuntimeClientFactory, per-request timeout). Once the cache of runtime
-// clients of issue #14 (one client per runtime ID and kubeconfig hash) is in adapters/kube, this factory is the one
-// line to replace with it.
-func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setup.SelfService, error) {
+// clients reach the runtimes (the registry cache source and the runtime Secret writer): the operator's
+// kube.RuntimeClients, shared with every other runtime-facing adapter.
+func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (setup.SelfService, error) {
 	out := setup.SelfService{ObserveShoot: gardener.Observe}
 	ns := opts.WatchNamespaces[0]
-	clients := kube.NewRuntimeClientFactory(mgr.GetAPIReader(), ns, nil)
 	cfg := opts.Config
 	if cfg == nil {
 		return out, nil

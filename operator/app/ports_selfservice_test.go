@@ -20,26 +20,14 @@ import (
 // The self-service ports follow the configuration: a switched-off feature has no ports (its controller sets
 // nothing up), the pool's namespace defaults to the operator's and must be watched, a cluster-scoped pool has none.
 func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
-	scheme, err := setup.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
-	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr, garden := unreachableClusters(t)
 	build := func(edit func(*config.OperatorConfig)) (setup.SelfService, error) {
 		cfg := &config.OperatorConfig{}
 		cfg.Default()
 		edit(cfg)
 		opts := DefaultOptions()
 		opts.GardenerProject, opts.WatchNamespaces, opts.Config = "kyma", []string{"kcp-system"}, cfg
-		return selfServicePorts(mgr, garden, opts)
+		return selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetAPIReader(), "kcp-system").Controller)
 	}
 
 	p, err := build(func(*config.OperatorConfig) {})
@@ -101,4 +89,43 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "shoot.auditLog.pool.namespace elsewhere") {
 		t.Errorf("a pool in a namespace the operator does not watch: %v; want an error naming the key", err)
 	}
+}
+
+// Every runtime-facing adapter reaches runtimes through the one kube.RuntimeClients of the composition root.
+func TestRuntimeFacingAdaptersShareTheRuntimeClients(t *testing.T) {
+	mgr, garden := unreachableClusters(t)
+	opts := DefaultOptions()
+	opts.GardenerProject, opts.WatchNamespaces = "kyma", []string{"kcp-system"}
+	p, err := buildPorts(mgr, garden, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configurator, ok := p.Configurator.(*kube.RuntimeConfigurator)
+	if !ok || configurator.Clients == nil {
+		t.Fatalf("configurator %+v, want a kube.RuntimeConfigurator with runtime clients", p.Configurator)
+	}
+	identities, ok := p.Identities.(*kube.RuntimeIdentities)
+	if !ok || identities.Clients != configurator.Clients {
+		t.Errorf("identities %+v, want the configurator's runtime clients", p.Identities)
+	}
+}
+
+// unreachableClusters are a KCP manager and a garden cluster of an address that does not resolve: building the
+// ports asks neither.
+func unreachableClusters(t *testing.T) (manager.Manager, cluster.Cluster) {
+	t.Helper()
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := &rest.Config{Host: "https://kcp.invalid"} // nothing is asked while ports are built
+	mgr, err := manager.New(unreachable, manager.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden, err := cluster.New(unreachable, func(o *cluster.Options) { o.Scheme = scheme })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mgr, garden
 }

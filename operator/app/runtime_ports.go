@@ -12,15 +12,21 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-// runtimeConfigurator builds the configurator of the objects inside runtimes: one cached client per runtime, built
-// from its kubeconfig Secret read live (the manager's cache holds Secrets without their data), every call bounded
-// by runtime.timeout.
-func runtimeConfigurator(live client.Reader, cfg *config.OperatorConfig, namespace string) *kube.RuntimeConfigurator {
+// runtimeClients builds the one way to the runtimes' API servers every runtime-facing adapter gets: one cached
+// client per runtime, built from its kubeconfig Secret read live (the manager's cache holds Secrets without their
+// data), every request bounded by kube.RuntimeRequestTimeout.
+func runtimeClients(live client.Reader, namespace string) *kube.RuntimeClients {
+	return kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: kube.SecretKubeconfigs{Reader: live, Namespace: namespace}})
+}
+
+// runtimeConfigurator builds the configurator of the objects inside runtimes, every call bounded by
+// runtime.timeout.
+func runtimeConfigurator(clients *kube.RuntimeClients, cfg *config.OperatorConfig) *kube.RuntimeConfigurator {
 	timeout := config.DefaultRuntimeTimeout
 	if cfg != nil && cfg.Runtime.Timeout.Duration > 0 {
 		timeout = cfg.Runtime.Timeout.Duration
 	}
-	return &kube.RuntimeConfigurator{Kubeconfigs: kube.SecretKubeconfigs{Reader: live, Namespace: namespace}, Timeout: timeout}
+	return &kube.RuntimeConfigurator{Clients: clients, Timeout: timeout}
 }
 
 // bootstrapManifests sets up the source of the bootstrap manifests (runtime.bootstrap): a cache holding only the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
@@ -43,7 +44,7 @@ var (
 )
 
 // LogValues implements skeleton.LogKeys.
-func (*hooks) LogValues(rt *imv1.Runtime) []any { return []any{"runtimeID", rt.Name} }
+func (*hooks) LogValues(rt *imv1.Runtime) []any { return []any{"runtimeID", mapping.RuntimeID(rt)} }
 
 // Observe implements skeleton.Hooks.
 func (*hooks) Observe(s *state) ports.RuntimeRef {

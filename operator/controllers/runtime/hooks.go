@@ -58,15 +58,13 @@ type state = skeleton.State[*imv1.Runtime]
 
 // LogValues implements skeleton.LogKeys.
 func (h *hooks) LogValues(rt *imv1.Runtime) []any {
-	return []any{"runtimeID", rt.Name, "shoot", rt.Spec.Shoot.Name}
+	return []any{"runtimeID", mapping.RuntimeID(rt), "shoot", rt.Spec.Shoot.Name}
 }
 
-// Observe implements skeleton.Hooks. The runtime ID is the Runtime's name: the name is what the shoot, the
-// GardenerCluster and the Secret are keyed by, whatever a label says.
+// Observe implements skeleton.Hooks. The runtime ID is the mapping's (mapping.RuntimeID).
 func (h *hooks) Observe(s *state) usecase.RuntimeRequest {
 	rt := s.Obj
 	domain := mapping.Runtime(rt)
-	domain.ID = rt.Name
 	req := usecase.RuntimeRequest{Runtime: domain, Namespace: rt.Namespace, UID: string(rt.UID), Labels: rt.Labels,
 		Plan:           rt.Labels[imv1.LabelBrokerPlanName],
 		SuspendPatch:   rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
@@ -129,7 +127,7 @@ func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton
 	if err != nil {
 		return out, err
 	}
-	res, err := h.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: rt.Name, Namespace: rt.Namespace, ShootName: rt.Spec.Shoot.Name,
+	res, err := h.teardown.Run(ctx, usecase.TeardownRequest{RuntimeID: mapping.RuntimeID(rt), Namespace: rt.Namespace, ShootName: rt.Spec.Shoot.Name,
 		Plan: rt.Labels[imv1.LabelBrokerPlanName], EverReady: rt.Status.ProvisioningCompleted, RestoreDocument: doc,
 		CredentialsBinding: rt.Spec.Shoot.SecretBindingName, DeletionStarted: deletionStarted(rt)}, now)
 	out.Events = append(out.Events, h.events(res.Events)...)
