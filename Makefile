@@ -16,6 +16,7 @@ ACTIONLINT     := $(BIN)/actionlint
 GORELEASER     := $(BIN)/goreleaser
 CYCLONEDX_GOMOD := $(BIN)/cyclonedx-gomod
 KREW_VALIDATE  := $(BIN)/validate-krew-manifest
+GOVULNCHECK    := $(BIN)/govulncheck
 OPM            := $(BIN)/opm
 OPM_VERSION    ?= v1.55.0
 
@@ -195,7 +196,7 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: lint verify-generated verify-mutants test-alerts test-fips test-all test-go-install ## What CI runs: lint, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, go install of the CLI.
+test: lint vulncheck verify-generated verify-mutants test-alerts test-fips test-all test-go-install ## What CI runs: lint, govulncheck, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, go install of the CLI.
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -265,6 +266,36 @@ lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check release-check ## go vet and gola
 	$(GOLANGCI_LINT) run ./...
 	cd $(API_MOD_DIR) && $(API_ENV) $(GO) vet ./... && $(API_ENV) $(GOLANGCI_LINT) run ./...
 
+# `make vulncheck`. vuln.go.dev is out of reach, so `vulncheck db` (operator/cmd/vulncheck) builds the database from
+# this version of the module golang.org/x/vulndb (from the module proxy; VULNDB_SUM is its go.sum hash) into
+# ~/.cache/kim/vulndb/<version> (VULNDB_CACHE overrides), once per version. A newer database: set both, e.g. from
+# `go mod download -json golang.org/x/vulndb@master` (fields Version and Sum).
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+VULNDB_SUM     ?= h1:mfngRv0Yoh0VApsXKEN82CjD99kl7mtparN3bs3JnqI=
+# The standard library is checked at the Go release the image is built with (Dockerfile: golang:1.26, the newest
+# 1.26 patch), not at the local Go: the go command fetches this toolchain from the module proxy (once). Raise it to
+# the newest patch together with VULNDB_VERSION.
+VULNCHECK_GOTOOLCHAIN ?= go1.26.11
+# Called vulnerabilities no release we can take fixes: scanned module, ID, vulnerable module, reason; reviewed like code.
+VULNCHECK_ACCEPTED ?= hack/vulncheck-accepted.txt
+
+.PHONY: vulncheck
+vulncheck: $(GOVULNCHECK) ## govulncheck (pinned) in both modules against a database built offline from golang.org/x/vulndb; fails on a called vulnerable symbol not in hack/vulncheck-accepted.txt.
+	@$(GO) build -o $(BIN)/vulncheck ./operator/cmd/vulncheck
+	@out="$$(mktemp -d)" && trap 'rm -rf "$$out"' EXIT && \
+		db="$$($(BIN)/vulncheck db -version $(VULNDB_VERSION) -sum $(VULNDB_SUM))" && \
+		echo "vulncheck: database $$db; canary: a known vulnerable call must be found" && \
+		GOVULNCHECK=$(GOVULNCHECK) VULNDB_DIR="$$db" $(GO) test -count=1 -run '^TestKnownVulnerableCallIsFound$$' ./operator/cmd/vulncheck/ && \
+		scans="" && for d in . $(API_MOD_DIR); do \
+			mod="$$(cd $$d && $(GO) mod edit -print | awk '$$1 == "module" {print $$2}')" && n=$$(( $${n:-0} + 1 )) && \
+			work=auto && if [ "$$d" = "$(API_MOD_DIR)" ]; then work=off; fi && \
+			echo "vulncheck: scanning $$mod (GOWORK=$$work) with the standard library of $(VULNCHECK_GOTOOLCHAIN)" && \
+			(cd $$d && GOWORK=$$work GOTOOLCHAIN=$(VULNCHECK_GOTOOLCHAIN) $(GOVULNCHECK) -db "file://$$db" -format json ./...) > "$$out/$$n.json" || \
+				{ echo "vulncheck: govulncheck failed in $$d" >&2; exit 1; }; \
+			scans="$$scans $$mod=$$out/$$n.json"; \
+		done && \
+		$(BIN)/vulncheck report -accepted $(VULNCHECK_ACCEPTED) $$scans
+
 .PHONY: tidy-check
 tidy-check: ## go mod tidy -diff is clean in every module (the root, the API module, the pinned tools).
 	hack/tidy.sh --check
@@ -330,6 +361,8 @@ $(KREW_VALIDATE): hack/tools/krew/go.mod
 	GOWORK=off $(GO) build -modfile=hack/tools/krew/go.mod -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 $(GOLANGCI_LINT): $(TOOLS_MOD)
 	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+$(GOVULNCHECK): $(TOOLS_MOD)
+	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ golang.org/x/vuln/cmd/govulncheck
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Build the pinned development tools.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(GOVULNCHECK) ## Build the pinned development tools.
