@@ -7,8 +7,10 @@
 # text), with one line
 #     kill: <package> <test name regexp>
 # e.g. `kill: ./core/domain/sakubeconfig ^TestCheckRequest$`; that test (run with -short, so without API servers
-# unless the package's tests need none) must fail. Patches without a kill line must be found by the safety property
-# test (TestSafetyProperties in core/usecase), bounded by the given number of sequences.
+# unless the package's tests need none) must fail. A line `kill-integration: <package> <test name regexp>` names an
+# integration test instead: it runs without -short, with the envtest binaries (hack/envtest.sh), and must fail (the
+# two-replica chaos test, some minutes). Patches without a kill line must be found by the safety property test
+# (TestSafetyProperties in core/usecase), bounded by the given number of sequences.
 #
 # Usage: hack/safety-mutants.sh [max sequences per property mutant, default 20000] [name filter regexp]
 #        hack/safety-mutants.sh --check   only check that every patch still applies to the working tree
@@ -45,10 +47,16 @@ for patch in "${root}"/hack/safety-mutants/*.patch; do
   fi
   start=$(date +%s)
   kill_line="$(sed -n '/^diff --git/q;s/^kill: *//p' "${patch}" | head -1)"
-  if [ -n "${kill_line}" ]; then
-    read -r pkg run <<<"${kill_line}"
+  integration_line="$(sed -n '/^diff --git/q;s/^kill-integration: *//p' "${patch}" | head -1)"
+  if [ -n "${kill_line}" ] || [ -n "${integration_line}" ]; then
     set +e
-    out="$(cd "${work}/tree" && go test -short -count=1 "${pkg}" -run "${run}" 2>&1)"
+    if [ -n "${kill_line}" ]; then
+      read -r pkg run <<<"${kill_line}"
+      out="$(cd "${work}/tree" && go test -short -count=1 "${pkg}" -run "${run}" 2>&1)"
+    else
+      read -r pkg run <<<"${integration_line}"
+      out="$(cd "${work}/tree" && KUBEBUILDER_ASSETS="$("${root}/hack/envtest.sh")" go test -count=1 -timeout 30m "${pkg}" -run "${run}" 2>&1)"
+    fi
     rc=$?
     set -e
     secs=$(( $(date +%s) - start ))

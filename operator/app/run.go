@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,6 +31,20 @@ import (
 )
 
 const leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
+
+// Leader election timing. A leader that cannot renew its lease gives up at the latest RetryPeriod + RenewDeadline
+// after its last renewal; then, before it stops its controllers and exits, it tries to release the lease
+// (LeaderElectionReleaseOnCancel) with a client that times out after RenewDeadline/2 (controller-runtime's lease
+// client). A standby takes the lease no earlier than LeaseDuration after the last renewal it saw. So LeaseDuration
+// must exceed RetryPeriod + RenewDeadline + RenewDeadline/2, or a leader cut off from the KCP reconciles alongside
+// the standby that took over: controller-runtime's default of 15 s left -2 s (2 + 10 + 5 = 17 s; the two-replica
+// chaos test, test/bench/chaos, saw a partitioned leader end 2 s after its lease expired). 20 s leaves 3 s, the
+// margin the defaults have without the release; a crashed leader is replaced 5 s later than with them.
+const (
+	LeaseDuration = 20 * time.Second
+	RenewDeadline = 10 * time.Second
+	RetryPeriod   = 2 * time.Second
+)
 
 // gardenConfig is the configuration of every client of the garden. They share one token bucket, so the
 // configured QPS and burst bound all Gardener requests of the process together (the kubeconfig issuer needs a
@@ -129,6 +144,9 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		LeaderElectionNamespace: leaseNamespace,
 		// Stepping down on shutdown lets the next replica take over at once instead of after the lease expires.
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 ptr.To(LeaseDuration),
+		RenewDeadline:                 ptr.To(RenewDeadline),
+		RetryPeriod:                   ptr.To(RetryPeriod),
 		Controller:                    controllerDefaults(opts),
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -62,5 +63,17 @@ func TestControllersUseTheClassicWorkQueue(t *testing.T) {
 				t.Errorf("controller-runtime is %s: check that it has the fix of issue 3538 and drop the workaround", m.Version)
 			}
 		}
+	}
+}
+
+// TestLeaderStepsDownBeforeItsLeaseExpires: a leader that cannot renew is gone before a standby may take the lease
+// (LeaseDuration after the last renewal): the retry period, the renew deadline, then the release on the way out
+// (LeaderElectionReleaseOnCancel) with the lease client's timeout, max(RenewDeadline/2, 1 s) in controller-runtime,
+// and at least a retry period to spare for the exit and the standby's clock.
+func TestLeaderStepsDownBeforeItsLeaseExpires(t *testing.T) {
+	release := max(RenewDeadline/2, time.Second)
+	if worst := RetryPeriod + RenewDeadline + release; worst+RetryPeriod > LeaseDuration {
+		t.Errorf("a leader cut off from the KCP runs up to %s after its last renewal; the lease of %s leaves less than %s to spare",
+			worst, LeaseDuration, RetryPeriod)
 	}
 }

@@ -38,11 +38,9 @@ type world struct {
 	History []runtimeEvent
 	// BadReads are the reads of the concurrent Secret reader that found a Secret without a usable kubeconfig.
 	BadReads []string
-	// PerSecond counts the Gardener requests per second (Unix time) at the fault proxy; Starts are the seconds
-	// the manager processes started in (each starts with a full burst).
-	PerSecond map[int64]int
-	Starts    []int64
-	Limits    limits
+	// Rates are the Gardener requests of each replica (one without leader election).
+	Rates  []rates
+	Limits limits
 	// Grace is the deletion window of every plan.
 	Grace time.Duration
 	// FaultsInjected counts the faults while they were on; HealthErrorSeen whether a scrape during that time
@@ -50,6 +48,23 @@ type world struct {
 	FaultsInjected  int
 	HealthErrorSeen bool
 	HealthyAtEnd    bool
+
+	// With several replicas (Replicated): the leader election's timing, the Lease's versions, the replicas'
+	// writes and processes, and the faults done to the leader (check_replicas.go).
+	Replicated bool
+	Lease      leaseTiming
+	Leases     []leaseRecord
+	Writes     []replicaWrite
+	Procs      []replicaProc
+	Faults     []leaderFault
+}
+
+// rates are the Gardener requests per second (Unix time) of one replica at its fault proxy; Starts are the seconds
+// its manager processes started in (each starts with a full burst).
+type rates struct {
+	Replica   string
+	PerSecond map[int64]int
+	Starts    []int64
 }
 
 // limits is the manager's Gardener client configuration.
@@ -120,6 +135,9 @@ func check(w world) []violation {
 	}
 	if !w.HealthyAtEnd {
 		out = append(out, violation{invHealth, "kim_gardener_health not healthy after the faults"})
+	}
+	if w.Replicated {
+		out = append(out, checkReplicas(w)...)
 	}
 	return out
 }
@@ -251,20 +269,38 @@ func checkWindows(w world) []violation {
 
 func stamp(t time.Time) string { return t.Format("15:04:05.000") }
 
-// checkQPS holds the request counts of every window of seconds against what the client's token bucket allows:
-// QPS per second plus a full burst per manager process started in (or before) the window, plus the health
-// probes, which bypass the bucket, and one second of QPS for requests delayed between the bucket and the proxy.
+// checkQPS holds the request counts of every replica in every window of seconds against what the client's token
+// bucket allows: QPS per second plus a full burst per manager process started in (or before) the window, plus the
+// health probes, which bypass the bucket, and one second of QPS for requests delayed between the bucket and the
+// proxy.
 func checkQPS(w world) []violation {
-	ratio, a, b, n, allowed := qpsWorst(w)
-	if ratio > 1 {
-		return []violation{{invQPS, fmt.Sprintf("%d requests in the %d s from %s (allowed %.0f at QPS %g, burst %d)",
-			n, b-a+1, time.Unix(a, 0).Format("15:04:05"), allowed, w.Limits.QPS, w.Limits.Burst)}}
+	var out []violation
+	for _, r := range w.Rates {
+		ratio, a, b, n, allowed := qpsWorst(r, w.Limits)
+		if ratio > 1 {
+			who := ""
+			if len(w.Rates) > 1 {
+				who = "replica " + r.Replica + ": "
+			}
+			out = append(out, violation{invQPS, fmt.Sprintf("%s%d requests in the %d s from %s (allowed %.0f at QPS %g, burst %d)",
+				who, n, b-a+1, time.Unix(a, 0).Format("15:04:05"), allowed, w.Limits.QPS, w.Limits.Burst)})
+		}
 	}
-	return nil
+	return out
+}
+
+// qpsWorstOf is the highest ratio of requests to allowance of any replica.
+func qpsWorstOf(w world) float64 {
+	worst := 0.0
+	for _, r := range w.Rates {
+		ratio, _, _, _, _ := qpsWorst(r, w.Limits)
+		worst = max(worst, ratio)
+	}
+	return worst
 }
 
 // qpsWorst finds the window of seconds with the highest ratio of requests to allowance.
-func qpsWorst(w world) (ratio float64, from, to int64, requests int, allowed float64) {
+func qpsWorst(w rates, lim limits) (ratio float64, from, to int64, requests int, allowed float64) {
 	if len(w.PerSecond) == 0 {
 		return 0, 0, 0, 0, 0
 	}
@@ -279,7 +315,7 @@ func qpsWorst(w world) (ratio float64, from, to int64, requests int, allowed flo
 	for s := first; s <= last; s++ {
 		counts[s-first+1] = counts[s-first] + w.PerSecond[s]
 	}
-	probeEvery := w.Limits.HealthInterval.Seconds()
+	probeEvery := lim.HealthInterval.Seconds()
 	for a := first; a <= last; a++ {
 		// A process started in the window brings a full bucket; whatever ran before holds at most one (the 1 below).
 		for b := a; b <= last; b++ {
@@ -295,7 +331,7 @@ func qpsWorst(w world) (ratio float64, from, to int64, requests int, allowed flo
 			if probeEvery > 0 {
 				probes += length / probeEvery
 			}
-			allow := w.Limits.QPS*(length+1) + float64(w.Limits.Burst*(1+refills)) + probes
+			allow := lim.QPS*(length+1) + float64(lim.Burst*(1+refills)) + probes
 			if r := float64(n) / allow; r > ratio {
 				ratio, from, to, requests, allowed = r, a, b, n, allow
 			}

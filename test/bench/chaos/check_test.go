@@ -52,10 +52,10 @@ func healthyWorld(t *testing.T) world {
 			{ID: "b", Created: false, At: t0}, {ID: "d", Created: false, At: t0}, {ID: "d", Created: true, At: t0.Add(10 * time.Second)},
 			{ID: "c", Created: false, At: t0.Add(2 * time.Minute)},
 		},
-		PerSecond: map[int64]int{t0.Unix(): 20, t0.Unix() + 1: 10, t0.Unix() + 2: 10, t0.Unix() + 60: 20},
-		Starts:    []int64{t0.Unix() - 5, t0.Unix() + 59},
-		Limits:    limits{QPS: 10, Burst: 20, HealthInterval: 3 * time.Second},
-		Grace:     time.Minute, FaultsInjected: 100, HealthErrorSeen: true, HealthyAtEnd: true,
+		Rates: []rates{{Replica: "a", PerSecond: map[int64]int{t0.Unix(): 20, t0.Unix() + 1: 10, t0.Unix() + 2: 10, t0.Unix() + 60: 20},
+			Starts: []int64{t0.Unix() - 5, t0.Unix() + 59}}},
+		Limits: limits{QPS: 10, Burst: 20, HealthInterval: 3 * time.Second},
+		Grace:  time.Minute, FaultsInjected: 100, HealthErrorSeen: true, HealthyAtEnd: true,
 	}
 }
 
@@ -107,10 +107,10 @@ func TestCheckFindsEveryBrokenInvariant(t *testing.T) {
 		{"empty Secret read", invEmptyRead, "kubeconfig-a", func(_ *testing.T, w *world) {
 			w.BadReads = []string{"10:00:01.000: Secret kubeconfig-a: empty kubeconfig"}
 		}},
-		{"burst above the allowance", invQPS, "requests in the", func(_ *testing.T, w *world) { w.PerSecond[t0.Unix()+1] = 60 }},
+		{"burst above the allowance", invQPS, "requests in the", func(_ *testing.T, w *world) { w.Rates[0].PerSecond[t0.Unix()+1] = 60 }},
 		{"sustained rate above QPS", invQPS, "requests in the", func(_ *testing.T, w *world) {
 			for s := range int64(60) {
-				w.PerSecond[t0.Unix()+100+s] = 13
+				w.Rates[0].PerSecond[t0.Unix()+100+s] = 13
 			}
 		}},
 		{"health never showed the faults", invHealth, "never showed", func(_ *testing.T, w *world) { w.HealthErrorSeen = false }},
@@ -120,32 +120,38 @@ func TestCheckFindsEveryBrokenInvariant(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := healthyWorld(t)
 			tc.breakIt(t, &w)
-			v := check(w)
-			if len(v) == 0 {
-				t.Fatal("no violation")
-			}
-			for _, x := range v {
-				if x.Invariant != tc.invariant {
-					t.Errorf("violation of another invariant: %s", x)
-				}
-			}
-			if !strings.Contains(v[0].Detail, tc.detail) {
-				t.Errorf("violation %q does not say %q", v[0].Detail, tc.detail)
-			}
+			onlyBroken(t, w, tc.invariant, tc.detail)
 		})
+	}
+}
+
+// onlyBroken fails unless check finds w breaking invariant, and only it, the first violation saying detail.
+func onlyBroken(t *testing.T, w world, invariant, detail string) {
+	t.Helper()
+	v := check(w)
+	if len(v) == 0 {
+		t.Fatal("no violation")
+	}
+	for _, x := range v {
+		if x.Invariant != invariant {
+			t.Errorf("violation of another invariant: %s", x)
+		}
+	}
+	if !strings.Contains(v[0].Detail, detail) {
+		t.Errorf("violation %q does not say %q", v[0].Detail, detail)
 	}
 }
 
 // A new manager process starts with a full burst: what one process may not do, two may.
 func TestQPSAllowsABurstPerProcess(t *testing.T) {
 	w := healthyWorld(t)
-	w.Starts = []int64{t0.Unix() - 5, t0.Unix() + 60}
-	w.PerSecond[t0.Unix()+60] = 25
-	w.PerSecond[t0.Unix()+61] = 35
+	w.Rates[0].Starts = []int64{t0.Unix() - 5, t0.Unix() + 60}
+	w.Rates[0].PerSecond[t0.Unix()+60] = 25
+	w.Rates[0].PerSecond[t0.Unix()+61] = 35
 	if v := checkQPS(w); len(v) != 0 {
 		t.Errorf("a restart's burst counted as a breach: %v", v)
 	}
-	w.Starts = w.Starts[:1]
+	w.Rates[0].Starts = w.Rates[0].Starts[:1]
 	if v := checkQPS(w); len(v) == 0 {
 		t.Error("two bursts of one process not found")
 	}

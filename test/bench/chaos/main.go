@@ -2,9 +2,11 @@
 // the production manager in a child process behind a fault proxy that fails a share of its Gardener requests
 // (429 with Retry-After, 500, 503, held until timeout) and drops its watches, SIGKILLs the manager at random
 // moments and starts it again, while a KEB-like workload creates Runtimes, changes their workers, deletes them
-// (short grace window) and creates them again, and a reader reads every kubeconfig Secret continuously. Then the
-// faults stop; once the world has converged, the invariants are checked from the API servers (check.go). It
-// prints a report and exits non-zero when an invariant broke.
+// (short grace window) and creates them again, and a reader reads every kubeconfig Secret continuously. With
+// -replicas 2 it runs two managers with leader election, as the Deployment does, each behind its own proxies in
+// front of the garden and the KCP, and SIGKILLs the leader or partitions it from the KCP (replicas.go). Then the
+// faults stop; once the world has converged, the invariants are checked from the API servers (check.go,
+// check_replicas.go). It prints a report and exits non-zero when an invariant broke.
 package main
 
 import (
@@ -38,6 +40,11 @@ type config struct {
 	runtimeWorkers     int
 	clusterWorkers     int
 	expectKillsAtLeast int
+	// replicas > 1 runs the manager as the Deployment does, with leader election; the faults then hit the leader:
+	// SIGKILLs and, for partitionShare of them, a partition from the KCP for partitionFor.
+	replicas       int
+	partitionShare float64
+	partitionFor   time.Duration
 }
 
 func defaults() config {
@@ -45,7 +52,7 @@ func defaults() config {
 		grace: time.Minute, opInterval: 2 * time.Second, gardenerQPS: 10, gardenerBurst: 20, healthInterval: 3 * time.Second,
 		convergeTimeout: 15 * time.Minute, seed: uint64(time.Now().UnixNano()), createDuration: 3 * time.Second,
 		readInterval: 300 * time.Millisecond, holdMax: 10 * time.Second, watchDropMax: 60 * time.Second,
-		runtimeWorkers: 10, clusterWorkers: 10}
+		runtimeWorkers: 10, clusterWorkers: 10, replicas: 1, partitionShare: 0.5, partitionFor: 30 * time.Second}
 }
 
 func main() {
@@ -65,6 +72,9 @@ func main() {
 	flag.StringVar(&c.managerBin, "manager-bin", "", "manager binary (default: go build ./operator/cmd/manager)")
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Uint64Var(&c.seed, "seed", c.seed, "seed of the workload and the kill times")
+	flag.IntVar(&c.replicas, "replicas", c.replicas, "manager replicas; more than one run with leader election and the kills hit the leader")
+	flag.Float64Var(&c.partitionShare, "partitions", c.partitionShare, "with -replicas > 1: share of the leader faults that partition the leader from the KCP instead of killing it")
+	flag.DurationVar(&c.partitionFor, "partition-for", c.partitionFor, "with -replicas > 1: how long a partition lasts (longer than the lease duration + renew deadline, 25s)")
 	flag.Parse()
 	if err := c.validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
@@ -99,6 +109,14 @@ func (c config) validate() error {
 		return fmt.Errorf("-kill-min %s, -kill-max %s: 0 < min <= max", c.killMin, c.killMax)
 	case c.grace < 10*time.Second:
 		return fmt.Errorf("-grace %s: at least 10s (the window check tolerates a second)", c.grace)
+	case c.replicas < 1 || c.replicas > 3:
+		return fmt.Errorf("-replicas %d: 1..3", c.replicas)
+	case c.partitionShare < 0 || c.partitionShare > 1:
+		return fmt.Errorf("-partitions %g: 0..1", c.partitionShare)
+	case c.replicas > 1 && c.partitionFor < shippedLease.Duration+shippedLease.RenewDeadline:
+		return fmt.Errorf("-partition-for %s: at least the lease duration + renew deadline (%s), or the leader may outlive it", c.partitionFor, shippedLease.Duration+shippedLease.RenewDeadline)
+	case c.replicas > 1 && c.killMin < shippedLease.Duration:
+		return fmt.Errorf("-kill-min %s: with replicas at least the lease duration (%s)", c.killMin, shippedLease.Duration)
 	}
 	return nil
 }

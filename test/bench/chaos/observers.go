@@ -23,6 +23,13 @@ type secretReader struct {
 	mu    sync.Mutex
 	reads int
 	bad   []string
+	// passes are when each list was read and how many kubeconfig Secrets it had.
+	passes []readPass
+}
+
+type readPass struct {
+	At    time.Time
+	Reads int
 }
 
 func (r *secretReader) run(ctx context.Context, interval time.Duration) {
@@ -41,15 +48,31 @@ func (r *secretReader) run(ctx context.Context, interval time.Duration) {
 func (r *secretReader) inspect(secrets []corev1.Secret, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	pass := readPass{At: at}
+	defer func() { r.passes = append(r.passes, pass) }()
 	for _, s := range secrets {
 		if !strings.HasPrefix(s.Name, secretsPrefix) {
 			continue
 		}
 		r.reads++
+		pass.Reads++
 		if err := usableKubeconfig(s.Data[kubeconfig.SecretKey]); err != nil {
 			r.bad = append(r.bad, fmt.Sprintf("%s: Secret %s (resourceVersion %s): %v", stamp(at), s.Name, s.ResourceVersion, err))
 		}
 	}
+}
+
+// readsBetween counts the kubeconfig Secret reads from a to b.
+func (r *secretReader) readsBetween(a, b time.Time) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, p := range r.passes {
+		if !p.At.Before(a) && !p.At.After(b) {
+			n += p.Reads
+		}
+	}
+	return n
 }
 
 func (r *secretReader) result() (int, []string) {
@@ -58,30 +81,37 @@ func (r *secretReader) result() (int, []string) {
 	return r.reads, append([]string(nil), r.bad...)
 }
 
-// healthWatch scrapes kim_gardener_health from whichever manager runs now and remembers whether it showed an error
-// while faults were on.
+// healthWatch scrapes kim_gardener_health from the managers that run now (every replica reports it, standbys too)
+// and remembers whether one showed an error while faults were on.
 type healthWatch struct {
 	mu       sync.Mutex
-	manager  *harness.Manager
+	managers func() []*harness.Manager
 	faultsOn func() bool
 	errSeen  bool
 	scrapes  int
 }
 
-func (h *healthWatch) set(m *harness.Manager) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.manager = m
-}
-
-// status is the current kim_gardener_health status of the running manager ("" when it cannot be scraped).
+// status is the current kim_gardener_health status of the running managers: "error" when one says so, "healthy"
+// when all do, "" when none runs or one cannot be scraped.
 func (h *healthWatch) status(ctx context.Context) string {
-	h.mu.Lock()
-	m := h.manager
-	h.mu.Unlock()
-	if m == nil || m.Exited() {
+	ms := h.managers()
+	if len(ms) == 0 {
 		return ""
 	}
+	out := "healthy"
+	for _, m := range ms {
+		switch st := managerHealth(ctx, m); st {
+		case "healthy":
+		case "error":
+			return st
+		default:
+			out = ""
+		}
+	}
+	return out
+}
+
+func managerHealth(ctx context.Context, m *harness.Manager) string {
 	s, err := m.Scrape(ctx)
 	if err != nil {
 		return ""

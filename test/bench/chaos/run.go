@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kyma-project/kim/test/bench/harness"
@@ -34,25 +35,52 @@ func run(ctx context.Context, c config) (*report, error) {
 		return r, err
 	}
 	defer func() { _ = w.Env.Stop() }()
-	cfgPath, proxy, err := writeFiles(ctx, c, w.Env)
+	cfgPath, reps, err := writeFiles(ctx, c, w.Env)
+	defer func() {
+		for _, rp := range reps {
+			for _, p := range []*faultproxy.Proxy{rp.garden, rp.kcp} {
+				if p != nil {
+					_ = p.Close()
+				}
+			}
+		}
+	}()
 	if err != nil {
 		return r, err
 	}
-	defer func() { _ = proxy.Close() }()
 	wl, err := newWorkload(w.Env, c.runtimes, c.grace, c.seed)
 	if err != nil {
 		return r, err
 	}
-	ch := &chaos{c: c, args: c.managerArgs(cfgPath), rnd: rand.New(rand.NewPCG(c.seed, 1))}
-	health := &healthWatch{faultsOn: proxy.Enabled}
-	ch.onStart = health.set
+	var (
+		ch *chaos
+		rs *replicaSet
+	)
+	health := &healthWatch{faultsOn: reps[0].garden.Enabled}
+	if c.replicas == 1 {
+		ch = &chaos{c: c, args: c.managerArgs(cfgPath), rnd: rand.New(rand.NewPCG(c.seed, 1)), dir: reps[0].dir}
+		health.managers = ch.running
+	} else {
+		if rs, err = newReplicaSet(c, c.managerArgs(cfgPath), reps, w.Env); err != nil {
+			return r, err
+		}
+		health.managers = rs.running
+	}
 	// Faults from the first request on: the manager must start through them, and its first watches get dropped.
-	proxy.Enable(true)
+	for _, rp := range reps {
+		rp.garden.Enable(true)
+	}
 	chaosStart := time.Now()
-	if err := ch.start(ctx); err != nil {
+	if ch != nil {
+		err = ch.start(ctx)
+		defer ch.stop()
+	} else {
+		err = rs.start(ctx)
+		defer rs.stop()
+	}
+	if err != nil {
 		return r, err
 	}
-	defer ch.stop()
 	reader := &secretReader{c: w.Env.KCPClient}
 	obsCtx, stopObservers := context.WithCancel(ctx)
 	defer stopObservers()
@@ -60,28 +88,49 @@ func run(ctx context.Context, c config) (*report, error) {
 	observers.Go(func() { reader.run(obsCtx, c.readInterval) })
 	observers.Go(func() { health.run(obsCtx, time.Second) })
 
-	harness.Logf("faults on (%.0f%%), manager started; creating %d Runtimes", 100*c.faultShare, c.runtimes)
-	if err := wl.createAll(ctx); err != nil {
-		return r, err
-	}
+	harness.Logf("faults on (%.0f%%), %d manager replica(s) started; creating %d Runtimes", 100*c.faultShare, c.replicas, c.runtimes)
+	created := make(chan struct{})
 	phase, endPhase := context.WithDeadline(ctx, chaosStart.Add(c.duration))
 	var actors sync.WaitGroup
+	if rs != nil {
+		// The first leader fault comes right after the creation, with every Runtime in flight.
+		actors.Go(func() { rs.faultLoop(phase, created) })
+	}
+	if err := wl.createAll(ctx); err != nil {
+		endPhase()
+		actors.Wait()
+		return r, err
+	}
+	close(created)
 	actors.Go(func() { wl.run(phase, c.opInterval) })
-	actors.Go(func() { ch.killLoop(phase) })
+	if ch != nil {
+		actors.Go(func() { ch.killLoop(phase) })
+	}
 	actors.Wait()
 	endPhase()
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
-	if ch.err != nil {
+	if ch != nil && ch.err != nil {
 		return r, ch.err
 	}
-	proxy.Enable(false)
+	if rs != nil {
+		if err := rs.failure(); err != nil {
+			return r, err
+		}
+	}
+	for _, rp := range reps {
+		rp.garden.Enable(false)
+	}
 	faultsOff := time.Now()
-	faultStats := proxy.Stats()
+	faultStats := gardenStats(reps)
 	r.chaos = faultsOff.Sub(chaosStart)
 	r.loadChaos = harness.LoadAvg()
-	harness.Logf("faults off after %s, %d kills; waiting for convergence", r.chaos.Round(time.Second), ch.kills)
+	if ch != nil {
+		harness.Logf("faults off after %s, %d kills; waiting for convergence", r.chaos.Round(time.Second), ch.kills)
+	} else {
+		harness.Logf("faults off after %s, %d leader faults; waiting for convergence", r.chaos.Round(time.Second), rs.faultCount())
+	}
 
 	converged := testenv.Poll(ctx, c.convergeTimeout, 3*time.Second, "convergence", func() (bool, string) {
 		world, err := readWorld(ctx, w.Env)
@@ -97,6 +146,12 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.converge = time.Since(faultsOff)
 	stopObservers()
 	observers.Wait()
+	if rs != nil {
+		rs.stopObserving()
+		if err := rs.failure(); err != nil {
+			return r, err
+		}
+	}
 
 	world, err := readWorld(ctx, w.Env)
 	if err != nil {
@@ -104,72 +159,140 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	world.History, r.ops = wl.snapshot()
 	r.reads, world.BadReads = reader.result()
-	all := proxy.Stats()
-	world.PerSecond, world.Starts = all.PerSecond, ch.startSeconds()
+	all := gardenStats(reps)
+	for _, rp := range reps {
+		starts := rp.startSeconds()
+		if ch != nil {
+			starts = ch.startSeconds()
+		}
+		world.Rates = append(world.Rates, rates{Replica: rp.name, PerSecond: rp.garden.Stats().PerSecond, Starts: starts})
+	}
 	world.Limits = limits{QPS: c.gardenerQPS, Burst: c.gardenerBurst, HealthInterval: c.healthInterval}
 	world.Grace = c.grace
 	world.FaultsInjected = faultStats.TotalFaults()
 	world.HealthErrorSeen = health.sawError()
 	world.HealthyAtEnd = health.status(ctx) == "healthy"
+	if rs != nil {
+		rs.fill(&world)
+		r.replicas = replicaReport(world, rs, reader)
+	}
 	r.violations = check(world)
 	if converged != nil {
 		r.violations = append(r.violations, violation{"convergence", converged.Error()})
 	}
-	r.faults, r.requests, r.kills, r.restarts, r.watches = faultStats.Faults, all.Requests(), ch.kills, ch.starts, faultStats.Watches
+	r.faults, r.requests, r.watches = faultStats.Faults, all.Requests(), faultStats.Watches
+	if ch != nil {
+		r.kills, r.restarts = ch.kills, ch.starts
+	}
 	r.deletionsChecked = len(world.Deletions)
-	r.qpsRatio, _, _, _, _ = qpsWorst(world)
+	r.qpsRatio = qpsWorstOf(world)
 	r.live = len(world.Runtimes)
 	r.loadEnd = harness.LoadAvg()
 	return r, nil
 }
 
+// gardenStats adds up the garden proxies' counters.
+func gardenStats(reps []*replica) faultproxy.Stats {
+	out := faultproxy.Stats{PerSecond: map[int64]int{}, Faults: map[faultproxy.Kind]int{}}
+	for _, rp := range reps {
+		s := rp.garden.Stats()
+		for k, v := range s.PerSecond {
+			out.PerSecond[k] += v
+		}
+		for k, v := range s.Faults {
+			out.Faults[k] += v
+		}
+		out.Forwarded += s.Forwarded
+		out.Watches += s.Watches
+	}
+	return out
+}
+
 // writeFiles writes the kubeconfigs and the operator configuration (one short window for every plan, a breaker the
-// run cannot trip) into the work directory, and starts the fault proxy. The manager runs with the shipped RBAC
-// (harness.WriteKubeconfigs); its garden kubeconfig is replaced by one for the proxy, which forwards with the
-// manager's own garden identity, so faults and permissions both stay real.
-func writeFiles(ctx context.Context, c config, env *gardenbox.Env) (string, *faultproxy.Proxy, error) {
+// run cannot trip) into the work directory, and starts the fault proxies. The manager runs with the shipped RBAC
+// (harness.WriteKubeconfigs); its garden kubeconfig is replaced by one for its proxy, which forwards with the
+// manager's own garden identity, so faults and permissions both stay real. With several replicas each gets a
+// directory of its own with kubeconfigs for its own proxies in front of the garden and the KCP (the KCP proxy
+// forwards with the manager's KCP identity and keeps an audit of the replica's writes, the Lease's bodies included).
+func writeFiles(ctx context.Context, c config, env *gardenbox.Env) (string, []*replica, error) {
 	scope := testenv.Scope{Namespaces: []string{keb.Namespace}, GardenNamespace: env.Catalogue.ProjectNamespace()}
 	if err := harness.WriteKubeconfigs(ctx, env, c.workDir, scope); err != nil {
 		return "", nil, err
 	}
-	gardenPath := filepath.Join(c.workDir, harness.ManagerGardenKubeconfigFile)
-	raw, err := os.ReadFile(gardenPath)
+	gardenID, err := readIdentity(filepath.Join(c.workDir, harness.ManagerGardenKubeconfigFile))
 	if err != nil {
 		return "", nil, err
 	}
-	identity, err := clientcmd.RESTConfigFromKubeConfig(raw)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", gardenPath, err)
-	}
-	proxy, err := faultproxy.New(identity, faultproxy.Options{Share: c.faultShare, HoldMax: c.holdMax, WatchDropMax: c.watchDropMax})
+	kcpID, err := readIdentity(filepath.Join(c.workDir, harness.ManagerKCPKubeconfigFile))
 	if err != nil {
 		return "", nil, err
 	}
-	kc, err := gardenbox.Kubeconfig(proxy.ClientConfig(), "garden-through-fault-proxy")
-	if err == nil {
-		err = os.WriteFile(gardenPath, kc, 0o600)
-	}
-	if err != nil {
-		_ = proxy.Close()
-		return "", nil, fmt.Errorf("write the manager's garden kubeconfig: %w", err)
+	var reps []*replica
+	several := c.replicas > 1
+	for i := range c.replicas {
+		rp := &replica{name: string(rune('a' + i)), dir: c.workDir}
+		reps = append(reps, rp)
+		if several {
+			rp.dir = filepath.Join(c.workDir, "replica-"+rp.name)
+			if err := os.MkdirAll(rp.dir, 0o700); err != nil {
+				return "", reps, err
+			}
+		}
+		rp.garden, err = faultproxy.New(gardenID, faultproxy.Options{Share: c.faultShare, HoldMax: c.holdMax, WatchDropMax: c.watchDropMax, Audit: several})
+		if err != nil {
+			return "", reps, err
+		}
+		if err := writeKubeconfig(rp.garden, filepath.Join(rp.dir, harness.ManagerGardenKubeconfigFile), "garden-through-fault-proxy"); err != nil {
+			return "", reps, err
+		}
+		if several {
+			rp.kcp, err = faultproxy.New(kcpID, faultproxy.Options{Audit: true, KeepBody: isLeaseWrite})
+			if err != nil {
+				return "", reps, err
+			}
+			if err := writeKubeconfig(rp.kcp, filepath.Join(rp.dir, harness.ManagerKCPKubeconfigFile), "kcp-through-fault-proxy"); err != nil {
+				return "", reps, err
+			}
+		}
 	}
 	cfgPath, err := harness.WriteOperatorConfigDeletion(c.workDir, env.Catalogue.Project, map[string]any{
 		"defaultGracePeriod": c.grace.String(),
 		"budget":             map[string]any{"limit": 100000, "period": "1h"},
 	})
+	return cfgPath, reps, err
+}
+
+// readIdentity reads a manager kubeconfig written by harness.WriteKubeconfigs.
+func readIdentity(path string) (*rest.Config, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		_ = proxy.Close()
-		return "", nil, err
+		return nil, err
 	}
-	return cfgPath, proxy, nil
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// writeKubeconfig writes a kubeconfig for the proxy p to path.
+func writeKubeconfig(p *faultproxy.Proxy, path, name string) error {
+	kc, err := gardenbox.Kubeconfig(p.ClientConfig(), name)
+	if err == nil {
+		err = os.WriteFile(path, kc, 0o600)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // chaos owns the manager process: it starts it, kills it at random moments and starts it again.
 type chaos struct {
-	c       config
-	args    []string
-	rnd     *rand.Rand
-	onStart func(*harness.Manager)
+	c    config
+	args []string
+	dir  string
+	rnd  *rand.Rand
 
 	mu     sync.Mutex
 	m      *harness.Manager
@@ -184,15 +307,24 @@ func (ch *chaos) start(ctx context.Context) error {
 	n := ch.starts + 1
 	ch.begun = append(ch.begun, time.Now().Unix())
 	ch.mu.Unlock()
-	m, err := harness.StartManager(ctx, ch.c.managerBin, ch.c.workDir, filepath.Join(ch.c.workDir, fmt.Sprintf("manager-%d.log", n)), "runtime", ch.args)
+	m, err := harness.StartManager(ctx, ch.c.managerBin, ch.dir, filepath.Join(ch.dir, fmt.Sprintf("manager-%d.log", n)), "runtime", ch.args)
 	if err != nil {
 		return err
 	}
 	ch.mu.Lock()
 	ch.m, ch.starts = m, n
 	ch.mu.Unlock()
-	ch.onStart(m)
 	return nil
+}
+
+// running is the manager process, while it runs.
+func (ch *chaos) running() []*harness.Manager {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.m == nil || ch.m.Exited() {
+		return nil
+	}
+	return []*harness.Manager{ch.m}
 }
 
 // killLoop kills the manager after a random time between kill-min and kill-max and starts it again, until ctx

@@ -28,6 +28,7 @@ type Manager struct {
 	pprof   string // base URL of the profiling endpoints
 	log     *os.File
 	started time.Time
+	ended   time.Time // set before done is closed
 }
 
 // ManagerEnv is added to the environment of every manager started (e.g. GOMEMLIMIT): set by a harness's flags, it
@@ -35,8 +36,22 @@ type Manager struct {
 var ManagerEnv []string
 
 // StartManager starts the manager binary against the manager's kubeconfigs in dir (written by WriteKubeconfigs:
-// the shipped RBAC, not admin) and waits until readyController has started (its reconcile metrics exist).
+// the shipped RBAC, not admin), without leader election, and waits until readyController has started (its
+// reconcile metrics exist).
 func StartManager(ctx context.Context, bin, dir, logPath, readyController string, extraArgs []string) (*Manager, error) {
+	return startManager(ctx, bin, dir, logPath, false, func(s Samples) bool {
+		return s.Has("controller_runtime_reconcile_total", `controller="`+readyController+`"`)
+	}, extraArgs)
+}
+
+// StartReplica is StartManager for one of several replicas: with leader election (the shipped lease settings),
+// ready once its metrics endpoint serves kim_gardener_health, which standbys report too; its controllers start
+// only when it holds the lease.
+func StartReplica(ctx context.Context, bin, dir, logPath string, extraArgs []string) (*Manager, error) {
+	return startManager(ctx, bin, dir, logPath, true, func(s Samples) bool { return s.Has("kim_gardener_health") }, extraArgs)
+}
+
+func startManager(ctx context.Context, bin, dir, logPath string, leaderElect bool, ready func(Samples) bool, extraArgs []string) (*Manager, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -52,7 +67,7 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 	args := append([]string{
 		"--gardener-kubeconfig-path=" + filepath.Join(dir, ManagerGardenKubeconfigFile),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--metrics-secure=false",
-		"--health-probe-bind-address=0", "--leader-elect=false",
+		"--health-probe-bind-address=0", fmt.Sprintf("--leader-elect=%t", leaderElect),
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprofPort),
 	}, extraArgs...)
 	cmd := exec.Command(bin, args...)
@@ -67,12 +82,13 @@ func StartManager(ctx context.Context, bin, dir, logPath, readyController string
 	}
 	go func() {
 		m.exitErr = cmd.Wait()
+		m.ended = time.Now()
 		close(m.done)
 	}()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		s, err := m.Scrape(ctx)
-		if err == nil && s.Has("controller_runtime_reconcile_total", `controller="`+readyController+`"`) {
+		if err == nil && ready(s) {
 			return m, nil
 		}
 		select {
@@ -212,6 +228,29 @@ func procCPU(pid int) (time.Duration, error) {
 	const clockTick = 10 * time.Millisecond
 	return time.Duration(utime+stime) * clockTick, nil
 }
+
+// Ended is when the process was seen to end (zero while it runs).
+func (m *Manager) Ended() time.Time {
+	select {
+	case <-m.done:
+		return m.ended
+	default:
+		return time.Time{}
+	}
+}
+
+// ExitErr is how the process ended (nil: exit status 0, or still running).
+func (m *Manager) ExitErr() error {
+	select {
+	case <-m.done:
+		return m.exitErr
+	default:
+		return nil
+	}
+}
+
+// LogPath is the file the process's output goes to.
+func (m *Manager) LogPath() string { return m.log.Name() }
 
 // PID is the manager's process ID.
 func (m *Manager) PID() int { return m.cmd.Process.Pid }

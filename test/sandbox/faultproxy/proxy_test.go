@@ -196,3 +196,99 @@ func TestRejectsAShareOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+func TestPartitionDropsEveryRequestAndAbortsTheWatches(t *testing.T) {
+	p, _ := start(t, Options{Audit: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.URL()+"/api/v1/pods?watch=true", nil)
+	resp, err := clientOf(t, p, 0).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	p.Partition(true)
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch under way outlived the partition's start")
+	}
+	_ = resp.Body.Close()
+	c := clientOf(t, p, 200*time.Millisecond)
+	start := time.Now()
+	if code, _ := get(t, c, p.URL()+"/api"); code != 0 || time.Since(start) < 200*time.Millisecond {
+		t.Errorf("partitioned: status %d after %s, want no answer until the client gives up", code, time.Since(start))
+	}
+	if r, err := http.NewRequest(http.MethodPut, p.URL()+"/api/v1/namespaces/x/configmaps/y", strings.NewReader("{}")); err == nil {
+		if resp, err := c.Do(r); err == nil {
+			_ = resp.Body.Close()
+			t.Errorf("partitioned: a write was answered %d", resp.StatusCode)
+		}
+	}
+	if !p.Partitioned() {
+		t.Error("Partitioned() false while cut off")
+	}
+	// A request held when the partition ends loses its connection, unanswered.
+	held := make(chan int)
+	go func() { code, _ := get(t, clientOf(t, p, 0), p.URL()+"/api"); held <- code }()
+	time.Sleep(100 * time.Millisecond)
+	p.Partition(false)
+	if code := <-held; code != 0 {
+		t.Errorf("request held across the partition's end answered %d, want dropped", code)
+	}
+	if code, _ := get(t, c, p.URL()+"/api"); code != http.StatusOK {
+		t.Errorf("after the partition: status %d, want 200", code)
+	}
+	s := p.Stats()
+	if s.Faults[KindPartition] != 4 {
+		t.Errorf("counted %d partition drops, want 4 (the watch, two requests, the held one)", s.Faults[KindPartition])
+	}
+	w := p.Writes()
+	if len(w) != 1 || w[0].Forwarded || w[0].Code != 0 || w[0].Method != http.MethodPut {
+		t.Errorf("audit %+v: want the one PUT, not forwarded, unanswered", w)
+	}
+}
+
+func TestAuditRecordsWritesWithTheirOutcome(t *testing.T) {
+	p, _ := start(t, Options{Audit: true, Share: 1, KeepBody: func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/leases/") }})
+	c := clientOf(t, p, 0)
+	do := func(method, path, body string) int {
+		req, err := http.NewRequest(method, p.URL()+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	do(http.MethodGet, "/api/v1/pods", "")
+	do(http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/n/leases/l", `{"spec":{"holderIdentity":"me"}}`)
+	do(http.MethodDelete, "/api/v1/namespaces/n/secrets/s", "")
+	p.Enable(true)
+	p.opts.HoldMax = time.Millisecond
+	code := do(http.MethodPatch, "/api/v1/namespaces/n/secrets/s", "{}")
+	w := p.Writes()
+	if len(w) != 3 {
+		t.Fatalf("audit %+v: want the three writes, not the GET", w)
+	}
+	if w[0].Method != http.MethodPut || !w[0].Forwarded || w[0].Code != http.StatusOK || string(w[0].Body) != `{"spec":{"holderIdentity":"me"}}` {
+		t.Errorf("lease write %+v: want forwarded, 200, its body kept", w[0])
+	}
+	if w[1].Method != http.MethodDelete || !w[1].Forwarded || w[1].Body != nil {
+		t.Errorf("secret delete %+v: want forwarded, no body kept", w[1])
+	}
+	if w[2].Forwarded || w[2].Code != code || code == http.StatusOK {
+		t.Errorf("faulted patch %+v (client saw %d): want not forwarded, the fault's status", w[2], code)
+	}
+	if w[0].At.IsZero() || w[2].At.Before(w[0].At) {
+		t.Errorf("arrival times %s, %s", w[0].At, w[2].At)
+	}
+}
