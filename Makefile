@@ -342,7 +342,7 @@ bench-fleet: ## Fleet load harness: BENCH_RUNTIMES (default 200) Runtimes + as m
 CHAOS_ARGS ?=
 
 .PHONY: chaos
-chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and manager SIGKILLs, then the invariants (CHAOS_ARGS: -duration, -kills, -faults, -runtimes, ...).
+chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and manager SIGKILLs, then the invariants (CHAOS_ARGS: -duration, -kills, -faults, -runtimes, -replicas 2 for two managers with leader election, the leader killed or partitioned, ...).
 	@assets="$$(hack/envtest.sh)" && $(GO) build -o $(BIN)/manager ./operator/cmd/manager && \
 		KUBEBUILDER_ASSETS="$$assets" $(GO) run ./test/bench/chaos -manager-bin $(BIN)/manager $(CHAOS_ARGS)
 

@@ -60,7 +60,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", c.duration, "length of the chaos phase (faults, kills, workload)")
 	flag.IntVar(&c.runtimes, "runtimes", c.runtimes, "number of Runtimes")
 	flag.IntVar(&c.kills, "kills", 0, "at most this many SIGKILLs of the manager (0: as many as fit into -duration)")
-	flag.IntVar(&c.expectKillsAtLeast, "min-kills", 0, "fail when fewer kills happened")
+	flag.IntVar(&c.expectKillsAtLeast, "min-kills", 0, "fail when fewer kills (with -replicas > 1: leader faults) happened")
 	flag.Float64Var(&c.faultShare, "faults", c.faultShare, "share of the manager's Gardener requests that fail (0..1)")
 	flag.DurationVar(&c.killMin, "kill-min", c.killMin, "shortest time between two kills")
 	flag.DurationVar(&c.killMax, "kill-max", c.killMax, "longest time between two kills")

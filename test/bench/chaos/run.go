@@ -183,6 +183,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	r.faults, r.requests, r.watches = faultStats.Faults, all.Requests(), faultStats.Watches
 	if ch != nil {
 		r.kills, r.restarts = ch.kills, ch.starts
+	} else {
+		// -min-kills counts the leader faults.
+		r.kills, r.restarts = len(world.Faults), r.replicas.starts
 	}
 	r.deletionsChecked = len(world.Deletions)
 	r.qpsRatio = qpsWorstOf(world)
