@@ -252,6 +252,6 @@ require (
 )
 
 // The public API is a module of its own (operator/api/go.mod) so importers do not inherit the operator's
-// dependencies. This module requires it at the version released together with it (README, "Releases"); in the
-// clone, go.work puts ./operator/api in its place. No replace directive here: go install <module>@<version> refuses
-// a module that has one.
+// dependencies. This module requires it at the version released together with it (README: the API module and its
+// release order); in the clone, go.work puts ./operator/api in its place. No replace directive here:
+// go install <module>@<version> refuses a module that has one.
