@@ -216,7 +216,7 @@ func TestRuntimeErrorClassification(t *testing.T) {
 			}
 			got = (&session{rt: ports.RuntimeRef{RuntimeID: "rt-1"}}).fail("get Secret x", tc.err)
 			for _, class := range []error{ports.ErrRuntimeUnreachable, ports.ErrTransient, ports.ErrForbidden} {
-				if errors.Is(got, class) != (class == tc.identities) {
+				if errors.Is(got, class) != errors.Is(tc.identities, class) {
 					t.Errorf("RuntimeIdentities: %v; want of the classes only %v", got, tc.identities)
 				}
 			}

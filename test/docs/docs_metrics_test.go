@@ -246,7 +246,7 @@ func TestCheckersCatchStaleDocs(t *testing.T) {
 	}
 	for matcher, want := range map[string]string{
 		`state="Faild"`:     `state="Faild"`, // a typo
-		`outcome!="sucess"`: `outcome!="sucess"`,
+		`outcome!="succes"`: `outcome!="succes"`,
 		`state="Failed"`:    "", // a value the code sets
 		`runtime_id="rt-1"`: "", // free-form
 		`reason=~"Shoot.*"`: "", // regex matchers are not judged

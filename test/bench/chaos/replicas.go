@@ -39,16 +39,15 @@ var shippedLease = leaseTiming{Duration: app.LeaseDuration, RenewDeadline: app.R
 // replica is one replica of the manager's Deployment: its directory of kubeconfigs, its own fault proxies in front
 // of the garden and (with several replicas) the KCP, whose audits say what it wrote, and its processes.
 type replica struct {
-	name, dir    string
-	garden, kcp  *faultproxy.Proxy
-	mu           sync.Mutex
-	procs        []*harness.Manager
-	begun        []int64
-	held         bool // not started again while set: partitioned, or killed until the standby took over
-	killed       map[*harness.Manager]bool
-	lostLease    int // processes that exited because they lost the lease
-	crashed      []string
-	startFailure error
+	name, dir   string
+	garden, kcp *faultproxy.Proxy
+	mu          sync.Mutex
+	procs       []*harness.Manager
+	begun       []int64
+	held        bool // not started again while set: partitioned, or killed until the standby took over
+	killed      map[*harness.Manager]bool
+	lostLease   int // processes that exited because they lost the lease
+	crashed     []string
 }
 
 func (rp *replica) current() *harness.Manager {
@@ -220,7 +219,7 @@ func (rs *replicaSet) noteExit(rp *replica, m *harness.Manager) {
 		return
 	}
 	rp.crashed = append(rp.crashed, m.LogPath())
-	rs.fail(fmt.Errorf("replica %s: pid %d exited by itself (%v), not for a lost lease (log: %s)", rp.name, m.PID(), m.ExitErr(), m.LogPath()))
+	rs.fail(fmt.Errorf("replica %s: pid %d exited by itself (%w), not for a lost lease (log: %s)", rp.name, m.PID(), m.ExitErr(), m.LogPath()))
 }
 
 // identify finds the replica and process whose Lease writes carry identity (a leader election identity is the
