@@ -220,8 +220,12 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 
 .PHONY: test-all
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^$(GO_INSTALL_TEST)$$' ./...
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST))$$' ./...
+	@# garden-in-a-box starts once per process: the two-replica chaos test runs in a process of its own.
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 	cd $(API_MOD_DIR) && $(API_ENV) $(GO) test $(GOTEST_FLAGS) ./...
+
+TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
 
 # The go install test compiles the CLI once more (minutes): test-go-install runs it on its own, not beside test-all's
 # integration tests.

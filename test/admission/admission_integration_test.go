@@ -91,7 +91,7 @@ func startAPIServer(t *testing.T) *apiServer {
 func runtimeFixtures(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, pattern := range []string{"../api/v1/testdata/*.yaml", "../../../shared/fixtures/*.yaml"} {
+	for _, pattern := range []string{"../../operator/api/v1/testdata/*.yaml", "../../../shared/fixtures/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, f := range files {
 			data, err := os.ReadFile(f)
@@ -224,7 +224,7 @@ func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit
 func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
 	base.SetNamespace("kcp-system")
 	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
 

@@ -194,7 +194,7 @@ func TestIntegrationRuntimesStoredUnderThePreviousCRDStayWritable(t *testing.T) 
 		t.Fatal(err)
 	}
 
-	base := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
 	base.SetNamespace("kcp-system")
 	// Values our rules refuse that the previous CRD let through, each stored in one Runtime.
 	stored := map[string]mutation{

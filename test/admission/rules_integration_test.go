@@ -40,7 +40,7 @@ func manyTaints(n int) []any {
 // object of the runtime, so it has at most 63 characters; a longer one would loop in the controller.
 func TestIntegrationRuntimeIDLength(t *testing.T) {
 	api := startAPIServer(t)
-	obj := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
+	obj := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
 	obj.SetNamespace("kcp-system")
 	obj.SetName(strings.Repeat("a", 64))
 	err := api.client.Create(context.Background(), obj)
@@ -68,7 +68,7 @@ func assertRejected(t *testing.T, err error, wantField, wantText string) {
 func TestIntegrationImmutableFieldsCannotChange(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["../api/v1/testdata/keb-runtime-trial.yaml"])
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
 	base.SetNamespace("kcp-system")
 	if err := api.client.Create(ctx, base.DeepCopy()); err != nil {
 		t.Fatalf("create: %v", err)
