@@ -21,7 +21,6 @@ import (
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -161,7 +160,7 @@ func (r *RuntimeClients) Len() int { return r.cache.len() }
 
 // restConfigOf parses a runtime's kubeconfig. Errors wrap ports.ErrRuntimeUnreachable.
 func restConfigOf(runtimeID string, kc []byte) (*rest.Config, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	cfg, err := RESTConfigFromRuntimeKubeconfig(kc)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}

@@ -12,10 +12,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
+	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
@@ -144,7 +144,7 @@ func (r *Requests) String() string {
 
 // runtimeClient connects to a runtime with an admin kubeconfig.
 func runtimeClient(kubeconfig []byte) (client.Client, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	cfg, err := kube.RESTConfigFromRuntimeKubeconfig(kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}

@@ -27,9 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -362,7 +362,7 @@ func (p *Prober) access(ctx context.Context, runtimeID string) (string, error) {
 }
 
 func clientset(kc []byte) (kubernetes.Interface, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	cfg, err := kube.RESTConfigFromRuntimeKubeconfig(kc)
 	if err != nil {
 		return nil, err
 	}
