@@ -212,6 +212,10 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 	}
 	s.events = max(1, int(c.touchPerMinute*float64(c.runtimes)*c.steady.Minutes()+0.5))
 	interval := c.steady / time.Duration(s.events)
+	// Where the CPU of the events goes: a profile of the whole event window, next to the heap profiles.
+	cpuProfile := filepath.Join(c.workDir, "cpu-steady.pb.gz")
+	profiled := make(chan error, 1)
+	go func() { profiled <- m.CPUProfile(ctx, c.steady, cpuProfile) }()
 	start := time.Now()
 	for k := range s.events {
 		// A stride through the Runtimes' shoots: each event is about another shoot.
@@ -229,6 +233,10 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 		return err
 	}
 	s.window = idleAt.Sub(start)
+	if err := <-profiled; err != nil {
+		return err
+	}
+	harness.Logf("CPU profile of the events: %s (go tool pprof -top %s)", cpuProfile, cpuProfile)
 	cpu2, err := m.CPUTime()
 	if err != nil {
 		return err

@@ -134,17 +134,26 @@ func (m *Manager) Stop() {
 // HeapProfile writes the child's heap profile (after a garbage collection, so it shows what is live) to path, for
 // `go tool pprof -sample_index=inuse_space`.
 func (m *Manager) HeapProfile(ctx context.Context, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.pprof+"/heap?gc=1", nil)
+	return m.profile(ctx, "/heap?gc=1", path)
+}
+
+// CPUProfile records the child's CPU for d and writes the profile to path: where the time of a phase goes.
+func (m *Manager) CPUProfile(ctx context.Context, d time.Duration, path string) error {
+	return m.profile(ctx, fmt.Sprintf("/profile?seconds=%d", max(1, int(d.Seconds()))), path)
+}
+
+func (m *Manager) profile(ctx context.Context, query, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.pprof+query, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("heap profile: %w", err)
+		return fmt.Errorf("profile %s: %w", query, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("heap profile: %s", resp.Status)
+		return fmt.Errorf("profile %s: %s", query, resp.Status)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -152,7 +161,7 @@ func (m *Manager) HeapProfile(ctx context.Context, path string) error {
 	}
 	if _, err := io.Copy(f, resp.Body); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("write heap profile: %w", err)
+		return fmt.Errorf("write profile %s: %w", path, err)
 	}
 	return f.Close()
 }
