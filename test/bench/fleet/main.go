@@ -255,11 +255,19 @@ func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r
 		return err
 	}
 	defer m.Stop()
+	// Where the restart's CPU goes (its first half minute: the caches' lists and the first pass over everything).
+	cpuProfile := filepath.Join(c.workDir, "cpu-restart.pb.gz")
+	profiled := make(chan error, 1)
+	go func() { profiled <- m.CPUProfile(ctx, 30*time.Second, cpuProfile) }()
 	// Every Runtime and its shoot (reaper), every GardenerCluster, once.
 	counters, idleAt, err := waitIdle(ctx, m, w, 2*c.runtimes+c.runtimes+c.extra, c.quiet, c.timeout)
 	if err != nil {
 		return err
 	}
+	if err := <-profiled; err != nil {
+		return err
+	}
+	harness.Logf("CPU profile of the restart: %s", cpuProfile)
 	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.Started()), load: harness.LoadAvg()}
 	if r.restart.progress, err = w.progress(ctx); err != nil {
 		return err
