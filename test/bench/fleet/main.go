@@ -147,7 +147,7 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 	defer func() { r.convergePeaks = stopSampling() }()
 	var p progress
 	want, halfway := 2*c.runtimes+c.extra, false
-	err := testenv.Poll(ctx, c.timeout, 3*time.Second, "converging (Ready Runtimes + Ready GardenerClusters)", harness.Reaches(func() (int, error) {
+	err := testenv.Poll(ctx, c.timeout, pollInterval(c.runtimes), "converging (Ready Runtimes + Ready GardenerClusters)", harness.Reaches(func() (int, error) {
 		var err error
 		p, err = w.progress(ctx)
 		ready := p.runtimesReady + p.clustersReady
@@ -176,6 +176,13 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 	}
 	r.gardenCPU = harness.SelfCPU() - gardenCPU
 	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
+}
+
+// pollInterval is how often convergence is polled: each poll lists every Runtime and GardenerCluster (at 5,000
+// Runtimes some 15,000 objects decoded by the harness, on the cores the manager and the API servers need), so the
+// interval grows with the fleet; the converge time is exact to one interval (3 s up to 1,000 Runtimes, 15 s at 5,000).
+func pollInterval(runtimes int) time.Duration {
+	return max(3*time.Second, time.Duration(runtimes)*3*time.Millisecond)
 }
 
 // writeHeapProfile keeps the idle manager's heap profile next to its log: what the peak RSS is made of.
