@@ -262,3 +262,105 @@ func TestCacheTrimmingKeepsDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheRecordsCannotBeForged: the markers of a trimmed copy are believed only as this process's transform
+// made them for that very version. A marker on the server (even one naming the object's own version, even a
+// correct record copied from the cache) never makes a full object count as trimmed, and none stops an object
+// from being trimmed.
+func TestCacheRecordsCannotBeForged(t *testing.T) {
+	a := goldenApplies(t)["aws"]
+	for _, applied := range []bool{true, false} {
+		s := serverShoot(t, a, applied, false)
+		for _, forged := range []string{"4711", "4711::", "4711:0123456789abcdef0123456789abcdef:", cacheRecord(annotationCachedSpec, "4711", "")} {
+			s.Annotations[annotationCachedSpec] = forged
+			if forged == cacheRecord(annotationCachedSpec, "4711", "") {
+				// A record of this process on the server: the shoot's version then is another one.
+				s.ResourceVersion = "4712"
+			}
+			got := cached(t, s)
+			if got.Annotations[annotationCachedSpec] == forged {
+				t.Errorf("applied=%v: the server's marker %q stayed on the cached copy", applied, forged)
+			}
+			if specTrimmed(got) == applied || reflect.DeepEqual(got.Spec, s.Spec) != applied {
+				t.Errorf("applied=%v, marker %q on the server: cached copy trimmed=%v", applied, forged, specTrimmed(got))
+			}
+			if specTrimmed(s) {
+				t.Errorf("a shoot read live with marker %q counts as trimmed", forged)
+			}
+		}
+	}
+	cm := authConfigMap(t, a, serverShoot(t, a, true, false), false)
+	want := cm.Data[AuthenticationConfigKey]
+	copied := cached(t, cm).Annotations[annotationCachedDigests]
+	for _, forged := range []string{"815:" + digest("x"), "815::" + AuthenticationConfigKey + "=" + digest("x"), copied} {
+		for _, withData := range []bool{true, false} {
+			server := cm.DeepCopy()
+			server.Annotations = map[string]string{annotationCachedDigests: forged}
+			if !withData {
+				server.Data = nil
+			}
+			if forged == copied {
+				server.ResourceVersion = "816"
+			}
+			if _, ok := cachedDigests(server); ok {
+				t.Errorf("a ConfigMap read live with record %q (data: %v) counts as a cached copy", forged, withData)
+			}
+			if configMapHolds(server, AuthenticationConfigKey, want) != withData {
+				t.Errorf("record %q (data: %v) decides what the ConfigMap holds", forged, withData)
+			}
+			if got := cached(t, server); configMapHolds(got, AuthenticationConfigKey, want) != withData ||
+				(withData && configMapHolds(got, AuthenticationConfigKey, "x")) {
+				t.Errorf("record %q (data: %v) on the server survives the transform: %v", forged, withData, got.Annotations)
+			}
+		}
+	}
+}
+
+// TestCacheTransformIdempotent: client-go may pass an object of the cache through the transform again; that
+// changes nothing (a trimmed shoot stays trimmed and marked, a full one full, a digest stays a digest).
+func TestCacheTransformIdempotent(t *testing.T) {
+	a := goldenApplies(t)["aws-registry-cache"]
+	for _, applied := range []bool{true, false} {
+		once := cached(t, serverShoot(t, a, applied, false))
+		if twice := cached(t, once); !reflect.DeepEqual(once, twice) {
+			t.Errorf("applied=%v: a second pass changed the shoot:\n once:  %+v\n twice: %+v", applied, once, twice)
+		}
+	}
+	once := cached(t, authConfigMap(t, a, serverShoot(t, a, true, false), false))
+	if twice := cached(t, once); !reflect.DeepEqual(once, twice) {
+		t.Errorf("a second pass changed the ConfigMap:\n once:  %+v\n twice: %+v", once, twice)
+	}
+	binary := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", ResourceVersion: "1"}, BinaryData: map[string][]byte{"k": {1}},
+		Data: map[string]string{"t": "v"}}
+	if got := cached(t, binary); !reflect.DeepEqual(got, binary) {
+		t.Errorf("a ConfigMap with binary data is not kept whole: %+v", got)
+	}
+}
+
+// TestCacheTrimmingSizes: what a cached shoot and an authentication ConfigMap cost, full and trimmed (the numbers
+// of docs/operations/scale.md: go test -run TestCacheTrimmingSizes -v).
+func TestCacheTrimmingSizes(t *testing.T) {
+	var server, full, trimmed, cmFull, cmTrimmed, n, ncm int
+	for name, a := range goldenApplies(t) {
+		s := serverShoot(t, a, true, false)
+		f, tr := cached(t, s), cached(t, serverShoot(t, a, false, false))
+		if tr.Size()*2 > f.Size() {
+			t.Errorf("%s: trimmed shoot %d bytes, full %d: not half", name, tr.Size(), f.Size())
+		}
+		t.Logf("%-28s shoot: server %6d, cached full %6d, cached trimmed %5d bytes", name, s.Size(), f.Size(), tr.Size())
+		server, full, trimmed, n = server+s.Size(), full+f.Size(), trimmed+tr.Size(), n+1
+		if a.Spec.Authentication != nil {
+			cm := authConfigMap(t, a, s, false)
+			c := cached(t, cm)
+			if c.Size() >= cm.Size() {
+				t.Errorf("%s: cached ConfigMap %d bytes, full %d", name, c.Size(), cm.Size())
+			}
+			t.Logf("%-28s auth ConfigMap: full %5d, cached %4d bytes", name, cm.Size(), c.Size())
+			cmFull, cmTrimmed, ncm = cmFull+cm.Size(), cmTrimmed+c.Size(), ncm+1
+		}
+	}
+	t.Logf("mean of %d shoots: server %d, cached full %d, cached trimmed %d bytes (protobuf Size())", n, server/n, full/n, trimmed/n)
+	if ncm > 0 {
+		t.Logf("mean of %d auth ConfigMaps: full %d, cached %d bytes", ncm, cmFull/ncm, cmTrimmed/ncm)
+	}
+}
