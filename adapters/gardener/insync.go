@@ -68,7 +68,8 @@ func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply, ow
 		return false, nil
 	}
 	for k, v := range want {
-		if cm.Data[k] != v {
+		// By digest on the cached copy (CacheTransform keeps no data): equal digests are equal contents.
+		if !configMapHolds(cm, k, v) {
 			return false, nil
 		}
 	}

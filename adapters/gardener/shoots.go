@@ -71,8 +71,15 @@ func classify(op string, err error) error {
 	return fmt.Errorf("%s: %w: %w", op, ports.ErrTransient, err)
 }
 
+// get returns the shoot with its whole spec (nil when it does not exist): from the cache, or from the API server
+// when the cache holds it trimmed (CacheTransform: a shoot the operator never applied). Its callers compare the
+// spec (drift, adoption) or compute a write from it, which a trimmed spec would turn into wrong decisions.
 func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot, error) {
-	return c.read(ctx, name, ports.ReadCached)
+	s, err := c.read(ctx, name, ports.ReadCached)
+	if err != nil || s == nil || !specTrimmed(s) {
+		return s, err
+	}
+	return c.read(ctx, name, ports.ReadLive)
 }
 
 // read returns the shoot from the cache or the API server; nil when it does not exist.
