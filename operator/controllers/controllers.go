@@ -8,15 +8,15 @@ import (
 
 	"github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/operator/controllers/registrycache"
-	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // All returns new instances of every controller of the operator, in the order they are set up.
 func All() []setup.Controller {
-	return []setup.Controller{&gardenercluster.Controller{}, &runtime.Controller{}, &serviceaccountkubeconfig.Controller{},
+	return []setup.Controller{&gardenercluster.Controller{}, &kymaruntime.Controller{}, &serviceaccountkubeconfig.Controller{},
 		registrycache.Controller{}, auditlog.Controller{}}
 }
 

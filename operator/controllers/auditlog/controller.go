@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -118,7 +118,7 @@ func runtimeChanged(pool *setup.AuditLogPorts) handler.TypedEventHandler[*imv1.R
 }
 
 // shootGone looks at the tenant of a runtime whose shoot was deleted: it may be released now.
-func shootGone(pool *setup.AuditLogPorts, observe func(*gardencorev1beta1.Shoot) cluster.Shoot) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+func shootGone(pool *setup.AuditLogPorts, observe func(*gardencorev1beta1.Shoot) shootstate.Shoot) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	return handler.TypedFuncs[*gardencorev1beta1.Shoot, reconcile.Request]{
 		DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
 			s := observe(e.Object)

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
@@ -110,7 +110,7 @@ func justReconciled(observe shootObserver, o, n *gardencorev1beta1.Shoot) bool {
 // shootOwner and shootObserver are the ports that read the operator's marks off a shoot (setup.Ports).
 type (
 	shootOwner    = func(labels, annotations map[string]string) (namespace, name string, ok bool)
-	shootObserver = func(*gardencorev1beta1.Shoot) cluster.Shoot
+	shootObserver = func(*gardencorev1beta1.Shoot) shootstate.Shoot
 )
 
 // requestHandler enqueues the requests sent on the trigger channel.

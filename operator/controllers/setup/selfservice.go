@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kyma-project/kim/core/domain/auditlog"
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -18,7 +18,7 @@ type SelfService struct {
 	RegistryCache *RegistryCachePorts
 	AuditLog      *AuditLogPorts
 	// ObserveShoot reads the operator's marks and Gardener's reconcile state off a shoot (for watch filters).
-	ObserveShoot func(*gardencorev1beta1.Shoot) cluster.Shoot
+	ObserveShoot func(*gardencorev1beta1.Shoot) shootstate.Shoot
 }
 
 // RegistryCachePorts are what the registry cache controller syncs with.

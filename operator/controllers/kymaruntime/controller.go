@@ -1,7 +1,7 @@
-// Package runtime is the Runtime controller: on the shared reconcile skeleton it maps Runtimes to the provisioning
+// Package kymaruntime is the Runtime controller: on the shared reconcile skeleton it maps Runtimes to the provisioning
 // and teardown use cases (core/usecase) and their results to status, and runs the reaper use case on the shoots of
 // the garden.
-package runtime
+package kymaruntime
 
 import (
 	"context"
