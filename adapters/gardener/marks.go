@@ -15,7 +15,7 @@ import (
 // Labels and annotations the operator records on shoots. They are the evidence that the operator created a shoot
 // (wire.LabelManagedBy) and carry its lifecycle and deletion state, so a restarted operator needs no other memory.
 const (
-	AnnotationRuntimeNamespace = "infrastructuremanager.kyma-project.io/runtime-namespace"
+	AnnotationRuntimeNamespace = shoot.AnnotationRuntimeNamespace
 	AnnotationSpecHash         = "infrastructuremanager.kyma-project.io/spec-hash"
 	AnnotationRetryAttempts    = "infrastructuremanager.kyma-project.io/retry-attempts"
 	AnnotationRetryGeneration  = "infrastructuremanager.kyma-project.io/retry-shoot-generation"
@@ -76,6 +76,13 @@ func RuntimeIDOf(annotations map[string]string) (string, Predecessor) {
 var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
 	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, wire.AnnotationRestore,
 	v1beta1constants.ConfirmationDeletion}
+
+// Observer is the shoot observation port of the controllers' garden watches (kymaruntime, registrycache,
+// auditlog): it reads the domain's observation of a shoot off an event's object with Observe.
+type Observer struct{}
+
+// Observe implements the controllers' ShootObserver.
+func (Observer) Observe(s *gardencorev1beta1.Shoot) shootstate.Shoot { return Observe(s) }
 
 // Observe maps a Gardener shoot to the domain's observation of it; nil means "no shoot".
 func Observe(s *gardencorev1beta1.Shoot) shootstate.Shoot {

@@ -287,13 +287,3 @@ func (c *Shoots) SeedAvailable(ctx context.Context, provider, region string) (bo
 	}
 	return false, nil
 }
-
-// ShootToRuntime returns the Runtime (namespace, name) a shoot belongs to, from the operator's marks.
-func ShootToRuntime(labels, annotations map[string]string) (namespace, name string, ok bool) {
-	if labels[wire.LabelManagedBy] != wire.ManagedByValue {
-		return "", "", false
-	}
-	name = annotations[shoot.AnnotationRuntimeID]
-	namespace = annotations[AnnotationRuntimeNamespace]
-	return namespace, name, name != "" && namespace != ""
-}

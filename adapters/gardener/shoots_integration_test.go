@@ -131,7 +131,7 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 	if err := c.Get(t.Context(), key, cm); err != nil {
 		t.Fatal(err)
 	}
-	if ns, name, ok := ShootToRuntime(cm.Labels, cm.Annotations); !ok || ns != "kcp-system" || name != rt.Name {
+	if ns, name, ok := shoot.RuntimeOf(cm.Labels, cm.Annotations); !ok || ns != "kcp-system" || name != rt.Name {
 		t.Errorf("ConfigMap does not lead back to its Runtime: %s/%s %v", ns, name, ok)
 	}
 	patch := client.MergeFrom(cm.DeepCopy())

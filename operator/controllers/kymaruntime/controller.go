@@ -6,13 +6,17 @@ package kymaruntime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -21,9 +25,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // RBAC in KCP. In the garden the operator's project service account needs shoots (get, list, watch, create,
@@ -46,48 +53,103 @@ const (
 	ReaperName = "shoot-reaper"
 )
 
-// Controller wires the Runtime reconciler and the reaper into the operator.
-type Controller struct{}
+// Deps is what the Runtime controller and the shoot reaper are built from; the composition root (operator/app)
+// fills it.
+type Deps struct {
+	// Garden is the Gardener project's cluster: shoots and the operator's ConfigMaps are watched in its cache, the
+	// reaper reads shoots through its clients.
+	Garden cluster.Cluster
+	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard, restored
+	// Runtimes without a recorded namespace).
+	Namespaces []string
+	Clock      ports.Clock
+	// ServerClock is the garden's clock: deletion windows are measured on it.
+	ServerClock  ports.ServerClock
+	Shoots       ports.Shoots
+	ShootLister  ports.ShootLister
+	Seeds        ports.Seeds
+	Credentials  ports.CredentialsMigrator
+	Access       ports.AccessObjects
+	Configurator ports.RuntimeConfigurator
+	Guard        ports.DeletionGuard
+	// Records are the KCP's own records of deletions (DeletionRecord objects).
+	Records ports.DeletionRecords
+	// Bindings labels the credentials bindings of deleted runtimes as KEB's deprovisioning expects; nil: never.
+	Bindings ports.CredentialsBindings
+	// Registry re-creates Runtimes the reaper restores.
+	Registry ports.RuntimeRegistry
+	// RegistryCredentials confirms the copies of registry credentials Runtimes reference (any other reference is
+	// refused); nil: every reference is refused.
+	RegistryCredentials ports.RegistryCredentialOwners
+	// Addresses are the control plane's egress CIDRs and AddressesSource the cache holding their ConfigMap (watched
+	// so new addresses reach every affected shoot); both nil when shoot.acl.configMap is not configured.
+	Addresses       ports.ControlPlaneAddresses
+	AddressesSource cache.Cache
+	// Bootstrap reads the landscape's bootstrap manifests and pull secret (runtime.bootstrap); nil when none are
+	// configured. BootstrapSource is the cache holding them (watched so changed manifests reach every runtime
+	// without waiting for its drift period); nil with Bootstrap. BootstrapPullSecret: it holds a pull Secret too.
+	Bootstrap           ports.BootstrapSource
+	BootstrapSource     cache.Cache
+	BootstrapPullSecret bool
+	// BootstrapRecords lists what the Runtimes record of the bootstrap manifests (from the manager's cache), for
+	// BootstrapRollout (runtime.bootstrap.rollout): a changed set reaches the runtimes in waves. Nil, or a share of
+	// 1: every runtime at once.
+	BootstrapRecords ports.RuntimeBootstrapLister
+	BootstrapRollout runtimeconfig.RolloutPolicy
+	// AuditLogPool hands out dedicated audit log tenants while provisioning; AuditLogKind is its resource (watched:
+	// a freed tenant wakes the Runtimes waiting for one). Nil when shoot.auditLog.pool.enabled is false.
+	AuditLogPool ports.AuditLogPool
+	AuditLogKind schema.GroupVersionKind
+	// Shoot is the landscape's shoot configuration, Deletion the deletion policy.
+	Shoot    shoot.Config
+	Deletion deletion.Policy
+	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
+	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
+	DriftPeriod time.Duration
+	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
+	AdoptOnly bool
+	// StatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status
+	// (runtime.statusProgressInterval; 0: every change).
+	StatusProgressInterval time.Duration
+	// Workers are the concurrent reconciles of the Runtime controller (--runtime-workers).
+	Workers int
+}
 
-var _ setup.Controller = Controller{}
-
-// Name implements setup.Controller.
-func (Controller) Name() string { return Name }
-
-// UseCases builds the use cases of the Runtime controller and the reaper from the ports.
-func UseCases(p setup.Ports, s setup.Settings) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
-	provision := &usecase.Provisioner{Shoots: p.Shoots, Seeds: p.Seeds, Access: p.Access, Configurator: p.Configurator,
-		Guard: p.Guard, Config: s.Shoot, Policy: s.Deletion, Addresses: p.Addresses, Credentials: p.Credentials,
-		Bootstrap: p.Bootstrap, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly, RegistryCredentials: p.RegistryCredentials,
-		Bindings: p.Bindings, Records: p.Records}
-	if p.Bootstrap != nil && p.BootstrapRecords != nil && !p.BootstrapRollout.AllAtOnce() {
+// useCases builds the use cases of the Runtime controller and the reaper from deps.
+func useCases(d Deps) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
+	provision := &usecase.Provisioner{Shoots: d.Shoots, Seeds: d.Seeds, Access: d.Access, Configurator: d.Configurator,
+		Guard: d.Guard, Config: d.Shoot, Policy: d.Deletion, Addresses: d.Addresses, Credentials: d.Credentials,
+		Bootstrap: d.Bootstrap, DriftPeriod: d.DriftPeriod, AdoptOnly: d.AdoptOnly, RegistryCredentials: d.RegistryCredentials,
+		Bindings: d.Bindings, Records: d.Records}
+	if d.Bootstrap != nil && d.BootstrapRecords != nil && !d.BootstrapRollout.AllAtOnce() {
 		// A changed set of bootstrap manifests reaches the runtimes in waves, stopped when too many fail it.
-		provision.Rollout = &usecase.BootstrapRollout{Runtimes: p.BootstrapRecords, Shoots: p.ShootLister, Source: p.Bootstrap,
-			Policy: p.BootstrapRollout}
+		provision.Rollout = &usecase.BootstrapRollout{Runtimes: d.BootstrapRecords, Shoots: d.ShootLister, Source: d.Bootstrap,
+			Policy: d.BootstrapRollout}
 	}
-	if al := p.SelfService.AuditLog; al != nil {
+	if d.AuditLogPool != nil {
 		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
-		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: al.Pool}
+		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: d.AuditLogPool}
 	}
-	teardown := &usecase.Teardown{Shoots: p.Shoots, Access: p.Access, Records: p.Records, Policy: s.Deletion, Clock: p.ServerClock,
-		Configurator: p.Configurator, Bindings: p.Bindings}
-	restorer := &usecase.Restorer{Shoots: p.Shoots, Runtimes: p.Registry, Policy: s.Deletion, DefaultNamespace: s.Namespaces[0]}
-	reaper := &usecase.Reaper{Shoots: p.Shoots, Runtimes: p.Registry, Records: p.Records, Namespace: s.Namespaces[0], Guard: p.Guard,
-		Clock: p.ServerClock, Restorer: restorer,
-		Policy: s.Deletion, Bindings: p.Bindings}
+	teardown := &usecase.Teardown{Shoots: d.Shoots, Access: d.Access, Records: d.Records, Policy: d.Deletion, Clock: d.ServerClock,
+		Configurator: d.Configurator, Bindings: d.Bindings}
+	restorer := &usecase.Restorer{Shoots: d.Shoots, Runtimes: d.Registry, Policy: d.Deletion, DefaultNamespace: d.Namespaces[0]}
+	reaper := &usecase.Reaper{Shoots: d.Shoots, Runtimes: d.Registry, Records: d.Records, Namespace: d.Namespaces[0], Guard: d.Guard,
+		Clock: d.ServerClock, Restorer: restorer,
+		Policy: d.Deletion, Bindings: d.Bindings}
 	return provision, teardown, reaper
 }
 
-// SetupWithManager implements setup.Controller.
-func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
+// AddToManager registers the Runtime controller, the shoot reaper, the one-time deletion record migration and the
+// fleet gauges with the KCP manager.
+func AddToManager(mgr manager.Manager, deps Deps) error {
 	policy := deps.Deletion
 	mgr.GetLogger().Info("deletion policy", "defaultWindow", policy.DefaultWindow.String(), "maxWindow", policy.MaxWindow.String(),
 		"planWindows", fmt.Sprint(policy.PlanWindows), "forceDeletionAfter", policy.ForceDeletionAfter.String(),
 		"frozen", policy.Frozen, "budget", fmt.Sprintf("%d per %s", policy.Budget.Limit, policy.Budget.Per),
 		"maxClockAhead", policy.ClockTolerance().String())
 	m := NewMetrics(nil)
-	provision, teardown, reaper := UseCases(deps.Ports, deps.Settings)
-	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision,
+	provision, teardown, reaper := useCases(deps)
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision,
 		teardown, deps.StatusProgressInterval)
 	if err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
@@ -109,40 +171,40 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 			predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
-		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), deps.Namespaces, deps.Ports.ShootOwner))).
-		WatchesRawSource(source.Kind(garden, &corev1.ConfigMap{}, configMapToRuntime(deps.Ports.ShootOwner), configMapChanged()))
-	if deps.Ports.AddressesSource != nil {
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), deps.Namespaces))).
+		WatchesRawSource(source.Kind(garden, &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
+	if deps.AddressesSource != nil {
 		// New control plane addresses reach every shoot whose ACL includes them, without a restart.
 		toRuntimes := handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, _ *corev1.ConfigMap) []reconcile.Request {
 			return runtimesNeedingAddresses(ctx, mgr.GetClient(), deps.Shoot)
 		})
-		b = b.WatchesRawSource(source.Kind(deps.Ports.AddressesSource, &corev1.ConfigMap{}, toRuntimes))
+		b = b.WatchesRawSource(source.Kind(deps.AddressesSource, &corev1.ConfigMap{}, toRuntimes))
 	}
-	b = watchAuditLogPool(mgr.GetCache(), mgr.GetClient(), deps.Ports.SelfService.AuditLog, b)
-	b = watchBootstrap(mgr.GetClient(), deps.Ports, b)
+	b = watchAuditLogPool(mgr.GetCache(), mgr.GetClient(), deps, b)
+	b = watchBootstrap(mgr.GetClient(), deps, b)
 	if provision.Rollout != nil {
 		// A wave that advances enqueues exactly the Runtimes it admits; held ones are not polled.
 		admitted := make(chan event.TypedGenericEvent[reconcile.Request], 1024)
-		if err := mgr.Add(&rolloutTracker{rollout: provision.Rollout, clock: deps.Ports.Clock, metrics: m,
+		if err := mgr.Add(&rolloutTracker{rollout: provision.Rollout, clock: deps.Clock, metrics: m,
 			interval: usecase.DefaultRolloutInterval, events: admitted}); err != nil {
 			return fmt.Errorf("bootstrap rollout: %w", err)
 		}
 		b = b.WatchesRawSource(source.TypedChannel(admitted, requestEvents()))
 	}
-	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.RuntimeWorkers}).Complete(r); err != nil {
+	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
 		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
-		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Ports.Clock, m, reaper))
+		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Clock, m, reaper))
 	if err != nil {
 		return fmt.Errorf("shoot reaper: %w", err)
 	}
-	if err := mgr.Add(migrateRecords(deps.Garden.GetCache(), deps.Ports.ShootLister, deps.Ports.Clock, reaper)); err != nil {
+	if err := mgr.Add(migrateRecords(deps.Garden.GetCache(), deps.ShootLister, deps.Clock, reaper)); err != nil {
 		return fmt.Errorf("deletion record migration: %w", err)
 	}
-	fleetGauges.Use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.Ports.ShootLister, Guard: deps.Ports.Guard, Policy: policy},
-		KCP: mgr.GetClient(), Clock: deps.Ports.Clock})
+	fleetGauges.Use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.ShootLister, Guard: deps.Guard, Policy: policy},
+		KCP: mgr.GetClient(), Clock: deps.Clock})
 	return nil
 }
