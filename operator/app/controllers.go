@@ -29,13 +29,12 @@ func addController(mgr manager.Manager, name string, garden cluster.Cluster, p P
 			Secrets: p.IdentitySecrets, Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction,
 			CleanupTimeout: s.IdentityCleanupTimeout, Workers: s.ServiceAccountKubeconfigWorkers})
 	case registrycache.Name:
-		rc := p.RegistryCache
-		if rc == nil {
+		if p.RegistryCache == nil {
 			return nil
 		}
-		return registrycache.AddToManager(mgr, registrycache.Deps{GardenCache: garden.GetCache(), Observe: gardener.Observer{},
-			Namespaces: s.Namespaces, Clock: p.Clock, Runtimes: rc.Runtimes, Source: rc.Source, Garden: rc.Garden, Ledger: rc.Ledger,
-			Resolver: rc.Resolver, Interval: rc.Interval, Workers: rc.Workers, ListenerPort: rc.ListenerPort})
+		d := *p.RegistryCache
+		d.GardenCache, d.Observe, d.Namespaces, d.Clock = garden.GetCache(), gardener.Observer{}, s.Namespaces, p.Clock
+		return registrycache.AddToManager(mgr, d)
 	case auditlog.Name:
 		al := p.AuditLog
 		if al == nil {

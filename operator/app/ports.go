@@ -14,6 +14,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/operator/controllers/registrycache"
 )
 
 // Ports are the adapters the composition root built, before each controller gets its share of them in its
@@ -54,9 +55,9 @@ type Ports struct {
 	// RegistryCredentials confirms the copies of registry credentials Runtimes reference; nil: every reference is
 	// refused.
 	RegistryCredentials ports.RegistryCredentialOwners
-	// RegistryCache and AuditLog are the ports of the customer self-service controllers; nil: switched off by
-	// configuration (the controller sets nothing up).
-	RegistryCache *RegistryCachePorts
+	// RegistryCache and AuditLog are the ports of the customer self-service controllers (RegistryCache: its Deps but
+	// what every controller shares); nil: switched off by configuration (the controller sets nothing up).
+	RegistryCache *registrycache.Deps
 	AuditLog      *AuditLogPorts
 }
 

@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
+	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
 )
 
 // WithRuntimeClients replaces how the self-service adapters make clients of runtimes.
@@ -49,22 +49,6 @@ func auditLogCredentialsPolicy(poolNamespace, operatorNamespace string) auditlog
 	return auditlog.CredentialsPolicy{Namespace: poolNamespace, OperatorSecrets: []string{GardenerKubeconfigSecret}}
 }
 
-// RegistryCachePorts are what the registry cache controller syncs with (registrycache.Deps without what every
-// controller shares).
-type RegistryCachePorts struct {
-	Runtimes ports.RegistryCacheRuntimes
-	// Source reads RegistryCacheConfig objects in runtimes: this is where the per-runtime client is made.
-	Source   ports.RegistryCacheSource
-	Garden   ports.RegistryCacheGarden
-	Ledger   ports.RegistryCacheLedger
-	Resolver ports.UpstreamResolver
-	// Interval is the periodic sync of every runtime; Workers the runtimes synced at the same time; ListenerPort
-	// the port of the Runtime Watcher's event listener (0: none).
-	Interval     time.Duration
-	Workers      int
-	ListenerPort int
-}
-
 // AuditLogPorts are what dedicated audit log tenants are claimed, kept and released with.
 type AuditLogPorts struct {
 	Pool ports.AuditLogPool
@@ -84,9 +68,9 @@ type AuditLogPorts struct {
 //
 // clients reach the runtimes (the registry cache source and the runtime Secret writer): the operator's
 // kube.RuntimeClients, shared with every other runtime-facing adapter.
-func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (*RegistryCachePorts, *AuditLogPorts, error) {
+func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (*registrycachectrl.Deps, *AuditLogPorts, error) {
 	var (
-		rcPorts *RegistryCachePorts
+		rcPorts *registrycachectrl.Deps
 		alPorts *AuditLogPorts
 	)
 	ns := opts.WatchNamespaces[0]
@@ -95,7 +79,8 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 		return nil, nil, nil
 	}
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
-		p := &RegistryCachePorts{
+		// The registry cache controller's Deps but what every controller shares (filled in controllers.go).
+		p := &registrycachectrl.Deps{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 			Source: &kube.RegistryCacheSource{Clients: clients,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
