@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -41,7 +41,7 @@ func Reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 	t.Helper()
 	var err error
 	for range 10 {
-		var cur cluster.Shoot
+		var cur shootstate.Shoot
 		if cur, err = f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
 			return err
 		}
@@ -262,7 +262,7 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("apply: %v", err)
 		}
 		markedAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		rec := cluster.PendingDeletion{RuntimeID: id, Plan: "aws", MarkedAt: markedAt, DueAt: markedAt.Add(72 * time.Hour)}
+		rec := shootstate.PendingDeletion{RuntimeID: id, Plan: "aws", MarkedAt: markedAt, DueAt: markedAt.Add(72 * time.Hour)}
 		s, err := f.Shoots.MarkForDeletion(t.Context(), "ct-mark", ports.DeletionMark{Record: rec, Hibernate: true, RestoreSpec: []byte(`{"kind":"Runtime"}`)})
 		if err != nil {
 			t.Fatalf("mark: %v", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -39,7 +39,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Errorf("apply for another runtime: %v, want ErrShootNotManaged", err)
 		}
 		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		rec := cluster.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}
+		rec := shootstate.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}
 		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec}); err != nil {
 			t.Fatalf("mark: %v", err)
 		}
@@ -53,7 +53,7 @@ func runSafetyContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			t.Fatalf("apply: %v", err)
 		}
 		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		rec := cluster.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now, RuntimeNamespace: "kcp-system"}
+		rec := shootstate.PendingDeletion{RuntimeID: id, MarkedAt: now, DueAt: now, RuntimeNamespace: "kcp-system"}
 		if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec, Precondition: ports.Precondition{UID: "not-the-uid"}}); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("mark with another UID: %v, want ErrConflict", err)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // Drift plays someone else changing the spec of a shoot (a new generation, marks untouched). change may edit
@@ -66,16 +66,16 @@ func (g *Garden) AddHiddenSeed(provider, region string) {
 func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.newShoot(spec.Name, &gardenShoot{spec: spec, obs: cluster.Shoot{Generation: 1, ObservedGeneration: 1,
-		APIServerAdvertised: true, Marks: cluster.Marks{RuntimeID: runtimeID},
-		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}})
+	g.newShoot(spec.Name, &gardenShoot{spec: spec, obs: shootstate.Shoot{Generation: 1, ObservedGeneration: 1,
+		APIServerAdvertised: true, Marks: shootstate.Marks{RuntimeID: runtimeID},
+		LastOperation: &shootstate.Operation{Type: shootstate.OperationReconcile, State: shootstate.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}})
 }
 
 // PutForeign stores a shoot the operator did not create.
 func (g *Garden) PutForeign(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.newShoot(name, &gardenShoot{obs: cluster.Shoot{Generation: 1}})
+	g.newShoot(name, &gardenShoot{obs: shootstate.Shoot{Generation: 1}})
 }
 
 // Spec returns the last applied spec of a shoot.
@@ -105,41 +105,41 @@ func (g *Garden) Progress(name string) {
 
 // ProgressTo plays Gardener reporting progress percent of the current operation, still Processing.
 func (g *Garden) ProgressTo(name string, percent int32) {
-	g.setOperation(name, cluster.StateProcessing, percent, nil)
+	g.setOperation(name, shootstate.StateProcessing, percent, nil)
 }
 
 // Succeed plays Gardener finishing the current generation: last operation Succeeded (Create for a new shoot),
 // hibernation state follows the request, last errors and a pending retry are cleared.
 func (g *Garden) Succeed(name string) {
-	g.setOperation(name, cluster.StateSucceeded, 100, nil)
+	g.setOperation(name, shootstate.StateSucceeded, 100, nil)
 }
 
 // Fail plays Gardener giving up on the current generation with the given codes.
-func (g *Garden) Fail(name, description string, codes ...cluster.ErrorCode) {
-	g.setOperation(name, cluster.StateFailed, 50, []cluster.LastError{{Description: description, Codes: codes}})
+func (g *Garden) Fail(name, description string, codes ...shootstate.ErrorCode) {
+	g.setOperation(name, shootstate.StateFailed, 50, []shootstate.LastError{{Description: description, Codes: codes}})
 }
 
-func (g *Garden) setOperation(name string, state cluster.OperationState, progress int32, errs []cluster.LastError) {
+func (g *Garden) setOperation(name string, state shootstate.OperationState, progress int32, errs []shootstate.LastError) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, ok := g.shoots[name]
 	if !ok {
 		return
 	}
-	typ := cluster.OperationReconcile
+	typ := shootstate.OperationReconcile
 	switch {
 	case s.obs.Deleting():
-		typ = cluster.OperationDelete
+		typ = shootstate.OperationDelete
 	case !s.obs.EverSucceeded():
-		typ = cluster.OperationCreate
+		typ = shootstate.OperationCreate
 	}
 	s.obs.ObservedGeneration = s.obs.Generation
-	s.obs.LastOperation = &cluster.Operation{Type: typ, State: state, Progress: progress, LastUpdate: g.clock.Now(),
+	s.obs.LastOperation = &shootstate.Operation{Type: typ, State: state, Progress: progress, LastUpdate: g.clock.Now(),
 		Description: fmt.Sprintf("%s %s", typ, state)}
 	s.obs.LastErrors = errs
 	s.obs.APIServerAdvertised = true
 	s.retryOp = false
-	if state == cluster.StateSucceeded {
+	if state == shootstate.StateSucceeded {
 		s.obs.Hibernated = s.obs.HibernationRequested
 	}
 	g.touch(s)
@@ -168,7 +168,7 @@ func (g *Garden) FinishDeletion(name string) bool {
 }
 
 // EditRecord plays someone editing the deletion record of a shoot in the garden (a person, a stale backup).
-func (g *Garden) EditRecord(name string, change func(*cluster.PendingDeletion)) {
+func (g *Garden) EditRecord(name string, change func(*shootstate.PendingDeletion)) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s, ok := g.shoots[name]; ok && s.obs.Marks.PendingDeletion != nil {
@@ -179,12 +179,12 @@ func (g *Garden) EditRecord(name string, change func(*cluster.PendingDeletion)) 
 
 // Observed returns the shoot as the garden holds it now, without a port call (no injected fault, not counted, no
 // cache lag): for test oracles that judge what the operator did against the truth.
-func (g *Garden) Observed(name string) (cluster.Shoot, bool) {
+func (g *Garden) Observed(name string) (shootstate.Shoot, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, ok := g.shoots[name]
 	if !ok {
-		return cluster.Shoot{}, false
+		return shootstate.Shoot{}, false
 	}
 	return copyShoot(s.obs), true
 }
@@ -192,7 +192,7 @@ func (g *Garden) Observed(name string) (cluster.Shoot, bool) {
 // ForgeRecord plays someone with write access to the shoots of the project writing a deletion record of their own
 // on a shoot (the annotations only, consistent in itself, not through the operator): a shoot without a record
 // gets one, a record is replaced.
-func (g *Garden) ForgeRecord(name string, pd cluster.PendingDeletion) bool {
+func (g *Garden) ForgeRecord(name string, pd shootstate.PendingDeletion) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, ok := g.shoots[name]

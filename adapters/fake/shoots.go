@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -126,16 +126,16 @@ func (g *Garden) read(name string, mode ports.ReadMode) (gardenShoot, bool) {
 }
 
 // Get implements ports.ShootReader.
-func (g *Garden) Get(_ context.Context, name string, mode ports.ReadMode) (cluster.Shoot, error) {
+func (g *Garden) Get(_ context.Context, name string, mode ports.ReadMode) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Get"); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	live := mode == ports.ReadLive
 	s, ok := g.read(name, mode)
 	if !ok {
-		return cluster.Shoot{Live: live}, nil
+		return shootstate.Shoot{Live: live}, nil
 	}
 	out := copyShoot(s.obs)
 	out.Live = live
@@ -163,31 +163,31 @@ func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error)
 
 // Apply implements ports.ShootProvisioner: a new shoot is created (never taken over), a changed spec increments
 // the generation as Gardener does.
-func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (cluster.Shoot, error) {
+func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Apply"); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if g.Reject != nil {
 		if err := g.Reject(a.Spec); err != nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", a.Spec.Name, ports.ErrShootRejected, err)
+			return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", a.Spec.Name, ports.ErrShootRejected, err)
 		}
 	}
 	s, ok := g.shoots[a.Spec.Name]
 	if ok && a.Precondition == (ports.Precondition{}) {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", a.Spec.Name, ports.ErrConflict)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", a.Spec.Name, ports.ErrConflict)
 	}
 	if ok && (!s.obs.Marks.Managed || s.obs.Marks.RuntimeID != a.RuntimeID || s.obs.Marks.PendingDeletion != nil) {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s for runtime %s: %w", a.Spec.Name, a.RuntimeID, ports.ErrShootNotManaged)
 	}
 	pre := a.Precondition
 	if ok && ((pre.UID != "" && pre.UID != s.obs.UID) || (pre.ResourceVersion != "" && pre.ResourceVersion != s.obs.ResourceVersion)) {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: computed from version %s, now %s: %w", a.Spec.Name, pre.ResourceVersion, s.obs.ResourceVersion, ports.ErrConflict)
 	}
 	if ok && a.HoldAdoptedChanges && s.obs.Marks.AppliedSpecHash == "" && !reflect.DeepEqual(s.spec, a.Spec) {
 		// Adopted, never taken over (the fake records no spec hash of the previous system), and the spec differs.
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: the first apply after adopting it would change it: %w", a.Spec.Name, ports.ErrAdoptionReviewRequired)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: the first apply after adopting it would change it: %w", a.Spec.Name, ports.ErrAdoptionReviewRequired)
 	}
 	if !ok {
 		s = g.newShoot(a.Spec.Name, &gardenShoot{})
@@ -241,15 +241,15 @@ func (g *Garden) managed(method, name string, pre ports.Precondition) (*gardenSh
 }
 
 // RequestRetry implements ports.ShootProvisioner.
-func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error) {
+func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at time.Time) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.managed("RequestRetry", name, ports.Precondition{})
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	s.retryOp = true
-	if op := s.obs.LastOperation; op != nil && op.State == cluster.StateFailed {
+	if op := s.obs.LastOperation; op != nil && op.State == shootstate.StateFailed {
 		// Like the gardener-apiserver: a retry of a Failed shoot is a new generation for the gardenlet to reconcile.
 		s.obs.Generation++
 	}
@@ -260,18 +260,18 @@ func (g *Garden) RequestRetry(_ context.Context, name string, attempt int, at ti
 }
 
 // Adopt implements ports.ShootProvisioner.
-func (g *Garden) Adopt(_ context.Context, name, runtimeID, plan string) (cluster.Shoot, error) {
+func (g *Garden) Adopt(_ context.Context, name, runtimeID, plan string) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("Adopt"); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	s, ok := g.shoots[name]
 	if !ok {
-		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s: %w", name, ports.ErrShootNotFound)
+		return shootstate.Shoot{}, fmt.Errorf("adopt shoot %s: %w", name, ports.ErrShootNotFound)
 	}
 	if s.obs.Marks.RuntimeID != runtimeID || runtimeID == "" {
-		return cluster.Shoot{}, fmt.Errorf("adopt shoot %s for runtime %s: %w", name, runtimeID, ports.ErrShootNotManaged)
+		return shootstate.Shoot{}, fmt.Errorf("adopt shoot %s for runtime %s: %w", name, runtimeID, ports.ErrShootNotManaged)
 	}
 	if !s.obs.Marks.Managed {
 		s.obs.Marks.Managed = true

@@ -6,8 +6,8 @@ import (
 
 	"github.com/kyma-project/kim/adapters/contract"
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 func TestGardenShootsContract(t *testing.T) {
@@ -38,7 +38,7 @@ func TestGardenShootsContract(t *testing.T) {
 				g.Drift(name, func(s *shoot.Spec) { s.Workers[0].Maximum++ })
 			},
 			Fail: func(_ *testing.T, name string) {
-				g.Fail(name, "simulated: quota exceeded", cluster.ErrInfraQuotaExceeded)
+				g.Fail(name, "simulated: quota exceeded", shootstate.ErrInfraQuotaExceeded)
 			},
 		}
 	})

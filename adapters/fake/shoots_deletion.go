@@ -6,17 +6,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
 // MarkForDeletion implements ports.ShootDeletion; hibernation changes the spec, so the generation moves.
-func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.DeletionMark) (cluster.Shoot, error) {
+func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.DeletionMark) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.managed("MarkForDeletion", name, m.Precondition)
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	rec := m.Record
 	s.obs.Marks.PendingDeletion = &rec
@@ -33,19 +33,19 @@ func (g *Garden) MarkForDeletion(_ context.Context, name string, m ports.Deletio
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
+func (g *Garden) CancelDeletion(_ context.Context, name, runtimeID, plan string, pre ports.Precondition) (shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s, err := g.managed("CancelDeletion", name, pre)
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if pd := s.obs.Marks.PendingDeletion; pd != nil && pd.RuntimeID != runtimeID {
-		return cluster.Shoot{}, fmt.Errorf("cancel deletion of shoot %s for runtime %s: the record names runtime %s: %w",
+		return shootstate.Shoot{}, fmt.Errorf("cancel deletion of shoot %s for runtime %s: the record names runtime %s: %w",
 			name, runtimeID, pd.RuntimeID, ports.ErrShootNotManaged)
 	}
 	if s.obs.Deleting() {
-		return cluster.Shoot{}, fmt.Errorf("cancel deletion of shoot %s: Gardener deletes it already: %w", name, ports.ErrConflict)
+		return shootstate.Shoot{}, fmt.Errorf("cancel deletion of shoot %s: Gardener deletes it already: %w", name, ports.ErrConflict)
 	}
 	if pd := s.obs.Marks.PendingDeletion; pd != nil && pd.Plan != "" {
 		s.obs.Marks.Plan = pd.Plan // the window the deletion had: taking the cluster back keeps it
@@ -129,7 +129,7 @@ func (g *Garden) ForceDelete(_ context.Context, name string, pre ports.Precondit
 	if err != nil {
 		return err
 	}
-	if !s.obs.Deleting() || !cluster.ForceDeletionAllowed(s.obs.Codes()) {
+	if !s.obs.Deleting() || !shootstate.ForceDeletionAllowed(s.obs.Codes()) {
 		return fmt.Errorf("force-delete shoot %s: %w: force-deletion needs a deletion timestamp and an accepted error code", name, ports.ErrShootRejected)
 	}
 	s.obs.ForceDeletionRequested = true
@@ -172,7 +172,7 @@ func (g *Garden) Deletions() []DeletionLog {
 }
 
 // ListManaged implements ports.ShootLister.
-func (g *Garden) ListManaged(_ context.Context) ([]cluster.Shoot, error) {
+func (g *Garden) ListManaged(_ context.Context) ([]shootstate.Shoot, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("ListManaged"); err != nil {
@@ -185,12 +185,12 @@ func (g *Garden) ListManaged(_ context.Context) ([]cluster.Shoot, error) {
 			source[name] = *s
 		}
 	}
-	var out []cluster.Shoot
+	var out []shootstate.Shoot
 	for _, s := range source {
 		if s.obs.Marks.Managed {
 			out = append(out, copyShoot(s.obs))
 		}
 	}
-	slices.SortFunc(out, func(a, b cluster.Shoot) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b shootstate.Shoot) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }

@@ -4,12 +4,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 type gardenShoot struct {
-	obs         cluster.Shoot
+	obs         shootstate.Shoot
 	spec        shoot.Spec
 	restoreSpec []byte
 	confirmed   bool
@@ -21,7 +21,7 @@ type gardenShoot struct {
 // DeletionLog is one deletion the garden accepted: what the shoot looked like when it was deleted.
 type DeletionLog struct {
 	At    time.Time
-	Shoot cluster.Shoot
+	Shoot shootstate.Shoot
 	Force bool
 }
 
@@ -30,7 +30,7 @@ type MarkLog struct {
 	At     time.Time
 	Shoot  string
 	UID    string
-	Record cluster.PendingDeletion
+	Record shootstate.PendingDeletion
 }
 
 // WriteLog is one write through the ports (the operator's writes; Gardener's own changes are not logged).
@@ -38,7 +38,7 @@ type WriteLog struct {
 	Method, Shoot, UID string
 }
 
-func copyShoot(s cluster.Shoot) cluster.Shoot {
+func copyShoot(s shootstate.Shoot) shootstate.Shoot {
 	out := s
 	if s.LastOperation != nil {
 		op := *s.LastOperation

@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -19,7 +19,7 @@ import (
 // the provisioner, which names its runtime in its own annotation, the operator's runtime-id annotation, so that the
 // shoot carries the marks every later write checks). It reads the shoot live and retries on conflicts (Gardener
 // updates new shoots often); adoption is rare, a migration step.
-func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error) {
+func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (shootstate.Shoot, error) {
 	var adopted *gardencorev1beta1.Shoot
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		s := &gardencorev1beta1.Shoot{}
@@ -42,7 +42,7 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (clust
 		return c.Client.Patch(ctx, s, patch, client.FieldOwner(FieldManager)) // a conflict is retried with a fresh read
 	})
 	if err != nil {
-		return cluster.Shoot{}, c.record("patch", classify("adopt shoot "+name, err))
+		return shootstate.Shoot{}, c.record("patch", classify("adopt shoot "+name, err))
 	}
 	return live(adopted), nil
 }

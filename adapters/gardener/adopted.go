@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -50,22 +50,22 @@ func adoptedInSync(current, desired *gardencorev1beta1.Shoot) (bool, error) {
 
 // recordMarks writes the labels and annotations of desired (the operator's marks and the generated ones) with a
 // merge patch pinned to current's UID and resourceVersion; the spec is not sent.
-func (c *Shoots) recordMarks(ctx context.Context, a ports.ShootApply, current, desired *gardencorev1beta1.Shoot) (cluster.Shoot, error) {
+func (c *Shoots) recordMarks(ctx context.Context, a ports.ShootApply, current, desired *gardencorev1beta1.Shoot) (shootstate.Shoot, error) {
 	name := current.Name
 	raw, err := marksPatch(current, desired)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("record marks on shoot %s: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("record marks on shoot %s: %w", name, err)
 	}
 	s := current.DeepCopy()
 	err = c.Client.Patch(ctx, s, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(FieldManager))
 	if err := c.record("patch", classify("record marks on shoot "+name, err)); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if s, err = c.removeStalePools(ctx, s, a.Spec); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if err := c.ownAuthConfigMap(ctx, a.Spec, s); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	return Observe(s), nil
 }

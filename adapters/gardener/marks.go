@@ -7,15 +7,15 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 )
 
 // Labels and annotations the operator records on shoots. They are the evidence that the operator created a shoot
 // (wire.LabelManagedBy) and carry its lifecycle and deletion state, so a restarted operator needs no other memory.
 const (
-	AnnotationRuntimeNamespace = "infrastructuremanager.kyma-project.io/runtime-namespace"
+	AnnotationRuntimeNamespace = shoot.AnnotationRuntimeNamespace
 	AnnotationSpecHash         = "infrastructuremanager.kyma-project.io/spec-hash"
 	AnnotationRetryAttempts    = "infrastructuremanager.kyma-project.io/retry-attempts"
 	AnnotationRetryGeneration  = "infrastructuremanager.kyma-project.io/retry-shoot-generation"
@@ -29,7 +29,7 @@ const (
 	AnnotationDeletionWindow = "infrastructuremanager.kyma-project.io/deletion-window"
 	// AnnotationDeletionRuntimeNamespace is the KCP namespace of the deleted Runtime (where a restore goes).
 	AnnotationDeletionRuntimeNamespace = "infrastructuremanager.kyma-project.io/deletion-runtime-namespace"
-	// AnnotationPlan is the broker plan with the longest deletion window the runtime had (cluster.Marks.Plan).
+	// AnnotationPlan is the broker plan with the longest deletion window the runtime had (shootstate.Marks.Plan).
 	AnnotationPlan = "infrastructuremanager.kyma-project.io/plan"
 	// AnnotationRestoreSpec holds the deleted Runtime as JSON (contains administrators: see docs/deletion.md).
 	AnnotationRestoreSpec = "infrastructuremanager.kyma-project.io/restore-spec"
@@ -77,13 +77,20 @@ var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeleti
 	AnnotationDeletionDueAt, AnnotationDeletionWindow, AnnotationDeletionRuntimeNamespace, AnnotationRestoreSpec, wire.AnnotationRestore,
 	v1beta1constants.ConfirmationDeletion}
 
+// Observer is the shoot observation port of the controllers' garden watches (kymaruntime, registrycache,
+// auditlog): it reads the domain's observation of a shoot off an event's object with Observe.
+type Observer struct{}
+
+// Observe implements the controllers' ShootObserver.
+func (Observer) Observe(s *gardencorev1beta1.Shoot) shootstate.Shoot { return Observe(s) }
+
 // Observe maps a Gardener shoot to the domain's observation of it; nil means "no shoot".
-func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
+func Observe(s *gardencorev1beta1.Shoot) shootstate.Shoot {
 	if s == nil {
-		return cluster.Shoot{}
+		return shootstate.Shoot{}
 	}
 	a := s.Annotations
-	out := cluster.Shoot{
+	out := shootstate.Shoot{
 		Exists: true, Name: s.Name, UID: string(s.UID), ResourceVersion: s.ResourceVersion,
 		Generation: s.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		HibernationRequested:   s.Spec.Hibernation != nil && s.Spec.Hibernation.Enabled != nil && *s.Spec.Hibernation.Enabled,
@@ -99,13 +106,13 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 		out.DeletionTimestamp = &ts
 	}
 	if op := s.Status.LastOperation; op != nil {
-		out.LastOperation = &cluster.Operation{Type: cluster.OperationType(op.Type), State: cluster.OperationState(op.State),
+		out.LastOperation = &shootstate.Operation{Type: shootstate.OperationType(op.Type), State: shootstate.OperationState(op.State),
 			Progress: op.Progress, Description: op.Description, LastUpdate: op.LastUpdateTime.Time}
 	}
 	for _, e := range s.Status.LastErrors {
-		le := cluster.LastError{Description: e.Description}
+		le := shootstate.LastError{Description: e.Description}
 		for _, c := range e.Codes {
-			le.Codes = append(le.Codes, cluster.ErrorCode(c))
+			le.Codes = append(le.Codes, shootstate.ErrorCode(c))
 		}
 		out.LastErrors = append(out.LastErrors, le)
 	}
@@ -126,8 +133,8 @@ func Observe(s *gardencorev1beta1.Shoot) cluster.Shoot {
 
 // observeRecord reads a deletion record. Records of operator versions that did not write the window or the
 // namespace get them derived: the window from due and mark time, the namespace from the runtime-namespace mark.
-func observeRecord(runtimeID string, a map[string]string) *cluster.PendingDeletion {
-	pd := &cluster.PendingDeletion{RuntimeID: runtimeID, Plan: a[AnnotationDeletionPlan],
+func observeRecord(runtimeID string, a map[string]string) *shootstate.PendingDeletion {
+	pd := &shootstate.PendingDeletion{RuntimeID: runtimeID, Plan: a[AnnotationDeletionPlan],
 		MarkedAt: parseTime(a[AnnotationDeletionMarkedAt]), DueAt: parseTime(a[AnnotationDeletionDueAt]),
 		RuntimeNamespace: a[AnnotationDeletionRuntimeNamespace], RestoreRequested: a[wire.AnnotationRestore] == "true"}
 	if pd.RuntimeNamespace == "" {

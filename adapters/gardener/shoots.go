@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -103,10 +103,10 @@ func (c *Shoots) read(ctx context.Context, name string, mode ports.ReadMode) (*g
 }
 
 // Get implements ports.ShootReader.
-func (c *Shoots) Get(ctx context.Context, name string, mode ports.ReadMode) (cluster.Shoot, error) {
+func (c *Shoots) Get(ctx context.Context, name string, mode ports.ReadMode) (shootstate.Shoot, error) {
 	s, err := c.read(ctx, name, mode)
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	out := Observe(s)
 	out.Live = mode == ports.ReadLive
@@ -129,12 +129,12 @@ func (c *Shoots) Current(ctx context.Context, name string) (*shoot.Current, erro
 // Apply implements ports.ShootProvisioner. A new shoot is created with a plain create, so a shoot someone else
 // created under the name meanwhile fails with AlreadyExists instead of being taken over; an existing shoot of this
 // runtime is updated with server-side apply: only the fields the spec sets are owned by FieldManager.
-func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
+func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (shootstate.Shoot, error) {
 	name := a.Spec.Name
 	a.Spec.Namespace = c.Namespace
 	current, err := c.get(ctx, name)
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if a.Precondition == (ports.Precondition{}) {
 		// The caller observed no shoot: create it. One that exists after all was missed by a lagging cache; what
@@ -145,44 +145,44 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 		}
 		// Nothing was written; whose shoot it is, the caller decides on its next, fresh observation (a failure
 		// reported from a stale view would tell KEB the runtime failed).
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: it exists, the observation was stale: %w", name, ports.ErrConflict)
 	}
 	if current == nil || (a.Precondition.ResourceVersion != "" && current.ResourceVersion != a.Precondition.ResourceVersion) {
 		// The caller observed another version than the cache holds (it read live, or the cache moved on):
 		// decide on the shoot as it is now.
 		if current, err = c.read(ctx, name, ports.ReadLive); err != nil {
-			return cluster.Shoot{}, err
+			return shootstate.Shoot{}, err
 		}
 		if current == nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: it is gone: %w", name, ports.ErrConflict)
+			return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: it is gone: %w", name, ports.ErrConflict)
 		}
 	}
 	if err := ownedBy(current, a.RuntimeID); err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
 	desired, err := c.desired(a, current)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", name, ports.ErrShootRejected, err)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w: %w", name, ports.ErrShootRejected, err)
 	}
 	if err := checkPrecondition(a.Precondition, current); err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
 	// Before anything is written: the authentication ConfigMap decides who may log in, it is held too.
 	if err := c.holdAdopted(ctx, a, current); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if err := c.applyAuthConfigMap(ctx, a); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if marksOnly, err := adoptedInSync(current, desired); err != nil || marksOnly {
 		if err != nil {
-			return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+			return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 		}
 		return c.recordMarks(ctx, a, current, desired)
 	}
 	u, err := toApplyObject(desired)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: %w", name, err)
 	}
 	// Force takes over fields another manager set (drift correction); the shoot is ours (checked above). The UID
 	// and the resourceVersion the spec was computed from (checked above) pin the apply to that very state: an apply
@@ -191,17 +191,17 @@ func (c *Shoots) Apply(ctx context.Context, a ports.ShootApply) (cluster.Shoot, 
 	u.SetResourceVersion(current.ResourceVersion)
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 	if err := c.record("apply", classify("apply shoot "+name, err)); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	applied := &gardencorev1beta1.Shoot{}
 	if err := c.Client.Scheme().Convert(u, applied, nil); err != nil {
-		return cluster.Shoot{}, fmt.Errorf("apply shoot %s: read result: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("apply shoot %s: read result: %w", name, err)
 	}
 	if applied, err = c.removeStalePools(ctx, applied, a.Spec); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	return Observe(applied), nil
 }
@@ -243,7 +243,7 @@ func (c *Shoots) mutate(ctx context.Context, verb, name string, pre ports.Precon
 var errRetryOutdated = errors.New("the shoot has a newer generation than the retry produced")
 
 // RequestRetry implements ports.ShootProvisioner.
-func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error) {
+func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (shootstate.Shoot, error) {
 	s, err := c.mutate(ctx, "retry", name, ports.Precondition{}, func(s *gardencorev1beta1.Shoot) error {
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, v1beta1constants.GardenerOperation, v1beta1constants.ShootOperationRetry)
 		metav1.SetMetaDataAnnotation(&s.ObjectMeta, AnnotationRetryAttempts, strconv.Itoa(attempt))
@@ -252,7 +252,7 @@ func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at 
 		return nil
 	})
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if s.Annotations[AnnotationRetryGeneration] != strconv.FormatInt(s.Generation, 10) {
 		// The gardener-apiserver turns a retry of a Failed shoot into a new generation. The attempts are counted per
@@ -272,7 +272,7 @@ func (c *Shoots) RequestRetry(ctx context.Context, name string, attempt int, at 
 		case err == nil:
 			s = marked
 		case !errors.Is(err, errRetryOutdated):
-			return cluster.Shoot{}, err
+			return shootstate.Shoot{}, err
 		}
 	}
 	return live(s), nil
@@ -293,14 +293,4 @@ func (c *Shoots) SeedAvailable(ctx context.Context, provider, region string) (bo
 		}
 	}
 	return false, nil
-}
-
-// ShootToRuntime returns the Runtime (namespace, name) a shoot belongs to, from the operator's marks.
-func ShootToRuntime(labels, annotations map[string]string) (namespace, name string, ok bool) {
-	if labels[wire.LabelManagedBy] != wire.ManagedByValue {
-		return "", "", false
-	}
-	name = annotations[shoot.AnnotationRuntimeID]
-	namespace = annotations[AnnotationRuntimeNamespace]
-	return namespace, name, name != "" && namespace != ""
 }

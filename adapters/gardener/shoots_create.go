@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -39,18 +39,18 @@ const cacheWait = 5 * time.Second
 // create creates a new shoot with a plain create (never taking over a shoot someone created under the name), then
 // applies the same object with server-side apply and drops the create's managedFields entry: the fields end up
 // owned exactly as if the shoot had been applied, without the server's defaults becoming ours.
-func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot, error) {
+func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (shootstate.Shoot, error) {
 	name := a.Spec.Name
 	if err := c.applyAuthConfigMap(ctx, a); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	desired, err := c.desired(a, nil)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w: %w", name, ports.ErrShootRejected, err)
+		return shootstate.Shoot{}, fmt.Errorf("create shoot %s: %w: %w", name, ports.ErrShootRejected, err)
 	}
 	u, err := toApplyObject(desired)
 	if err != nil {
-		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("create shoot %s: %w", name, err)
 	}
 	// The create sends exactly what the apply sends (provider configs as the apply encodes them), so the apply
 	// that follows changes nothing in the spec.
@@ -61,25 +61,25 @@ func (c *Shoots) create(ctx context.Context, a ports.ShootApply) (cluster.Shoot,
 		// The cache missed it: let it catch up, so the caller's next observation sees the shoot instead of
 		// trying to create it again (each attempt also applies the ConfigMap).
 		c.awaitCached(ctx, name, "")
-		return cluster.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
+		return shootstate.Shoot{}, fmt.Errorf("create shoot %s: %w", name, errAlreadyExists)
 	}
 	if err := c.record("create", classify("create shoot "+name, err)); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	u.SetUID(created.GetUID())
 	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 	if err := c.record("apply", classify("apply new shoot "+name, err)); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	applied := &gardencorev1beta1.Shoot{}
 	if err := c.Client.Scheme().Convert(u, applied, nil); err != nil {
-		return cluster.Shoot{}, fmt.Errorf("create shoot %s: read result: %w", name, err)
+		return shootstate.Shoot{}, fmt.Errorf("create shoot %s: read result: %w", name, err)
 	}
 	if err := c.dropManager(ctx, applied, createManager); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	if err := c.ownAuthConfigMap(ctx, a.Spec, applied); err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	// Events of the ConfigMap written above may start the next reconcile of the Runtime before the shoot's own
 	// event reached the cache; observing no shoot there, it would create again (AlreadyExists, retried).
@@ -187,7 +187,7 @@ func checkPrecondition(pre ports.Precondition, s *gardencorev1beta1.Shoot) error
 }
 
 // live is the observation of a shoot the API server just returned.
-func live(s *gardencorev1beta1.Shoot) cluster.Shoot {
+func live(s *gardencorev1beta1.Shoot) shootstate.Shoot {
 	out := Observe(s)
 	out.Live = true
 	return out

@@ -11,14 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
 // MarkForDeletion implements ports.ShootDeletion.
-func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.DeletionMark) (cluster.Shoot, error) {
+func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.DeletionMark) (shootstate.Shoot, error) {
 	s, err := c.mutate(ctx, "mark", name, m.Precondition, func(s *gardencorev1beta1.Shoot) error {
 		r := m.Record
 		if owner := s.Annotations[shoot.AnnotationRuntimeID]; owner != r.RuntimeID {
@@ -44,13 +44,13 @@ func (c *Shoots) MarkForDeletion(ctx context.Context, name string, m ports.Delet
 		return nil
 	})
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	return live(s), nil
 }
 
 // CancelDeletion implements ports.ShootDeletion.
-func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre ports.Precondition) (cluster.Shoot, error) {
+func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre ports.Precondition) (shootstate.Shoot, error) {
 	s, err := c.mutate(ctx, "cancel deletion of", name, pre, func(s *gardencorev1beta1.Shoot) error {
 		if owner := s.Annotations[AnnotationDeletionRuntimeID]; owner != "" && owner != runtimeID {
 			return fmt.Errorf("its deletion record names runtime %q, not %q: %w", owner, runtimeID, ports.ErrShootNotManaged)
@@ -76,7 +76,7 @@ func (c *Shoots) CancelDeletion(ctx context.Context, name, runtimeID, plan strin
 		return nil
 	})
 	if err != nil {
-		return cluster.Shoot{}, err
+		return shootstate.Shoot{}, err
 	}
 	return live(s), nil
 }

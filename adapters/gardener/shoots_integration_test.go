@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/adapters/contract"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -30,22 +30,22 @@ import (
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
 // live here); the simulated gardenlet may change the shoot in between, which is a conflict to retry.
-func reapplyLive(t *testing.T, adapter *Shoots, a ports.ShootApply) (cluster.Shoot, error) {
+func reapplyLive(t *testing.T, adapter *Shoots, a ports.ShootApply) (shootstate.Shoot, error) {
 	t.Helper()
 	var err error
 	for range 10 {
-		var cur cluster.Shoot
+		var cur shootstate.Shoot
 		if cur, err = adapter.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
-			return cluster.Shoot{}, err
+			return shootstate.Shoot{}, err
 		}
 		a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
-		var s cluster.Shoot
+		var s shootstate.Shoot
 		if s, err = adapter.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
 			return s, err
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return cluster.Shoot{}, err
+	return shootstate.Shoot{}, err
 }
 
 // TestShootsContractIntegration runs the Shoots contract against the real adapter and the real
@@ -131,7 +131,7 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 	if err := c.Get(t.Context(), key, cm); err != nil {
 		t.Fatal(err)
 	}
-	if ns, name, ok := ShootToRuntime(cm.Labels, cm.Annotations); !ok || ns != "kcp-system" || name != rt.Name {
+	if ns, name, ok := shoot.RuntimeOf(cm.Labels, cm.Annotations); !ok || ns != "kcp-system" || name != rt.Name {
 		t.Errorf("ConfigMap does not lead back to its Runtime: %s/%s %v", ns, name, ok)
 	}
 	patch := client.MergeFrom(cm.DeepCopy())

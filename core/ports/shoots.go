@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // ShootApply is one desired state of a runtime's shoot.
@@ -16,7 +16,7 @@ type ShootApply struct {
 	RuntimeGeneration int64
 	// SpecHash identifies Spec (shoot.Spec.Hash); it is recorded on the shoot.
 	SpecHash string
-	// Plan is recorded on the shoot (cluster.Marks.Plan): the plan whose deletion window is the longest the runtime
+	// Plan is recorded on the shoot (shootstate.Marks.Plan): the plan whose deletion window is the longest the runtime
 	// ever had (see deletion.Policy.LongerPlan).
 	Plan string
 	// Precondition pins an update to the shoot the spec and the marks were computed from: an update computed from
@@ -33,7 +33,7 @@ type ShootApply struct {
 
 // DeletionMark is what is recorded on a shoot when its Runtime is deleted.
 type DeletionMark struct {
-	Record cluster.PendingDeletion
+	Record shootstate.PendingDeletion
 	// Hibernate requests hibernation in the same change.
 	Hibernate bool
 	// RestoreSpec is an opaque document from which the Runtime can be recreated (the CR as JSON, without
@@ -45,10 +45,10 @@ type DeletionMark struct {
 
 // ShootReader observes the shoots of the operator's Gardener project.
 type ShootReader interface {
-	// Get returns the observed shoot. A missing shoot is not an error: it returns cluster.Shoot{Exists: false}.
+	// Get returns the observed shoot. A missing shoot is not an error: it returns shootstate.Shoot{Exists: false}.
 	// ReadCached may answer from a cache that lags behind recent writes; ReadLive asks the garden and sets
-	// cluster.Shoot.Live.
-	Get(ctx context.Context, name string, mode ReadMode) (cluster.Shoot, error)
+	// shootstate.Shoot.Live.
+	Get(ctx context.Context, name string, mode ReadMode) (shootstate.Shoot, error)
 	// Current returns what shoot.GenerateUpdate needs of an existing shoot; nil (and no error) when it is missing.
 	// It may answer from the cache.
 	Current(ctx context.Context, name string) (*shoot.Current, error)
@@ -66,21 +66,21 @@ type ShootProvisioner interface {
 	// another runtime or waits for deletion), ErrConflict (a.Precondition no longer holds; also a shoot found where
 	// the caller observed none: a stale view says nothing about ownership, the caller looks again instead of
 	// reporting a failure), ErrTransient. Returns the shoot as the garden stored it.
-	Apply(ctx context.Context, a ShootApply) (cluster.Shoot, error)
+	Apply(ctx context.Context, a ShootApply) (shootstate.Shoot, error)
 	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
 	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
 	// is not in sync. It may answer from the same lagging cache as Get and sends nothing to the garden.
 	InSync(ctx context.Context, a ShootApply) (bool, error)
 	// RequestRetry asks Gardener to retry the failed last operation (gardener.cloud/operation=retry) and records
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
-	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (cluster.Shoot, error)
+	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (shootstate.Shoot, error)
 	// Adopt puts the operator's managed-by mark on a shoot that carries runtimeID in its runtime-id annotation but
 	// not the mark: a shoot the system the operator replaces created for that runtime (the previous infrastructure
 	// manager, or the provisioner before it with its own runtime-id annotation; the operator's annotation is then
-	// added). It records plan as the shoot's plan (cluster.Marks.Plan) unless one is recorded; nothing else changes. It reads the shoot live and
+	// added). It records plan as the shoot's plan (shootstate.Marks.Plan) unless one is recorded; nothing else changes. It reads the shoot live and
 	// returns a live observation. Idempotent. Errors: ErrShootNotFound, ErrShootNotManaged (the annotation names
 	// another runtime or none), ErrTransient.
-	Adopt(ctx context.Context, name, runtimeID, plan string) (cluster.Shoot, error)
+	Adopt(ctx context.Context, name, runtimeID, plan string) (shootstate.Shoot, error)
 }
 
 // ShootDeletion records, cancels and executes deletions. Every write re-reads the shoot from the garden and
@@ -88,7 +88,7 @@ type ShootProvisioner interface {
 type ShootDeletion interface {
 	// MarkForDeletion records m on the shoot (and requests hibernation if asked) in a single change. Idempotent.
 	// Errors: ErrShootNotFound, ErrShootNotManaged, ErrConflict (precondition), ErrTransient.
-	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (cluster.Shoot, error)
+	MarkForDeletion(ctx context.Context, name string, m DeletionMark) (shootstate.Shoot, error)
 	// CancelDeletion removes the pending-deletion record, the restore request and a deletion confirmation left by
 	// a failed delete, wakes the shoot (hibernation off), records runtimeID as the owner and plan as the shoot's
 	// plan. The caller passes the plan with the longest window of the record, the shoot and the runtime taking the
@@ -96,7 +96,7 @@ type ShootDeletion interface {
 	// after the take-back must not shorten the window it had then. An empty plan keeps the record's plan. It
 	// refuses a shoot whose record names another runtime (ErrShootNotManaged). Idempotent. Errors:
 	// ErrShootNotFound, ErrShootNotManaged, ErrConflict, ErrTransient.
-	CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre Precondition) (cluster.Shoot, error)
+	CancelDeletion(ctx context.Context, name, runtimeID, plan string, pre Precondition) (shootstate.Shoot, error)
 	// RestoreSpec returns the document recorded by MarkForDeletion. Errors: ErrShootNotFound, ErrShootNotManaged,
 	// ErrTransient; a shoot without a record returns an empty document.
 	RestoreSpec(ctx context.Context, name string) ([]byte, error)
@@ -118,7 +118,7 @@ type ShootLister interface {
 	// ListManaged returns every shoot of the project that carries the operator's managed-by mark, sorted by name.
 	// It reads the same lagging cache as ShootReader.Get with ReadCached and sends nothing to the garden; an empty
 	// list is not an error. Errors wrap ErrTransient.
-	ListManaged(ctx context.Context) ([]cluster.Shoot, error)
+	ListManaged(ctx context.Context) ([]shootstate.Shoot, error)
 }
 
 // Shoots is every shoot port together, as the Gardener adapter and the fake garden implement them.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/auditlog"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -221,7 +221,7 @@ func (k *AuditLogKeeper) shootOf(ctx context.Context, runtimeID string) (string,
 	return "", false, nil
 }
 
-func belongsTo(s cluster.Shoot, runtimeID string) bool {
+func belongsTo(s shootstate.Shoot, runtimeID string) bool {
 	pd := s.Marks.PendingDeletion
 	return s.Marks.RuntimeID == runtimeID || (pd != nil && pd.RuntimeID == runtimeID)
 }

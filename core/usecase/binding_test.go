@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -175,7 +175,7 @@ func TestATakenBackDeletionsRecordBacksNoLaterRecord(t *testing.T) {
 	w.deleteAndTakeBack(t)
 	w.clock.Step(80 * time.Hour) // past the first deletion's due time
 	at := w.clock.Now().Add(-7 * 24 * time.Hour)
-	if !w.garden.ForgeRecord("c-1", cluster.PendingDeletion{RuntimeID: "rt-1", RuntimeNamespace: modelNamespace, Plan: "trial",
+	if !w.garden.ForgeRecord("c-1", shootstate.PendingDeletion{RuntimeID: "rt-1", RuntimeNamespace: modelNamespace, Plan: "trial",
 		MarkedAt: at, DueAt: at}) {
 		t.Fatal("the record was not written")
 	}

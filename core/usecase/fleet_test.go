@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -22,7 +22,7 @@ func TestFleetCountsWhatWaits(t *testing.T) {
 	guard := &fake.DeletionGuard{}
 	f := &usecase.Fleet{Shoots: g, Guard: guard, Policy: deletion.Policy{DefaultWindow: time.Hour, MaxWindow: 24 * time.Hour,
 		Budget: deletion.Budget{Limit: 3, Per: time.Hour}}}
-	apply := func(name, runtimeID string) cluster.Shoot {
+	apply := func(name, runtimeID string) shootstate.Shoot {
 		s, err := g.Apply(t.Context(), ports.ShootApply{Spec: shoot.Spec{Name: name}, RuntimeID: runtimeID})
 		require.NoError(t, err)
 		return s
@@ -31,11 +31,11 @@ func TestFleetCountsWhatWaits(t *testing.T) {
 	apply("c-orphan", "rt-gone")
 	marked := apply("c-marked", "rt-deleted")
 	_, err := g.MarkForDeletion(t.Context(), "c-marked", ports.DeletionMark{Precondition: ports.Precondition{UID: marked.UID},
-		Record: cluster.PendingDeletion{RuntimeID: "rt-deleted", MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}})
+		Record: shootstate.PendingDeletion{RuntimeID: "rt-deleted", MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}})
 	require.NoError(t, err)
 	edited := apply("c-edited", "rt-edited")
 	_, err = g.MarkForDeletion(t.Context(), "c-edited", ports.DeletionMark{Precondition: ports.Precondition{UID: edited.UID},
-		Record: cluster.PendingDeletion{RuntimeID: "rt-edited", MarkedAt: now, DueAt: now, Window: time.Hour}}) // due before its window
+		Record: shootstate.PendingDeletion{RuntimeID: "rt-edited", MarkedAt: now, DueAt: now, Window: time.Hour}}) // due before its window
 	require.NoError(t, err)
 	g.PutForeign("c-foreign")
 

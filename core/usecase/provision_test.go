@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -61,7 +61,7 @@ func TestTakingBackKeepsTheLongerPlan(t *testing.T) {
 	if _, err := garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-1"}, RuntimeID: "rt-1", Plan: "azure"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-1",
+	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: shootstate.PendingDeletion{RuntimeID: "rt-1",
 		Plan: "azure", RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(24 * time.Hour),
 		Window: 24 * time.Hour}}); err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestAStaleViewIsNoFailure(t *testing.T) {
 	if _, err := garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-1"}, RuntimeID: "rt-1", Plan: "aws"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-1",
+	if _, err := garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{Record: shootstate.PendingDeletion{RuntimeID: "rt-1",
 		Plan: "aws", RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(72 * time.Hour),
 		Window: 72 * time.Hour}}); err != nil {
 		t.Fatal(err)

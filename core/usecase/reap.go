@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -35,7 +35,7 @@ type Reaper struct {
 type ReapResult struct {
 	Decision deletion.ReapDecision
 	// Shoot is the last observation (for gauges and logs).
-	Shoot  cluster.Shoot
+	Shoot  shootstate.Shoot
 	Events []Event
 	// Deleted is true when a deletion was started; Restored when the Runtime was re-created.
 	Deleted, Restored bool
@@ -131,7 +131,7 @@ func (r *Reaper) guard(ctx context.Context) (deletion.Guard, error) {
 
 // record reads the KCP's record of the deletion of shoot name in the namespace the shoot's record pd names (nil
 // when there is none). Which record it is, is decided by the shoot's name, not by what the record on it says.
-func (r *Reaper) record(ctx context.Context, name string, pd cluster.PendingDeletion, mode ports.ReadMode) (*deletion.KCPRecord, error) {
+func (r *Reaper) record(ctx context.Context, name string, pd shootstate.PendingDeletion, mode ports.ReadMode) (*deletion.KCPRecord, error) {
 	if pd.RuntimeID == "" {
 		return nil, nil
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -40,14 +40,14 @@ func newReaperWorld(t *testing.T, budget int) *reaperWorld {
 	return w
 }
 
-func (w *reaperWorld) marked(t *testing.T, name string) cluster.Shoot {
+func (w *reaperWorld) marked(t *testing.T, name string) shootstate.Shoot {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := w.garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: name}, RuntimeID: "rt-" + name}); err != nil {
 		t.Fatal(err)
 	}
 	doc := fake.RestoreDocument{Name: "rt-" + name, Namespace: modelNamespace, Shoot: name}.Encode()
-	s, err := w.garden.MarkForDeletion(ctx, name, ports.DeletionMark{RestoreSpec: doc, Record: cluster.PendingDeletion{
+	s, err := w.garden.MarkForDeletion(ctx, name, ports.DeletionMark{RestoreSpec: doc, Record: shootstate.PendingDeletion{
 		RuntimeID: "rt-" + name, RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour), Window: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestRestoreRefusesADocumentOfAnotherRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := fake.RestoreDocument{Name: "rt-other", Namespace: modelNamespace, Shoot: "c-1"}.Encode()
-	if _, err := w.garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{RestoreSpec: forged, Record: cluster.PendingDeletion{
+	if _, err := w.garden.MarkForDeletion(ctx, "c-1", ports.DeletionMark{RestoreSpec: forged, Record: shootstate.PendingDeletion{
 		RuntimeID: "rt-c-1", RuntimeNamespace: modelNamespace, MarkedAt: reapStart, DueAt: reapStart.Add(time.Hour), Window: time.Hour}}); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestReaperKeepsAShootWhoseRecordIsNotBackedByTheKCP(t *testing.T) {
 	}
 	// Someone who can write shoots writes a record consistent in itself: window 0, marked a week ago.
 	week := reapStart.Add(-7 * 24 * time.Hour)
-	w.garden.ForgeRecord("c-live", cluster.PendingDeletion{RuntimeID: "rt-gone", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
+	w.garden.ForgeRecord("c-live", shootstate.PendingDeletion{RuntimeID: "rt-gone", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
 	for range 2 {
 		res, err := w.reaper.Reap(ctx, "c-live", w.clock.Now())
 		if err != nil || res.Deleted || res.Decision.Step != deletion.StepUnbacked || res.Decision.RequeueAfter != deletion.UnbackedRecheck {
@@ -262,7 +262,7 @@ func TestMigrateRecordsRunsOnceAndNeverBringsADeletionForward(t *testing.T) {
 	if _, err := w.garden.Apply(ctx, ports.ShootApply{Spec: shoot.Spec{Name: "c-old"}, RuntimeID: "rt-old", Plan: "aws"}); err != nil {
 		t.Fatal(err)
 	}
-	old, err := w.garden.MarkForDeletion(ctx, "c-old", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: "rt-old",
+	old, err := w.garden.MarkForDeletion(ctx, "c-old", ports.DeletionMark{Record: shootstate.PendingDeletion{RuntimeID: "rt-old",
 		RuntimeNamespace: modelNamespace, Plan: "aws", MarkedAt: reapStart.Add(-71 * time.Hour), DueAt: reapStart.Add(time.Hour), Window: 72 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestMigrateRecordsRunsOnceAndNeverBringsADeletionForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	week := reapStart.Add(-7 * 24 * time.Hour)
-	w.garden.ForgeRecord("c-new", cluster.PendingDeletion{RuntimeID: "rt-new", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
+	w.garden.ForgeRecord("c-new", shootstate.PendingDeletion{RuntimeID: "rt-new", RuntimeNamespace: modelNamespace, MarkedAt: week, DueAt: week})
 	if n, err := w.reaper.MigrateRecords(ctx, w.garden, w.clock.Now()); err != nil || n != 0 {
 		t.Fatalf("second migration: %d, %v; want nothing", n, err)
 	}

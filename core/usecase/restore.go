@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -54,7 +54,7 @@ func (r *Restorer) Restore(ctx context.Context, shootName string, now time.Time,
 	return r.recreate(ctx, s, false)
 }
 
-func (r *Restorer) plan(s cluster.Shoot) RestorePlan {
+func (r *Restorer) plan(s shootstate.Shoot) RestorePlan {
 	pd := s.Marks.PendingDeletion
 	ns := pd.RuntimeNamespace
 	if ns == "" {
@@ -64,7 +64,7 @@ func (r *Restorer) plan(s cluster.Shoot) RestorePlan {
 }
 
 // recreate creates the recorded Runtime of s (a shoot pending deletion), or only validates it with dryRun.
-func (r *Restorer) recreate(ctx context.Context, s cluster.Shoot, dryRun bool) (RestorePlan, error) {
+func (r *Restorer) recreate(ctx context.Context, s shootstate.Shoot, dryRun bool) (RestorePlan, error) {
 	if s.Marks.PendingDeletion == nil {
 		return RestorePlan{}, fmt.Errorf("restore shoot %s: %w", s.Name, deletion.ErrNotPendingDeletion)
 	}

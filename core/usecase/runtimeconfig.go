@@ -7,10 +7,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // BootstrapRecheck is how soon a runtime whose bootstrap Deployments are not available yet is looked at again.
@@ -41,7 +41,7 @@ type desiredConfiguration struct {
 // desiredConfiguration computes what the runtime of req must hold, from the Runtime, the spec applied to its shoot,
 // the shoot as observed (cur: its current infrastructure) and the landscape (seed region, bootstrap manifests).
 func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeRequest, spec shoot.Spec, cur *shoot.Current,
-	s cluster.Shoot, now time.Time) (desiredConfiguration, error) {
+	s shootstate.Shoot, now time.Time) (desiredConfiguration, error) {
 	facts := runtimeconfig.Facts{Runtime: req.Runtime, Config: p.Config, InstanceID: req.InstanceID, InstanceName: req.InstanceName,
 		OIDCServed: slices.ContainsFunc(spec.Extensions, func(e shoot.Extension) bool { return e.Type == shoot.ExtensionOIDC && !e.Disabled })}
 	if cur != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/domain/auditlog"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -42,18 +42,18 @@ type tenantWorld struct {
 // shootsByName is a ports.ShootReader of shoots that exist, by name, for the runtime they belong to.
 type shootsByName map[string]string
 
-func (s shootsByName) Get(_ context.Context, name string, _ ports.ReadMode) (cluster.Shoot, error) {
+func (s shootsByName) Get(_ context.Context, name string, _ ports.ReadMode) (shootstate.Shoot, error) {
 	id, ok := s[name]
 	if !ok {
-		return cluster.Shoot{}, nil
+		return shootstate.Shoot{}, nil
 	}
-	return cluster.Shoot{Name: name, Exists: true, Marks: cluster.Marks{Managed: true, RuntimeID: id}}, nil
+	return shootstate.Shoot{Name: name, Exists: true, Marks: shootstate.Marks{Managed: true, RuntimeID: id}}, nil
 }
 
 func (s shootsByName) Current(context.Context, string) (*shoot.Current, error) { return nil, nil }
 
-func (s shootsByName) ListManaged(ctx context.Context) ([]cluster.Shoot, error) {
-	var out []cluster.Shoot
+func (s shootsByName) ListManaged(ctx context.Context) ([]shootstate.Shoot, error) {
+	var out []shootstate.Shoot
 	for name := range s {
 		sh, _ := s.Get(ctx, name, ports.ReadCached)
 		out = append(out, sh)

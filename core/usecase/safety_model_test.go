@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
@@ -214,9 +214,9 @@ func (w *world) apply(s step) {
 			w.garden.Succeed(shootName)
 		}
 	case opFail:
-		code := cluster.ErrInfraQuotaExceeded
+		code := shootstate.ErrInfraQuotaExceeded
 		if s.On { // a deletion stuck on a code Gardener accepts force-deletion for
-			code = cluster.ErrCleanupClusterResources
+			code = shootstate.ErrCleanupClusterResources
 		}
 		w.garden.Fail(shootName, "cloud says no", code)
 	case opSync:
@@ -265,7 +265,7 @@ func (w *world) apply(s step) {
 		w.garden.LagCache(s.On)
 		w.clusters.lag = s.On
 	case opEditRecord: // someone moves the due time of a deletion record to its mark (or a stale copy comes back)
-		w.garden.EditRecord(shootName, func(pd *cluster.PendingDeletion) { pd.DueAt = pd.MarkedAt })
+		w.garden.EditRecord(shootName, func(pd *shootstate.PendingDeletion) { pd.DueAt = pd.MarkedAt })
 	case opForge:
 		w.forge(s, shootName)
 	case opMassDelete: // a KEB bug deletes every Runtime
@@ -335,7 +335,7 @@ func (w *world) forge(s step, shootName string) {
 		return
 	}
 	at := w.truth.Now().Add(-7 * 24 * time.Hour)
-	if w.garden.ForgeRecord(shootName, cluster.PendingDeletion{RuntimeID: modelIDs[s.Runtime], RuntimeNamespace: modelNamespace,
+	if w.garden.ForgeRecord(shootName, shootstate.PendingDeletion{RuntimeID: modelIDs[s.Runtime], RuntimeNamespace: modelNamespace,
 		Plan: "trial", MarkedAt: at, DueAt: at}) {
 		w.forged[got.UID] = true
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 )
 
@@ -256,7 +256,7 @@ func (c *checker) check() error {
 				d.At.Format(time.RFC3339), kcp.DueAt.Format(time.RFC3339))
 		}
 		var markedAt time.Time
-		var ownMark cluster.PendingDeletion // the operator's own last record on the shoot
+		var ownMark shootstate.PendingDeletion // the operator's own last record on the shoot
 		for _, m := range marks {
 			if m.UID == d.Shoot.UID && !m.At.After(d.At) {
 				markedAt, ownMark = m.At, m.Record

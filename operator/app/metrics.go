@@ -2,8 +2,10 @@ package app
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
+	"github.com/kyma-project/kim/operator/legacymetrics"
 )
 
 // NewGardenerRequests returns kim_gardener_requests_total registered with reg (nil: controller-runtime's
@@ -22,4 +24,18 @@ func countGardenerRequest(c *prometheus.CounterVec) func(verb string, err error)
 		}
 		c.WithLabelValues(verb, outcome).Inc()
 	}
+}
+
+// Modes of Options.LegacyMetrics (legacymetrics.ModeLow and ModeFull).
+const (
+	LegacyMetricsLow  = legacymetrics.ModeLow
+	LegacyMetricsFull = legacymetrics.ModeFull
+)
+
+// addLegacyMetrics serves the previous infrastructure manager's metrics when opts asks for them.
+func addLegacyMetrics(mgr manager.Manager, opts Options) error {
+	if opts.LegacyMetrics == "" {
+		return nil
+	}
+	return legacymetrics.Register(mgr, opts.LegacyMetrics, opts.KubeconfigValidity, opts.KubeconfigRotationFraction)
 }

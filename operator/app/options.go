@@ -10,13 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // Options are the operator's settings that are not part of the versioned configuration file.
@@ -76,6 +77,9 @@ type Options struct {
 	// SkipNameValidation lets an operator start again in the same process (tests restart it; controller-runtime
 	// refuses duplicate controller names otherwise). Not a flag.
 	SkipNameValidation bool
+	// LegacyMetrics serves the previous infrastructure manager's metrics from the manager's cache (manager flag
+	// --legacy-metrics): LegacyMetricsLow or LegacyMetricsFull; empty: not served.
+	LegacyMetrics string
 }
 
 // DefaultOptions returns the production defaults.
@@ -173,21 +177,46 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// settings are the effective configuration controllers decide with; each gets its part in its Deps.
+type settings struct {
+	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard lives there).
+	Namespaces []string
+	Shoot      shoot.Config
+	Deletion   deletion.Policy
+	Kubeconfig kubeconfig.Policy
+	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
+	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
+	DriftPeriod time.Duration
+	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
+	AdoptOnly bool
+	// StatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status
+	// (runtime.statusProgressInterval; 0: every change).
+	StatusProgressInterval time.Duration
+	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
+	// the controllers.
+	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int
+	// IdentityAccess is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
+	IdentityAccess sakubeconfig.AccessPolicy
+	// IdentityCleanupTimeout bounds how long a ServiceAccountKubeconfig's deletion waits for an unreachable runtime
+	// (0: the domain's default).
+	IdentityCleanupTimeout time.Duration
+}
+
 // settings derives what controllers decide with from the resolved configuration and the flags.
-func (o Options) settings() (setup.Settings, error) {
+func (o Options) settings() (settings, error) {
 	shootCfg, policy := o.Config.ShootConfig(), o.Config.Deletion.DeletionPolicy()
 	if shootCfg.Project == "" {
 		shootCfg.Project = o.GardenerProject
 	}
 	if err := policy.Validate(); err != nil {
-		return setup.Settings{}, fmt.Errorf("deletion policy: %w", err)
+		return settings{}, fmt.Errorf("deletion policy: %w", err)
 	}
 	kc, err := kubeconfig.NewPolicy(o.KubeconfigValidity, o.KubeconfigRotationFraction)
 	if err != nil {
-		return setup.Settings{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
+		return settings{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
 	}
 	identities := o.Config.ServiceAccountKubeconfigs
-	return setup.Settings{Namespaces: o.WatchNamespaces, GardenNamespace: o.GardenNamespace(), Shoot: shootCfg, Deletion: policy,
+	return settings{Namespaces: o.WatchNamespaces, Shoot: shootCfg, Deletion: policy,
 		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, AdoptOnly: o.Config.Runtime.AdoptOnlyEnabled(), RuntimeWorkers: o.RuntimeWorkers,
 		StatusProgressInterval: o.Config.Runtime.StatusProgressInterval.Duration,
 		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,

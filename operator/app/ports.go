@@ -4,33 +4,79 @@ import (
 	"fmt"
 
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/adapters/kube"
+	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/operator/controllers/registrycache"
 )
+
+// Ports are the adapters the composition root built, before each controller gets its share of them in its
+// package's Deps (controllers.go). No controller sees this struct.
+type Ports struct {
+	Clock        ports.Clock
+	Shoots       ports.Shoots
+	ShootLister  ports.ShootLister
+	Seeds        ports.Seeds
+	Credentials  ports.CredentialsMigrator
+	Issuer       ports.KubeconfigIssuer
+	Secrets      ports.KubeconfigSecretStore
+	Access       ports.AccessObjects
+	Configurator ports.RuntimeConfigurator
+	Guard        ports.DeletionGuard
+	// Records are the KCP's own records of deletions (DeletionRecord objects).
+	Records ports.DeletionRecords
+	// Bindings labels the credentials bindings of deleted runtimes as KEB's deprovisioning expects; nil: never.
+	Bindings    ports.CredentialsBindings
+	ServerClock ports.ServerClock
+	Registry    ports.RuntimeRegistry
+	// Identities reaches runtimes through their admin kubeconfigs for least-privilege kubeconfigs (ServiceAccounts,
+	// RBAC, TokenRequests); IdentitySecrets stores those kubeconfigs in the KCP.
+	Identities      ports.RuntimeIdentities
+	IdentitySecrets ports.IdentityKubeconfigStore
+	// Addresses are the control plane's egress CIDRs; nil when shoot.acl.configMap is not configured.
+	// AddressesSource is the cache holding their ConfigMap; nil with Addresses.
+	Addresses       ports.ControlPlaneAddresses
+	AddressesSource cache.Cache
+	// Bootstrap reads the landscape's bootstrap manifests and pull secret (runtime.bootstrap); nil when none are
+	// configured. BootstrapSource is the cache holding them; nil with Bootstrap. BootstrapPullSecret: it holds a
+	// pull Secret too. BootstrapRecords and BootstrapRollout: the rollout in waves (runtime.bootstrap.rollout).
+	Bootstrap           ports.BootstrapSource
+	BootstrapSource     cache.Cache
+	BootstrapPullSecret bool
+	BootstrapRecords    ports.RuntimeBootstrapLister
+	BootstrapRollout    runtimeconfig.RolloutPolicy
+	// RegistryCredentials confirms the copies of registry credentials Runtimes reference; nil: every reference is
+	// refused.
+	RegistryCredentials ports.RegistryCredentialOwners
+	// RegistryCache and AuditLog are the ports of the customer self-service controllers (RegistryCache: its Deps but
+	// what every controller shares); nil: switched off by configuration (the controller sets nothing up).
+	RegistryCache *registrycache.Deps
+	AuditLog      *AuditLogPorts
+}
 
 // Override changes the ports before the controllers are set up: tests replace an adapter (count or fail Gardener
 // calls, move a fake clock). The production binary passes none.
-type Override func(*setup.Ports)
+type Override func(*Ports)
 
 // WithClock replaces the wall clock every controller decides on.
 func WithClock(c ports.Clock) Override {
-	return func(p *setup.Ports) { p.Clock = c }
+	return func(p *Ports) { p.Clock = c }
 }
 
 // WithIssuer replaces the Gardener kubeconfig issuer.
 func WithIssuer(issuer ports.KubeconfigIssuer) Override {
-	return func(p *setup.Ports) { p.Issuer = issuer }
+	return func(p *Ports) { p.Issuer = issuer }
 }
 
 // buildPorts builds every adapter: this is the only place that does (the composition root).
-func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setup.Ports, error) {
+func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (Ports, error) {
 	ns := opts.WatchNamespaces[0]
 	kcp, live := mgr.GetClient(), mgr.GetAPIReader()
 	shoots := &gardener.Shoots{Client: garden.GetClient(), Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace(),
@@ -39,15 +85,15 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 	// config and so the configured QPS and burst.
 	issuerClient, err := gardener.NewIssuerClient(garden.GetConfig())
 	if err != nil {
-		return setup.Ports{}, err
+		return Ports{}, err
 	}
 	serverClock, err := kube.NewServerClock(garden.GetConfig())
 	if err != nil {
-		return setup.Ports{}, err
+		return Ports{}, err
 	}
 	// Every adapter that reaches into runtimes does so through these clients.
 	runtimes := runtimeClients(live, ns)
-	p := setup.Ports{
+	p := Ports{
 		Clock:  clock.RealClock{},
 		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Credentials: shoots,
 		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
@@ -59,7 +105,6 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		ServerClock:  serverClock,
 		Bindings:     &gardener.CredentialsBindings{Live: garden.GetAPIReader(), Writer: garden.GetClient(), Namespace: opts.GardenNamespace()},
 		Registry:     &kube.RuntimeRegistry{Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces},
-		ShootOwner:   gardener.ShootToRuntime,
 		// Every Runtime's registry caches (KEB's too) may reference only copies made for it: confirmed by name.
 		RegistryCredentials: &gardener.RegistryCacheGarden{Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},
 		// Runtimes are reached through the admin kubeconfig Secrets in the KCP, each call bounded by a timeout.
@@ -67,13 +112,13 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 		IdentitySecrets: kube.NewIdentityKubeconfigStore(kcp, live, kcp),
 	}
 	if err := controlPlaneAddresses(mgr, opts.Config, ns, &p); err != nil {
-		return setup.Ports{}, err
+		return Ports{}, err
 	}
-	if p.SelfService, err = selfServicePorts(mgr, garden, opts, runtimes.Controller); err != nil {
-		return setup.Ports{}, err
+	if p.RegistryCache, p.AuditLog, err = selfServicePorts(mgr, garden, opts, runtimes.Controller); err != nil {
+		return Ports{}, err
 	}
 	if err := bootstrapManifests(mgr, opts.Config, ns, &p); err != nil {
-		return setup.Ports{}, err
+		return Ports{}, err
 	}
 	return p, nil
 }
@@ -82,7 +127,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (setu
 // holding only that ConfigMap, read by the Addresses port and watched by the Runtime controller, so new addresses
 // reach every affected shoot without a restart. Without the key, nothing is set up and ACLs of Runtimes are
 // refused (see shoot.NeedsControlPlaneCIDRs).
-func controlPlaneAddresses(mgr manager.Manager, cfg *config.OperatorConfig, runtimeNamespace string, p *setup.Ports) error {
+func controlPlaneAddresses(mgr manager.Manager, cfg *config.OperatorConfig, runtimeNamespace string, p *Ports) error {
 	if cfg == nil || cfg.Shoot.ACL.ConfigMap == nil {
 		return nil
 	}
@@ -97,6 +142,6 @@ func controlPlaneAddresses(mgr manager.Manager, cfg *config.OperatorConfig, runt
 	if err := mgr.Add(cmCache); err != nil {
 		return fmt.Errorf("shoot.acl.configMap: %w", err)
 	}
-	p.Addresses, p.AddressesSource, p.AddressesKey = &kube.ControlPlaneAddresses{Reader: cmCache, Key: key}, cmCache, key
+	p.Addresses, p.AddressesSource = &kube.ControlPlaneAddresses{Reader: cmCache, Key: key}, cmCache
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -12,14 +14,15 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
 )
 
 // WithRuntimeClients replaces how the self-service adapters make clients of runtimes.
 func WithRuntimeClients(clients kube.RuntimeClientFactory) Override {
-	return func(p *setup.Ports) {
-		if rc := p.SelfService.RegistryCache; rc != nil {
+	return func(p *Ports) {
+		if rc := p.RegistryCache; rc != nil {
 			src := kube.RegistryCacheSource{}
 			if have, ok := rc.Source.(*kube.RegistryCacheSource); ok {
 				src = *have // the landscape's limits stay
@@ -27,7 +30,7 @@ func WithRuntimeClients(clients kube.RuntimeClientFactory) Override {
 			src.Clients = clients
 			rc.Source = &src
 		}
-		if al := p.SelfService.AuditLog; al != nil {
+		if al := p.AuditLog; al != nil {
 			al.Secrets = &kube.RuntimeSecrets{Clients: clients}
 		}
 	}
@@ -46,19 +49,38 @@ func auditLogCredentialsPolicy(poolNamespace, operatorNamespace string) auditlog
 	return auditlog.CredentialsPolicy{Namespace: poolNamespace, OperatorSecrets: []string{GardenerKubeconfigSecret}}
 }
 
-// selfServicePorts builds the ports of the registry cache and audit log pool controllers (nil members: switched off).
+// AuditLogPorts are what dedicated audit log tenants are claimed, kept and released with.
+type AuditLogPorts struct {
+	Pool ports.AuditLogPool
+	// Kind is the AuditLog resource the pool is made of; Namespace is the pool's namespace ("" for a cluster-scoped
+	// pool).
+	Kind       schema.GroupVersionKind
+	Namespace  string
+	TenantName func(namespace, name string) string
+	Runtimes   ports.AuditLogRuntimes
+	// Credentials reads the tenants' read credentials in the KCP; Secrets writes them into runtimes.
+	Credentials       ports.AuditLogCredentials
+	Secrets           ports.RuntimeSecretWriter
+	CredentialsPolicy auditlog.CredentialsPolicy
+}
+
+// selfServicePorts builds the ports of the registry cache and audit log pool controllers (nil: switched off).
 //
 // clients reach the runtimes (the registry cache source and the runtime Secret writer): the operator's
 // kube.RuntimeClients, shared with every other runtime-facing adapter.
-func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (setup.SelfService, error) {
-	out := setup.SelfService{ObserveShoot: gardener.Observe}
+func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (*registrycachectrl.Deps, *AuditLogPorts, error) {
+	var (
+		rcPorts *registrycachectrl.Deps
+		alPorts *AuditLogPorts
+	)
 	ns := opts.WatchNamespaces[0]
 	cfg := opts.Config
 	if cfg == nil {
-		return out, nil
+		return nil, nil, nil
 	}
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
-		p := &setup.RegistryCachePorts{
+		// The registry cache controller's Deps but what every controller shares (filled in controllers.go).
+		p := &registrycachectrl.Deps{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 			Source: &kube.RegistryCacheSource{Clients: clients,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
@@ -70,7 +92,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
 			p.Resolver = dns.Resolver{}
 		}
-		out.RegistryCache = p
+		rcPorts = p
 	}
 	if pc := cfg.Shoot.AuditLog.Pool; pc.Enabled {
 		pool := &kube.AuditLogPool{Cache: mgr.GetCache(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: pc.Namespace}
@@ -80,15 +102,15 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 			pool.Namespace = ns
 		}
 		if pool.Namespace != "" && !slices.Contains(opts.WatchNamespaces, pool.Namespace) {
-			return out, fmt.Errorf("audit log pool: shoot.auditLog.pool.namespace %s is not a watched namespace (%v); the operator reads the pool through its cache",
+			return nil, nil, fmt.Errorf("audit log pool: shoot.auditLog.pool.namespace %s is not a watched namespace (%v); the operator reads the pool through its cache",
 				pool.Namespace, opts.WatchNamespaces)
 		}
 		pool.CredentialsNamespace = ns // a cluster-scoped pool's read credentials are in the operator's namespace
-		out.AuditLog = &setup.AuditLogPorts{Pool: pool, Kind: kube.AuditLogGVK, Namespace: pool.Namespace, TenantName: kube.TenantName,
+		alPorts = &AuditLogPorts{Pool: pool, Kind: kube.AuditLogGVK, Namespace: pool.Namespace, TenantName: kube.TenantName,
 			Runtimes:          &kube.AuditLogRuntimes{Live: mgr.GetAPIReader(), Namespaces: opts.WatchNamespaces},
 			Credentials:       &kube.KCPSecrets{Live: mgr.GetAPIReader()},
 			Secrets:           &kube.RuntimeSecrets{Clients: clients},
 			CredentialsPolicy: auditLogCredentialsPolicy(pool.Namespace, ns)}
 	}
-	return out, nil
+	return rcPorts, alPorts, nil
 }

@@ -21,20 +21,21 @@ import (
 // nothing up), the pool's namespace defaults to the operator's and must be watched, a cluster-scoped pool has none.
 func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 	mgr, garden := unreachableClusters(t)
-	build := func(edit func(*config.OperatorConfig)) (setup.SelfService, error) {
+	build := func(edit func(*config.OperatorConfig)) (Ports, error) {
 		cfg := &config.OperatorConfig{}
 		cfg.Default()
 		edit(cfg)
 		opts := DefaultOptions()
 		opts.GardenerProject, opts.WatchNamespaces, opts.Config = "kyma", []string{"kcp-system"}, cfg
-		return selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetAPIReader(), "kcp-system").Controller)
+		rc, al, err := selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetAPIReader(), "kcp-system").Controller)
+		return Ports{RegistryCache: rc, AuditLog: al}, err
 	}
 
 	p, err := build(func(*config.OperatorConfig) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.RegistryCache == nil || p.RegistryCache.Resolver == nil || p.AuditLog != nil || p.ObserveShoot == nil {
+	if p.RegistryCache == nil || p.RegistryCache.Resolver == nil || p.AuditLog != nil {
 		t.Errorf("defaults: registry cache %+v, audit log %+v; want the registry cache with the DNS check and no pool",
 			p.RegistryCache, p.AuditLog)
 	}
@@ -49,10 +50,10 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 	if src, ok := p.RegistryCache.Source.(*kube.RegistryCacheSource); !ok || src.Limits != want {
 		t.Errorf("registry cache source %+v, want the configured limits %+v", p.RegistryCache.Source, want)
 	}
-	ports := setup.Ports{SelfService: p}
+	ports := p
 	WithRuntimeClients(func(context.Context, string) (client.Client, error) { return nil, nil })(&ports)
-	if src, ok := ports.SelfService.RegistryCache.Source.(*kube.RegistryCacheSource); !ok || src.Limits != want || src.Clients == nil {
-		t.Errorf("other runtime clients dropped the limits: %+v", ports.SelfService.RegistryCache.Source)
+	if src, ok := ports.RegistryCache.Source.(*kube.RegistryCacheSource); !ok || src.Limits != want || src.Clients == nil {
+		t.Errorf("other runtime clients dropped the limits: %+v", ports.RegistryCache.Source)
 	}
 
 	p, err = build(func(c *config.OperatorConfig) {

@@ -99,11 +99,13 @@ func NewManager(kcp, garden *rest.Config, opts Options, overrides ...Override) (
 	for _, o := range overrides {
 		o(&p)
 	}
-	deps := setup.Deps{Garden: gardenCluster, Ports: p, Settings: settings}
-	for _, c := range selected {
-		if err := c.SetupWithManager(mgr, deps); err != nil {
-			return nil, fmt.Errorf("set up controller %s: %w", c.Name(), err)
+	for _, name := range selected {
+		if err := addController(mgr, name, gardenCluster, p, settings); err != nil {
+			return nil, fmt.Errorf("set up controller %s: %w", name, err)
 		}
+	}
+	if err := addLegacyMetrics(mgr, opts); err != nil {
+		return nil, err
 	}
 	return mgr, nil
 }

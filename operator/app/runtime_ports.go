@@ -9,7 +9,6 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // runtimeClients builds the one way to the runtimes' API servers every runtime-facing adapter gets: one cached
@@ -32,7 +31,7 @@ func runtimeConfigurator(clients *kube.RuntimeClients, cfg *config.OperatorConfi
 // bootstrapManifests sets up the source of the bootstrap manifests (runtime.bootstrap): a cache holding only the
 // ConfigMap and the pull Secret, read by the Bootstrap port and watched by the Runtime controller, and the Runtimes'
 // records the rollout in waves derives its state from. Without the key nothing is set up and no bootstrap is done.
-func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespace string, p *setup.Ports) error {
+func bootstrapManifests(mgr manager.Manager, cfg *config.OperatorConfig, namespace string, p *Ports) error {
 	if cfg == nil || cfg.Runtime.Bootstrap == nil {
 		return nil
 	}

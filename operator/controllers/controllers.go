@@ -1,5 +1,5 @@
-// Package controllers lists the operator's controllers: the composition root (operator/app) sets up those the
-// --controllers flag selects, all by default, in this order.
+// Package controllers lists the operator's controllers by name: the composition root (operator/app) sets up those
+// the --controllers flag selects, all by default, in this order, each with its package's AddToManager and Deps.
 package controllers
 
 import (
@@ -8,42 +8,32 @@ import (
 
 	"github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/operator/controllers/registrycache"
-	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
-
-// All returns new instances of every controller of the operator, in the order they are set up.
-func All() []setup.Controller {
-	return []setup.Controller{&gardenercluster.Controller{}, &runtime.Controller{}, &serviceaccountkubeconfig.Controller{},
-		registrycache.Controller{}, auditlog.Controller{}}
-}
 
 // Names lists the controllers' names in set-up order.
 func Names() []string {
-	var out []string
-	for _, c := range All() {
-		out = append(out, c.Name())
-	}
-	return out
+	return []string{gardenercluster.Name, kymaruntime.Name, serviceaccountkubeconfig.Name, registrycache.Name, auditlog.Name}
 }
 
-// Select returns the named controllers in set-up order; no names select all of them. An unknown name is an error.
-func Select(names []string) ([]setup.Controller, error) {
-	all := All()
+// Select returns the named controllers' names in set-up order; no names select all of them. An unknown name is an
+// error.
+func Select(names []string) ([]string, error) {
+	all := Names()
 	if len(names) == 0 {
 		return all, nil
 	}
 	for _, n := range names {
-		if !slices.Contains(Names(), n) {
-			return nil, fmt.Errorf("unknown controller %q (known: %v)", n, Names())
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("unknown controller %q (known: %v)", n, all)
 		}
 	}
-	var out []setup.Controller
-	for _, c := range all {
-		if slices.Contains(names, c.Name()) {
-			out = append(out, c)
+	var out []string
+	for _, n := range all {
+		if slices.Contains(names, n) {
+			out = append(out, n)
 		}
 	}
 	return out, nil

@@ -179,7 +179,7 @@ func runtimeControllerStops() (float64, bool) {
 }
 
 // Register serves the previous metrics from the manager's cache (manager flag --legacy-metrics); mode is ModeLow or
-// ModeFull. The manager's binary calls it after the composition root (operator/app) has built the manager.
+// ModeFull. The composition root (operator/app, Options.LegacyMetrics) calls it once it has built the manager.
 func Register(mgr manager.Manager, mode string, validity time.Duration, rotationFraction float64) error {
 	if mode != ModeLow && mode != ModeFull {
 		return fmt.Errorf("legacy metrics mode %q: want %s or %s", mode, ModeLow, ModeFull)

@@ -19,8 +19,8 @@ import (
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/auditlog"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
+	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/operator/controllers/registrycache"
-	"github.com/kyma-project/kim/operator/controllers/runtime"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/probe"
@@ -44,7 +44,7 @@ type Catalogue map[string]Family
 // Load registers the operator's collectors (the same constructors the manager runs) into a recording registry.
 func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
-	runtime.NewMetrics(rec)
+	kymaruntime.NewMetrics(rec)
 	gardenercluster.NewMetrics(rec)
 	registrycache.NewMetrics(rec)
 	auditlog.NewMetrics(rec)
@@ -54,7 +54,7 @@ func Load() (Catalogue, error) {
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &runtime.FleetCollector{}, &auditlog.PoolCollector{},
+	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &kymaruntime.FleetCollector{}, &auditlog.PoolCollector{},
 		&legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
@@ -132,7 +132,7 @@ func (r *recorder) Register(c prometheus.Collector) error {
 		typ = "counter"
 	case prometheus.GaugeFunc: // last: the interface is any Metric that is also a Collector
 		typ = "gauge"
-	case runtime.GaugesOnly:
+	case kymaruntime.GaugesOnly:
 		typ = "gauge"
 	case TypedCollector:
 		typ = "per metric"

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 var now = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
@@ -25,20 +25,20 @@ func policy() deletion.Policy {
 	}
 }
 
-func healthy() cluster.Shoot {
-	return cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 2, ObservedGeneration: 2,
-		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100},
-		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID}, Live: true, UID: "uid-1", ResourceVersion: "7"}
+func healthy() shootstate.Shoot {
+	return shootstate.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 2, ObservedGeneration: 2,
+		LastOperation: &shootstate.Operation{Type: shootstate.OperationReconcile, State: shootstate.StateSucceeded, Progress: 100},
+		Marks:         shootstate.Marks{Managed: true, RuntimeID: rtID}, Live: true, UID: "uid-1", ResourceVersion: "7"}
 }
 
-func with(s cluster.Shoot, change func(*cluster.Shoot)) cluster.Shoot {
+func with(s shootstate.Shoot, change func(*shootstate.Shoot)) shootstate.Shoot {
 	change(&s)
 	return s
 }
 
 // record is the record marking the shoot of rtID at now with the given plan and window.
-func record(plan string, window time.Duration) *cluster.PendingDeletion {
-	return &cluster.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: plan, MarkedAt: now,
+func record(plan string, window time.Duration) *shootstate.PendingDeletion {
+	return &shootstate.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: plan, MarkedAt: now,
 		DueAt: now.Add(window), Window: window}
 }
 
@@ -68,7 +68,7 @@ func TestOnRuntimeDeleted(t *testing.T) {
 		{"access is removed before anything else", in(func(i *deletion.RuntimeInput) { i.AccessRemoved = false }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionRemoveAccess}},
 		{"a cached observation is confirmed live first (a cache miss must not release an unmarked shoot)",
-			in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{} }), nil,
+			in(func(i *deletion.RuntimeInput) { i.Shoot = shootstate.Shoot{} }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionConfirmShoot}},
 		{"a cached observation of an existing shoot is confirmed live too",
 			in(func(i *deletion.RuntimeInput) { i.Shoot.Live = false }), nil,
@@ -84,10 +84,10 @@ func TestOnRuntimeDeleted(t *testing.T) {
 			in(func(i *deletion.RuntimeInput) { i.Plan = "azure"; i.Shoot.Marks.Plan = "free" }), nil, mark("azure", 24*time.Hour, true)},
 		{"a shoot that never became healthy is deleted at once", in(func(i *deletion.RuntimeInput) {
 			i.EverReady = false
-			i.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateFailed}
+			i.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateFailed}
 		}), nil, mark("aws", 0, false)},
 		{"a Runtime that was Ready once keeps its window even if the shoot's last Create is odd", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing}
+			i.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateProcessing}
 		}), nil, mark("aws", 72*time.Hour, true)},
 		{"the brake does not stop marking: nothing is deleted by it", in(func(i *deletion.RuntimeInput) { i.Plan = "trial" }),
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p }, mark("trial", 0, false)},
@@ -95,35 +95,35 @@ func TestOnRuntimeDeleted(t *testing.T) {
 			i.RestoreDocumentSize = deletion.MaxRestoreDocument + 1
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionMarkShoot, Hibernate: true, Record: record("aws", 72*time.Hour),
 			KCPRecord: kcpRecord(72 * time.Hour)}},
-		{"no shoot (confirmed live): release the Runtime", in(func(i *deletion.RuntimeInput) { i.Shoot = cluster.Shoot{Live: true} }), nil,
+		{"no shoot (confirmed live): release the Runtime", in(func(i *deletion.RuntimeInput) { i.Shoot = shootstate.Shoot{Live: true} }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a predecessor's shoot of this runtime is adopted before it is marked (never orphaned)", in(func(i *deletion.RuntimeInput) {
 			i.Shoot.Marks.Managed = false
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionAdoptShoot}},
 		{"a foreign shoot with the same name is left untouched and the Runtime released", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.Marks = cluster.Marks{}
+			i.Shoot.Marks = shootstate.Marks{}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a shoot of another runtime is left untouched", in(func(i *deletion.RuntimeInput) { i.Shoot.Marks.RuntimeID = "other" }), nil,
 			deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a shoot waiting for the deletion of another runtime is left untouched", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: "other", MarkedAt: now, DueAt: now.Add(time.Hour)}
+			i.Shoot.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: "other", MarkedAt: now, DueAt: now.Add(time.Hour)}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"already marked for this runtime: release (idempotent), recording the deletion in the KCP", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(72 * time.Hour), Window: 72 * time.Hour}
+			i.Shoot.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now.Add(72 * time.Hour), Window: 72 * time.Hour}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease, KCPRecord: &deletion.KCPRecord{RuntimeID: rtID,
 			RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now, DueAt: now.Add(72 * time.Hour)}}},
 		{"a record on the shoot that someone forged (window 0, marked a week ago) is not copied into the KCP", in(func(i *deletion.RuntimeInput) {
 			week := now.Add(-7 * 24 * time.Hour)
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: week, DueAt: week}
+			i.Shoot.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: rtID, Plan: "trial", MarkedAt: week, DueAt: week}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease, KCPRecord: &deletion.KCPRecord{RuntimeID: rtID,
 			RuntimeNamespace: "kcp-system", ShootName: "c-1a2b3c", ShootUID: "uid-1", MarkedAt: now, DueAt: now.Add(72 * time.Hour)}}},
 		{"a marked shoot of this runtime that Gardener deletes already is not recorded again", in(func(i *deletion.RuntimeInput) {
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-time.Hour), DueAt: now.Add(-time.Hour)}
+			i.Shoot.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-time.Hour), DueAt: now.Add(-time.Hour)}
 			i.Shoot.DeletionTimestamp = &now
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 		{"a record naming this runtime on the shoot of another runtime is not recorded in the KCP", in(func(i *deletion.RuntimeInput) {
 			i.Shoot.Marks.RuntimeID = "other"
-			i.Shoot.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now}
+			i.Shoot.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: rtID, MarkedAt: now, DueAt: now}
 		}), nil, deletion.RuntimeDecision{Action: deletion.ActionRelease}},
 	}
 	for _, tc := range cases {
@@ -144,22 +144,22 @@ func TestOnRuntimeDeleted(t *testing.T) {
 	}
 }
 
-func marked(due time.Duration) cluster.Shoot {
+func marked(due time.Duration) shootstate.Shoot {
 	s := healthy()
 	s.HibernationRequested, s.Hibernated = true, true
 	marked := now.Add(-24 * time.Hour)
-	s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: marked, DueAt: now.Add(due),
+	s.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: marked, DueAt: now.Add(due),
 		Window: now.Add(due).Sub(marked)}
 	return s
 }
 
-func deleting(since time.Duration, codes ...cluster.ErrorCode) cluster.Shoot {
+func deleting(since time.Duration, codes ...shootstate.ErrorCode) shootstate.Shoot {
 	s := marked(-time.Hour)
 	ts := now.Add(-since)
 	s.DeletionTimestamp = &ts
-	s.LastOperation = &cluster.Operation{Type: cluster.OperationDelete, State: cluster.StateError, Progress: 30}
+	s.LastOperation = &shootstate.Operation{Type: shootstate.OperationDelete, State: shootstate.StateError, Progress: 30}
 	if len(codes) > 0 {
-		s.LastErrors = []cluster.LastError{{Description: "cannot delete load balancer", Codes: codes}}
+		s.LastErrors = []shootstate.LastError{{Description: "cannot delete load balancer", Codes: codes}}
 	}
 	return s
 }
@@ -173,7 +173,7 @@ func TestReap(t *testing.T) {
 		Stuck   bool
 		Stop    deletion.Stop
 	}
-	confirmed := func(s cluster.Shoot) deletion.ReapInput { return deletion.ReapInput{Shoot: s, RuntimeExists: &no} }
+	confirmed := func(s shootstate.Shoot) deletion.ReapInput { return deletion.ReapInput{Shoot: s, RuntimeExists: &no} }
 	cases := []struct {
 		reason string
 		in     deletion.ReapInput
@@ -185,7 +185,7 @@ func TestReap(t *testing.T) {
 		{"window passed, confirmed live and runtime gone: delete", confirmed(marked(-time.Second)), nil,
 			want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
 		{"window closes exactly now: delete", confirmed(marked(0)), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
-		{"window passed on a cached observation: confirm first", deletion.ReapInput{Shoot: with(marked(-time.Hour), func(s *cluster.Shoot) { s.Live = false })},
+		{"window passed on a cached observation: confirm first", deletion.ReapInput{Shoot: with(marked(-time.Hour), func(s *shootstate.Shoot) { s.Live = false })},
 			nil, want{deletion.StepConfirm, deletion.ReapConfirm, 0, false, ""}},
 		{"window passed, live, but the KCP not asked yet: confirm first", deletion.ReapInput{Shoot: marked(-time.Hour)}, nil,
 			want{deletion.StepConfirm, deletion.ReapConfirm, 0, false, ""}},
@@ -209,25 +209,25 @@ func TestReap(t *testing.T) {
 		{"the API server's time unknown: nothing is deleted", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no,
 			Guard: deletion.Guard{ClockUnknown: true}}, nil,
 			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopClockUnsure}},
-		{"brake on: a stuck deletion is not forced", confirmed(deleting(5*time.Hour, cluster.ErrCleanupClusterResources)),
+		{"brake on: a stuck deletion is not forced", confirmed(deleting(5*time.Hour, shootstate.ErrCleanupClusterResources)),
 			func(p deletion.Policy) deletion.Policy { p.Frozen = true; return p },
 			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, true, deletion.StopBrake}},
-		{"a foreign shoot is never deleted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) { s.Marks.Managed = false })), nil,
+		{"a foreign shoot is never deleted", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) { s.Marks.Managed = false })), nil,
 			want{deletion.StepIgnore, deletion.ReapNone, 0, false, ""}},
-		{"an unreadable due time never means delete now", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"an unreadable due time never means delete now", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.DueAt = time.Time{}
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
-		{"a record without runtime is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"a record without runtime is not trusted", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.RuntimeID = ""
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
 		// Consistent otherwise (due exactly its window after the mark), so only the check of the mark can refuse it.
-		{"a record marked in the future is not trusted", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"a record marked in the future is not trusted", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			pd := s.Marks.PendingDeletion
 			pd.MarkedAt, pd.Window, pd.DueAt = now.Add(time.Hour), 0, now.Add(time.Hour)
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
 		{"a shoot record without a KCP record is never reaped", unbacked(confirmed(marked(-time.Hour))), nil,
 			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
-		{"a stuck deletion without a KCP record is not forced", unbacked(confirmed(deleting(9*time.Hour, cluster.ErrCleanupClusterResources))), nil,
+		{"a stuck deletion without a KCP record is not forced", unbacked(confirmed(deleting(9*time.Hour, shootstate.ErrCleanupClusterResources))), nil,
 			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
 		{"a KCP record of another shoot with the same name (other UID) does not back the record",
 			withRecord(confirmed(marked(-time.Hour)), func(r *deletion.KCPRecord) { r.ShootUID = "uid-old" }), nil,
@@ -236,7 +236,7 @@ func TestReap(t *testing.T) {
 			withRecord(confirmed(marked(-time.Hour)), func(r *deletion.KCPRecord) { r.RuntimeID = "other" }), nil,
 			want{deletion.StepUnbacked, deletion.ReapNone, deletion.UnbackedRecheck, false, ""}},
 		{"a forged consistent shoot record (window 0, marked a week ago) waits for the KCP's due time",
-			withRecord(confirmed(with(marked(3*time.Hour), func(s *cluster.Shoot) {
+			withRecord(confirmed(with(marked(3*time.Hour), func(s *shootstate.Shoot) {
 				pd := s.Marks.PendingDeletion
 				pd.MarkedAt, pd.Window, pd.DueAt = now.Add(-7*24*time.Hour), 0, now.Add(-7*24*time.Hour)
 			})), func(r *deletion.KCPRecord) { r.MarkedAt, r.DueAt = now.Add(-time.Hour), now.Add(2*time.Hour) }), nil,
@@ -247,30 +247,30 @@ func TestReap(t *testing.T) {
 		{"a brake value the operator does not understand stops deletions", deletion.ReapInput{Shoot: marked(-time.Hour), RuntimeExists: &no,
 			Guard: deletion.Guard{Frozen: true, BrakeInvalid: "yes"}}, nil,
 			want{deletion.StepFrozen, deletion.ReapNone, deletion.FrozenRecheck, false, deletion.StopBrakeValue}},
-		{"a due time edited below the recorded window is not trusted", confirmed(with(marked(3*time.Hour), func(s *cluster.Shoot) {
+		{"a due time edited below the recorded window is not trusted", confirmed(with(marked(3*time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.DueAt = now.Add(-time.Hour)
 		})), nil, want{deletion.StepInvalidRecord, deletion.ReapNone, 0, false, ""}},
 		{"an unmarked shoot of ours is not deleted", confirmed(healthy()), nil, want{deletion.StepIgnore, deletion.ReapNone, 0, false, ""}},
-		{"a restore request wins over a passed window", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"a restore request wins over a passed window", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.RestoreRequested = true
 		})), nil, want{deletion.StepRestore, deletion.ReapRestore, 0, false, ""}},
-		{"a restore request does not keep the cluster beyond the privacy cap", confirmed(with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"a restore request does not keep the cluster beyond the privacy cap", confirmed(with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.RestoreRequested = true
 			s.Marks.PendingDeletion.MarkedAt = now.Add(-8 * 24 * time.Hour)
 		})), nil, want{deletion.StepDelete, deletion.ReapDelete, 0, false, ""}},
 		{"deleting without errors: wait until gone", confirmed(deleting(5 * time.Hour)), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, false, ""}},
-		{"stuck on a code Gardener accepts, but not long enough", confirmed(deleting(time.Hour, cluster.ErrInfraDependencies)), nil,
+		{"stuck on a code Gardener accepts, but not long enough", confirmed(deleting(time.Hour, shootstate.ErrInfraDependencies)), nil,
 			want{deletion.StepWaitGone, deletion.ReapNone, time.Hour, true, ""}},
-		{"stuck long enough on an accepted code: force-delete", confirmed(deleting(2*time.Hour, cluster.ErrCleanupClusterResources)), nil,
+		{"stuck long enough on an accepted code: force-delete", confirmed(deleting(2*time.Hour, shootstate.ErrCleanupClusterResources)), nil,
 			want{deletion.StepForceDelete, deletion.ReapForceDelete, 0, true, ""}},
-		{"stuck long enough, cached: confirm before forcing", deletion.ReapInput{Shoot: with(deleting(2*time.Hour, cluster.ErrCleanupClusterResources),
-			func(s *cluster.Shoot) { s.Live = false })}, nil, want{deletion.StepConfirm, deletion.ReapConfirm, 0, true, ""}},
-		{"stuck on a code Gardener does not accept force-deletion for: wait", confirmed(deleting(9*time.Hour, cluster.ErrInfraQuotaExceeded)), nil,
+		{"stuck long enough, cached: confirm before forcing", deletion.ReapInput{Shoot: with(deleting(2*time.Hour, shootstate.ErrCleanupClusterResources),
+			func(s *shootstate.Shoot) { s.Live = false })}, nil, want{deletion.StepConfirm, deletion.ReapConfirm, 0, true, ""}},
+		{"stuck on a code Gardener does not accept force-deletion for: wait", confirmed(deleting(9*time.Hour, shootstate.ErrInfraQuotaExceeded)), nil,
 			want{deletion.StepWaitGone, deletion.ReapNone, 0, false, ""}},
-		{"force-deletion already set: wait", confirmed(with(deleting(9*time.Hour, cluster.ErrConfigurationProblem), func(s *cluster.Shoot) {
+		{"force-deletion already set: wait", confirmed(with(deleting(9*time.Hour, shootstate.ErrConfigurationProblem), func(s *shootstate.Shoot) {
 			s.ForceDeletionRequested = true
 		})), nil, want{deletion.StepWaitGone, deletion.ReapNone, 0, true, ""}},
-		{"force-deletion disabled by configuration", confirmed(deleting(9*time.Hour, cluster.ErrInfraUnauthorized)),
+		{"force-deletion disabled by configuration", confirmed(deleting(9*time.Hour, shootstate.ErrInfraUnauthorized)),
 			func(p deletion.Policy) deletion.Policy { p.ForceDeletionAfter = 0; return p },
 			want{deletion.StepWaitGone, deletion.ReapNone, 0, true, ""}},
 	}
@@ -300,7 +300,7 @@ func unbacked(in deletion.ReapInput) deletion.ReapInput {
 }
 
 // kcpRecordOf is the KCP record the operator wrote with the shoot's record.
-func kcpRecordOf(s cluster.Shoot) *deletion.KCPRecord {
+func kcpRecordOf(s shootstate.Shoot) *deletion.KCPRecord {
 	pd := s.Marks.PendingDeletion
 	return &deletion.KCPRecord{RuntimeID: pd.RuntimeID, RuntimeNamespace: pd.RuntimeNamespace, ShootName: s.Name, ShootUID: s.UID,
 		MarkedAt: pd.MarkedAt, DueAt: pd.DueAt}
@@ -327,16 +327,16 @@ func backed(in deletion.ReapInput) deletion.ReapInput {
 func TestRestorable(t *testing.T) {
 	cases := []struct {
 		reason string
-		shoot  cluster.Shoot
+		shoot  shootstate.Shoot
 		want   error
 	}{
 		{"a marked hibernated shoot of ours can be restored", marked(time.Hour), nil},
 		{"after the window, while not yet deleted (brake), it can still be restored", marked(-time.Hour), nil},
-		{"not beyond the privacy limit", with(marked(-time.Hour), func(s *cluster.Shoot) {
+		{"not beyond the privacy limit", with(marked(-time.Hour), func(s *shootstate.Shoot) {
 			s.Marks.PendingDeletion.MarkedAt = now.Add(-8 * 24 * time.Hour)
 		}), deletion.ErrPrivacyLimit},
-		{"a foreign shoot cannot", with(marked(time.Hour), func(s *cluster.Shoot) { s.Marks.Managed = false }), deletion.ErrNotOurs},
-		{"a missing shoot cannot", cluster.Shoot{}, deletion.ErrNotOurs},
+		{"a foreign shoot cannot", with(marked(time.Hour), func(s *shootstate.Shoot) { s.Marks.Managed = false }), deletion.ErrNotOurs},
+		{"a missing shoot cannot", shootstate.Shoot{}, deletion.ErrNotOurs},
 		{"a live shoot is not pending deletion", healthy(), deletion.ErrNotPendingDeletion},
 		{"a shoot Gardener deletes cannot come back", deleting(time.Minute), deletion.ErrDeletionInProgress},
 	}
@@ -366,7 +366,7 @@ func TestParseBrake(t *testing.T) {
 
 func TestPolicyDueIsTheLaterOfBothRecords(t *testing.T) {
 	p := policy()
-	pd := cluster.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-7 * 24 * time.Hour), DueAt: now.Add(-7 * 24 * time.Hour)}
+	pd := shootstate.PendingDeletion{RuntimeID: rtID, MarkedAt: now.Add(-7 * 24 * time.Hour), DueAt: now.Add(-7 * 24 * time.Hour)}
 	kcp := deletion.KCPRecord{MarkedAt: now, DueAt: now.Add(72 * time.Hour)}
 	if got := p.Due(pd, kcp); !got.Equal(now.Add(72 * time.Hour)) {
 		t.Errorf("a forged early shoot record: due %s, want the KCP's %s", got, now.Add(72*time.Hour))
@@ -387,14 +387,14 @@ func TestMigrationRecord(t *testing.T) {
 	p := policy()
 	s := healthy()
 	week := now.Add(-7 * 24 * time.Hour)
-	forged := cluster.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: "aws", MarkedAt: week, DueAt: week}
+	forged := shootstate.PendingDeletion{RuntimeID: rtID, RuntimeNamespace: "kcp-system", Plan: "aws", MarkedAt: week, DueAt: week}
 	got := p.MigrationRecord(s, forged, now)
 	want := deletion.KCPRecord{RuntimeID: rtID, RuntimeNamespace: "kcp-system", ShootName: s.Name, ShootUID: s.UID, MarkedAt: now,
 		DueAt: now.Add(72 * time.Hour)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("an old record at the migration is given a full window from now (-want +got):\n%s", diff)
 	}
-	later := cluster.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: now.Add(100 * time.Hour), Window: 100 * time.Hour}
+	later := shootstate.PendingDeletion{RuntimeID: rtID, Plan: "aws", MarkedAt: now, DueAt: now.Add(100 * time.Hour), Window: 100 * time.Hour}
 	if got := p.MigrationRecord(s, later, now); !got.DueAt.Equal(now.Add(100 * time.Hour)) {
 		t.Errorf("the migration never brings a record forward: due %s, want %s", got.DueAt, now.Add(100*time.Hour))
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // KCPRecord is the deletion of a Runtime as the operator recorded it in the KCP when it let the Runtime go. The
-// shoot's own record (cluster.PendingDeletion) lives in annotations anyone who can write shoots in the garden
+// shoot's own record (shootstate.PendingDeletion) lives in annotations anyone who can write shoots in the garden
 // project can forge; the KCP record is written only by the operator (its own resource, its own RBAC). The reaper
 // deletes a shoot only when both records agree on the shoot (UID) and the runtime, and never before the later of
 // their due times.
@@ -53,7 +53,7 @@ var (
 
 // CheckKCPRecord tells whether the KCP record kcp backs the deletion record pd on shoot s: it exists, it names the
 // same runtime, and it is about this very shoot (name and UID).
-func CheckKCPRecord(s cluster.Shoot, pd cluster.PendingDeletion, kcp *KCPRecord) error {
+func CheckKCPRecord(s shootstate.Shoot, pd shootstate.PendingDeletion, kcp *KCPRecord) error {
 	switch {
 	case kcp == nil:
 		return fmt.Errorf("%w: the KCP holds no deletion record of runtime %s", ErrNoKCPRecord, pd.RuntimeID)
@@ -71,7 +71,7 @@ func CheckKCPRecord(s cluster.Shoot, pd cluster.PendingDeletion, kcp *KCPRecord)
 // Due is when a shoot recorded in both places may be deleted: the later of the shoot record's effective due time
 // and the KCP record's (each capped by the data-privacy limit from its own mark). A forged shoot record can so
 // never bring a deletion forward; it can only postpone it, which its author could do anyway by removing the mark.
-func (p Policy) Due(pd cluster.PendingDeletion, kcp KCPRecord) time.Time {
+func (p Policy) Due(pd shootstate.PendingDeletion, kcp KCPRecord) time.Time {
 	due := p.EffectiveDue(pd)
 	kcpDue := kcp.DueAt
 	if p.MaxWindow > 0 {
@@ -88,7 +88,7 @@ func (p Policy) Due(pd cluster.PendingDeletion, kcp KCPRecord) time.Time {
 // MigrationRecord is the KCP record the one-time migration writes for a shoot that was marked by an operator
 // version without KCP records: due no earlier than the shoot's record says, and no earlier than a full window
 // (the longer of the recorded one and the plan's) from now, because the shoot record cannot be trusted on its own.
-func (p Policy) MigrationRecord(s cluster.Shoot, pd cluster.PendingDeletion, now time.Time) KCPRecord {
+func (p Policy) MigrationRecord(s shootstate.Shoot, pd shootstate.PendingDeletion, now time.Time) KCPRecord {
 	window := p.capped(max(pd.Window, p.Window(pd.Plan)))
 	due := now.Add(window)
 	if pd.DueAt.After(due) {

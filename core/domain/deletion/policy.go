@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // Policy is the operator's static deletion configuration. The dynamic part (the emergency brake, the circuit
@@ -111,7 +111,7 @@ func (p Policy) LongerPlan(a, b string) string {
 
 // EffectiveDue is when a marked shoot may be deleted: the recorded due time, but never later than MaxWindow after
 // the mark, so lowering the maximum also shortens windows already running.
-func (p Policy) EffectiveDue(pd cluster.PendingDeletion) time.Time {
+func (p Policy) EffectiveDue(pd shootstate.PendingDeletion) time.Time {
 	due := pd.DueAt
 	if limit := p.PrivacyLimit(pd); !limit.IsZero() && limit.Before(due) {
 		due = limit
@@ -120,7 +120,7 @@ func (p Policy) EffectiveDue(pd cluster.PendingDeletion) time.Time {
 }
 
 // PrivacyLimit is the latest moment the shoot of a deleted runtime may be kept (zero when MaxWindow is unset).
-func (p Policy) PrivacyLimit(pd cluster.PendingDeletion) time.Time {
+func (p Policy) PrivacyLimit(pd shootstate.PendingDeletion) time.Time {
 	if p.MaxWindow <= 0 {
 		return time.Time{}
 	}

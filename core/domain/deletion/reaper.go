@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // ReapStep names where a shoot is in its deletion.
@@ -49,7 +49,7 @@ const (
 
 // ReapInput is what the reaper observed of one shoot.
 type ReapInput struct {
-	Shoot cluster.Shoot
+	Shoot shootstate.Shoot
 	// RuntimeExists is nil until the KCP was asked (live) whether a Runtime with the record's runtime ID that names
 	// this shoot exists (it would take the cluster back).
 	RuntimeExists *bool
@@ -142,7 +142,7 @@ func Reap(in ReapInput, p Policy, now time.Time) ReapDecision {
 // Gardener accepts force-deletion for.
 func reapDeleting(in ReapInput, p Policy, now time.Time) ReapDecision {
 	s := in.Shoot
-	stuck := cluster.ForceDeletionAllowed(s.Codes())
+	stuck := shootstate.ForceDeletionAllowed(s.Codes())
 	switch {
 	case !stuck || s.ForceDeletionRequested:
 		return ReapDecision{Step: StepWaitGone, Stuck: stuck, Message: fmt.Sprintf("Gardener is deleting shoot %s.", s.Name)}
@@ -170,7 +170,7 @@ func reapDeleting(in ReapInput, p Policy, now time.Time) ReapDecision {
 // CheckRecord tells whether a deletion record can be trusted to delete a shoot. The record lives in annotations
 // anyone with write access to the shoot can edit, so it must be consistent in itself: it names a runtime, it was
 // not written in the future, and its due time is not earlier than its recorded window allows.
-func CheckRecord(pd cluster.PendingDeletion, p Policy, now time.Time) error {
+func CheckRecord(pd shootstate.PendingDeletion, p Policy, now time.Time) error {
 	switch {
 	case pd.RuntimeID == "":
 		return errors.New("it names no runtime")
@@ -198,7 +198,7 @@ var (
 // Restorable tells whether a shoot can still be brought back: it must be ours, marked, not yet being deleted, and
 // within the data-privacy limit. A shoot whose window passed but which the reaper has not deleted yet (brake on)
 // can be restored until that limit.
-func Restorable(s cluster.Shoot, p Policy, now time.Time) error {
+func Restorable(s shootstate.Shoot, p Policy, now time.Time) error {
 	switch {
 	case !s.Exists || !s.Marks.Managed:
 		return ErrNotOurs

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // RuntimeInput is what the operator observed when a Runtime is being deleted.
@@ -20,7 +20,7 @@ type RuntimeInput struct {
 	AccessRemoved bool
 	// Shoot is the shoot named by the Runtime. Only a live observation (Shoot.Live) leads to a decision about it:
 	// a cache that has not seen the shoot yet must not let the Runtime go with its cluster unmarked.
-	Shoot cluster.Shoot
+	Shoot shootstate.Shoot
 	// RestoreDocumentSize is the size of the Runtime as a restore document, in bytes.
 	RestoreDocumentSize int
 }
@@ -53,7 +53,7 @@ const MaxRestoreDocument = 64 << 10
 type RuntimeDecision struct {
 	Action RuntimeAction
 	// Record is what to write on the shoot (ActionMarkShoot).
-	Record *cluster.PendingDeletion
+	Record *shootstate.PendingDeletion
 	// Hibernate requests hibernation with the mark; false for shoots deleted at once.
 	Hibernate bool
 	// KeepRestoreDocument is false when the Runtime is too large to be recorded: the shoot is still marked and
@@ -111,7 +111,7 @@ func OnRuntimeDeleted(in RuntimeInput, p Policy, now time.Time) RuntimeDecision 
 		return release(fmt.Sprintf("Shoot %s is already being deleted.", s.Name))
 	}
 	window, plan := markWindow(in, p)
-	rec := &cluster.PendingDeletion{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, Plan: plan,
+	rec := &shootstate.PendingDeletion{RuntimeID: in.RuntimeID, RuntimeNamespace: in.Namespace, Plan: plan,
 		MarkedAt: now, DueAt: now.Add(window), Window: window}
 	kcp := kcpRecordAt(in, p, now)
 	d := RuntimeDecision{Action: ActionMarkShoot, Record: rec, KCPRecord: &kcp, KeepRestoreDocument: in.RestoreDocumentSize <= MaxRestoreDocument}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // Defaults of the state machine.
@@ -91,7 +91,7 @@ func resolveShootName(in Input, now time.Time) (Decision, bool) {
 // that was deleted takes its cluster back when it is created again with the same ID (a KEB retry, a backup applied,
 // a restore of the KCP namespace); any other Runtime waits until the reaper has deleted the old cluster after its
 // window. Provisioning never deletes a shoot and never shortens a window.
-func pendingDeletion(in Input, pd cluster.PendingDeletion, now time.Time) Decision {
+func pendingDeletion(in Input, pd shootstate.PendingDeletion, now time.Time) Decision {
 	s, it := in.Shoot, in.Intent
 	if s.Deleting() {
 		return pending(StepResolveShootName, ActionNone, ReasonOldClusterDeleting, 0,
@@ -199,8 +199,8 @@ func gardener(in Input) (Decision, bool) {
 
 func failure(in Input, now time.Time) Decision {
 	s := in.Shoot
-	class := cluster.Classify(s.Codes())
-	if class == cluster.NotRetryable {
+	class := shootstate.Classify(s.Codes())
+	if class == shootstate.NotRetryable {
 		return failed(StepWaitForGardener, ReasonGardenerFailed, 0,
 			"%s. Gardener cannot use the cloud account: check the credentials of the credentials binding; the runtime recovers when Gardener reconciles successfully.",
 			s.GardenerMessage())
@@ -213,7 +213,7 @@ func failure(in Input, now time.Time) Decision {
 	if maxUnknown == 0 {
 		maxUnknown = DefaultMaxUnknownRetries
 	}
-	if class == cluster.RetryUnknown && attempts >= maxUnknown {
+	if class == shootstate.RetryUnknown && attempts >= maxUnknown {
 		return failed(StepWaitForGardener, ReasonGardenerFailed, 0,
 			"%s. Gave up after %d retries because Gardener reported no error code; ask the Gardener operators.", s.GardenerMessage(), attempts)
 	}
@@ -223,8 +223,8 @@ func failure(in Input, now time.Time) Decision {
 			"%s. Retry %d requested; waiting for Gardener to start it.", s.GardenerMessage(), attempts)
 	}
 	backoff := in.Backoff
-	if backoff == (cluster.Backoff{}) {
-		backoff = cluster.DefaultBackoff
+	if backoff == (shootstate.Backoff{}) {
+		backoff = shootstate.DefaultBackoff
 	}
 	due := failedAt.Add(backoff.Delay(attempts))
 	if now.Before(due) {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	lc "github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 var now = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
@@ -22,11 +22,11 @@ func intent() lc.Intent {
 }
 
 // reconciled is our shoot, with generation 3 of the Runtime applied and reconciled by Gardener.
-func reconciled() cluster.Shoot {
-	return cluster.Shoot{
+func reconciled() shootstate.Shoot {
+	return shootstate.Shoot{
 		Exists: true, Name: "c-1a2b3c", Generation: 5, ObservedGeneration: 5,
-		LastOperation: &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateSucceeded, Progress: 100, LastUpdate: now.Add(-time.Hour)},
-		Marks:         cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"},
+		LastOperation: &shootstate.Operation{Type: shootstate.OperationReconcile, State: shootstate.StateSucceeded, Progress: 100, LastUpdate: now.Add(-time.Hour)},
+		Marks:         shootstate.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"},
 	}
 }
 
@@ -39,16 +39,16 @@ func ready() lc.Input {
 // creating is ready() while Gardener still runs the Create operation with the kube-apiserver already advertised.
 func creating() lc.Input {
 	in := ready()
-	in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 60}
+	in.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateProcessing, Progress: 60}
 	in.Shoot.APIServerAdvertised = true
 	return in
 }
 
-func failedShoot(codes ...cluster.ErrorCode) cluster.Shoot {
+func failedShoot(codes ...shootstate.ErrorCode) shootstate.Shoot {
 	s := reconciled()
-	s.LastOperation = &cluster.Operation{Type: cluster.OperationReconcile, State: cluster.StateFailed, Progress: 40,
+	s.LastOperation = &shootstate.Operation{Type: shootstate.OperationReconcile, State: shootstate.StateFailed, Progress: 40,
 		Description: "infrastructure failed", LastUpdate: now.Add(-10 * time.Second)}
-	s.LastErrors = []cluster.LastError{{Description: "cloud says no", Codes: codes}}
+	s.LastErrors = []shootstate.LastError{{Description: "cloud says no", Codes: codes}}
 	return s
 }
 
@@ -134,7 +134,7 @@ func TestDecide(t *testing.T) {
 			reason: "a shoot the previous infrastructure manager created for this runtime is adopted, not a name clash",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.Marks = cluster.Marks{RuntimeID: rtID}
+				in.Shoot.Marks = shootstate.Marks{RuntimeID: rtID}
 				return in
 			},
 			want:        brief{lc.StepResolveShootName, lc.ActionAdoptShoot, lc.StatePending, lc.ReasonAdoptingShoot, 0},
@@ -144,7 +144,7 @@ func TestDecide(t *testing.T) {
 			reason: "an unmarked shoot of another runtime is a name clash",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.Marks = cluster.Marks{RuntimeID: "another-runtime"}
+				in.Shoot.Marks = shootstate.Marks{RuntimeID: "another-runtime"}
 				return in
 			},
 			want: brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
@@ -153,7 +153,7 @@ func TestDecide(t *testing.T) {
 			reason: "an unmarked shoot being deleted is not adopted",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.Marks = cluster.Marks{RuntimeID: rtID}
+				in.Shoot.Marks = shootstate.Marks{RuntimeID: rtID}
 				in.Shoot.DeletionTimestamp = &now
 				return in
 			},
@@ -258,7 +258,7 @@ func TestDecide(t *testing.T) {
 			reason: "Gardener processing: Pending with Gardener's progress in the message",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 42, Description: "waiting for nodes"}
+				in.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateProcessing, Progress: 42, Description: "waiting for nodes"}
 				return in
 			},
 			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -321,7 +321,7 @@ func TestDecide(t *testing.T) {
 			reason: "Gardener in Error state retries by itself: keep waiting",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.LastOperation.State = cluster.StateError
+				in.Shoot.LastOperation.State = shootstate.StateError
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonWaitingForGardener, 0},
@@ -330,7 +330,7 @@ func TestDecide(t *testing.T) {
 			reason: "unauthenticated is not retryable: Failed with Gardener's message",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraUnauthenticated)
+				in.Shoot = failedShoot(shootstate.ErrInfraUnauthenticated)
 				return in
 			},
 			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StateFailed, lc.ReasonGardenerFailed, 0},
@@ -340,7 +340,7 @@ func TestDecide(t *testing.T) {
 			reason: "unauthorized next to a retryable code is still not retryable",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraQuotaExceeded, cluster.ErrInfraUnauthorized)
+				in.Shoot = failedShoot(shootstate.ErrInfraQuotaExceeded, shootstate.ErrInfraUnauthorized)
 				return in
 			},
 			want: brief{lc.StepWaitForGardener, lc.ActionNone, lc.StateFailed, lc.ReasonGardenerFailed, 0},
@@ -349,7 +349,7 @@ func TestDecide(t *testing.T) {
 			reason: "quota exceeded just happened: Pending, retry scheduled after the first backoff",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraQuotaExceeded)
+				in.Shoot = failedShoot(shootstate.ErrInfraQuotaExceeded)
 				return in
 			},
 			want:        brief{lc.StepWaitForGardener, lc.ActionNone, lc.StatePending, lc.ReasonGardenerRetryScheduled, 20 * time.Second},
@@ -359,7 +359,7 @@ func TestDecide(t *testing.T) {
 			reason: "rate limits after the backoff passed: ask Gardener to retry",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraRateLimitsExceeded)
+				in.Shoot = failedShoot(shootstate.ErrInfraRateLimitsExceeded)
 				in.Shoot.LastOperation.LastUpdate = now.Add(-time.Minute)
 				return in
 			},
@@ -369,7 +369,7 @@ func TestDecide(t *testing.T) {
 			reason: "the second failure of the same generation waits twice as long",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraDependencies)
+				in.Shoot = failedShoot(shootstate.ErrInfraDependencies)
 				in.Shoot.LastOperation.LastUpdate = now.Add(-40 * time.Second)
 				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 1, 5
 				in.Shoot.Marks.RetryRequestedAt = now.Add(-2 * time.Minute)
@@ -381,7 +381,7 @@ func TestDecide(t *testing.T) {
 			reason: "a retry was requested and Gardener has not started it: do not ask again",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrRetryableConfigurationProblem)
+				in.Shoot = failedShoot(shootstate.ErrRetryableConfigurationProblem)
 				in.Shoot.LastOperation.LastUpdate = now.Add(-time.Hour)
 				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 1, 5
 				in.Shoot.Marks.RetryRequestedAt = now.Add(-time.Second)
@@ -393,7 +393,7 @@ func TestDecide(t *testing.T) {
 			reason: "retry counts of an older shoot generation do not count",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrConfigurationProblem)
+				in.Shoot = failedShoot(shootstate.ErrConfigurationProblem)
 				in.Shoot.LastOperation.LastUpdate = now.Add(-31 * time.Second)
 				in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = 7, 4
 				in.Shoot.Marks.RetryRequestedAt = now.Add(-time.Hour)
@@ -416,7 +416,7 @@ func TestDecide(t *testing.T) {
 			reason: "a stale failure of an older generation is not acted on: wait for Gardener",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot = failedShoot(cluster.ErrInfraUnauthorized)
+				in.Shoot = failedShoot(shootstate.ErrInfraUnauthorized)
 				in.Shoot.Generation = 6
 				return in
 			},
@@ -463,7 +463,7 @@ func TestDecide(t *testing.T) {
 			reason: "a shoot without our marks is foreign: Failed, never touched",
 			in: func() lc.Input {
 				in := ready()
-				in.Shoot.Marks = cluster.Marks{}
+				in.Shoot.Marks = shootstate.Marks{}
 				return in
 			},
 			want:        brief{lc.StepResolveShootName, lc.ActionNone, lc.StateFailed, lc.ReasonShootNameTaken, lc.SlowRecheck},
@@ -581,11 +581,11 @@ func deletionPolicy() deletion.Policy {
 	return deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 7 * 24 * time.Hour, Budget: deletion.DefaultBudget()}
 }
 
-func pendingDeletion(owner string) cluster.Shoot {
+func pendingDeletion(owner string) shootstate.Shoot {
 	s := reconciled()
 	s.Marks.RuntimeID = owner
 	s.HibernationRequested = true
-	s.Marks.PendingDeletion = &cluster.PendingDeletion{RuntimeID: owner, Plan: "azure", MarkedAt: now.Add(-time.Hour), DueAt: now.Add(time.Hour)}
+	s.Marks.PendingDeletion = &shootstate.PendingDeletion{RuntimeID: owner, Plan: "azure", MarkedAt: now.Add(-time.Hour), DueAt: now.Add(time.Hour)}
 	return s
 }
 
@@ -602,8 +602,8 @@ func TestProvisioningWalk(t *testing.T) {
 		case lc.ActionCheckSeed:
 			in = in.WithSeed(true)
 		case lc.ActionApplyShoot:
-			s := cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
-				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}}
+			s := shootstate.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
+				Marks: shootstate.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}}
 			in = in.WithAppliedShoot(s)
 		case lc.ActionEnsureGardenerCluster:
 			in = in.WithGardenerCluster()
@@ -613,7 +613,7 @@ func TestProvisioningWalk(t *testing.T) {
 			switch d.Reason {
 			case lc.ReasonWaitingForGardener: // the watch delivers Gardener's success
 				in.Shoot.ObservedGeneration = 1
-				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateSucceeded, Progress: 100}
+				in.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateSucceeded, Progress: 100}
 			case lc.ReasonWaitingForKubeconfig: // the kubeconfig controller writes the Secret
 				in.Access.SecretExists = true
 			}
@@ -653,8 +653,8 @@ func TestProvisioningWalkWithEarlyAccess(t *testing.T) {
 		}
 		switch d.Action {
 		case lc.ActionApplyShoot:
-			in = in.WithAppliedShoot(cluster.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
-				Marks: cluster.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}})
+			in = in.WithAppliedShoot(shootstate.Shoot{Exists: true, Name: "c-1a2b3c", Generation: 1,
+				Marks: shootstate.Marks{Managed: true, RuntimeID: rtID, AppliedRuntimeGeneration: 3, AppliedSpecHash: "h3"}})
 		case lc.ActionEnsureGardenerCluster:
 			in = in.WithGardenerCluster()
 		case lc.ActionConfigureRuntime:
@@ -663,12 +663,12 @@ func TestProvisioningWalkWithEarlyAccess(t *testing.T) {
 			switch {
 			case in.Shoot.LastOperation == nil: // Gardener starts creating and advertises the kube-apiserver
 				in.Shoot.ObservedGeneration = 1
-				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateProcessing, Progress: 30}
+				in.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateProcessing, Progress: 30}
 				in.Shoot.APIServerAdvertised = true
 			case !in.Access.SecretExists: // the kubeconfig controller writes the Secret
 				in.Access.SecretExists = true
 			default: // Gardener finishes
-				in.Shoot.LastOperation = &cluster.Operation{Type: cluster.OperationCreate, State: cluster.StateSucceeded, Progress: 100}
+				in.Shoot.LastOperation = &shootstate.Operation{Type: shootstate.OperationCreate, State: shootstate.StateSucceeded, Progress: 100}
 				gardenerDone = true
 			}
 		}

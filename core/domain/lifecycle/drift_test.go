@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	lc "github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // TestDrift: a Ready runtime is configured again only when the desired state changed or its drift period passed,
@@ -166,7 +166,7 @@ func TestConditions(t *testing.T) {
 	})
 	t.Run("Gardener failed the creation", func(t *testing.T) {
 		in := creating()
-		in.Shoot.LastOperation.State = cluster.StateFailed
+		in.Shoot.LastOperation.State = shootstate.StateFailed
 		if c := byType(lc.Conditions(in, nil))[lc.ConditionProvisioned]; c.Status || c.Reason != lc.ReasonGardenerError {
 			t.Errorf("got %+v", c)
 		}

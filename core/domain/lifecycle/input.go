@@ -3,9 +3,9 @@ package lifecycle
 import (
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // Intent is what KEB asked for, reduced to what the state machine decides on.
@@ -95,7 +95,7 @@ type Configuration struct {
 // Input is everything Decide looks at.
 type Input struct {
 	Intent Intent
-	Shoot  cluster.Shoot
+	Shoot  shootstate.Shoot
 	Access Access
 	// SeedAvailable is nil until checked (only needed with EnforceSeedLocation).
 	SeedAvailable *bool
@@ -105,7 +105,7 @@ type Input struct {
 	// DeletionPolicy tells when an old cluster holding the shoot name is due.
 	DeletionPolicy deletion.Policy
 	// Backoff spaces retries of failed shoots; zero means cluster.DefaultBackoff.
-	Backoff cluster.Backoff
+	Backoff shootstate.Backoff
 	// MaxUnknownRetries bounds retries of failures without error codes; zero means DefaultMaxUnknownRetries.
 	MaxUnknownRetries int
 	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;

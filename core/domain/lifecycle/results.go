@@ -3,7 +3,7 @@ package lifecycle
 import (
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // ActionError is how a failed action is reported back to the state machine.
@@ -65,14 +65,14 @@ func ActionFailed(d Decision, e ActionError) Decision {
 }
 
 // WithShoot returns in with the shoot as an action (retry, restore, delete) left it.
-func (in Input) WithShoot(s cluster.Shoot) Input {
+func (in Input) WithShoot(s shootstate.Shoot) Input {
 	in.Shoot = s
 	return in
 }
 
 // WithAppliedShoot returns in with the shoot as ApplyShoot left it: it holds the desired spec, and a forced patch
 // is done.
-func (in Input) WithAppliedShoot(s cluster.Shoot) Input {
+func (in Input) WithAppliedShoot(s shootstate.Shoot) Input {
 	in.Shoot = s
 	in.Intent.ForcePatch, in.Intent.ShootInSync = false, true
 	return in

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	lc "github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 )
 
 // TestRetryAttemptIsPartOfTheDecision: the attempt a retry request records is decided with it, counting only the
@@ -24,7 +24,7 @@ func TestRetryAttemptIsPartOfTheDecision(t *testing.T) {
 	}
 	for _, tc := range cases {
 		in := ready()
-		in.Shoot = failedShoot(cluster.ErrInfraRateLimitsExceeded)
+		in.Shoot = failedShoot(shootstate.ErrInfraRateLimitsExceeded)
 		in.Shoot.LastOperation.LastUpdate = now.Add(-time.Hour)
 		in.Shoot.Marks.RetryAttempts, in.Shoot.Marks.RetryShootGeneration = tc.attempts, tc.retriedGeneration
 		in.Shoot.Marks.RetryRequestedAt = now.Add(-2 * time.Hour)

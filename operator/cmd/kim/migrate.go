@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/cli"
+	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/migrate"
 )
 
@@ -84,21 +84,14 @@ func (f *migrateFlags) run(ctx context.Context, dryRunGiven bool, stdout, stderr
 	if err != nil {
 		return err
 	}
-	scheme, err := migrate.Scheme()
-	if err != nil {
-		return err
-	}
 	kcpCfg, err := kcpFlags.restConfig()
 	if err != nil {
 		return err
 	}
 	kcpRequests := &migrate.Requests{}
-	if kcpCfg, err = guard.Secure(kcpRequests.Wrap(kcpCfg), migrate.KCPPolicy(namespace)); err != nil {
-		return fmt.Errorf("KCP kubeconfig: %w", err)
-	}
-	kcp, err := client.New(kcpCfg, client.Options{Scheme: scheme})
+	kcp, err := app.NewMigrationKCPClient(kcpRequests.Wrap(kcpCfg), namespace)
 	if err != nil {
-		return fmt.Errorf("KCP client: %w", err)
+		return err
 	}
 	opCfg, err := f.landscape.load(ctx, kcp, namespace)
 	if err != nil {
@@ -111,12 +104,9 @@ func (f *migrateFlags) run(ctx context.Context, dryRunGiven bool, stdout, stderr
 	}
 	gardenRequests := &migrate.Requests{}
 	// The garden client cannot write: every request but reads and dry runs is refused before it is sent.
-	if gardenCfg, err = guard.Secure(gardenRequests.Wrap(gardenCfg), guard.MigrationPolicy(gardenNamespace)); err != nil {
-		return fmt.Errorf("garden kubeconfig: %w", err)
-	}
-	garden, err := client.New(gardenCfg, client.Options{Scheme: scheme})
+	garden, err := app.NewMigrationGardenClient(gardenRequests.Wrap(gardenCfg), gardenNamespace)
 	if err != nil {
-		return fmt.Errorf("garden client: %w", err)
+		return err
 	}
 	m := &migrate.Migrator{KCP: kcp, Garden: garden, Options: migrate.Options{
 		Namespace: namespace, GardenNamespace: gardenNamespace, Config: opCfg.ShootConfig(),

@@ -10,12 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/adapters/gardener/guard"
-	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
-	"github.com/kyma-project/kim/core/usecase"
 	"github.com/kyma-project/kim/internal/cli"
+	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
@@ -66,16 +63,10 @@ func restore(ctx context.Context, shoot string, kcpFlags, gardenFlags *kubeconfi
 	if err != nil {
 		return err
 	}
-	if gardenCfg, err = guard.Secure(gardenCfg, guard.ProjectPolicy(gardenNamespace)); err != nil {
-		return fmt.Errorf("garden kubeconfig: %w", err)
-	}
-	garden, err := client.New(gardenCfg, client.Options{Scheme: scheme})
+	restorer, err := app.NewRestorer(kcp, gardenCfg, namespace, gardenNamespace, cfg.Deletion.DeletionPolicy())
 	if err != nil {
-		return fmt.Errorf("garden client: %w", err)
+		return err
 	}
-	restorer := &usecase.Restorer{Shoots: &gardener.Shoots{Client: garden, Live: garden, Namespace: gardenNamespace, RuntimeNamespace: namespace},
-		Runtimes: &kube.RuntimeRegistry{Live: kcp, Writer: kcp, Namespaces: []string{namespace}},
-		Policy:   cfg.Deletion.DeletionPolicy(), DefaultNamespace: namespace}
 	plan, err := restorer.Restore(ctx, shoot, time.Now(), dryRun)
 	if err != nil {
 		return err

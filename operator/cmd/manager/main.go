@@ -20,9 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/version"
 )
 
@@ -94,23 +92,20 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 	}
 	// The Gardener client refuses unverified TLS and any request outside the project allow list (see
 	// docs/operations/gardener-permissions.md).
-	garden, err := guard.LoadKubeconfig(s.gardenKubeconfig, guard.ProjectPolicy(opts.GardenNamespace()))
+	garden, err := app.LoadGardenKubeconfig(s.gardenKubeconfig, opts)
 	if err != nil {
 		return err
+	}
+	if s.legacyMetrics {
+		opts.LegacyMetrics = app.LegacyMetricsLow
+		if s.legacyMetricsFull {
+			opts.LegacyMetrics = app.LegacyMetricsFull
+		}
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
 	mgr, err := app.NewManager(kcp, garden, opts)
 	if err != nil {
 		return err
-	}
-	if s.legacyMetrics {
-		mode := legacymetrics.ModeLow
-		if s.legacyMetricsFull {
-			mode = legacymetrics.ModeFull
-		}
-		if err := legacymetrics.Register(mgr, mode, opts.KubeconfigValidity, opts.KubeconfigRotationFraction); err != nil {
-			return err
-		}
 	}
 	return mgr.Start(ctx)
 }

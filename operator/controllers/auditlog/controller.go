@@ -12,10 +12,12 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -23,11 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
+	"github.com/kyma-project/kim/core/domain/auditlog"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // RBAC in KCP: the pool (the operator patches the reservation labels, spec.assignedToRuntimeID and spec.orphaned) and the tenants'
@@ -42,41 +44,58 @@ const Resync = 30 * time.Minute
 // Name of the controller in logs and the --controllers flag.
 const Name = "auditlog-pool"
 
-// Controller wires the pool controller into the operator.
-type Controller struct{}
+// Deps is what the pool controller claims, keeps and releases tenants with; the composition root (operator/app)
+// fills it, and sets the controller up only while dedicated tenants are on (shoot.auditLog.pool.enabled).
+type Deps struct {
+	// GardenCache is the garden's cache: a deleted shoot's tenant may be released; Observe reads the operator's
+	// marks off it.
+	GardenCache cache.Cache
+	Observe     ShootObserver
+	Clock       ports.Clock
+	// Shoots and ShootLister tell whether a runtime's cluster is gone.
+	Shoots      ports.Shoots
+	ShootLister ports.ShootLister
+	Pool        ports.AuditLogPool
+	// Kind is the AuditLog resource the pool is made of (watched in the manager's cache).
+	Kind schema.GroupVersionKind
+	// TenantName names a tenant of the pool from its object's namespace and name (the name Pool uses).
+	TenantName  func(namespace, name string) string
+	Runtimes    ports.AuditLogRuntimes
+	Credentials ports.AuditLogCredentials
+	Secrets     ports.RuntimeSecretWriter
+	// CredentialsPolicy says which KCP Secrets are copied into runtimes as read credentials.
+	CredentialsPolicy auditlog.CredentialsPolicy
+}
 
-var _ setup.Controller = Controller{}
+// ShootObserver is the port that reads the domain's observation of a shoot (the operator's marks) off the object of
+// a garden event; the Gardener adapter implements it.
+type ShootObserver interface {
+	Observe(*gardencorev1beta1.Shoot) shootstate.Shoot
+}
 
-// Name implements setup.Controller.
-func (Controller) Name() string { return Name }
-
-// SetupWithManager implements setup.Controller. Nothing is set up while dedicated tenants are off (no ports).
-func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	al := deps.Ports.SelfService.AuditLog
-	if al == nil {
-		return nil
-	}
-	keep := &usecase.AuditLogKeeper{Pool: al.Pool, Runtimes: al.Runtimes, Shoots: deps.Ports.Shoots, ShootList: deps.Ports.ShootLister,
-		Credentials: al.Credentials, Writer: al.Secrets, CredentialsPolicy: al.CredentialsPolicy}
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports.Clock, al, keep, NewMetrics(nil))
+// AddToManager registers the pool controller with the KCP manager and serves the pool gauges.
+func AddToManager(mgr manager.Manager, deps Deps) error {
+	keep := &usecase.AuditLogKeeper{Pool: deps.Pool, Runtimes: deps.Runtimes, Shoots: deps.Shoots, ShootList: deps.ShootLister,
+		Credentials: deps.Credentials, Writer: deps.Secrets, CredentialsPolicy: deps.CredentialsPolicy}
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps, keep, NewMetrics(nil))
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(al.Kind)
+	obj.SetGroupVersionKind(deps.Kind)
 	err := ctrl.NewControllerManagedBy(mgr).Named(Name).
 		For(obj).
-		WatchesRawSource(source.Kind(mgr.GetCache(), &imv1.Runtime{}, runtimeChanged(al))).
-		WatchesRawSource(source.Kind(deps.Garden.GetCache(), &gardencorev1beta1.Shoot{}, shootGone(al, deps.Ports.SelfService.ObserveShoot))).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &imv1.Runtime{}, runtimeChanged(deps.Pool))).
+		WatchesRawSource(source.Kind(deps.GardenCache, &gardencorev1beta1.Shoot{}, shootGone(deps.Pool, deps.Observe))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("audit log pool controller: %w", err)
 	}
-	poolGauges.Use(&PoolCollector{Pool: al.Pool, Runtimes: mgr.GetClient()})
+	poolGauges.Use(&PoolCollector{Pool: deps.Pool, Runtimes: mgr.GetClient()})
 	return nil
 }
 
 // tenantsOf maps a runtime to the tenants reserved for or assigned to it (from the cache).
-func tenantsOf(ctx context.Context, al *setup.AuditLogPorts, runtimeID string) []reconcile.Request {
-	tenants, err := al.Pool.List(ctx, ports.ReadCached)
+func tenantsOf(ctx context.Context, pool ports.AuditLogPool, runtimeID string) []reconcile.Request {
+	tenants, err := pool.List(ctx, ports.ReadCached)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "cannot map runtime to audit log tenants", "runtimeID", runtimeID)
 		return nil
@@ -97,7 +116,7 @@ type (
 
 // runtimeChanged looks at the tenants of a runtime when it appears, goes, becomes provisioned (the read
 // credentials can be copied) or changes auditLogAccessEnabled; status updates of a runtime otherwise cost nothing.
-func runtimeChanged(pool *setup.AuditLogPorts) handler.TypedEventHandler[*imv1.Runtime, reconcile.Request] {
+func runtimeChanged(pool ports.AuditLogPool) handler.TypedEventHandler[*imv1.Runtime, reconcile.Request] {
 	add := func(ctx context.Context, rt *imv1.Runtime, q queue) {
 		for _, r := range tenantsOf(ctx, pool, rt.Name) {
 			q.Add(r)
@@ -118,10 +137,10 @@ func runtimeChanged(pool *setup.AuditLogPorts) handler.TypedEventHandler[*imv1.R
 }
 
 // shootGone looks at the tenant of a runtime whose shoot was deleted: it may be released now.
-func shootGone(pool *setup.AuditLogPorts, observe func(*gardencorev1beta1.Shoot) cluster.Shoot) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+func shootGone(pool ports.AuditLogPool, observe ShootObserver) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	return handler.TypedFuncs[*gardencorev1beta1.Shoot, reconcile.Request]{
 		DeleteFunc: func(ctx context.Context, e eventDelete, q queue) {
-			s := observe(e.Object)
+			s := observe.Observe(e.Object)
 			id := s.Marks.RuntimeID
 			if pd := s.Marks.PendingDeletion; pd != nil {
 				id = pd.RuntimeID

@@ -10,9 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/auditlog"
-	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
@@ -23,17 +21,16 @@ type Reconciler = skeleton.Reconciler[*unstructured.Unstructured, string, usecas
 
 type state = skeleton.State[*unstructured.Unstructured]
 
-// NewReconciler builds the reconciler on the manager's clients, the pool's ports and the keeper use case. Events
-// are logged, not recorded: a cluster-scoped pool has no namespace to record them in.
-func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, al *setup.AuditLogPorts, keep *usecase.AuditLogKeeper,
-	m *Metrics) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: clock,
+// NewReconciler builds the reconciler on the manager's clients, deps (Clock, Kind, TenantName) and the keeper use
+// case. Events are logged, not recorded: a cluster-scoped pool has no namespace to record them in.
+func NewReconciler(c client.Client, live client.Reader, deps Deps, keep *usecase.AuditLogKeeper, m *Metrics) *Reconciler {
+	return &Reconciler{Client: c, Live: live, Clock: deps.Clock,
 		New: func() *unstructured.Unstructured {
 			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(al.Kind)
+			u.SetGroupVersionKind(deps.Kind)
 			return u
 		},
-		Hooks: &hooks{keep: keep, tenantName: al.TenantName, metrics: m}}
+		Hooks: &hooks{keep: keep, tenantName: deps.TenantName, metrics: m}}
 }
 
 type hooks struct {

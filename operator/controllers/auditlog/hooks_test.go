@@ -31,12 +31,12 @@ func TestAuditLogPoolReconcilerOnTheSkeleton(t *testing.T) {
 		auditlog.Tenant{Name: "kcp-system/al-2", State: auditlog.StateAssigned, AssignedTo: "rt-1", ReservedFor: "rt-1", TenantID: "t2", ServiceURL: "https://b", SecretName: "w2"})
 	runtimes := kimfake.NewAuditLogRuntimes()
 	runtimes.Set("rt-1", ports.AuditLogOwner{Enabled: true, ShootName: "shoot-1"})
-	al := &setup.AuditLogPorts{Pool: pool, Kind: schema.GroupVersionKind{Group: "auditlogmanager.kyma-project.io", Version: "v1beta1", Kind: "AuditLog"},
-		Namespace: "kcp-system", TenantName: func(ns, name string) string { return ns + "/" + name }}
+	deps := Deps{Clock: clock, Pool: pool, Kind: schema.GroupVersionKind{Group: "auditlogmanager.kyma-project.io", Version: "v1beta1", Kind: "AuditLog"},
+		TenantName: func(ns, name string) string { return ns + "/" + name }}
 	keep := &usecase.AuditLogKeeper{Pool: pool, Runtimes: runtimes, Shoots: kimfake.NewGarden(clock), Credentials: kimfake.NewKCPSecrets(),
 		Writer: kimfake.NewRuntimeSecrets("rt-1")}
 	kcp := fake.NewClientBuilder().WithScheme(scheme).Build() // no AuditLog objects: every reconcile goes through Gone
-	r := NewReconciler(kcp, kcp, clock, al, keep, NewMetrics(nil))
+	r := NewReconciler(kcp, kcp, deps, keep, NewMetrics(nil))
 	reconcile := func(name string) ctrl.Result {
 		t.Helper()
 		res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: name}})

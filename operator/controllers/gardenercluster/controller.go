@@ -23,7 +23,6 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
@@ -43,31 +42,36 @@ const Finalizer = "infrastructuremanager.kyma-project.io/kubeconfig-secret"
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
 
-// Controller is the kubeconfig controller as the operator registers it.
-type Controller struct{}
-
-var _ setup.Controller = Controller{}
-
-// Name implements setup.Controller.
-func (Controller) Name() string { return Name }
+// Deps is what the GardenerCluster controller is built from; the composition root (operator/app) fills it.
+type Deps struct {
+	Clock ports.Clock
+	// Issuer asks Gardener for admin kubeconfigs; Secrets keeps them in the KCP.
+	Issuer  ports.KubeconfigIssuer
+	Secrets ports.KubeconfigSecretStore
+	// Shoots is the garden's cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's
+	// shoot.
+	Shoots ports.Shoots
+	// Policy says when a kubeconfig is issued and rotated.
+	Policy kubeconfig.Policy
+	// Workers are the concurrent reconciles (--gardener-cluster-workers).
+	Workers int
+}
 
 // Reconciler is the GardenerCluster reconciler: the skeleton with this package's hooks.
 type Reconciler = skeleton.Reconciler[*imv1.GardenerCluster, ports.KubeconfigRequest, usecase.RotationResult]
 
-// NewReconciler builds the reconciler on the manager's clients and the given ports.
-func NewReconciler(c client.Client, live client.Reader, p setup.Ports, policy kubeconfig.Policy, m *Metrics,
-	recorder events.EventRecorder) (*Reconciler, error) {
-	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+// NewReconciler builds the reconciler on the manager's clients and deps (Workers is not used).
+func NewReconciler(c client.Client, live client.Reader, deps Deps, m *Metrics, recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: deps.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
-		// The garden cache of shoots: a GardenerCluster may only get the kubeconfig of its own runtime's shoot.
-		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{p.Issuer, m}, Store: p.Secrets, Shoots: p.Shoots, Policy: policy},
-			metrics: m}})
+		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{deps.Issuer, m}, Store: deps.Secrets, Shoots: deps.Shoots,
+			Policy: deps.Policy}, metrics: m}})
 }
 
-// SetupWithManager implements setup.Controller: GardenerClusters and managed Secrets of the watched namespaces.
-func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Kubeconfig, NewMetrics(nil),
-		mgr.GetEventRecorder("kim-"+Name))
+// AddToManager registers the controller with the KCP manager: GardenerClusters and managed Secrets of the watched
+// namespaces.
+func AddToManager(mgr manager.Manager, deps Deps) error {
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
 	if err != nil {
 		return fmt.Errorf("%s controller: %w", Name, err)
 	}
@@ -76,7 +80,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		// Every change but status-only updates (our own status patches); labels are part of the request.
 		For(&imv1.GardenerCluster{}, builder.WithPredicates(skeleton.IgnoreStatusOnly(true))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwner)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: deps.GardenerClusterWorkers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers}).
 		Complete(r)
 }
 

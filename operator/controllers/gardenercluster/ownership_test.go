@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -116,7 +116,7 @@ func TestShootOfAnotherRuntimeGetsNoKubeconfig(t *testing.T) {
 		}
 		if pending {
 			if _, err := garden.MarkForDeletion(context.Background(), "c-victim", ports.DeletionMark{
-				Record: cluster.PendingDeletion{RuntimeID: rid, MarkedAt: start, DueAt: start}}); err != nil {
+				Record: shootstate.PendingDeletion{RuntimeID: rid, MarkedAt: start, DueAt: start}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -154,7 +154,7 @@ func TestShootRecreatedMeansNewKubeconfig(t *testing.T) {
 	}
 	// The shoot is deleted and created again under its name (a new UID).
 	s, _ := garden.Get(context.Background(), "c-1a2b3c", ports.ReadLive)
-	if _, err := garden.MarkForDeletion(context.Background(), "c-1a2b3c", ports.DeletionMark{Record: cluster.PendingDeletion{RuntimeID: rid, MarkedAt: start, DueAt: start}}); err != nil {
+	if _, err := garden.MarkForDeletion(context.Background(), "c-1a2b3c", ports.DeletionMark{Record: shootstate.PendingDeletion{RuntimeID: rid, MarkedAt: start, DueAt: start}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := garden.Delete(context.Background(), "c-1a2b3c", ports.Precondition{UID: s.UID}); err != nil {

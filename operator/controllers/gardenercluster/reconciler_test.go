@@ -63,7 +63,7 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 		t.Fatal(err)
 	}
 	w.m = NewMetrics(prometheus.NewRegistry())
-	if w.r, err = NewReconciler(c, c, setup.Ports{Clock: clock, Issuer: w.issuer, Secrets: w.store}, policy, w.m, w.recorder); err != nil {
+	if w.r, err = NewReconciler(c, c, Deps{Clock: clock, Issuer: w.issuer, Secrets: w.store, Policy: policy}, w.m, w.recorder); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -2,7 +2,7 @@
 // objects from the runtime (periodically, and at once on a trigger), writes Runtime.spec.imageRegistryCache with
 // its own field manager, keeps the garden copies of the credentials and reports a status on every object. The
 // Runtime controller then puts the caches into the shoot. It runs on the shared reconcile skeleton (hooks.go) with
-// the ports the composition root built (setup.RegistryCachePorts).
+// the ports the composition root built (Deps).
 package registrycache
 
 import (
@@ -13,15 +13,17 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/kyma-project/kim/core/domain/shootstate"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // RBAC in KCP (Runtimes are also the Runtime controller's; ConfigMaps
@@ -39,47 +41,67 @@ const Name = "registry-cache"
 // non-resource URL /registry-cache/sync, which the ClusterRole registry-cache-trigger grants).
 const TriggerPath = "/registry-cache/sync"
 
-// Controller wires the registry cache sync into the operator.
-type Controller struct{}
+// Deps is what the registry cache controller syncs with; the composition root (operator/app) fills it, and sets the
+// controller up only when registryCache.enabled is not false.
+type Deps struct {
+	// GardenCache is the garden's cache: events of shoots with caches enqueue their Runtime; Observe reads the
+	// operator's marks and Gardener's reconcile state off those shoots.
+	GardenCache cache.Cache
+	Observe     ShootObserver
+	// Namespaces are the watched KCP namespaces; the first is the operator's own.
+	Namespaces []string
+	Clock      ports.Clock
+	Runtimes   ports.RegistryCacheRuntimes
+	// Source reads RegistryCacheConfig objects in runtimes. This is where the per-runtime client is made; the
+	// composition root decides how (see operator/app).
+	Source ports.RegistryCacheSource
+	Garden ports.RegistryCacheGarden
+	// Ledger records each runtime's garden copies in the KCP (the operator never lists the project's Secrets).
+	Ledger ports.RegistryCacheLedger
+	// Resolver checks upstream host names; nil when registryCache.checkUpstreamDNS is false.
+	Resolver ports.UpstreamResolver
+	// Interval is the periodic sync of every runtime; Workers the runtimes synced at the same time.
+	Interval time.Duration
+	Workers  int
+	// ListenerPort is the port of the Runtime Watcher's event listener; 0: none.
+	ListenerPort int
+}
 
-var _ setup.Controller = Controller{}
+// ShootObserver is the port that reads the domain's observation of a shoot (the operator's marks, Gardener's
+// reconcile state) off the object of a garden event; the Gardener adapter implements it.
+type ShootObserver interface {
+	Observe(*gardencorev1beta1.Shoot) shootstate.Shoot
+}
 
-// Name implements setup.Controller.
-func (Controller) Name() string { return Name }
-
-// SetupWithManager implements setup.Controller. Nothing is set up when registryCache.enabled is false (no ports).
-func (Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	p := deps.Ports.SelfService.RegistryCache
-	if p == nil {
-		return nil
-	}
+// AddToManager registers the registry cache sync with the KCP manager: the controller, its trigger endpoint, the
+// Runtime Watcher's listener (ListenerPort) and the sweeper of the ledger.
+func AddToManager(mgr manager.Manager, deps Deps) error {
 	ns := deps.Namespaces[0]
-	sync := &usecase.RegistryCacheSync{Runtimes: p.Runtimes, Source: p.Source, Garden: p.Garden, Ledger: p.Ledger,
-		Resolver: p.Resolver, Interval: p.Interval}
+	sync := &usecase.RegistryCacheSync{Runtimes: deps.Runtimes, Source: deps.Source, Garden: deps.Garden, Ledger: deps.Ledger,
+		Resolver: deps.Resolver, Interval: deps.Interval}
 	metrics := NewMetrics(nil)
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, sync, metrics, mgr.GetEventRecorder("kim-"+Name))
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Clock, sync, metrics, mgr.GetEventRecorder("kim-"+Name))
 	triggers := make(chan event.TypedGenericEvent[reconcile.Request], 64)
 	if err := mgr.AddMetricsServerExtraHandler(TriggerPath, &Trigger{Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
 		Events: triggers}); err != nil {
 		return fmt.Errorf("registry cache trigger endpoint: %w", err)
 	}
-	if p.ListenerPort > 0 {
-		l := &Listener{Addr: fmt.Sprintf(":%d", p.ListenerPort), Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
+	if deps.ListenerPort > 0 {
+		l := &Listener{Addr: fmt.Sprintf(":%d", deps.ListenerPort), Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
 			Enqueue: LeaderOrAnnotation(mgr.Elected(), ChannelEnqueuer(triggers), AnnotationEnqueuer(mgr.GetClient())),
 			Limiter: rate.NewLimiter(WatcherEventsPerSecond, WatcherEventsBurst), Coalesce: WatcherCoalesce, Metrics: metrics}
 		if err := mgr.Add(l); err != nil {
 			return fmt.Errorf("registry cache watcher listener: %w", err)
 		}
 	}
-	if err := mgr.Add(&sweeper{ledger: p.Ledger, namespaces: deps.Namespaces, interval: p.Interval, events: triggers}); err != nil {
+	if err := mgr.Add(&sweeper{ledger: deps.Ledger, namespaces: deps.Namespaces, interval: deps.Interval, events: triggers}); err != nil {
 		return fmt.Errorf("registry cache sweeper: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).Named(Name).
-		WatchesRawSource(source.Kind(mgr.GetCache(), &imv1.Runtime{}, runtimeEvents(p.Interval))).
-		WatchesRawSource(source.Kind(deps.Garden.GetCache(), &gardencorev1beta1.Shoot{},
-			shootEvents(ns, deps.Ports.ShootOwner, deps.Ports.SelfService.ObserveShoot))).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &imv1.Runtime{}, runtimeEvents(deps.Interval))).
+		WatchesRawSource(source.Kind(deps.GardenCache, &gardencorev1beta1.Shoot{}, shootEvents(ns, deps.Observe))).
 		WatchesRawSource(source.TypedChannel(triggers, &requestHandler{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(p.Workers, 1),
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(deps.Workers, 1),
 			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Second, 10*time.Minute)}).
 		Complete(r)
 	if err != nil {

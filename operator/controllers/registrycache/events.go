@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
@@ -53,11 +52,11 @@ func runtimeEvents(interval time.Duration) handler.TypedEventHandler[*imv1.Runti
 
 // shootEvents enqueues the Runtime of a shoot whose registry caches or referenced resources changed, that
 // finished a reconcile with caches (their status becomes Applied), or that is gone (its copies can be collected).
-func shootEvents(runtimeNamespace string, owner shootOwner, observe shootObserver) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+func shootEvents(runtimeNamespace string, observe ShootObserver) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	enqueue := func(s *gardencorev1beta1.Shoot, q queue) {
-		if ns, name, ok := owner(s.Labels, s.Annotations); ok {
+		if ns, name, ok := shoot.RuntimeOf(s.Labels, s.Annotations); ok {
 			q.Add(requestFor(ns, name))
-		} else if id := observe(s).Marks.RuntimeID; id != "" {
+		} else if id := observe.Observe(s).Marks.RuntimeID; id != "" {
 			q.Add(requestFor(runtimeNamespace, id))
 		}
 	}
@@ -103,15 +102,9 @@ func cachesEqual(a, b *gardencorev1beta1.Shoot) bool {
 		len(a.Spec.Resources) == len(b.Spec.Resources)
 }
 
-func justReconciled(observe shootObserver, o, n *gardencorev1beta1.Shoot) bool {
-	return !observe(o).Reconciled() && observe(n).Reconciled()
+func justReconciled(observe ShootObserver, o, n *gardencorev1beta1.Shoot) bool {
+	return !observe.Observe(o).Reconciled() && observe.Observe(n).Reconciled()
 }
-
-// shootOwner and shootObserver are the ports that read the operator's marks off a shoot (setup.Ports).
-type (
-	shootOwner    = func(labels, annotations map[string]string) (namespace, name string, ok bool)
-	shootObserver = func(*gardencorev1beta1.Shoot) cluster.Shoot
-)
 
 // requestHandler enqueues the requests sent on the trigger channel.
 type requestHandler struct{}

@@ -13,7 +13,6 @@ import (
 	"github.com/kyma-project/kim/core/usecase"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
@@ -24,10 +23,10 @@ type Reconciler = skeleton.Reconciler[*imv1.Runtime, ports.RuntimeRef, usecase.R
 
 type state = skeleton.State[*imv1.Runtime]
 
-// NewReconciler builds the reconciler on the manager's clients, the ports and the sync use case.
-func NewReconciler(c client.Client, live client.Reader, p setup.Ports, sync *usecase.RegistryCacheSync, m *Metrics,
+// NewReconciler builds the reconciler on the manager's clients, the clock and the sync use case.
+func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, sync *usecase.RegistryCacheSync, m *Metrics,
 	recorder events.EventRecorder) *Reconciler {
-	return &Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder,
+	return &Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder,
 		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
 		Hooks: &hooks{sync: sync, metrics: m}}
 }

@@ -32,7 +32,7 @@ func TestRegistryCacheReconcilerOnTheSkeleton(t *testing.T) {
 	newReconciler := func(kcp client.Client, runtimes *kimfake.RegistryCacheRuntimes, garden *kimfake.RegistryCacheGarden) *Reconciler {
 		sync := &usecase.RegistryCacheSync{Runtimes: runtimes, Source: kimfake.NewRegistryCacheSource(), Garden: garden, Ledger: ledger,
 			Interval: interval}
-		return NewReconciler(kcp, kcp, setup.Ports{Clock: clocktesting.NewFakeClock(time.Unix(1_700_000_000, 0))}, sync, NewMetrics(nil), nil)
+		return NewReconciler(kcp, kcp, clocktesting.NewFakeClock(time.Unix(1_700_000_000, 0)), sync, NewMetrics(nil), nil)
 	}
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "kcp-system", Name: "rt-1"}}
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
@@ -45,30 +46,38 @@ const runtimeIDField = "spec.runtimeID"
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=secrets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kcp-system,resources=events,verbs=create;patch
 
-// Controller is the ServiceAccountKubeconfig controller as the operator registers it.
-type Controller struct{}
-
-var _ setup.Controller = Controller{}
-
-// Name implements setup.Controller.
-func (Controller) Name() string { return Name }
+// Deps is what the ServiceAccountKubeconfig controller is built from; the composition root (operator/app) fills
+// it. The garden is not used: runtimes are reached through the admin kubeconfig Secrets in the KCP.
+type Deps struct {
+	Clock ports.Clock
+	// Identities reaches runtimes through their admin kubeconfigs (ServiceAccounts, RBAC, TokenRequests); Secrets
+	// stores the least-privilege kubeconfigs in the KCP.
+	Identities ports.RuntimeIdentities
+	Secrets    ports.IdentityKubeconfigStore
+	// Access is the landscape's part of the no-escalation policy.
+	Access sakubeconfig.AccessPolicy
+	// RotationFraction is the share of a kubeconfig's validity after which it is rotated (the kubeconfig policy's).
+	RotationFraction float64
+	// CleanupTimeout bounds how long a deletion waits for an unreachable runtime (0: the domain's default).
+	CleanupTimeout time.Duration
+	// Workers are the concurrent reconciles (--serviceaccount-kubeconfig-workers).
+	Workers int
+}
 
 // Reconciler is the ServiceAccountKubeconfig reconciler: the skeleton with this package's hooks.
 type Reconciler = skeleton.Reconciler[*imv1.ServiceAccountKubeconfig, observed, usecase.IdentityResult]
 
-// NewReconciler builds the reconciler on the manager's clients, the given ports and settings.
-func NewReconciler(c client.Client, live client.Reader, p setup.Ports, s setup.Settings, m *Metrics,
-	recorder events.EventRecorder) (*Reconciler, error) {
-	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: p.Clock, Recorder: recorder, Finalizer: Finalizer,
+// NewReconciler builds the reconciler on the manager's clients and deps (Workers is not used).
+func NewReconciler(c client.Client, live client.Reader, deps Deps, m *Metrics, recorder events.EventRecorder) (*Reconciler, error) {
+	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: deps.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.ServiceAccountKubeconfig { return &imv1.ServiceAccountKubeconfig{} },
-		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: p.Identities, Secrets: p.IdentitySecrets,
-			Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction, CleanupTimeout: s.IdentityCleanupTimeout}}})
+		Hooks: &hooks{metrics: m, identities: &usecase.IdentityKubeconfigs{Runtimes: deps.Identities, Secrets: deps.Secrets,
+			Access: deps.Access, RotationFraction: deps.RotationFraction, CleanupTimeout: deps.CleanupTimeout}}})
 }
 
-// SetupWithManager implements setup.Controller. The garden is not used: runtimes are reached through the admin
-// kubeconfig Secrets in the KCP.
-func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error {
-	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Ports, deps.Settings, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
+// AddToManager registers the controller with the KCP manager.
+func AddToManager(mgr manager.Manager, deps Deps) error {
+	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps, NewMetrics(nil), mgr.GetEventRecorder("kim-"+Name))
 	if err != nil {
 		return fmt.Errorf("%s controller: %w", Name, err)
 	}
@@ -88,7 +97,7 @@ func (c Controller) SetupWithManager(mgr manager.Manager, deps setup.Deps) error
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretOwners(mgr.GetClient()))).
 		// Calls to runtimes happen at rotations and spec changes only, each bounded by a timeout: a few workers keep up
 		// with thousands of objects (--serviceaccount-kubeconfig-workers, default 5).
-		WithOptions(controller.Options{MaxConcurrentReconciles: deps.ServiceAccountKubeconfigWorkers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers}).
 		Complete(r)
 }
 

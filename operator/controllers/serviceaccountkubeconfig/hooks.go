@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
@@ -64,7 +63,7 @@ func (h *hooks) Finalize(ctx context.Context, s *state, now time.Time) (skeleton
 	ctrl.LoggerFrom(ctx).Info("deletion step", "release", res.Release, "message", res.Message)
 	out := skeleton.Result{RequeueAfter: res.RequeueAfter, Events: h.events(res.Events), Release: res.Release && err == nil}
 	if !res.Release {
-		setCondition(sak, imv1.ServiceAccountKubeconfigStateDeleting, metav1.ConditionFalse, reasonDeleting, res.Message)
+		setNotReady(sak, imv1.ServiceAccountKubeconfigStateDeleting, reasonDeleting, res.Message)
 	}
 	if out.Release {
 		h.metrics.forget(sak.Namespace, sak.Name)

@@ -16,7 +16,6 @@ import (
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -56,9 +55,8 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 	w := &world{t: t, client: c, clock: clock, ids: fake.NewRuntimeIdentities(clock.Now), store: fake.NewIdentityKubeconfigStore(),
 		recorder: events.NewFakeRecorder(100)}
 	w.ids.AddRuntime(ports.RuntimeRef{Namespace: "kcp-system", RuntimeID: "rid"}, sakubeconfig.Endpoint{Server: "https://api.example", CAData: []byte("ca")})
-	w.r, err = NewReconciler(c, c, setup.Ports{Clock: clock, Identities: w.ids, IdentitySecrets: w.store},
-		setup.Settings{Kubeconfig: kubeconfig.Policy{RotationFraction: 0.6}, IdentityCleanupTimeout: time.Minute},
-		NewMetrics(prometheus.NewRegistry()), w.recorder)
+	w.r, err = NewReconciler(c, c, Deps{Clock: clock, Identities: w.ids, Secrets: w.store, RotationFraction: 0.6,
+		CleanupTimeout: time.Minute}, NewMetrics(prometheus.NewRegistry()), w.recorder)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package serviceaccountkubeconfig
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
@@ -42,14 +41,15 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 		skeleton.SetCondition(&s.Status.Conditions, imv1.ConditionReady, s.Generation, skeleton.Outcome{OK: true,
 			Reason: res.Reason, Message: res.Message, Keep: res.Reason == sakubeconfig.ReasonKubeconfigValid})
 	case res.Reason == sakubeconfig.ReasonWaitingForRuntime:
-		setCondition(s, imv1.ServiceAccountKubeconfigStatePending, metav1.ConditionFalse, res.Reason, res.Message)
+		setNotReady(s, imv1.ServiceAccountKubeconfigStatePending, res.Reason, res.Message)
 	default:
-		setCondition(s, imv1.ServiceAccountKubeconfigStateError, metav1.ConditionFalse, res.Reason, res.Message)
+		setNotReady(s, imv1.ServiceAccountKubeconfigStateError, res.Reason, res.Message)
 	}
 }
 
-func setCondition(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKubeconfigState, status metav1.ConditionStatus, reason, msg string) {
+// setNotReady records a state and the False Ready condition of a domain outcome that is not a success, through the
+// skeleton's one condition writer.
+func setNotReady(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKubeconfigState, reason, msg string) {
 	s.Status.State = state
-	meta.SetStatusCondition(&s.Status.Conditions, metav1.Condition{Type: imv1.ConditionReady, Status: status, Reason: reason,
-		Message: msg, ObservedGeneration: s.Generation})
+	skeleton.SetCondition(&s.Status.Conditions, imv1.ConditionReady, s.Generation, skeleton.Outcome{Reason: reason, Message: msg})
 }

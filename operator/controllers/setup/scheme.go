@@ -1,3 +1,7 @@
+// Package setup holds the scheme every client of the operator is built with (the manager, the garden cluster, the
+// kim CLI, the probe and the test environment). What each controller is built from is declared next to it, as its
+// package's Deps, and filled by the composition root (operator/app); no controller imports this package
+// (operator/controllers/architecture_test.go).
 package setup
 
 import (

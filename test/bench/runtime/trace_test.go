@@ -16,7 +16,6 @@ import (
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // The benchmark's trace: every request the operator sends to the garden and the KCP (by verb and resource, with its
@@ -142,7 +141,7 @@ func describe(req *http.Request) (key, name string) {
 
 // configurations wraps the operator's runtime configurator so every Configure call is recorded (api "runtime").
 func (t *trace) configurations() app.Override {
-	return func(p *setup.Ports) {
+	return func(p *app.Ports) {
 		p.Configurator = &recordingConfigurator{RuntimeConfigurator: p.Configurator, t: t}
 	}
 }

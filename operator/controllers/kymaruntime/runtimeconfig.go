@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // The bootstrap manifests and their pull secret (runtime.bootstrap) are KCP objects the operator reads and watches.
@@ -20,7 +19,7 @@ import (
 // watchBootstrap re-reconciles every Runtime when the bootstrap manifests or their pull secret change (the cache
 // the composition root built for runtime.bootstrap), so new manifests reach the runtimes without waiting for their
 // drift period. Without bootstrap manifests nothing is watched.
-func watchBootstrap(kcp client.Reader, p setup.Ports, b *ctrl.Builder) *ctrl.Builder {
+func watchBootstrap(kcp client.Reader, p Deps, b *ctrl.Builder) *ctrl.Builder {
 	if p.BootstrapSource == nil {
 		return b
 	}

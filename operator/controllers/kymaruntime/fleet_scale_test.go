@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kyma-project/kim/adapters/fake"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
@@ -60,7 +60,7 @@ type countingLister struct {
 	lists int
 }
 
-func (c *countingLister) ListManaged(ctx context.Context) ([]cluster.Shoot, error) {
+func (c *countingLister) ListManaged(ctx context.Context) ([]shootstate.Shoot, error) {
 	c.lists++
 	return c.ShootLister.ListManaged(ctx)
 }

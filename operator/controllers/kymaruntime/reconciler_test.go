@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"errors"
@@ -19,9 +19,9 @@ import (
 
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -237,7 +237,7 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 func TestReconcilerNonRetryableGardenerFailure(t *testing.T) {
 	w := newWorld(t)
 	w.reconcile(t)
-	w.garden.Fail("c-91f0e7a", "credentials rejected by AWS", cluster.ErrInfraUnauthenticated)
+	w.garden.Fail("c-91f0e7a", "credentials rejected by AWS", shootstate.ErrInfraUnauthenticated)
 	rt := w.reconcile(t)
 	if rt.Status.State != imv1.RuntimeStateFailed || readyReason(rt) != string(lifecycle.ReasonGardenerFailed) {
 		t.Fatalf("state %s/%s, want Failed/GardenerFailed", rt.Status.State, readyReason(rt))
@@ -250,7 +250,7 @@ func TestReconcilerNonRetryableGardenerFailure(t *testing.T) {
 func TestReconcilerRetryableGardenerFailureRecovers(t *testing.T) {
 	w := newWorld(t)
 	w.reconcile(t)
-	w.garden.Fail("c-91f0e7a", "quota", cluster.ErrInfraQuotaExceeded)
+	w.garden.Fail("c-91f0e7a", "quota", shootstate.ErrInfraQuotaExceeded)
 	rt := w.reconcile(t)
 	if rt.Status.State != imv1.RuntimeStatePending || readyReason(rt) != string(lifecycle.ReasonGardenerRetryScheduled) {
 		t.Fatalf("state %s/%s, want Pending/GardenerRetryScheduled", rt.Status.State, readyReason(rt))

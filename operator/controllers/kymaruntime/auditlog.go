@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"context"
@@ -16,20 +16,19 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 
 // watchAuditLogPool wakes the Runtimes waiting for a dedicated audit log tenant (AuditLogPoolEmpty) when the pool
 // changes, so a tenant the landscape adds or a release gives back is used at once. Without the pool
-// (shoot.auditLog.pool.enabled false) nothing is watched; UseCases then claims nothing either.
-func watchAuditLogPool(kcp cache.Cache, c client.Reader, al *setup.AuditLogPorts, b *ctrl.Builder) *ctrl.Builder {
-	if al == nil {
+// (shoot.auditLog.pool.enabled false) nothing is watched; useCases then claims nothing either.
+func watchAuditLogPool(kcp cache.Cache, c client.Reader, deps Deps, b *ctrl.Builder) *ctrl.Builder {
+	if deps.AuditLogPool == nil {
 		return b
 	}
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(al.Kind)
+	obj.SetGroupVersionKind(deps.AuditLogKind)
 	wake := handler.TypedFuncs[*unstructured.Unstructured, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, _ event.TypedCreateEvent[*unstructured.Unstructured], q queue) {
 			addAll(q, waitingForAuditLog(ctx, c))

@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func indexRuntimesByShootName(ctx context.Context, mgr manager.Manager) error {
 // shootToRuntimes maps a shoot event to the Runtime recorded on the shoot and to every Runtime that wants a shoot of
 // that name. The second matters when the recorded owner is gone: a new Runtime reusing the name of a cluster that
 // is deleted first (KEB unsuspension) waits for the old shoot to disappear, and only this event tells it.
-func shootToRuntimes(kcp client.Reader, namespaces []string, owner func(labels, annotations map[string]string) (string, string, bool)) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
 		seen := map[types.NamespacedName]bool{}
 		var out []reconcile.Request
@@ -50,7 +50,7 @@ func shootToRuntimes(kcp client.Reader, namespaces []string, owner func(labels, 
 				out = append(out, reconcile.Request{NamespacedName: key})
 			}
 		}
-		if namespace, name, ok := owner(s.Labels, s.Annotations); ok {
+		if namespace, name, ok := shoot.RuntimeOf(s.Labels, s.Annotations); ok {
 			add(types.NamespacedName{Namespace: namespace, Name: name})
 		}
 		for _, ns := range namespaces {
@@ -69,9 +69,9 @@ func shootToRuntimes(kcp client.Reader, namespaces []string, owner func(labels, 
 
 // configMapToRuntime maps an event of a ConfigMap the operator wrote in the garden (structured authentication) to
 // its Runtime: a changed ConfigMap is drift to correct.
-func configMapToRuntime(owner func(labels, annotations map[string]string) (string, string, bool)) handler.TypedEventHandler[*corev1.ConfigMap, reconcile.Request] {
+func configMapToRuntime() handler.TypedEventHandler[*corev1.ConfigMap, reconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(_ context.Context, cm *corev1.ConfigMap) []reconcile.Request {
-		namespace, name, ok := owner(cm.Labels, cm.Annotations)
+		namespace, name, ok := shoot.RuntimeOf(cm.Labels, cm.Annotations)
 		if !ok {
 			return nil
 		}

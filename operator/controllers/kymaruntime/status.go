@@ -1,4 +1,4 @@
-package runtime
+package kymaruntime
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kyma-project/kim/core/domain/cluster"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
+	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/usecase"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
@@ -120,7 +120,7 @@ func setCondition(st *imv1.RuntimeStatus, c metav1.Condition, now time.Time) {
 }
 
 // mirrorShoot copies Gardener's last operation and errors into the status, for people and KEB's logs.
-func mirrorShoot(st *imv1.RuntimeStatus, s cluster.Shoot) {
+func mirrorShoot(st *imv1.RuntimeStatus, s shootstate.Shoot) {
 	if !s.Exists || s.LastOperation == nil {
 		return
 	}
