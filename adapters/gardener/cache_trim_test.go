@@ -105,10 +105,10 @@ func serverShoot(t *testing.T, a ports.ShootApply, applied, drift bool) *gardenc
 	at := metav1.NewTime(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
 	s.UID, s.ResourceVersion, s.Generation = types.UID("uid-"+s.Name), "4711", 3
 	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "gardenlet", Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{}}}`)}}}
+		FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{}}}`)}}
 	if applied {
 		s.ManagedFields = append(s.ManagedFields, metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply, Time: &at,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:provider":{}}}`)}})
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:provider":{}}}`)})
 	} else {
 		s.ManagedFields = append(s.ManagedFields, metav1.ManagedFieldsEntry{Manager: "provisioner", Operation: metav1.ManagedFieldsOperationUpdate, Time: &at})
 	}
