@@ -7,10 +7,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kyma-project/kim/adapters/gardener"
-	"github.com/kyma-project/kim/operator/controllers/auditlog"
+	"github.com/kyma-project/kim/operator/controllers/auditlogpool"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
-	"github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 )
 
@@ -28,19 +28,19 @@ func addController(mgr manager.Manager, name string, garden cluster.Cluster, p P
 		return serviceaccountkubeconfig.AddToManager(mgr, serviceaccountkubeconfig.Deps{Clock: p.Clock, Identities: p.Identities,
 			Secrets: p.IdentitySecrets, Access: s.IdentityAccess, RotationFraction: s.Kubeconfig.RotationFraction,
 			CleanupTimeout: s.IdentityCleanupTimeout, Workers: s.ServiceAccountKubeconfigWorkers})
-	case registrycache.Name:
+	case registrycachesync.Name:
 		if p.RegistryCache == nil {
 			return nil
 		}
 		d := *p.RegistryCache
 		d.GardenCache, d.Observe, d.Namespaces, d.Clock = garden.GetCache(), gardener.Observer{}, s.Namespaces, p.Clock
-		return registrycache.AddToManager(mgr, d)
-	case auditlog.Name:
+		return registrycachesync.AddToManager(mgr, d)
+	case auditlogpool.Name:
 		al := p.AuditLog
 		if al == nil {
 			return nil
 		}
-		return auditlog.AddToManager(mgr, auditlog.Deps{GardenCache: garden.GetCache(), Observe: gardener.Observer{}, Clock: p.Clock,
+		return auditlogpool.AddToManager(mgr, auditlogpool.Deps{GardenCache: garden.GetCache(), Observe: gardener.Observer{}, Clock: p.Clock,
 			Shoots: p.Shoots, ShootLister: p.ShootLister, Pool: al.Pool, Kind: al.Kind, TenantName: al.TenantName,
 			Runtimes: al.Runtimes, Credentials: al.Credentials, Secrets: al.Secrets, CredentialsPolicy: al.CredentialsPolicy})
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 )
 
 // Ports are the adapters the composition root built, before each controller gets its share of them in its
@@ -57,7 +57,7 @@ type Ports struct {
 	RegistryCredentials ports.RegistryCredentialOwners
 	// RegistryCache and AuditLog are the ports of the customer self-service controllers (RegistryCache: its Deps but
 	// what every controller shares); nil: switched off by configuration (the controller sets nothing up).
-	RegistryCache *registrycache.Deps
+	RegistryCache *registrycachesync.Deps
 	AuditLog      *AuditLogPorts
 }
 

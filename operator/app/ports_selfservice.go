@@ -16,7 +16,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/operator/config"
-	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 )
 
 // WithRuntimeClients replaces how the self-service adapters make clients of runtimes.
@@ -68,9 +68,9 @@ type AuditLogPorts struct {
 //
 // clients reach the runtimes (the registry cache source and the runtime Secret writer): the operator's
 // kube.RuntimeClients, shared with every other runtime-facing adapter.
-func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (*registrycachectrl.Deps, *AuditLogPorts, error) {
+func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options, clients kube.RuntimeClientFactory) (*registrycachesync.Deps, *AuditLogPorts, error) {
 	var (
-		rcPorts *registrycachectrl.Deps
+		rcPorts *registrycachesync.Deps
 		alPorts *AuditLogPorts
 	)
 	ns := opts.WatchNamespaces[0]
@@ -80,7 +80,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 	}
 	if rc := cfg.RegistryCache; rc.Enabled == nil || *rc.Enabled {
 		// The registry cache controller's Deps but what every controller shares (filled in controllers.go).
-		p := &registrycachectrl.Deps{
+		p := &registrycachesync.Deps{
 			Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 			Source: &kube.RegistryCacheSource{Clients: clients,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kyma-project/kim/operator/controllers/auditlog"
+	"github.com/kyma-project/kim/operator/controllers/auditlogpool"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
-	"github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 )
 
 // Names lists the controllers' names in set-up order.
 func Names() []string {
-	return []string{gardenercluster.Name, kymaruntime.Name, serviceaccountkubeconfig.Name, registrycache.Name, auditlog.Name}
+	return []string{gardenercluster.Name, kymaruntime.Name, serviceaccountkubeconfig.Name, registrycachesync.Name, auditlogpool.Name}
 }
 
 // Select returns the named controllers' names in set-up order; no names select all of them. An unknown name is an

@@ -17,10 +17,10 @@ import (
 
 	"github.com/kyma-project/kim/internal/health"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers/auditlog"
+	"github.com/kyma-project/kim/operator/controllers/auditlogpool"
 	"github.com/kyma-project/kim/operator/controllers/gardenercluster"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
-	"github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/probe"
@@ -46,15 +46,15 @@ func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	kymaruntime.NewMetrics(rec)
 	gardenercluster.NewMetrics(rec)
-	registrycache.NewMetrics(rec)
-	auditlog.NewMetrics(rec)
+	registrycachesync.NewMetrics(rec)
+	auditlogpool.NewMetrics(rec)
 	probe.NewMetrics(rec)
 	serviceaccountkubeconfig.NewMetrics(rec)
 	app.NewGardenerRequests(rec)
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &kymaruntime.FleetCollector{}, &auditlog.PoolCollector{},
+	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &kymaruntime.FleetCollector{}, &auditlogpool.PoolCollector{},
 		&legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err

@@ -35,7 +35,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	registrycachectrl "github.com/kyma-project/kim/operator/controllers/registrycache"
+	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 	"github.com/kyma-project/kim/test/testenv"
 )
 
@@ -229,11 +229,11 @@ func (w *world) watcherEvent(t *testing.T, id string) time.Time {
 	t.Helper()
 	at := time.Now()
 	body := `{"watched":{"Namespace":"team","Name":"docker"},"watchedGvk":{"group":"core.kyma-project.io","version":"v1beta1","kind":"RegistryCacheConfig"}}`
-	req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", w.listenerPort, registrycachectrl.WatcherPath), strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", w.listenerPort, registrycachesync.WatcherPath), strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set(registrycachectrl.XFCCHeader, clientCertXFCC(t, id))
+	req.Header.Set(registrycachesync.XFCCHeader, clientCertXFCC(t, id))
 	var resp *http.Response
 	// The listener starts with the operator: wait for its port.
 	testenv.Eventually(t, 30*time.Second, "the watcher listener answers", func() (bool, string) {

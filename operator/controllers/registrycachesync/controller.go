@@ -1,9 +1,9 @@
-// Package registrycache is the registry cache controller: per Runtime it reads the customer's RegistryCacheConfig
+// Package registrycachesync is the registry cache controller: per Runtime it reads the customer's RegistryCacheConfig
 // objects from the runtime (periodically, and at once on a trigger), writes Runtime.spec.imageRegistryCache with
 // its own field manager, keeps the garden copies of the credentials and reports a status on every object. The
 // Runtime controller then puts the caches into the shoot. It runs on the shared reconcile skeleton (hooks.go) with
 // the ports the composition root built (Deps).
-package registrycache
+package registrycachesync
 
 import (
 	"fmt"

@@ -1,8 +1,8 @@
-// Package auditlog is the audit log pool controller: per AuditLog resource of the landscape's pool it gives back
+// Package auditlogpool is the audit log pool controller: per AuditLog resource of the landscape's pool it gives back
 // reservations an interrupted claim left behind, copies the claimed tenant's read credentials into its runtime and
 // releases the tenant once the runtime and its cluster are gone. Claims themselves happen in the Runtime
 // controller's provisioning, which needs the tenant for the shoot. It also serves the pool gauges.
-package auditlog
+package auditlogpool
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package auditlog
+package auditlogpool
 
 import (
 	"context"
