@@ -2,6 +2,7 @@ package kymaruntime
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,15 @@ type FleetCollector struct {
 	// KCP lists the Runtimes (cached): a managed shoot without one and without a deletion record is an orphan.
 	KCP   client.Reader
 	Clock ports.Clock
+	// Reuse serves the gauges of a walk younger than this instead of walking again (0: every scrape walks). At
+	// fleet size a walk decodes every cached shoot and Runtime; scrapers closer together than the gauges can
+	// usefully change (the harness's idleness probe, several Prometheus replicas) would otherwise keep the
+	// collector busy and the heap churning.
+	Reuse time.Duration
+
+	mu     sync.Mutex
+	walked time.Time
+	last   []prometheus.Metric
 }
 
 var (
@@ -55,18 +65,30 @@ func (c *FleetCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A cache that cannot be read (not started yet) yields no sample rather
 // than a wrong zero.
 func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.Clock.Now()
+	if c.last == nil || c.Reuse <= 0 || now.Sub(c.walked) >= c.Reuse || now.Before(c.walked) {
+		c.last, c.walked = c.walk(now), now
+	}
+	for _, m := range c.last {
+		ch <- m
+	}
+}
+
+// walk computes the gauges from the caches; what cannot be read is left out.
+func (c *FleetCollector) walk(now time.Time) []prometheus.Metric {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	now := c.Clock.Now()
+	out := []prometheus.Metric{}
 	if g, err := c.Fleet.GuardState(ctx, now); err == nil {
-		ch <- gauge(descBrake, g.Brake)
-		ch <- gauge(descTripped, g.Tripped)
-		ch <- prometheus.MustNewConstMetric(descUsed, prometheus.GaugeValue, float64(g.Used))
-		ch <- prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, float64(g.Limit))
+		out = append(out, gauge(descBrake, g.Brake), gauge(descTripped, g.Tripped),
+			prometheus.MustNewConstMetric(descUsed, prometheus.GaugeValue, float64(g.Used)),
+			prometheus.MustNewConstMetric(descLimit, prometheus.GaugeValue, float64(g.Limit)))
 	}
 	var runtimes imv1.RuntimeList
 	if err := c.KCP.List(ctx, &runtimes, client.UnsafeDisableDeepCopy); err != nil {
-		return
+		return out
 	}
 	live := make(map[string]bool, len(runtimes.Items))
 	for i := range runtimes.Items {
@@ -74,11 +96,12 @@ func (c *FleetCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	r, err := c.Fleet.ShootCounts(ctx, live, now)
 	if err != nil {
-		return
+		return out
 	}
 	for d, v := range map[*prometheus.Desc]int{descPending: r.Pending, descStuck: r.Stuck, descOrphaned: r.Orphaned, descInvalid: r.Invalid} {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v)))
 	}
+	return out
 }
 
 func gauge(d *prometheus.Desc, on bool) prometheus.Metric {

@@ -100,6 +100,44 @@ func TestFleetGaugesAreComputedWhenScraped(t *testing.T) {
 	}
 }
 
+// TestFleetGaugesShareAWalkWithinReuse: scrapes closer together than Reuse are served from one walk; the first
+// scrape after Reuse walks again and sees what changed.
+func TestFleetGaugesShareAWalkWithinReuse(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	clock := fake.NewClock(now)
+	garden := fake.NewGarden(clock)
+	for i := range 4 {
+		if _, err := garden.Apply(t.Context(), ports.ShootApply{Spec: shoot.Spec{Name: fmt.Sprintf("c-%d", i)}, RuntimeID: fmt.Sprintf("rt-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scheme, err := setup.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcp := fakeclient.NewClientBuilder().WithScheme(scheme).Build()
+	lister := &countingLister{ShootLister: garden}
+	c := &FleetCollector{Fleet: &usecase.Fleet{Shoots: lister, Guard: &fake.DeletionGuard{}}, KCP: kcp, Clock: clock, Reuse: 10 * time.Second}
+
+	if got := collect(t, c); got["kim_shoots_orphaned"] != 4 {
+		t.Fatalf("gauges %v; want 4 orphaned (no Runtime exists)", got)
+	}
+	if err := kcp.Create(t.Context(), &imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Name: "rt-0", Namespace: "kcp-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Step(9 * time.Second)
+	if got := collect(t, c); got["kim_shoots_orphaned"] != 4 || lister.lists != 1 {
+		t.Errorf("a scrape within Reuse: gauges %v after %d walks; want the first walk's 4 orphaned, 1 walk", got, lister.lists)
+	}
+	if got := collect(t, c); len(got) != 8 {
+		t.Errorf("a reused walk served %d gauges; want all 8", len(got))
+	}
+	clock.Step(time.Second)
+	if got := collect(t, c); got["kim_shoots_orphaned"] != 3 || lister.lists != 2 {
+		t.Errorf("the scrape at Reuse: gauges %v after %d walks; want 3 orphaned from a second walk", got, lister.lists)
+	}
+}
+
 // collect scrapes c once and returns the value of each gauge by name.
 func collect(t *testing.T, c prometheus.Collector) map[string]float64 {
 	t.Helper()
