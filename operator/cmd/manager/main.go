@@ -112,9 +112,20 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 
 // kcpConfig is the KCP connection: the in-cluster service account, or $KUBECONFIG / ~/.kube/config, unless the
 // previous infrastructure manager's --kubeconfig names a file.
+// Both ways get the same client-side rate limit: none, leaving it to the API server's priority and fairness, as
+// controller-runtime's loader sets it. client-go's own default for a file (5 requests a second, burst 10) would
+// throttle a restart of a 5,000-Runtime fleet to minutes, where the previous manager (controller-runtime's loader
+// for its --kubeconfig too) was not throttled.
 func kcpConfig(path string) (*rest.Config, error) {
-	if path != "" {
-		return clientcmd.BuildConfigFromFlags("", path)
+	if path == "" {
+		return ctrl.GetConfig()
 	}
-	return ctrl.GetConfig()
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("load KCP kubeconfig %s: %w", path, err)
+	}
+	if cfg.QPS == 0 {
+		cfg.QPS = -1
+	}
+	return cfg, nil
 }
