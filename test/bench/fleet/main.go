@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type config struct {
 	steady, idleWindow, quiet time.Duration
 	touchPerMinute            float64
 	timeout                   time.Duration
+	// harnessProfile: where the harness process itself (gardener-apiserver in process, the simulated gardenlet,
+	// the KEB and convergence clients) spends its CPU, for the whole run; at fleet size it, not the manager, sets
+	// the pace on a 2-core machine.
+	harnessProfile string
 }
 
 func main() {
@@ -64,6 +69,7 @@ func parseFlags() (config, error) {
 		harness.ManagerEnv = append(harness.ManagerEnv, v)
 		return nil
 	})
+	flag.StringVar(&c.harnessProfile, "harness-cpuprofile", "", "write the harness process's own CPU profile of the whole run to this file")
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Parse()
 	if *memLimit != "" {
@@ -88,6 +94,17 @@ func run() error {
 		return err
 	}
 	defer stop()
+	if c.harnessProfile != "" {
+		f, err := os.Create(c.harnessProfile)
+		if err != nil {
+			return fmt.Errorf("harness CPU profile: %w", err)
+		}
+		defer func() { _ = f.Close() }()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("harness CPU profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
 	// Admin kubeconfigs with a few pooled RSA keys: the harness measures the operator, not Gardener's key generation.
 	harness.PoolGardenerKeys(4)
