@@ -50,6 +50,8 @@ func WaitIdle[C any](ctx context.Context, read func(context.Context) (C, error),
 	var last C
 	lastWork := -1.0
 	lastChange := time.Now()
+	// What keeps the manager busy, every 10 s: a restart that takes long says where it is.
+	nextLog := time.Now().Add(10 * time.Second)
 	for {
 		c, err := read(ctx)
 		if err != nil {
@@ -61,6 +63,10 @@ func WaitIdle[C any](ctx context.Context, read func(context.Context) (C, error),
 			lastChange = now
 		}
 		last, lastWork = c, a.Work
+		if now.After(nextLog) {
+			Logf("not idle yet: %s", a.Description)
+			nextLog = now.Add(10 * time.Second)
+		}
 		if a.Enough && !a.Busy && now.Sub(lastChange) >= quiet {
 			return c, lastChange, nil
 		}
