@@ -132,11 +132,12 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 			DefaultNamespaces: namespaces,
 			// Nothing reads managedFields but the registry cache's ownership check on Runtimes (their transform
 			// keeps that one entry); at fleet size they are a good part of the cache.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			// Every cached object also shares its metadata's repeated strings (kube.Interned).
+			DefaultTransform: kube.Interned(cache.TransformStripManagedFields()),
 			// Secrets and ConfigMaps: only the operator's own (kubeconfigs, the deletion guard). Secrets are cached
 			// without their data (kube.SecretCacheTransform): the kubeconfig is read live by whoever needs it.
-			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed, Transform: kube.SecretCacheTransform},
-				&corev1.ConfigMap{}: {Label: managed}, &imv1.Runtime{}: {Transform: kube.RuntimeCacheTransform}},
+			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed, Transform: kube.Interned(kube.SecretCacheTransform)},
+				&corev1.ConfigMap{}: {Label: managed}, &imv1.Runtime{}: {Transform: kube.Interned(kube.RuntimeCacheTransform)}},
 		},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
@@ -162,7 +163,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Shoots without managedFields and without the status the operator never reads.
-		o.Cache.DefaultTransform = gardener.CacheTransform
+		o.Cache.DefaultTransform = kube.Interned(gardener.CacheTransform)
 		// Only the operator's own ConfigMaps (structured authentication): the project also holds two CA ConfigMaps
 		// per shoot, which the operator never reads.
 		o.Cache.ByObject = map[client.Object]cache.ByObject{&corev1.ConfigMap{}: {Label: managed}}
