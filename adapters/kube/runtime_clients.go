@@ -34,8 +34,12 @@ const (
 	// A port call (a few requests) is bounded by its adapter besides (the configurator by runtime.timeout).
 	RuntimeRequestTimeout = 15 * time.Second
 	// DefaultMaxRuntimeClients bounds the clients kept (least recently used go first): a client holds a connection
-	// pool, and a runtime is reached only when something changed or a period passed.
-	DefaultMaxRuntimeClients = 1000
+	// pool, and a runtime is reached only when something changed or a period passed. A client with its TLS
+	// transport and connection is about 50 KB (heap profile of a provisioning wave at 5,000 Runtimes), so the bound
+	// is the memory a wave can take: 250 is ten times what all workers together use at once (25 Runtime workers and
+	// the registry cache, audit log and ServiceAccount kubeconfig workers); an evicted client costs a new TLS
+	// handshake when its runtime is next reached.
+	DefaultMaxRuntimeClients = 250
 	// DefaultRuntimeClientIdle is how long an unused client is kept. Its connections close after 90 s idle anyway
 	// (client-go's transport), so a client kept longer saves only parsing a kubeconfig, and at fleet size the kept
 	// clients were a third of the operator's heap (docs/operations/scale.md).
