@@ -18,20 +18,21 @@ import (
 // condition messages that quote them. held tells the caller to come back after due, so the latest progress is
 // written even when Gardener reports nothing more. every <= 0 writes every change.
 //
-// Gardener starting an operation on a shoot whose Runtime's status records none yet (a new Runtime's first
-// progress report) is progress too, counted from created (the Runtime's creation, when its status was first
-// written): it changes no state and no reason, and writing it at once cost every provisioning a status write
-// (issue 29). A Runtime older than every writes it at once.
+// Before Gardener reports an operation on a new Runtime's shoot, and when it starts one, only the condition
+// messages (the shoot generation Gardener is waiting to pick up, the operation's progress) are progress too, counted
+// from created (the Runtime's creation, when its status was first written): they change no state and no reason,
+// and writing each at once cost every provisioning two status writes (issue 29). A Runtime older than every writes
+// them at once.
 func holdProgress(before imv1.RuntimeStatus, after *imv1.RuntimeStatus, every time.Duration, created, now time.Time) (due time.Duration, held bool) {
 	bo, ao := before.ShootLastOperation, after.ShootLastOperation
-	if every <= 0 || ao == nil {
+	if every <= 0 {
 		return 0, false
 	}
 	var written time.Time
 	switch {
-	case bo == nil && ao.State == gardencorev1beta1.LastOperationStateProcessing:
+	case bo == nil && (ao == nil || ao.State == gardencorev1beta1.LastOperationStateProcessing):
 		written = created
-	case bo != nil && bo.Type == ao.Type && bo.State == ao.State:
+	case bo != nil && ao != nil && bo.Type == ao.Type && bo.State == ao.State:
 		written = bo.LastUpdateTime.Time
 	default:
 		return 0, false
