@@ -41,6 +41,9 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 				t.Errorf("ReadMetadata(mode %d) of a missing Secret: err = %v, want ErrSecretNotFound", mode, err)
 			}
 		}
+		if _, found, err := f.Store.CachedMetadata(t.Context(), ref(f, "missing")); err != nil || found {
+			t.Errorf("CachedMetadata of a missing Secret: found %v, err %v; want not found, no error", found, err)
+		}
 	})
 
 	t.Run("Write creates the Secret in the format consumers expect", func(t *testing.T) {
@@ -159,6 +162,12 @@ func RunKubeconfigSecretStoreContract(t *testing.T, newFixture func(t *testing.T
 		eventually(t, "cached metadata shows the write", func(c *assert.CollectT) {
 			md, err := f.Store.ReadMetadata(t.Context(), r, ports.ReadCached)
 			assert.NoError(c, err)
+			assert.NotEmpty(c, md.Annotations[kubeconfig.AnnotationLastSync], "last-sync annotation")
+		})
+		eventually(t, "CachedMetadata shows the write", func(c *assert.CollectT) {
+			md, found, err := f.Store.CachedMetadata(t.Context(), r)
+			assert.NoError(c, err)
+			assert.True(c, found && md.HasKubeconfig, "found with its kubeconfig")
 			assert.NotEmpty(c, md.Annotations[kubeconfig.AnnotationLastSync], "last-sync annotation")
 		})
 		eventually(t, "ListOwnedBy finds the Secret", func(c *assert.CollectT) {

@@ -263,7 +263,7 @@ func RunRegistryCacheLedgerContract(t *testing.T, newFixture func(t *testing.T) 
 		rt1, rt2 := ports.RuntimeRef{Namespace: f.Namespace, RuntimeID: "rt-1"}, ports.RuntimeRef{Namespace: f.Namespace, RuntimeID: "rt-2"}
 		a := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "a", ShootName: "c-1"}
 		b := registrycache.GardenSecret{Name: registrycache.SecretPrefix + "b", ShootName: "c-1"}
-		if got, err := f.Ledger.Copies(ctx, rt1); err != nil || len(got) != 0 {
+		if got, err := f.Ledger.Copies(ctx, rt1, ports.ReadLive); err != nil || len(got) != 0 {
 			t.Fatalf("no record: %v, %v", got, err)
 		}
 		for _, rec := range []struct {
@@ -274,7 +274,7 @@ func RunRegistryCacheLedgerContract(t *testing.T, newFixture func(t *testing.T) 
 				t.Fatal(err)
 			}
 		}
-		got, err := f.Ledger.Copies(ctx, rt1)
+		got, err := f.Ledger.Copies(ctx, rt1, ports.ReadLive)
 		if err != nil || len(got) != 2 || got[0].Name != a.Name || got[1].Name != b.Name || got[0].ShootName != "c-1" || got[0].RuntimeID != "rt-1" {
 			t.Fatalf("copies of rt-1: %+v, %v", got, err)
 		}
@@ -284,7 +284,7 @@ func RunRegistryCacheLedgerContract(t *testing.T, newFixture func(t *testing.T) 
 		if err := f.Ledger.Forget(ctx, rt1, []string{a.Name}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := f.Ledger.Copies(ctx, rt1); len(got) != 1 || got[0].Name != b.Name {
+		if got, _ := f.Ledger.Copies(ctx, rt1, ports.ReadLive); len(got) != 1 || got[0].Name != b.Name {
 			t.Errorf("after forgetting %s: %+v", a.Name, got)
 		}
 		if err := f.Ledger.Forget(ctx, rt1, []string{b.Name, "reg-cache-never-recorded"}); err != nil {

@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -96,6 +97,15 @@ func (s *KubeconfigSecretStore) ReadMetadata(_ context.Context, ref ports.Secret
 		HasKubeconfig: len(sec.data[ref.Key]) > 0,
 		Name:          ref.Name, UID: sec.uid, ResourceVersion: strconv.Itoa(sec.version),
 	}, nil
+}
+
+// CachedMetadata implements ports.KubeconfigSecretStore: the store has no cache, a Secret is there or not.
+func (s *KubeconfigSecretStore) CachedMetadata(ctx context.Context, ref ports.SecretRef) (ports.KubeconfigSecretMetadata, bool, error) {
+	md, err := s.ReadMetadata(ctx, ref, ports.ReadCached)
+	if errors.Is(err, ports.ErrSecretNotFound) {
+		return md, false, nil
+	}
+	return md, err == nil, err
 }
 
 // Write implements ports.KubeconfigSecretStore.

@@ -23,8 +23,8 @@ func NewRegistryCacheLedger() *RegistryCacheLedger {
 	return &RegistryCacheLedger{records: map[ports.RuntimeRef]map[string]registrycache.GardenSecret{}}
 }
 
-// Copies implements ports.RegistryCacheLedger.
-func (l *RegistryCacheLedger) Copies(_ context.Context, ref ports.RuntimeRef) ([]registrycache.GardenSecret, error) {
+// Copies implements ports.RegistryCacheLedger; the ledger has no cache, both modes read the same record.
+func (l *RegistryCacheLedger) Copies(_ context.Context, ref ports.RuntimeRef, _ ports.ReadMode) ([]registrycache.GardenSecret, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []registrycache.GardenSecret

@@ -59,12 +59,30 @@ func (s *KubeconfigSecretStore) ReadMetadata(ctx context.Context, ref ports.Secr
 	case err != nil:
 		return ports.KubeconfigSecretMetadata{}, fmt.Errorf("read secret %s: %w", ref, err)
 	}
+	return metadataOf(&sec, ref.Key, cached), nil
+}
+
+// CachedMetadata implements ports.KubeconfigSecretStore: the cache alone, a miss is not confirmed.
+func (s *KubeconfigSecretStore) CachedMetadata(ctx context.Context, ref ports.SecretRef) (ports.KubeconfigSecretMetadata, bool, error) {
+	var sec corev1.Secret
+	err := s.cached.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &sec)
+	switch {
+	case apierrors.IsNotFound(err):
+		return ports.KubeconfigSecretMetadata{}, false, nil
+	case err != nil:
+		return ports.KubeconfigSecretMetadata{}, false, fmt.Errorf("read secret %s from the cache: %w", ref, err)
+	}
+	return metadataOf(&sec, ref.Key, true), true, nil
+}
+
+// metadataOf is what the store reveals of sec; cached tells that sec was read from the cache (see hasData).
+func metadataOf(sec *corev1.Secret, key string, cached bool) ports.KubeconfigSecretMetadata {
 	return ports.KubeconfigSecretMetadata{
 		Labels:        sec.Labels,
 		Annotations:   withoutCacheRecord(sec.Annotations),
-		HasKubeconfig: hasData(&sec, ref.Key, cached),
+		HasKubeconfig: hasData(sec, key, cached),
 		Name:          sec.Name, UID: string(sec.UID), ResourceVersion: sec.ResourceVersion,
-	}, nil
+	}
 }
 
 // errSecretNotFound starts a live read without a cached attempt.

@@ -27,16 +27,23 @@ func RegistryCacheLedgerName(runtimeID string) string { return "kim-registry-cac
 // are the copies' names, values the shoot each was made for. It is not owned by the Runtime: it outlives it until
 // the copies of a deleted runtime are collected (after its shoot is gone), and then goes itself.
 type RegistryCacheLedger struct {
-	// Live reads the ConfigMaps from the API server (one get per sync; they are not cached).
-	Live   client.Reader
-	Writer client.Writer
+	// Cached reads the ConfigMaps from the manager's cache (they carry the operator's managed-by label) for
+	// Copies with ReadCached; nil: from Live. Live reads them from the API server.
+	Cached, Live client.Reader
+	Writer       client.Writer
 }
 
 var _ ports.RegistryCacheLedger = (*RegistryCacheLedger)(nil)
 
-func (l *RegistryCacheLedger) get(ctx context.Context, ref ports.RuntimeRef) (*corev1.ConfigMap, error) {
+// get reads the runtime's record (nil when there is none): from the cache for ReadCached when there is one, else
+// from the API server.
+func (l *RegistryCacheLedger) get(ctx context.Context, ref ports.RuntimeRef, mode ports.ReadMode) (*corev1.ConfigMap, error) {
 	cm := &corev1.ConfigMap{}
-	err := l.Live.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: RegistryCacheLedgerName(ref.RuntimeID)}, cm)
+	r := l.Live
+	if mode == ports.ReadCached && l.Cached != nil {
+		r = l.Cached
+	}
+	err := r.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: RegistryCacheLedgerName(ref.RuntimeID)}, cm)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -50,8 +57,8 @@ func (l *RegistryCacheLedger) get(ctx context.Context, ref ports.RuntimeRef) (*c
 }
 
 // Copies implements ports.RegistryCacheLedger.
-func (l *RegistryCacheLedger) Copies(ctx context.Context, ref ports.RuntimeRef) ([]registrycache.GardenSecret, error) {
-	cm, err := l.get(ctx, ref)
+func (l *RegistryCacheLedger) Copies(ctx context.Context, ref ports.RuntimeRef, mode ports.ReadMode) ([]registrycache.GardenSecret, error) {
+	cm, err := l.get(ctx, ref, mode)
 	if cm == nil || err != nil {
 		return nil, err
 	}
@@ -74,7 +81,7 @@ func (l *RegistryCacheLedger) Record(ctx context.Context, ref ports.RuntimeRef, 
 	for _, c := range copies {
 		data[c.Name] = c.ShootName
 	}
-	cm, err := l.get(ctx, ref)
+	cm, err := l.get(ctx, ref, ports.ReadLive)
 	if err != nil {
 		return err
 	}
@@ -105,7 +112,7 @@ func (l *RegistryCacheLedger) Record(ctx context.Context, ref ports.RuntimeRef, 
 // Forget implements ports.RegistryCacheLedger: merge-patches the names out and deletes a ConfigMap left empty
 // (preconditioned on that empty version, so a name recorded meanwhile is never lost).
 func (l *RegistryCacheLedger) Forget(ctx context.Context, ref ports.RuntimeRef, names []string) error {
-	cm, err := l.get(ctx, ref)
+	cm, err := l.get(ctx, ref, ports.ReadLive)
 	if cm == nil || err != nil {
 		return err
 	}

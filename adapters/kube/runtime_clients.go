@@ -54,25 +54,67 @@ type KubeconfigSource interface {
 	Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error)
 }
 
+// VersionedKubeconfigSource is a KubeconfigSource that tells which version of a runtime's kubeconfig it read, and
+// which version is current without a request (from a cache): a client built from that very version is used again
+// without reading the kubeconfig.
+type VersionedKubeconfigSource interface {
+	KubeconfigSource
+	// CachedVersion is the version of the runtime's kubeconfig a cache shows; ok is false when the cache cannot
+	// tell (no such Secret in it, or one without a kubeconfig). Sends no request.
+	CachedVersion(ctx context.Context, runtimeID string) (version string, ok bool)
+	// VersionedKubeconfig is Kubeconfig and the version it read.
+	VersionedKubeconfig(ctx context.Context, runtimeID string) (kc []byte, version string, err error)
+}
+
 // SecretKubeconfigs reads kubeconfig-<runtimeID> (key config) in Namespace of KCP, through Reader: a live reader in
-// the operator (its cache keeps Secrets without their data, see SecretCacheTransform).
+// the operator (its cache keeps Secrets without their data, see SecretCacheTransform). Cache, when set, is that
+// cache: it tells the version of a Secret (its UID and resourceVersion) without a request.
 type SecretKubeconfigs struct {
 	Reader    client.Reader
+	Cache     client.Reader
 	Namespace string
 }
 
+var _ VersionedKubeconfigSource = SecretKubeconfigs{}
+
 // Kubeconfig implements KubeconfigSource.
 func (s SecretKubeconfigs) Kubeconfig(ctx context.Context, runtimeID string) ([]byte, error) {
+	kc, _, err := s.VersionedKubeconfig(ctx, runtimeID)
+	return kc, err
+}
+
+// VersionedKubeconfig implements VersionedKubeconfigSource: the Secret read through Reader.
+func (s SecretKubeconfigs) VersionedKubeconfig(ctx context.Context, runtimeID string) ([]byte, string, error) {
 	secret := &corev1.Secret{}
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: kubeconfig.SecretName(runtimeID)}, secret); err != nil {
-		return nil, fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
+		return nil, "", fmt.Errorf("kubeconfig of runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
 	}
 	kc := secret.Data[kubeconfig.SecretKey]
 	if len(kc) == 0 {
-		return nil, fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
+		return nil, "", fmt.Errorf("kubeconfig of runtime %s is empty: %w", runtimeID, ports.ErrRuntimeUnreachable)
 	}
-	return kc, nil
+	return kc, secretVersion(secret), nil
 }
+
+// CachedVersion implements VersionedKubeconfigSource: the Secret's version in Cache, when the cached copy records
+// a kubeconfig (SecretCacheTransform).
+func (s SecretKubeconfigs) CachedVersion(ctx context.Context, runtimeID string) (string, bool) {
+	if s.Cache == nil {
+		return "", false
+	}
+	secret := &corev1.Secret{}
+	if err := s.Cache.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: kubeconfig.SecretName(runtimeID)}, secret); err != nil {
+		return "", false
+	}
+	if !hasData(secret, kubeconfig.SecretKey, true) {
+		return "", false
+	}
+	return secretVersion(secret), true
+}
+
+// secretVersion identifies one version of a Secret: a Secret written again, or deleted and created anew, has
+// another.
+func secretVersion(s *corev1.Secret) string { return string(s.UID) + "/" + s.ResourceVersion }
 
 // RuntimeClientFactory returns a client of a runtime's API server. The self-service adapters (registry cache,
 // audit log credentials) take one; in the operator it is RuntimeClients.Controller, tests hand in others.
@@ -125,23 +167,41 @@ func NewRuntimeClients(o RuntimeClientsOptions) *RuntimeClients {
 		func(id string, kc []byte) (*runtimeClient, error) { return newRuntimeClient(id, kc, timeout) })}
 }
 
-// get returns the client of runtimeID for its current kubeconfig (read from the kubeconfig source at every call,
-// so a rotation is seen at once). Errors wrap ports.ErrRuntimeUnreachable.
+// get returns the client of runtimeID for its current kubeconfig, read from the kubeconfig source at every call so
+// that a rotation is seen at once; with a VersionedKubeconfigSource, a client built from the version its cache
+// shows is used without reading the kubeconfig again. Such a client's kubeconfig is the Secret the cache holds, or
+// one version behind while the cache has not seen a write yet (moments): a kubeconfig of the same runtime that was
+// valid when it was written (a rotated one stays valid until it expires), never another runtime's. Reading every
+// kubeconfig live cost the KCP a request per configuration and registry cache sync (issue 29). Errors wrap
+// ports.ErrRuntimeUnreachable.
 func (r *RuntimeClients) get(ctx context.Context, runtimeID string) (*runtimeClient, error) {
 	if r.kubeconfigs == nil {
 		return nil, fmt.Errorf("runtime %s: no kubeconfig source: %w", runtimeID, ports.ErrRuntimeUnreachable)
 	}
-	kc, err := r.kubeconfigs.Kubeconfig(ctx, runtimeID)
+	vs, versioned := r.kubeconfigs.(VersionedKubeconfigSource)
+	if !versioned {
+		kc, err := r.kubeconfigs.Kubeconfig(ctx, runtimeID)
+		if err != nil {
+			return nil, err
+		}
+		return r.cache.get(runtimeID, kc, "")
+	}
+	if v, ok := vs.CachedVersion(ctx, runtimeID); ok {
+		if c := r.cache.current(runtimeID, v); c != nil {
+			return c, nil
+		}
+	}
+	kc, v, err := vs.VersionedKubeconfig(ctx, runtimeID)
 	if err != nil {
 		return nil, err
 	}
-	return r.cache.get(runtimeID, kc)
+	return r.cache.get(runtimeID, kc, v)
 }
 
 // forKubeconfig returns the client of runtimeID for a kubeconfig the caller read itself (an adapter whose port
 // classifies a missing kubeconfig its own way). Errors wrap ports.ErrRuntimeUnreachable.
 func (r *RuntimeClients) forKubeconfig(runtimeID string, kc []byte) (*runtimeClient, error) {
-	return r.cache.get(runtimeID, kc)
+	return r.cache.get(runtimeID, kc, "")
 }
 
 // Controller returns a controller-runtime client of runtimeID (a RuntimeClientFactory). It uses client-go's scheme,
@@ -290,26 +350,27 @@ type clientCache struct {
 type cachedClient struct {
 	*runtimeClient
 	used time.Time
+	// version is the version of the kubeconfig Secret the client was built from ("" when unknown).
+	version string
 }
 
 func newClientCache(maxEntries int, idle time.Duration, now func() time.Time, build func(string, []byte) (*runtimeClient, error)) *clientCache {
 	return &clientCache{max: maxEntries, idle: idle, now: now, order: list.New(), entries: map[string]*list.Element{}, build: build}
 }
 
-// get returns the client of runtimeID for kubeconfig, building it when there is none or the kubeconfig changed.
+// get returns the client of runtimeID for kubeconfig, building it when there is none or the kubeconfig changed;
+// version is the version of the Secret kubeconfig was read from ("" when unknown), which current matches.
 // Clients unused for longer than idle go first (the list is in order of use: only those are visited).
-func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, error) {
+func (c *clientCache) get(runtimeID string, kubeconfig []byte, version string) (*runtimeClient, error) {
 	hash := sha256.Sum256(kubeconfig)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
-	for e := c.order.Back(); e != nil && now.Sub(e.Value.(*cachedClient).used) > c.idle; e = c.order.Back() {
-		c.removeLocked(e)
-	}
+	c.dropIdleLocked(now)
 	if e, ok := c.entries[runtimeID]; ok {
 		cc := e.Value.(*cachedClient) // the list holds only *cachedClient
 		if cc.kubeconfigHash == hash {
-			cc.used = now
+			cc.used, cc.version = now, version
 			c.order.MoveToFront(e)
 			return cc.runtimeClient, nil
 		}
@@ -319,11 +380,39 @@ func (c *clientCache) get(runtimeID string, kubeconfig []byte) (*runtimeClient, 
 	if err != nil {
 		return nil, err
 	}
-	c.entries[runtimeID] = c.order.PushFront(&cachedClient{runtimeClient: rc, used: now})
+	c.entries[runtimeID] = c.order.PushFront(&cachedClient{runtimeClient: rc, used: now, version: version})
 	for c.order.Len() > c.max {
 		c.removeLocked(c.order.Back())
 	}
 	return rc, nil
+}
+
+// current returns the kept client of runtimeID when it was built from the kubeconfig Secret at version; nil
+// otherwise.
+func (c *clientCache) current(runtimeID, version string) *runtimeClient {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	c.dropIdleLocked(now)
+	e, ok := c.entries[runtimeID]
+	if !ok {
+		return nil
+	}
+	cc := e.Value.(*cachedClient) // the list holds only *cachedClient
+	if version == "" || cc.version != version {
+		return nil
+	}
+	cc.used = now
+	c.order.MoveToFront(e)
+	return cc.runtimeClient
+}
+
+// dropIdleLocked removes the clients unused for longer than idle (the list is in order of use: only those are
+// visited).
+func (c *clientCache) dropIdleLocked(now time.Time) {
+	for e := c.order.Back(); e != nil && now.Sub(e.Value.(*cachedClient).used) > c.idle; e = c.order.Back() {
+		c.removeLocked(e)
+	}
 }
 
 // forget drops the client of runtimeID.

@@ -32,7 +32,7 @@ current-context: c
 	}
 	get := func(id string) {
 		t.Helper()
-		if _, err := c.get(id, kc(id)); err != nil {
+		if _, err := c.get(id, kc(id), ""); err != nil {
 			t.Fatal(err)
 		}
 	}

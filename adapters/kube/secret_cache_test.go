@@ -1,12 +1,15 @@
 package kube
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -95,5 +98,41 @@ func TestStoreAndAccessOnTheTrimmedCache(t *testing.T) {
 				t.Errorf("KubeconfigReady: %v, %v; want %v", ready, err, want)
 			}
 		})
+	}
+}
+
+// countingReader counts the reads that reach it (the API server in the store's tests).
+type countingReader struct {
+	client.Reader
+	gets int
+}
+
+func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.gets++
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+// TestCachedMetadataNeverReadsLive: CachedMetadata answers from the cache alone (a miss is found=false, not
+// confirmed), while ReadMetadata with ReadCached confirms a miss live; both read a cached Secret's record of its data.
+func TestCachedMetadataNeverReadsLive(t *testing.T) {
+	sec := kubeconfigSecret([]byte("apiVersion: v1\nkind: Config\n"))
+	sec.ManagedFields = nil
+	cache := fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cachedCopy(t, sec)).Build()
+	live := &countingReader{Reader: fakeclient.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(sec.DeepCopy()).Build()}
+	store := NewKubeconfigSecretStore(cache, live, nil)
+	missing := ports.SecretRef{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-2"), Key: kubeconfig.SecretKey}
+	if _, found, err := store.CachedMetadata(t.Context(), missing); err != nil || found || live.gets != 0 {
+		t.Fatalf("CachedMetadata of a Secret the cache does not hold: found %v, err %v, live reads %d; want not found, no live read", found, err, live.gets)
+	}
+	if _, err := store.ReadMetadata(t.Context(), missing, ports.ReadCached); !errors.Is(err, ports.ErrSecretNotFound) || live.gets != 1 {
+		t.Fatalf("ReadMetadata(ReadCached) of a cache miss: err %v, live reads %d; want ErrSecretNotFound after one live read", err, live.gets)
+	}
+	ref := ports.SecretRef{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-1"), Key: kubeconfig.SecretKey}
+	md, found, err := store.CachedMetadata(t.Context(), ref)
+	if err != nil || !found || !md.HasKubeconfig || md.ResourceVersion != "7" || live.gets != 1 {
+		t.Fatalf("CachedMetadata of a cached Secret: %+v found %v err %v, live reads %d", md, found, err, live.gets)
+	}
+	if _, ok := md.Annotations[annotationCachedKeys]; ok {
+		t.Error("the cache's record of the data keys is revealed as an annotation")
 	}
 }

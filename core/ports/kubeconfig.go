@@ -69,6 +69,12 @@ type KubeconfigSecretStore interface {
 	// ReadMetadata returns the metadata of the Secret, or an error wrapping ErrSecretNotFound when it does not exist.
 	// It never returns the kubeconfig itself. Non-blocking with ReadCached except for cache start-up.
 	ReadMetadata(ctx context.Context, ref SecretRef, mode ReadMode) (KubeconfigSecretMetadata, error)
+	// CachedMetadata is ReadMetadata from the cache alone: found is false when the cache holds no such Secret, which
+	// is no proof that none exists (the cache may hold only the operator's labelled Secrets and lags behind
+	// writes). ReadMetadata with ReadCached confirms such a miss live; this is for a first decision that is taken
+	// again with ReadLive before anything is written or Gardener is asked, where that confirmation would read the
+	// Secret live twice. Non-blocking except for cache start-up.
+	CachedMetadata(ctx context.Context, ref SecretRef) (md KubeconfigSecretMetadata, found bool, err error)
 	// Write creates the Secret or replaces its kubeconfig, labels and annotations in a single request, so a reader
 	// sees either the old or the new kubeconfig, never a missing or empty key. It writes only the Secret that was
 	// checked: a create when s.ExpectAbsent, else the version s.Precondition names (ErrConflict otherwise, and

@@ -100,8 +100,10 @@ type RegistryCredentialOwners interface {
 // to some of them), so this record is how it finds its copies again, to delete them by name.
 type RegistryCacheLedger interface {
 	// Copies returns the copies recorded for the runtime (Name, RuntimeID and ShootName; never data). A runtime
-	// without a record has none. Errors wrap ErrTransient.
-	Copies(ctx context.Context, ref RuntimeRef) ([]registrycache.GardenSecret, error)
+	// without a record has none. ReadCached answers from the KCP cache, which lags behind Record and Forget (a name
+	// just recorded may be missing, one just forgotten still there): enough to see that nothing is to be collected,
+	// never to delete a copy or to skip recording one. Errors wrap ErrTransient.
+	Copies(ctx context.Context, ref RuntimeRef, mode ReadMode) ([]registrycache.GardenSecret, error)
 	// Record adds copies to the runtime's record. It is called before the copies are created, so no crash leaves
 	// a copy nobody knows of. Idempotent. Errors wrap ErrTransient.
 	Record(ctx context.Context, ref RuntimeRef, copies []registrycache.GardenSecret) error

@@ -94,7 +94,7 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 				return res, err
 			}
 		}
-		return res, s.collect(ctx, ref, rt.ShootName, nil, &res)
+		return res, s.collect(ctx, ref, rt.ShootName, nil, &res, ports.ReadCached)
 	}
 	cfgs, err := s.Source.Configs(ctx, ref.RuntimeID)
 	if over := (*registrycache.OverLimit)(nil); errors.As(err, &over) {
@@ -132,7 +132,7 @@ func (s *RegistryCacheSync) Sync(ctx context.Context, ref ports.RuntimeRef, now 
 			return res, fmt.Errorf("report the status of RegistryCacheConfig %s in runtime %s: %w", c.Key(), ref.RuntimeID, err)
 		}
 	}
-	return res, s.collect(ctx, ref, rt.ShootName, plan.SecretNames(), &res)
+	return res, s.collect(ctx, ref, rt.ShootName, plan.SecretNames(), &res, ports.ReadCached)
 }
 
 // overLimit handles a runtime whose objects exceed the source's limits. Nothing is evaluated and nothing is written
@@ -187,7 +187,9 @@ func (s *RegistryCacheSync) plan(ctx context.Context, runtimeID, shootName strin
 // Runtime's. A name held by a Secret that is not the operator's copy refuses the caches that need it, and only them.
 func (s *RegistryCacheSync) write(ctx context.Context, ref ports.RuntimeRef, rt ports.RegistryCacheRuntime,
 	plan *registrycache.Plan, res *RegistryCacheResult) error {
-	recorded, err := s.Ledger.Copies(ctx, ref)
+	// Live: a name forgotten meanwhile but still in the cache would pass for recorded, and its copy be created
+	// without a record (a copy nobody knows of).
+	recorded, err := s.Ledger.Copies(ctx, ref, ports.ReadLive)
 	if err != nil {
 		return fmt.Errorf("read the registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 	}
@@ -234,13 +236,24 @@ func (s *RegistryCacheSync) write(ctx context.Context, ref ports.RuntimeRef, rt 
 }
 
 // collect deletes the runtime's recorded garden copies that are neither wanted nor referenced by a shoot it was
-// made for (asked live before anything is deleted), by name, and forgets them.
-func (s *RegistryCacheSync) collect(ctx context.Context, ref ports.RuntimeRef, shootName string, wanted []string, res *RegistryCacheResult) error {
-	existing, err := s.Ledger.Copies(ctx, ref)
+// made for (asked live before anything is deleted), by name, and forgets them. mode is how the record is read
+// first: a cached record without candidates ends the pass (nearly every sync: a runtime's copies rarely become
+// garbage, and a read of the record from the API server was a KCP request per sync, issue 29); candidates are
+// confirmed on the record as the API server has it before anything is deleted. A name the cache does not show
+// yet is collected by a later sync.
+func (s *RegistryCacheSync) collect(ctx context.Context, ref ports.RuntimeRef, shootName string, wanted []string, res *RegistryCacheResult,
+	mode ports.ReadMode) error {
+	existing, err := s.Ledger.Copies(ctx, ref, mode)
 	if err != nil {
 		return fmt.Errorf("read the registry credential copies of runtime %s: %w", ref.RuntimeID, err)
 	}
 	candidates := registrycache.Garbage(names(existing), wanted, nil)
+	if len(candidates) > 0 && mode != ports.ReadLive {
+		if existing, err = s.Ledger.Copies(ctx, ref, ports.ReadLive); err != nil {
+			return fmt.Errorf("read the registry credential copies of runtime %s: %w", ref.RuntimeID, err)
+		}
+		candidates = registrycache.Garbage(names(existing), wanted, nil)
+	}
 	if len(candidates) == 0 {
 		return nil
 	}
@@ -288,9 +301,10 @@ func (s *RegistryCacheSync) forget(ctx context.Context, ref ports.RuntimeRef, de
 	}
 }
 
-// collectAll collects the copies of a runtime that is gone or being deleted: only its shoot can still use them.
+// collectAll collects the copies of a runtime that is gone or being deleted: only its shoot can still use them. The
+// record is read live: the pass comes once (the Runtime's deletion event, or the sweep that found the record).
 func (s *RegistryCacheSync) collectAll(ctx context.Context, ref ports.RuntimeRef, res *RegistryCacheResult) error {
-	return s.collect(ctx, ref, "", nil, res)
+	return s.collect(ctx, ref, "", nil, res, ports.ReadLive)
 }
 
 func names(secrets []registrycache.GardenSecret) []string {

@@ -47,7 +47,7 @@ func (w *cacheWorld) pass(t *testing.T) usecase.RegistryCacheResult {
 	w.lastSync = res
 	// The ledger in the KCP is how the sync finds its copies (it never lists the garden): after every pass it
 	// knows every copy of the runtime.
-	recorded, _ := w.ledger.Copies(context.Background(), w.ref)
+	recorded, _ := w.ledger.Copies(context.Background(), w.ref, ports.ReadLive)
 	var names []string
 	for _, c := range recorded {
 		names = append(names, c.Name)
@@ -303,7 +303,7 @@ func TestRegistryCacheSyncNeverUsesASquattedCopy(t *testing.T) {
 	if !slices.ContainsFunc(res.Events, func(e usecase.Event) bool { return e.Reason == usecase.EventRegistryCredentialsSquatted && e.Warning }) {
 		t.Errorf("events %+v: want a warning %s", res.Events, usecase.EventRegistryCredentialsSquatted)
 	}
-	if recorded, _ := w.ledger.Copies(context.Background(), w.ref); len(recorded) != 0 {
+	if recorded, _ := w.ledger.Copies(context.Background(), w.ref, ports.ReadLive); len(recorded) != 0 {
 		t.Errorf("the squatted name is recorded as the runtime's copy (it would be deleted): %+v", recorded)
 	}
 	w.gardenerApplies(t)

@@ -50,6 +50,8 @@ type observation struct {
 	md       ports.KubeconfigSecretMetadata
 	verdict  kubeconfig.SecretVerdict
 	shoot    kubeconfig.ShootRef
+	// missed: the decision was taken on the cache, which held no Secret (no proof that none exists).
+	missed bool
 }
 
 // Rotate runs one pass for req (read from a cache) at now; live confirms it before a Gardener call. An error
@@ -57,6 +59,11 @@ type observation struct {
 func (r *Rotator) Rotate(ctx context.Context, req ports.KubeconfigRequest, live ports.KubeconfigRequests, now time.Time) (RotationResult, error) {
 	res := RotationResult{Request: req}
 	o, err := r.decide(ctx, req, ports.ReadCached, now)
+	if kubeconfig.Refusal(err) && o.missed {
+		// The cache does not hold every Secret (only labelled ones): the refusal of a Secret it missed is told in
+		// the words of the Secret that is there.
+		o, err = r.decide(ctx, req, ports.ReadLive, now)
+	}
 	if kubeconfig.Refusal(err) {
 		res.Status = kubeconfig.Refused(err)
 		return res, nil
@@ -101,14 +108,16 @@ func (r *Rotator) Rotate(ctx context.Context, req ports.KubeconfigRequest, live 
 
 // decide reads the Secret's metadata in the given mode, checks that the GardenerCluster may write it and may have
 // the shoot's kubeconfig (a refusal is returned as the error, wrapping the kubeconfig package's errors), and
-// applies the rotation policy.
+// applies the rotation policy. ReadCached reads the Secret from the cache alone (CachedMetadata): a miss decides
+// to issue, and every issue is decided again on live reads (Rotate), so confirming the miss live as well read the
+// Secret of every new GardenerCluster twice (issue 29).
 func (r *Rotator) decide(ctx context.Context, req ports.KubeconfigRequest, mode ports.ReadMode, now time.Time) (observation, error) {
-	md, err := r.Store.ReadMetadata(ctx, req.Secret, mode)
+	md, err := r.readMetadata(ctx, req.Secret, mode)
 	ex, err := existingSecret(md, err)
 	if err != nil {
 		return observation{}, err
 	}
-	o := observation{md: md}
+	o := observation{md: md, missed: ex == nil && mode == ports.ReadCached}
 	if o.verdict, err = kubeconfig.CheckSecret(req.Namespace, req.Name, req.Secret.Namespace, req.Secret.Name, ex); err != nil {
 		return o, err
 	}
@@ -194,6 +203,22 @@ func (r *Rotator) write(ctx context.Context, req ports.KubeconfigRequest, o obse
 			return rerr
 		}
 	}
+}
+
+// readMetadata reads the Secret's metadata: from the cache alone for ReadCached (a miss is ErrSecretNotFound,
+// unconfirmed), otherwise as the store's ReadMetadata in that mode.
+func (r *Rotator) readMetadata(ctx context.Context, ref ports.SecretRef, mode ports.ReadMode) (ports.KubeconfigSecretMetadata, error) {
+	if mode != ports.ReadCached {
+		return r.Store.ReadMetadata(ctx, ref, mode)
+	}
+	md, found, err := r.Store.CachedMetadata(ctx, ref)
+	switch {
+	case err != nil:
+		return md, fmt.Errorf("read secret %s from the cache: %w", ref, err)
+	case !found:
+		return md, fmt.Errorf("read secret %s from the cache: %w", ref, ports.ErrSecretNotFound)
+	}
+	return md, nil
 }
 
 // existingSecret turns the store's metadata into what kubeconfig.CheckSecret looks at; nil when there is no Secret.

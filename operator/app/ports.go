@@ -92,7 +92,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (Port
 		return Ports{}, err
 	}
 	// Every adapter that reaches into runtimes does so through these clients.
-	runtimes := runtimeClients(live, ns)
+	runtimes := runtimeClients(kcp, live, ns)
 	p := Ports{
 		Clock:  clock.RealClock{},
 		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Credentials: shoots,

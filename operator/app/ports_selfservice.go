@@ -86,7 +86,7 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 				Limits: registrycache.Limits{MaxConfigs: rc.MaxConfigsPerRuntime, MaxListBytes: rc.MaxListBytesPerRuntime}},
 			Garden: &gardener.RegistryCacheGarden{Cached: garden.GetClient(), Live: garden.GetAPIReader(), Writer: garden.GetClient(),
 				Namespace: opts.GardenNamespace()},
-			Ledger:   &kube.RegistryCacheLedger{Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
+			Ledger:   &kube.RegistryCacheLedger{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
 			Interval: rc.SyncInterval.Duration, Workers: rc.Workers, ListenerPort: rc.ListenerPort,
 		}
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {

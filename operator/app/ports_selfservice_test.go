@@ -27,7 +27,7 @@ func TestRegistryCacheAndAuditLogPortsFollowTheConfiguration(t *testing.T) {
 		edit(cfg)
 		opts := DefaultOptions()
 		opts.GardenerProject, opts.WatchNamespaces, opts.Config = "kyma", []string{"kcp-system"}, cfg
-		rc, al, err := selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetAPIReader(), "kcp-system").Controller)
+		rc, al, err := selfServicePorts(mgr, garden, opts, runtimeClients(mgr.GetClient(), mgr.GetAPIReader(), "kcp-system").Controller)
 		return Ports{RegistryCache: rc, AuditLog: al}, err
 	}
 

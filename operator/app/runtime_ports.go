@@ -13,9 +13,10 @@ import (
 
 // runtimeClients builds the one way to the runtimes' API servers every runtime-facing adapter gets: one cached
 // client per runtime, built from its kubeconfig Secret read live (the manager's cache holds Secrets without their
-// data), every request bounded by kube.RuntimeRequestTimeout.
-func runtimeClients(live client.Reader, namespace string) *kube.RuntimeClients {
-	return kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: kube.SecretKubeconfigs{Reader: live, Namespace: namespace}})
+// data) and used again while the cache shows the version it was read at, every request bounded by
+// kube.RuntimeRequestTimeout.
+func runtimeClients(cached, live client.Reader, namespace string) *kube.RuntimeClients {
+	return kube.NewRuntimeClients(kube.RuntimeClientsOptions{Kubeconfigs: kube.SecretKubeconfigs{Reader: live, Cache: cached, Namespace: namespace}})
 }
 
 // runtimeConfigurator builds the configurator of the objects inside runtimes, every call bounded by

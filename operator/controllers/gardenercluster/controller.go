@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -65,8 +66,13 @@ func NewReconciler(c client.Client, live client.Reader, deps Deps, m *Metrics, r
 	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: deps.Clock, Recorder: recorder, Finalizer: Finalizer,
 		New: func() *imv1.GardenerCluster { return &imv1.GardenerCluster{} },
 		Hooks: &hooks{rotator: &usecase.Rotator{Issuer: countingIssuer{deps.Issuer, m}, Store: deps.Secrets, Shoots: deps.Shoots,
-			Policy: deps.Policy}, metrics: m}})
+			Policy: deps.Policy}, metrics: m}, AwaitStatus: statusAwait})
 }
+
+// statusAwait bounds how long a reconcile that wrote the status waits for the cache to show it. The Secret written
+// with the first kubeconfig brings the next reconcile at once; on a cache without the recorded success it confirmed
+// the GardenerCluster live again (about every other new cluster, issue 29).
+const statusAwait = 2 * time.Second
 
 // AddToManager registers the controller with the KCP manager: GardenerClusters and managed Secrets of the watched
 // namespaces.

@@ -106,7 +106,7 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResul
 	if res.AuditLogCR != "" {
 		rt.Status.AuditLogCR = res.AuditLogCR
 	}
-	if due, held := holdProgress(before.Status, &rt.Status, h.progressEvery, now); held {
+	if due, held := holdProgress(before.Status, &rt.Status, h.progressEvery, rt.CreationTimestamp.Time, now); held {
 		h.metrics.progressHeld.Inc()
 		out.RequeueAfter = sooner(out.RequeueAfter, due)
 	}

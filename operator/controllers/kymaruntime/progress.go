@@ -3,6 +3,7 @@ package kymaruntime
 import (
 	"time"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -16,13 +17,28 @@ import (
 // its errors, the configuration record. Progress is the last operation's progress, description and time and the
 // condition messages that quote them. held tells the caller to come back after due, so the latest progress is
 // written even when Gardener reports nothing more. every <= 0 writes every change.
-func holdProgress(before imv1.RuntimeStatus, after *imv1.RuntimeStatus, every time.Duration, now time.Time) (due time.Duration, held bool) {
+//
+// Before Gardener reports an operation on a new Runtime's shoot, and when it starts one, only the condition
+// messages (the shoot generation Gardener is waiting to pick up, the operation's progress) are progress too, counted
+// from created (the Runtime's creation, when its status was first written): they change no state and no reason,
+// and writing each at once cost every provisioning two status writes (issue 29). A Runtime older than every writes
+// them at once.
+func holdProgress(before imv1.RuntimeStatus, after *imv1.RuntimeStatus, every time.Duration, created, now time.Time) (due time.Duration, held bool) {
 	bo, ao := before.ShootLastOperation, after.ShootLastOperation
-	if every <= 0 || bo == nil || ao == nil || bo.Type != ao.Type || bo.State != ao.State {
+	if every <= 0 {
 		return 0, false
 	}
-	age := now.Sub(bo.LastUpdateTime.Time)
-	if age >= every {
+	var written time.Time
+	switch {
+	case bo == nil && (ao == nil || ao.State == gardencorev1beta1.LastOperationStateProcessing):
+		written = created
+	case bo != nil && ao != nil && bo.Type == ao.Type && bo.State == ao.State:
+		written = bo.LastUpdateTime.Time
+	default:
+		return 0, false
+	}
+	age := now.Sub(written)
+	if age >= every || age < 0 {
 		return 0, false
 	}
 	kept := after.DeepCopy()

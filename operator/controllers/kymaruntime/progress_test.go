@@ -72,7 +72,7 @@ func TestHoldProgress(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			after := tc.after()
 			want := after.DeepCopy()
-			due, held := holdProgress(*before.DeepCopy(), &after, tc.every, tc.now)
+			due, held := holdProgress(*before.DeepCopy(), &after, tc.every, time.Time{}, tc.now)
 			if held != tc.held {
 				t.Fatalf("held %v, want %v", held, tc.held)
 			}
@@ -90,12 +90,37 @@ func TestHoldProgress(t *testing.T) {
 			}
 		})
 	}
-	// Without a written last operation (the first report) there is nothing to hold against.
-	first := status(gardencorev1beta1.LastOperationStateProcessing, 60, t0)
+	// Without a written last operation, Gardener's first report, and a message change before it, are progress
+	// counted from the Runtime's creation (issue 29): held on a new Runtime, written on one older than the
+	// interval, and written at once when it is more than progress.
 	noOp := before.DeepCopy()
 	noOp.ShootLastOperation = nil
-	if _, held := holdProgress(*noOp, &first, time.Minute, t0); held {
-		t.Error("the first progress report was held")
+	for _, tc := range []struct {
+		name    string
+		created time.Time
+		state   gardencorev1beta1.LastOperationState
+		held    bool
+		due     time.Duration
+	}{
+		{"the first report on a Runtime created 10 s ago", t0.Add(-10 * time.Second), gardencorev1beta1.LastOperationStateProcessing, true, 50 * time.Second},
+		{"the first report on a Runtime created 2 m ago", t0.Add(-2 * time.Minute), gardencorev1beta1.LastOperationStateProcessing, false, 0},
+		{"the first report on a Runtime of unknown age", time.Time{}, gardencorev1beta1.LastOperationStateProcessing, false, 0},
+		{"the first report is a success", t0.Add(-10 * time.Second), gardencorev1beta1.LastOperationStateSucceeded, false, 0},
+		{"no report yet, the message names another shoot generation", t0.Add(-10 * time.Second), "", true, 50 * time.Second},
+		{"no report yet on a Runtime created 2 m ago", t0.Add(-2 * time.Minute), "", false, 0},
+	} {
+		first := status(tc.state, 60, t0)
+		if tc.state == "" {
+			first = *noOp.DeepCopy()
+			first.Conditions[0].Message = "Waiting for Gardener to pick up shoot c-1 generation 2."
+		}
+		due, held := holdProgress(*noOp.DeepCopy(), &first, time.Minute, tc.created, t0)
+		if held != tc.held || due != tc.due {
+			t.Errorf("%s: held %v, come back in %s; want %v, %s", tc.name, held, due, tc.held, tc.due)
+		}
+		if held && !equality.Semantic.DeepEqual(first, *noOp) {
+			t.Errorf("%s: the held status differs from the written one: %+v", tc.name, first)
+		}
 	}
 }
 

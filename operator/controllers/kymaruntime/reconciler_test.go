@@ -41,6 +41,7 @@ type world struct {
 	clock     *fake.Clock
 	kcp       client.Client
 	req       ctrl.Request
+	recorder  *events.FakeRecorder
 }
 
 func newWorld(t *testing.T) *world {
@@ -66,13 +67,13 @@ func newWorld(t *testing.T) *world {
 	kcp := fakeclient.NewClientBuilder().WithScheme(scheme).WithObjects(rt).WithStatusSubresource(&imv1.Runtime{}).Build()
 	clock := fake.NewClock(time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC))
 	w := &world{garden: fake.NewGarden(clock), access: fake.NewAccessObjects(), cfg: fake.NewRuntimeConfigurator(), clock: clock, kcp: kcp,
-		req: ctrl.Request{NamespacedName: client.ObjectKeyFromObject(rt)}}
+		req: ctrl.Request{NamespacedName: client.ObjectKeyFromObject(rt)}, recorder: events.NewFakeRecorder(100)}
 	policy := deletion.Policy{DefaultWindow: 72 * time.Hour, MaxWindow: 30 * 24 * time.Hour, Budget: deletion.DefaultBudget()}
 	w.guard = &fake.DeletionGuard{}
 	w.runtimes = fake.NewRuntimes()
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: w.cfg, Guard: w.guard,
 		Config: opCfg.ShootConfig(), Policy: policy}
-	r, err := NewReconciler(kcp, kcp, clock, events.NewFakeRecorder(100), NewMetrics(prometheus.NewRegistry()), w.provision,
+	r, err := NewReconciler(kcp, kcp, clock, w.recorder, NewMetrics(prometheus.NewRegistry()), w.provision,
 		&usecase.Teardown{Shoots: w.garden, Access: w.access, Records: fake.NewDeletionRecords(), Policy: policy}, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -138,15 +138,12 @@ func mirrorShoot(st *imv1.RuntimeStatus, s shootstate.Shoot) {
 	}
 }
 
-// report returns an event on every state or reason change and updates the metrics.
+// report updates the metrics and returns an event when the change of state or reason is worth one
+// (lifecycle.StateChangeEvent: not for the steps of a provisioning in its normal course, which the Ready condition
+// tells).
 func (h *hooks) report(rt, before *imv1.Runtime, d lifecycle.Decision, now time.Time) []skeleton.Event {
 	h.metrics.SetRuntime(rt.Namespace+"/"+rt.Name, rt.Spec.Shoot.Provider.Type, string(d.State))
 	old := meta.FindStatusCondition(before.Status.Conditions, imv1.ConditionReady)
-	if before.Status.State == rt.Status.State && old != nil && old.Reason == string(d.Reason) {
-		return nil
-	}
-	ev := skeleton.Event{Warning: d.State == lifecycle.StateFailed, Reason: string(d.Reason), Action: "StateChange",
-		Message: fmt.Sprintf("%s -> %s: %s", before.Status.State, d.State, d.Message)}
 	if d.State == lifecycle.StateReady && before.Status.State != imv1.RuntimeStateReady {
 		if !before.Status.ProvisioningCompleted {
 			h.metrics.provisioningDuration.Observe(now.Sub(rt.CreationTimestamp.Time).Seconds())
@@ -154,5 +151,13 @@ func (h *hooks) report(rt, before *imv1.Runtime, d lifecycle.Decision, now time.
 			h.metrics.updateDuration.Observe(now.Sub(old.LastTransitionTime.Time).Seconds())
 		}
 	}
-	return []skeleton.Event{ev}
+	fromReason := lifecycle.Reason("")
+	if old != nil {
+		fromReason = lifecycle.Reason(old.Reason)
+	}
+	if !lifecycle.StateChangeEvent(lifecycle.State(before.Status.State), fromReason, d) {
+		return nil
+	}
+	return []skeleton.Event{{Warning: d.State == lifecycle.StateFailed, Reason: string(d.Reason), Action: "StateChange",
+		Message: fmt.Sprintf("%s -> %s: %s", before.Status.State, d.State, d.Message)}}
 }

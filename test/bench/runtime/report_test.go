@@ -1,6 +1,9 @@
 package runtime_test
 
 import (
+	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +18,7 @@ func reportTrace(b *testing.B, tr *trace, rec *moments, shootOf map[string]strin
 		total, table := tr.perRuntime(api, n)
 		b.Logf("%s requests per runtime (verb resource[/subresource]; watches and lists of the caches included): %.2f%s", api, total, table)
 	}
+	b.Logf("kcp reads of named objects per runtime (runtime IDs as <id>): %s", namedReads(tr.snapshot("kcp"), n))
 	configures, outcomes := tr.perRuntime("outcome", n)
 	b.Logf("configurations of the runtime per runtime: %.2f%s", configures, outcomes)
 	distinct := map[[2]string]bool{}
@@ -152,4 +156,23 @@ func wordDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// runtimeIDs are the runtime IDs the benchmark creates (and the names derived from them).
+var runtimeIDs = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+// namedReads counts the gets of named objects per runtime by resource and name pattern: which object a live read
+// is for (a kubeconfig Secret, a record ConfigMap, the deletion guard).
+func namedReads(calls []call, n int) string {
+	counts := map[string]int{}
+	for _, c := range calls {
+		if strings.HasPrefix(c.key, "get ") && c.name != "" {
+			counts[strings.TrimPrefix(c.key, "get ")+" "+runtimeIDs.ReplaceAllString(c.name, "<id>")]++
+		}
+	}
+	var sb strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		fmt.Fprintf(&sb, "\n    %-60s %6.2f", k, float64(counts[k])/float64(n))
+	}
+	return sb.String()
 }
