@@ -25,7 +25,10 @@ import (
 // them at once.
 func holdProgress(before imv1.RuntimeStatus, after *imv1.RuntimeStatus, every time.Duration, created, now time.Time) (due time.Duration, held bool) {
 	bo, ao := before.ShootLastOperation, after.ShootLastOperation
-	if every <= 0 {
+	if every <= 0 || equality.Semantic.DeepEqual(*after, before) {
+		// Nothing to write is nothing held: a hold would only bring the Runtime back at its due time for a pass
+		// that writes nothing (after a restart, every Runtime Gardener reported on within the interval did so,
+		// and kept the restarted manager from being idle for up to the interval).
 		return 0, false
 	}
 	var written time.Time

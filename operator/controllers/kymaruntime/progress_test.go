@@ -63,6 +63,9 @@ func TestHoldProgress(t *testing.T) {
 			s.ShootLastErrors = []gardencorev1beta1.LastError{{Description: "quota"}}
 			return s
 		}, t0.Add(10 * time.Second), time.Minute, false, 0},
+		{"nothing changed (a pass after a restart, within the interval of the last report)", func() imv1.RuntimeStatus {
+			return *before.DeepCopy()
+		}, t0.Add(10 * time.Second), time.Minute, false, 0},
 		{"the configuration record changed", func() imv1.RuntimeStatus {
 			s := status(gardencorev1beta1.LastOperationStateProcessing, 60, t0.Add(10*time.Second))
 			s.RuntimeConfiguration = &imv1.RuntimeConfigurationStatus{Hash: "h1"}
