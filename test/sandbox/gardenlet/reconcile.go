@@ -23,17 +23,8 @@ const (
 	annotationOperation = "gardener.cloud/operation"
 )
 
-// Reconcile advances the simulated operation of one shoot by one step. A status write that conflicts (the shoot
-// was read from a cache that had not seen the last write) is tried again on a fresh read.
+// Reconcile advances the simulated operation of one shoot by one step.
 func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := g.reconcile(ctx, req)
-	if apierrors.IsConflict(err) {
-		return ctrl.Result{RequeueAfter: 50 * time.Millisecond}, nil
-	}
-	return res, err
-}
-
-func (g *Gardenlet) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := g.log.WithValues("shoot", req.String())
 	shoot := &gardencorev1beta1.Shoot{}
 	if err := g.client.Get(ctx, req.NamespacedName, shoot); err != nil {
@@ -204,10 +195,7 @@ func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1bet
 		shoot.Status.ObservedGeneration == shoot.Generation {
 		return nil
 	}
-	// Pinned to the version read: from a cache that missed the operation's success, a merge patch of the
-	// progress alone turned a Create that had succeeded into one that succeeded again, a second later, at 5 %
-	// (its state unchanged in the patch), and the operator saw a new reconcile time every second.
-	patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := client.MergeFrom(shoot.DeepCopy())
 	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
 		Type: op, State: state, Progress: progress, Description: desc, LastUpdateTime: metav1.Now(),
 	}
@@ -221,7 +209,7 @@ func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1bet
 }
 
 func (g *Gardenlet) setSucceeded(ctx context.Context, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) error {
-	patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	patch := client.MergeFrom(shoot.DeepCopy())
 	now := metav1.Now()
 	project := strings.TrimPrefix(shoot.Namespace, "garden-")
 	st := &shoot.Status
