@@ -5,11 +5,21 @@
 # version installed from an earlier catalog image.
 #
 #   hack/catalog.sh DIR PACKAGE VERSION BUNDLE_IMG CHANNELS DEFAULT_CHANNEL
-# Env: OPM (default opm).
+# Env: OPM (default opm); CATALOG_BASE_IMG (required): the opm image the catalog image is built on (and its builder
+# stage), pinned by digest, e.g. quay.io/operator-framework/opm:v1.55.0@sha256:<64 hex digits>. A tag alone is
+# refused: what a tag names can change between two builds of the same release (docs/release.md says where the
+# release's pin comes from).
 set -euo pipefail
-[ $# -eq 6 ] || { sed -n '2,8p' "$0" >&2; exit 2; }
+[ $# -eq 6 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 dir="$1" package="$2" version="$3" bundle_img="$4" channels="$5" default_channel="$6"
 opm="${OPM:-opm}"
+base_img="${CATALOG_BASE_IMG:-}"
+digest_pinned='^[^@[:space:]]+@sha256:[0-9a-f]{64}$'
+
+if ! [[ "${base_img}" =~ ${digest_pinned} ]]; then
+  echo "catalog: CATALOG_BASE_IMG='${base_img}' is not an image pinned by digest (<image>@sha256:<64 hex digits>); refusing to build the catalog on a moving tag" >&2
+  exit 2
+fi
 bundle="${package}.v${version}" # the CSV name, which is the bundle's name in the catalog
 
 case ",${channels}," in
@@ -36,5 +46,12 @@ entries:
 YAML
 done
 "${opm}" validate "${dir}"
-"${opm}" generate dockerfile "${dir}"
+"${opm}" generate dockerfile "${dir}" --base-image="${base_img}" --builder-image="${base_img}"
+# Whatever this opm version writes, every stage of the image must be the pinned one.
+while read -r _ image _; do
+  if [ "${image}" != "${base_img}" ]; then
+    echo "catalog: ${dir}.Dockerfile builds FROM ${image}, not the pinned ${base_img}" >&2
+    exit 1
+  fi
+done < <(grep -iE '^FROM[[:space:]]' "${dir}.Dockerfile" || { echo "FROM (none)"; })
 echo "catalog: ${dir}/ and ${dir}.Dockerfile with ${bundle} (${bundle_img}) in channel(s) ${channels}" >&2

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Proves the safety tests can fail: each patch in hack/safety-mutants/ re-introduces one defect into a scratch copy of
-# the tree, and a test must find it. Prints, per defect, whether it was found and how long it took. Exit code 1 when
-# a defect survives (or a mutant does not build: a mutant that does not compile proves nothing).
+# the tree, and the test named for it must find it. Prints one verdict per defect:
+#   found       the named test passed on the unmutated tree in this run and fails with the mutant applied;
+#   SURVIVED    the named test passes with the mutant applied;
+#   NOT JUDGED  nothing can be concluded: the mutant does not build, the named test did not pass on the unmutated
+#               tree (a failure, a skip for a missing tool, no test of that name), or the run failed without the
+#               named test failing (an unrelated failure, a panic in another test, a timeout);
+#   STALE       the patch no longer applies.
+# Only "found" is a kill; anything else makes the exit code 1.
 #
 # Which test must find a mutant: a patch may start, before its first `diff --git` line (git apply ignores that
 # text), with one line
 #     kill: <package> <test name regexp>
-# e.g. `kill: ./core/domain/sakubeconfig ^TestCheckRequest$`; that test (run with -short, so without API servers
-# unless the package's tests need none) must fail. A line `kill-integration: <package> <test name regexp>` names an
-# integration test instead: it runs without -short, with the envtest binaries (hack/envtest.sh), and must fail (the
-# two-replica chaos test, some minutes). Patches without a kill line must be found by the safety property test
-# (TestSafetyProperties in core/usecase), bounded by the given number of sequences.
+# e.g. `kill: ./core/domain/sakubeconfig ^TestCheckRequest$`; a top-level test whose name matches the regexp (run
+# with -short, so without API servers unless the package's tests need none) must fail. A line
+# `kill-integration: <package> <test name regexp>` names an integration test instead: it runs without -short, with
+# the envtest binaries (hack/envtest.sh). Patches without a kill line must be found by the safety property test
+# (TestSafetyProperties in core/usecase, seed SAFETY_SEED, default 1), bounded by the given number of sequences.
 #
 # Usage: hack/safety-mutants.sh [max sequences per property mutant, default 20000] [name filter regexp]
 #        hack/safety-mutants.sh --check   only check that every patch still applies to the working tree
+# MUTANTS_ROOT overrides the repository the mutants are read from and applied to (the judge's own test uses it).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="${MUTANTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}"
 if [ "${1:-}" = --check ]; then
   # A mutant that no longer applies proves nothing; the code it patches moved on and the patch must be regenerated.
   stale=0
@@ -30,58 +37,100 @@ fi
 max="${1:-20000}"
 filter="${2:-.}"
 seed="${SAFETY_SEED:-1}"
+echo "safety-mutants: property mutants judged by TestSafetyProperties with seed ${seed} and at most ${max} sequences"
 work="$(mktemp -d)"
 trap 'git -C "${root}" worktree remove --force "${work}/tree" >/dev/null 2>&1 || true; rm -rf "${work}"' EXIT
 git -C "${root}" worktree add --detach -q "${work}/tree" HEAD
 # The mutants patch HEAD (what CI's fresh clone holds): commit before running this on uncommitted work.
-survivors=0
+
+# go_test <kind> <package> <go test flags...>: runs a package's tests the way a kill line of that kind asks.
+go_test() {
+  local kind="$1" pkg="$2"
+  shift 2
+  if [ "${kind}" = kill-integration ]; then
+    KUBEBUILDER_ASSETS="${assets:=$("${root}/hack/envtest.sh")}" go test -count=1 -v -timeout 30m "${pkg}" "$@"
+  else
+    go test -short -count=1 -v "${pkg}" "$@"
+  fi
+}
+
+# The kill lines of the selected patches: "<name> <kind> <package> <regexp>", kind "property" without a kill line.
+declare -a judged=()
 for patch in "${root}"/hack/safety-mutants/*.patch; do
   name="$(basename "${patch}" .patch)"
   grep -Eq -- "${filter}" <<<"${name}" || continue
+  line="$(sed -n '/^diff --git/q;s/^\(kill\(-integration\)\{0,1\}\): *\(.*\)$/\1 \3/p' "${patch}" | awk '!n++')"
+  judged+=("${name} ${line:-property ./core/usecase ^TestSafetyProperties\$}")
+done
+
+# Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each); a mutant
+# whose test did not pass here is not judged.
+declare -A baseline=()
+for group in $(printf '%s\n' "${judged[@]}" | awk '{print $2 "|" $3}' | sort -u); do
+  kind="${group%%|*}" pkg="${group#*|}"
+  union="$(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print "(" $4 ")"}' | sort -u | paste -sd'|')"
+  set +e
+  if [ "${kind}" = property ]; then
+    out="$(cd "${work}/tree" && go test -count=1 -v ./core/usecase -run "${union}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)"
+  else
+    out="$(cd "${work}/tree" && go_test "${kind}" "${pkg}" -run "${union}" 2>&1)"
+  fi
+  set -e
+  baseline["${kind}|${pkg}"]="${out}"
+done
+
+# baseline_verdicts <kind> <package> <regexp>: "PASS|FAIL|SKIP <test>" of each top-level test the regexp names.
+baseline_verdicts() {
+  sed -n 's/^--- \(PASS\|FAIL\|SKIP\): \([^ ]*\) .*/\1 \2/p' <<<"${baseline["$1|$2"]}" | awk -v re="$3" '$2 ~ re'
+}
+
+unjudged=0
+for entry in "${judged[@]}"; do
+  read -r name kind pkg run <<<"${entry}"
+  patch="${root}/hack/safety-mutants/${name}.patch"
   git -C "${work}/tree" checkout -q -- .
   git -C "${work}/tree" clean -qfd
   if ! git -C "${work}/tree" apply "${patch}"; then
-    printf 'STALE     %-48s does not apply\n' "${name}"
-    survivors=$((survivors + 1))
+    printf 'STALE       %-48s does not apply\n' "${name}"
+    unjudged=$((unjudged + 1))
+    continue
+  fi
+  verdicts="$(baseline_verdicts "${kind}" "${pkg}" "${run}")"
+  if [ -z "${verdicts}" ] || grep -q '^\(FAIL\|SKIP\) ' <<<"${verdicts}"; then
+    printf 'NOT JUDGED  %-48s %s -run %s did not pass on the unmutated tree: %s\n' "${name}" "${pkg}" "${run}" \
+      "$(paste -sd' ' <<<"${verdicts:-no test of that name ran}")"
+    unjudged=$((unjudged + 1))
     continue
   fi
   start=$(date +%s)
-  kill_line="$(sed -n '/^diff --git/q;s/^kill: *//p' "${patch}" | head -1)"
-  integration_line="$(sed -n '/^diff --git/q;s/^kill-integration: *//p' "${patch}" | head -1)"
-  if [ -n "${kill_line}" ] || [ -n "${integration_line}" ]; then
-    set +e
-    if [ -n "${kill_line}" ]; then
-      read -r pkg run <<<"${kill_line}"
-      out="$(cd "${work}/tree" && go test -short -count=1 "${pkg}" -run "${run}" 2>&1)"
-    else
-      read -r pkg run <<<"${integration_line}"
-      out="$(cd "${work}/tree" && KUBEBUILDER_ASSETS="$("${root}/hack/envtest.sh")" go test -count=1 -timeout 30m "${pkg}" -run "${run}" 2>&1)"
-    fi
-    rc=$?
-    set -e
-    secs=$(( $(date +%s) - start ))
-    if grep -Eq '\[build failed\]|\[setup failed\]|^# ' <<<"${out}"; then
-      printf 'NO BUILD  %-48s %s does not compile with the mutant\n' "${name}" "${pkg}"
-      sed 's/^/          /' <<<"${out}" | head -5
-      survivors=$((survivors + 1))
-    elif [ "${rc}" -ne 0 ] && grep -q -- '--- FAIL' <<<"${out}"; then
-      why="$(grep -m1 -- '--- FAIL' <<<"${out}" | sed 's/^ *//')"
-      printf 'found     %-48s %ss: %s\n' "${name}" "${secs}" "${why}"
-    else
-      printf 'SURVIVED  %-48s %s -run %s passed (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
-      survivors=$((survivors + 1))
-    fi
-    continue
-  fi
-  out="$(cd "${work}/tree" && go test ./core/usecase -run TestSafetyProperties -count=1 -safety.seed="${seed}" -safety.sequences="${max}" 2>&1 || true)"
-  secs=$(( $(date +%s) - start ))
-  if grep -q "safety invariant broken" <<<"${out}"; then
-    where="$(grep -o 'sequence [0-9]* of [0-9]*' <<<"${out}" | head -1)"
-    why="$(grep -o 'safety invariant broken[^:]*: [^\n]*' <<<"${out}" | head -1 | cut -c1-160)"
-    printf 'found     %-48s %s, %ss incl. build and shrinking\n          %s\n' "${name}" "${where}" "${secs}" "${why}"
+  set +e
+  if [ "${kind}" = property ]; then
+    out="$(cd "${work}/tree" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)"
   else
-    printf 'SURVIVED  %-48s (%s sequences, %ss)\n' "${name}" "${max}" "${secs}"
-    survivors=$((survivors + 1))
+    out="$(cd "${work}/tree" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)"
+  fi
+  rc=$?
+  set -e
+  secs=$(( $(date +%s) - start ))
+  # No pipeline below may end early (head, grep without a match): under pipefail that would end the whole judge.
+  failed="$(sed -n 's/^--- FAIL: \([^ ]*\) .*/\1/p' <<<"${out}" | awk -v re="${run}" '$0 ~ re && !n++')"
+  if grep -Eq '\[build failed\]|\[setup failed\]|^# ' <<<"${out}"; then
+    printf 'NOT JUDGED  %-48s %s does not compile with the mutant\n' "${name}" "${pkg}"
+    awk '/^# |\.go:[0-9]+/ && n++ < 4 {print "            " $0}' <<<"${out}"
+    unjudged=$((unjudged + 1))
+  elif [ "${rc}" -ne 0 ] && [ -n "${failed}" ] && { [ "${kind}" != property ] || grep -q "safety invariant broken" <<<"${out}"; }; then
+    # The failure's first message: the property's invariant, a test file's line, or (a contract suite) any Go file's.
+    why="$(awk '/safety invariant broken|_test\.go:[0-9]+:/ && !n++' <<<"${out}")"
+    why="${why:-$(awk '/\.go:[0-9]+:/ && !n++' <<<"${out}")}"
+    why="$(sed 's/^ *//' <<<"${why}" | cut -c1-160)"
+    printf 'found       %-48s %ss: %s: %s\n' "${name}" "${secs}" "${failed}" "${why}"
+  elif [ "${rc}" -ne 0 ]; then
+    printf 'NOT JUDGED  %-48s %s failed, but not in a test named %s (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
+    awk '/^(--- FAIL|panic:|FAIL|\*\*\* Test killed)/ && n++ < 4 {print "            " $0}' <<<"${out}"
+    unjudged=$((unjudged + 1))
+  else
+    printf 'SURVIVED    %-48s %s -run %s passed (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
+    unjudged=$((unjudged + 1))
   fi
 done
-exit $(( survivors > 0 ))
+exit $(( unjudged > 0 ))

@@ -1,32 +1,22 @@
 #!/usr/bin/env bash
 # Unit-tests the alert rules of config/prometheus/prometheus_rule.yaml with `promtool test rules`.
-# promtool comes from Debian's prometheus package when apt-get can install it (CI runs as root on a fresh machine),
-# otherwise it is built once from the Go module proxy into bin/. Both are idempotent.
+# promtool is always the pinned version, built once from the Go module proxy and cached outside the clone
+# (~/.cache/kim/tools, PROMTOOL_CACHE overrides): Debian's package and a source build of another version judge the
+# rules differently, so no promtool found on the PATH is used.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${BIN:-${root}/bin}"
 promtool_version="${PROMTOOL_VERSION:-v0.316.0}" # github.com/prometheus/prometheus module version (Prometheus 3.x)
-
-find_promtool() {
-  if [ -x "${bin}/promtool" ]; then echo "${bin}/promtool"; return 0; fi
-  command -v promtool 2>/dev/null
-}
-
-promtool="$(find_promtool || true)"
-if [ -z "${promtool}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "test-alerts: installing promtool (Debian package prometheus)..." >&2
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null 2>&1; then
-    apt-get update >/dev/null 2>&1 || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null 2>&1 || true
-  fi
-  promtool="$(find_promtool || true)"
+cache="${PROMTOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kim/tools}/promtool-${promtool_version}"
+promtool="${cache}/promtool"
+if [ ! -x "${promtool}" ]; then
+  echo "test-alerts: building promtool ${promtool_version} from the Go module proxy (first time only)..." >&2
+  mkdir -p "${cache}"
+  build="$(mktemp -d)"
+  GOFLAGS=-mod=mod GOWORK=off GOBIN="${build}" go install "github.com/prometheus/prometheus/cmd/promtool@${promtool_version}"
+  mv "${build}/promtool" "${promtool}" # complete binaries only: an interrupted build leaves nothing in the cache
+  rmdir "${build}"
 fi
-if [ -z "${promtool}" ]; then
-  echo "test-alerts: building promtool ${promtool_version} from the Go module proxy (once)..." >&2
-  mkdir -p "${bin}"
-  GOFLAGS=-mod=mod GOBIN="${bin}" go install "github.com/prometheus/prometheus/cmd/promtool@${promtool_version}"
-  promtool="${bin}/promtool"
-fi
+echo "test-alerts: $("${promtool}" --version 2>&1 | head -1)" >&2
 
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT

@@ -29,6 +29,8 @@ type IdentitiesFixture struct {
 	Objects func(ctx context.Context, owner sakubeconfig.Owner) ([]sakubeconfig.ObjectRef, error)
 	// NamespaceExists reports whether Runtime has namespace ns.
 	NamespaceExists func(ctx context.Context, ns string) (bool, error)
+	// PutNamespace creates namespace ns in Runtime as a customer would (without the operator's annotation).
+	PutNamespace func(ctx context.Context, ns string) error
 	// PutServiceAccount creates a ServiceAccount in Runtime as a customer would (without the operator's labels).
 	PutServiceAccount func(ctx context.Context, sa sakubeconfig.ServiceAccount) error
 	// PutClusterRole creates a ClusterRole with role's rules in Runtime as a customer would; an aggregated one gets
@@ -112,6 +114,40 @@ func RunRuntimeIdentitiesContract(t *testing.T, newFixture func(t *testing.T) Id
 		if gone, err := f.Identities.Remove(t.Context(), f.Runtime, req.Owner); err != nil || !gone {
 			t.Errorf("Remove of nothing: gone=%v err=%v", gone, err)
 		}
+	})
+
+	t.Run("Apply holds a claimed namespace only when it created it for the owner, before writing anything", func(t *testing.T) {
+		f := newFixture(t)
+		secrets := func(ns string) sakubeconfig.Rule {
+			return sakubeconfig.Rule{Namespaces: []string{ns}, APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}
+		}
+		claimed := func(req sakubeconfig.Request) sakubeconfig.Objects {
+			objs := sakubeconfig.Desired(req)
+			objs.Claimed = sakubeconfig.ClaimedNamespaces(sakubeconfig.AccessPolicy{}.NamespaceClaims(req, nil))
+			return objs
+		}
+		if err := f.PutNamespace(t.Context(), "kyma-existed"); err != nil {
+			t.Fatal(err)
+		}
+		old := newRequest("existed", secrets("kyma-existed"))
+		var nc *sakubeconfig.NamespaceNotCreatedError
+		if err := f.Identities.Apply(t.Context(), f.Runtime, claimed(old)); !errors.As(err, &nc) || nc.Namespace != "kyma-existed" || nc.CreatedFor != "" {
+			t.Errorf("Apply claiming an existing namespace: %v, want a NamespaceNotCreatedError for kyma-existed", err)
+		}
+		checkObjects(t, f, old.Owner, nil)
+
+		fresh := newRequest("fresh", secrets("kyma-fresh"))
+		for i := range 2 { // created for the request, then found as its own
+			if err := f.Identities.Apply(t.Context(), f.Runtime, claimed(fresh)); err != nil {
+				t.Fatalf("Apply #%d claiming a missing namespace: %v", i+1, err)
+			}
+		}
+		checkObjects(t, f, fresh.Owner, claimed(fresh).Refs())
+		other := newRequest("other", secrets("kyma-fresh"))
+		if err := f.Identities.Apply(t.Context(), f.Runtime, claimed(other)); !errors.As(err, &nc) || nc.CreatedFor != fresh.Owner.String() {
+			t.Errorf("Apply claiming another request's namespace: %v, want a NamespaceNotCreatedError naming %s", err, fresh.Owner)
+		}
+		checkObjects(t, f, other.Owner, nil)
 	})
 
 	t.Run("Apply refuses a ServiceAccount it did not create, and one of another request", func(t *testing.T) {

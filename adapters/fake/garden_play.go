@@ -64,10 +64,16 @@ func (g *Garden) AddHiddenSeed(provider, region string) {
 // PutPredecessor plays the system the operator replaces: a shoot created for runtimeID (its runtime-id
 // annotation) without the operator's managed-by mark, reconciled, with spec as its spec.
 func (g *Garden) PutPredecessor(spec shoot.Spec, runtimeID string) {
+	g.PutPredecessorAt(spec, runtimeID, 0)
+}
+
+// PutPredecessorAt is PutPredecessor with the Runtime generation the previous manager applied (its
+// runtime-generation annotation; 0: none).
+func (g *Garden) PutPredecessorAt(spec shoot.Spec, runtimeID string, runtimeGeneration int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.newShoot(spec.Name, &gardenShoot{spec: spec, obs: shootstate.Shoot{Generation: 1, ObservedGeneration: 1,
-		APIServerAdvertised: true, Marks: shootstate.Marks{RuntimeID: runtimeID},
+		APIServerAdvertised: true, Marks: shootstate.Marks{RuntimeID: runtimeID, AppliedRuntimeGeneration: runtimeGeneration},
 		LastOperation: &shootstate.Operation{Type: shootstate.OperationReconcile, State: shootstate.StateSucceeded, Progress: 100, LastUpdate: g.clock.Now()}}})
 }
 

@@ -48,6 +48,7 @@ func TestRuntimeIdentitiesContract(t *testing.T) {
 				return ids.Objects(rt, owner), nil
 			},
 			NamespaceExists: func(_ context.Context, ns string) (bool, error) { return ids.NamespaceExists(rt, ns), nil },
+			PutNamespace:    func(_ context.Context, ns string) error { ids.PutNamespace(rt, ns); return nil },
 			PutServiceAccount: func(_ context.Context, sa sakubeconfig.ServiceAccount) error {
 				ids.Put(rt, sakubeconfig.ObjectRef{Kind: sakubeconfig.KindServiceAccount, Namespace: sa.Namespace, Name: sa.Name},
 					map[string]string{"app": "customer"}, nil, nil)

@@ -31,9 +31,11 @@ type fakeRuntime struct {
 	endpoint    sakubeconfig.Endpoint
 	unreachable bool
 	namespaces  map[string]bool
-	objects     map[sakubeconfig.ObjectRef]*fakeObject
-	tokens      map[string]fakeToken
-	uids        int
+	// createdFor is the AnnotationCreatedFor of each namespace the operator created.
+	createdFor map[string]string
+	objects    map[sakubeconfig.ObjectRef]*fakeObject
+	tokens     map[string]fakeToken
+	uids       int
 }
 
 type fakeObject struct {
@@ -62,7 +64,7 @@ func (f *RuntimeIdentities) AddRuntime(rt ports.RuntimeRef, ep sakubeconfig.Endp
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.runtimes[rt] = &fakeRuntime{endpoint: ep, namespaces: map[string]bool{"default": true, "kube-system": true},
-		objects: map[sakubeconfig.ObjectRef]*fakeObject{}, tokens: map[string]fakeToken{}}
+		createdFor: map[string]string{}, objects: map[sakubeconfig.ObjectRef]*fakeObject{}, tokens: map[string]fakeToken{}}
 }
 
 // DropKubeconfig removes the admin kubeconfig of rt (the runtime was deleted): its objects are out of reach.
@@ -185,8 +187,17 @@ func (f *RuntimeIdentities) Apply(_ context.Context, rt ports.RuntimeRef, objs s
 			}
 		}
 	}
+	for _, ns := range objs.Claimed {
+		if r.namespaces[ns] {
+			if err := sakubeconfig.CheckNamespaceCreatedFor(objs.Owner, ns, map[string]string{sakubeconfig.AnnotationCreatedFor: r.createdFor[ns]}); err != nil {
+				return err
+			}
+		}
+	}
 	for _, ns := range objs.Namespaces {
-		r.namespaces[ns] = true
+		if !r.namespaces[ns] {
+			r.namespaces[ns], r.createdFor[ns] = true, objs.Owner.String()
+		}
 	}
 	for ref, o := range want {
 		o.labels, o.annotations = sakubeconfig.Labels(objs.Owner), sakubeconfig.Annotations(objs.Owner)
@@ -296,6 +307,17 @@ func (f *RuntimeIdentities) NamespaceExists(rt ports.RuntimeRef, ns string) bool
 	defer f.mu.Unlock()
 	r := f.runtimes[rt]
 	return r != nil && r.namespaces[ns]
+}
+
+// PutNamespace creates namespace ns in rt as a customer would (not for any request), replacing one of that name:
+// deleted and created again.
+func (f *RuntimeIdentities) PutNamespace(rt ports.RuntimeRef, ns string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r := f.runtimes[rt]; r != nil {
+		r.namespaces[ns] = true
+		delete(r.createdFor, ns)
+	}
 }
 
 // TokenRequests is how many tokens were issued.

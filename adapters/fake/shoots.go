@@ -158,7 +158,31 @@ func (g *Garden) Current(_ context.Context, name string) (*shoot.Current, error)
 	for _, w := range s.spec.Workers {
 		cur.Workers = append(cur.Workers, shoot.CurrentWorker{Name: w.Name, ImageName: w.ImageName, ImageVersion: w.ImageVersion, Zones: slices.Clone(w.Zones)})
 	}
+	for _, e := range s.spec.Extensions {
+		cur.ExtensionTypes = append(cur.ExtensionTypes, e.Type)
+	}
+	cur.AuditLog = currentAuditLog(s.spec)
 	return cur, nil
+}
+
+// currentAuditLog reads the audit log extension of spec with the credentials resource it references, as the
+// Gardener adapter reads it from a shoot; nil: none.
+func currentAuditLog(spec shoot.Spec) *shoot.CurrentAuditLog {
+	for _, e := range spec.Extensions {
+		c, ok := e.Config.(shoot.AuditLogExtensionConfig)
+		if e.Type != shoot.ExtensionAuditLog || !ok {
+			continue
+		}
+		cur := &shoot.CurrentAuditLog{TenantID: c.TenantID, ServiceURL: c.ServiceURL, ResourceName: c.SecretReferenceName,
+			PolicyConfigMap: spec.AuditPolicyConfigMap}
+		for _, r := range spec.Resources {
+			if r.Name == c.SecretReferenceName {
+				cur.SecretName = r.TargetName
+			}
+		}
+		return cur
+	}
+	return nil
 }
 
 // Apply implements ports.ShootProvisioner: a new shoot is created (never taken over), a changed spec increments

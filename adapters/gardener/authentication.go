@@ -63,7 +63,8 @@ func AuthenticationConfigMapData(auth *shoot.Authentication) (map[string]string,
 		}
 		usernamePrefix := a.UsernamePrefix
 		j.ClaimMappings.Username = prefixedClaim{Claim: a.UsernameClaim, Prefix: &usernamePrefix}
-		if a.GroupsClaim != "" {
+		// The previous manager's authenticators always had a groups mapping (an empty claim maps no groups).
+		if a.GroupsClaim != "" || a.Previous {
 			groupsPrefix := a.GroupsPrefix
 			j.ClaimMappings.Groups = &prefixedClaim{Claim: a.GroupsClaim, Prefix: &groupsPrefix}
 		}

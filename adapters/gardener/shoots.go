@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -64,11 +65,27 @@ func classify(op string, err error) error {
 	case apierrors.IsConflict(err), errors.Is(err, ports.ErrConflict):
 		return fmt.Errorf("%s: %w: %w", op, ports.ErrConflict, err)
 	case apierrors.IsInvalid(err), apierrors.IsForbidden(err), apierrors.IsBadRequest(err):
+		if resource := missingReference(err); resource != "" {
+			return fmt.Errorf("%s: %w: %w", op, &ports.MissingReferenceError{Resource: resource}, err)
+		}
 		return fmt.Errorf("%s: %w: %w", op, ports.ErrShootRejected, err)
 	case errors.Is(err, ports.ErrShootNotManaged), errors.Is(err, ports.ErrShootRejected):
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return fmt.Errorf("%s: %w: %w", op, ports.ErrTransient, err)
+}
+
+// missingReferenceText is how Gardener's reference admission (plugin/pkg/global/resourcereferencemanager) refuses
+// a shoot whose spec.resources entry names an object that does not exist: "failed to resolve resource reference
+// "<entry>": <kind> "<name>" not found".
+var missingReferenceText = regexp.MustCompile(`failed to resolve resource reference "([^"]+)": .* not found`)
+
+// missingReference is the spec.resources entry whose object the garden did not find, or "" for another refusal.
+func missingReference(err error) string {
+	if m := missingReferenceText.FindStringSubmatch(err.Error()); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // get returns the shoot with its whole spec (nil when it does not exist): from the cache, or from the API server

@@ -199,15 +199,8 @@ func wireServer(t *testing.T, handler http.HandlerFunc) (func() map[string]int, 
 		handler(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: c, context: {cluster: c, user: u}}]
-current-context: c
-`, srv.URL)
 	kcp := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: kubeconfig.SecretName("rt-1")},
-		Data: map[string][]byte{kubeconfig.SecretKey: []byte(kc)}}).Build()
+		Data: map[string][]byte{kubeconfig.SecretKey: kube.TestKubeconfig(srv.URL)}}).Build()
 	clients := secretClients(kcp, "kcp-system")
 	mk := func(l registrycache.Limits, timeout time.Duration) *kube.RegistryCacheSource {
 		return &kube.RegistryCacheSource{Clients: clients, Limits: l, ListTimeout: timeout}

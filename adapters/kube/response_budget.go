@@ -38,22 +38,42 @@ func (b *responseBudget) add(n int64) { b.used.Add(n) }
 // exceeded tells whether more than max bytes were counted.
 func (b *responseBudget) exceeded() bool { return b.used.Load() > b.max }
 
-// budgetTransport counts the response bodies of requests whose context carries a responseBudget and fails the read
-// once the budget is exceeded. Other requests pass untouched. It wraps client-go's transport, below Go's
-// transparent decompression, so it counts bytes as decoded (a compressed bomb is no way around it).
-type budgetTransport struct{ next http.RoundTripper }
+// MaxRuntimeResponseBytes bounds every response body read from a runtime's API server whose request carries no
+// budget of its own (withResponseBudget): discovery documents, Secrets, bindings, the lists the operator reads. The
+// customer is admin of the runtime and controls how large these are (thousands of CRDs, an API service of their
+// own); one operator reads every runtime of the landscape. The kube-apiserver stores objects up to about 1.5 MiB
+// (etcd's request limit) and a large cluster's aggregated discovery is a few MiB, so 8 MiB refuses nothing real.
+const MaxRuntimeResponseBytes int64 = 8 << 20
 
-// withResponseBudgets is a rest.Config transport wrapper (rest.Config.Wrap).
-func withResponseBudgets(next http.RoundTripper) http.RoundTripper {
-	return budgetTransport{next: next}
+// budgetTransport counts the response bodies of requests against a budget and fails the read once it is exceeded
+// (errResponseBudget: an error, never truncated data). A request whose context carries a responseBudget is
+// counted against it (all responses of one operation together); every other request against a budget of its own
+// of perResponse bytes. It wraps client-go's transport, below Go's transparent decompression, so it counts bytes as
+// decoded (a compressed bomb is no way around it).
+type budgetTransport struct {
+	next        http.RoundTripper
+	perResponse int64
 }
+
+// withResponseBudgets is the rest.Config transport wrapper (rest.Config.Wrap) of every client of a runtime
+// (RESTConfigFromRuntimeKubeconfig), with MaxRuntimeResponseBytes per response.
+func withResponseBudgets(next http.RoundTripper) http.RoundTripper {
+	return budgetTransport{next: next, perResponse: MaxRuntimeResponseBytes}
+}
+
+// WrappedRoundTripper exposes the transport below to client-go's transport utilities (net.RoundTripperWrapper):
+// CloseIdleConnectionsFor reaches the connection pool through it when a runtime client goes.
+func (t budgetTransport) WrappedRoundTripper() http.RoundTripper { return t.next }
 
 // RoundTrip implements http.RoundTripper.
 func (t budgetTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	b, _ := req.Context().Value(budgetKey{}).(*responseBudget)
-	if err != nil || b == nil || resp.Body == nil {
+	if err != nil || resp.Body == nil {
 		return resp, err
+	}
+	b, _ := req.Context().Value(budgetKey{}).(*responseBudget)
+	if b == nil {
+		b = &responseBudget{max: t.perResponse}
 	}
 	b.seen.Store(true)
 	if resp.ContentLength > 0 && b.used.Load()+resp.ContentLength > b.max {

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -205,8 +206,9 @@ func (r *RuntimeClients) forKubeconfig(runtimeID string, kc []byte) (*runtimeCli
 }
 
 // Controller returns a controller-runtime client of runtimeID (a RuntimeClientFactory). It uses client-go's scheme,
-// maps the kinds the self-service adapters use without discovery (knownKindsFirst), and counts response bodies of
-// requests whose context carries a budget (withResponseBudget) against it on the wire. Errors wrap
+// maps the kinds the self-service adapters use without discovery (knownKindsFirst), and counts response bodies on
+// the wire against the budget a request's context carries (withResponseBudget), or MaxRuntimeResponseBytes each.
+// Errors wrap
 // ports.ErrRuntimeUnreachable.
 func (r *RuntimeClients) Controller(ctx context.Context, runtimeID string) (client.Client, error) {
 	c, err := r.get(ctx, runtimeID)
@@ -306,8 +308,6 @@ func newRuntimeClient(runtimeID string, kubeconfig []byte, timeout time.Duration
 	// A few objects per call: a modest limit keeps a burst of runtimes from flooding the operator's network.
 	cfg.QPS, cfg.Burst = 20, 40
 	cfg.UserAgent = runtimeUserAgent
-	// Requests whose context carries a response budget are counted on the wire; others pass untouched.
-	cfg.Wrap(withResponseBudgets)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("client for runtime %s: %w: %w", runtimeID, ports.ErrRuntimeUnreachable, err)
@@ -434,7 +434,10 @@ func (c *clientCache) removeLocked(e *list.Element) {
 	rc := e.Value.(*cachedClient) // the list holds only *cachedClient
 	c.order.Remove(e)
 	delete(c.entries, rc.runtimeID)
-	rc.http.CloseIdleConnections() // requests in flight finish; the pool goes with the client
+	// Requests in flight finish; the idle connections close now. http.Client.CloseIdleConnections would reach
+	// only the outermost of client-go's wrappers, which hide it: CloseIdleConnectionsFor unwraps them down to the
+	// *http.Transport (budgetTransport unwraps too).
+	utilnet.CloseIdleConnectionsFor(rc.http.Transport)
 }
 
 // runtimeAnswer is what a failed request to a runtime's API server tells: the one classification of runtime

@@ -45,8 +45,11 @@ func (r *RuntimeConfigurator) CachedClients() int { return r.Clients.Len() }
 // Forget implements ports.RuntimeConfigurator.
 func (r *RuntimeConfigurator) Forget(runtimeID string) { r.Clients.Forget(runtimeID) }
 
-// Configure implements ports.RuntimeConfigurator. The namespace comes first (the ConfigMap and the bootstrap
-// manifests live in it); the OpenIDConnect resources and the bindings are configured meanwhile.
+// Configure implements ports.RuntimeConfigurator. The namespace comes first, alone: the ConfigMap and the
+// bootstrap manifests live in it, and its request opens the pass's one connection to the runtime (HTTP/2), which
+// the OpenIDConnect resources and the bindings, configured alongside the ConfigMap after it, share. Started
+// together on a client without a connection, each first request dialled its own: three TLS handshakes a pass,
+// each a signature with the runtime's key (docs/operations/scale.md).
 func (r *RuntimeConfigurator) Configure(ctx context.Context, d runtimeconfig.Desired) (runtimeconfig.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
@@ -56,10 +59,10 @@ func (r *RuntimeConfigurator) Configure(ctx context.Context, d runtimeconfig.Des
 		return runtimeconfig.Result{Namespace: o, ProvisioningInfo: o, OIDC: o, Administrators: o, Bootstrap: bootstrapSkipped(d, o)}, err
 	}
 	var res runtimeconfig.Result
+	res.Namespace = ensureNamespace(ctx, c)
 	var wg sync.WaitGroup
 	wg.Go(func() { res.OIDC = configureOIDC(ctx, c, d) })
 	wg.Go(func() { res.Administrators = configureBindings(ctx, c, d) })
-	res.Namespace = ensureNamespace(ctx, c)
 	if res.Namespace.Done {
 		res.ProvisioningInfo = applyProvisioningInfo(ctx, c, d)
 		res.Bootstrap = configureBootstrap(ctx, c, d.Bootstrap)

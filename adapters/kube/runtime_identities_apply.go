@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -29,8 +30,14 @@ func (r *RuntimeIdentities) Apply(ctx context.Context, rt ports.RuntimeRef, objs
 			return err
 		}
 	}
+	// Claimed namespaces are checked before anything is written, and again if one appears meanwhile.
+	for _, ns := range objs.Claimed {
+		if err := s.checkClaim(ctx, objs.Owner, ns); err != nil {
+			return err
+		}
+	}
 	for _, ns := range objs.Namespaces {
-		if err := s.ensureNamespace(ctx, ns); err != nil {
+		if err := s.ensureNamespace(ctx, objs.Owner, ns, slices.Contains(objs.Claimed, ns)); err != nil {
 			return err
 		}
 	}
@@ -81,8 +88,25 @@ func (s *session) checkOwned(ctx context.Context, owner sakubeconfig.Owner, ref 
 	return nil
 }
 
-// ensureNamespace creates namespace ns when it is missing (labelled as the operator's; never deleted by it).
-func (s *session) ensureNamespace(ctx context.Context, ns string) error {
+// checkClaim refuses a claimed namespace that exists and was not created for owner (a missing one is fine: it is
+// created for owner).
+func (s *session) checkClaim(ctx context.Context, owner sakubeconfig.Owner, ns string) error {
+	got, err := s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return s.fail("read namespace "+ns, err)
+	}
+	if err := sakubeconfig.CheckNamespaceCreatedFor(owner, ns, got.Annotations); err != nil {
+		return fmt.Errorf("runtime %s: %w", s.rt.RuntimeID, err)
+	}
+	return nil
+}
+
+// ensureNamespace creates namespace ns when it is missing, labelled as the operator's and annotated as created for
+// owner (never deleted by it). A claimed namespace that someone else created since checkClaim is refused.
+func (s *session) ensureNamespace(ctx context.Context, owner sakubeconfig.Owner, ns string, claimed bool) error {
 	_, err := s.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if err == nil {
 		return nil
@@ -91,8 +115,12 @@ func (s *session) ensureNamespace(ctx context.Context, ns string) error {
 		return s.fail("read namespace "+ns, err)
 	}
 	_, err = s.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
-		Labels: map[string]string{sakubeconfig.LabelManagedBy: sakubeconfig.ManagedByValue}}}, metav1.CreateOptions{FieldManager: sakubeconfig.FieldManager})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
+		Labels:      map[string]string{sakubeconfig.LabelManagedBy: sakubeconfig.ManagedByValue},
+		Annotations: sakubeconfig.NamespaceAnnotations(owner)}}, metav1.CreateOptions{FieldManager: sakubeconfig.FieldManager})
+	switch {
+	case apierrors.IsAlreadyExists(err) && claimed:
+		return s.checkClaim(ctx, owner, ns)
+	case err != nil && !apierrors.IsAlreadyExists(err):
 		return s.fail("create namespace "+ns, err)
 	}
 	return nil

@@ -93,6 +93,9 @@ func TestIntegrationIdentityContracts(t *testing.T) {
 					}
 					return err == nil, err
 				},
+				PutNamespace: func(ctx context.Context, ns string) error {
+					return c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+				},
 				PutServiceAccount: func(ctx context.Context, sa sakubeconfig.ServiceAccount) error {
 					if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sa.Namespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 						return err

@@ -22,7 +22,8 @@ var ErrKubeconfigNotSelfContained = errors.New("the kubeconfig is not self-conta
 // garden credentials among them, and send them to whichever server the kubeconfig names. Such a kubeconfig is
 // refused whole (errors wrap ErrKubeconfigNotSelfContained), naming every offending field; nothing is executed or
 // read. Every kubeconfig Gardener issues (admin kubeconfigs) and the operator writes (ServiceAccount kubeconfigs)
-// carries its data inline.
+// carries its data inline. The config's transport bounds every response body (MaxRuntimeResponseBytes, or the
+// budget a request's context carries), so no answer of the runtime costs the caller without bound.
 func RESTConfigFromRuntimeKubeconfig(kc []byte) (*rest.Config, error) {
 	cfg, err := clientcmd.Load(kc)
 	if err != nil {
@@ -36,6 +37,9 @@ func RESTConfigFromRuntimeKubeconfig(kc []byte) (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
+	// Every response of the runtime is read within a byte budget, counted on the wire: an operation's own
+	// (withResponseBudget), or MaxRuntimeResponseBytes per response.
+	rc.Wrap(withResponseBudgets)
 	return rc, nil
 }
 

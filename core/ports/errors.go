@@ -1,6 +1,9 @@
 package ports
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error classes of the ports. Implementations wrap one of them (errors.Is works) together with the underlying
 // error's text, so callers can both branch on the class and show what the other system said.
@@ -36,6 +39,19 @@ var (
 	// or shoot than the deletion record, or does not decode).
 	ErrInvalidRestoreDocument = errors.New("invalid restore document")
 )
+
+// MissingReferenceError: the garden refused the shoot because the object one of its spec.resources entries names
+// does not exist in the project namespace (Gardener's reference admission). Resource is the entry's name. It is a
+// rejection (errors.Is ErrShootRejected), but one the landscape settles by creating the object, not by changing the
+// Runtime: repeating the same request succeeds once the object exists.
+type MissingReferenceError struct{ Resource string }
+
+func (e *MissingReferenceError) Error() string {
+	return fmt.Sprintf("the object spec.resources entry %q names does not exist", e.Resource)
+}
+
+// Is makes the error an ErrShootRejected for the callers that only tell rejections apart.
+func (e *MissingReferenceError) Is(target error) bool { return target == ErrShootRejected }
 
 // ReadMode says how fresh a read must be.
 type ReadMode int

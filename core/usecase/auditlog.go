@@ -51,9 +51,10 @@ type AuditLogClaim struct {
 	Events []Event
 }
 
-// Dedicated is the tenant in shoot generation's terms (nil without one).
+// Dedicated is the tenant in shoot generation's terms (nil without one, and for a tenant whose values a shoot
+// must not get: auditlog.Tenant.ConfigProblem).
 func (c AuditLogClaim) Dedicated() *shoot.DedicatedAuditLog {
-	if c.Tenant == nil {
+	if c.Tenant == nil || c.Tenant.ConfigProblem() != "" {
 		return nil
 	}
 	t := c.Tenant
@@ -82,6 +83,7 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 			switch {
 			case d.Claimed != nil:
 				out.Tenant = d.Claimed
+				out.Wait = invalidTenant(*d.Claimed)
 				return out, nil
 			case d.PoolEmpty && mode == ports.ReadCached:
 				mode = ports.ReadLive // the cache may not show a tenant added or given back a moment ago
@@ -118,6 +120,18 @@ func (c *AuditLogClaimer) Claim(ctx context.Context, req auditlog.Request, now t
 	out.Wait = &lifecycle.Wait{Step: lifecycle.StepClaimAuditLog, Reason: lifecycle.ReasonClaimingAuditLog, Recheck: time.Second,
 		Message: "Claiming an audit log tenant: other runtimes claimed the same tenants at the same time; trying again."}
 	return out, nil
+}
+
+// invalidTenant is the wait of a runtime that holds t when t's values must not reach its shoot (nil otherwise). The
+// claim stays (an assignment is immutable, and the audit log manager may correct the values); the shoot keeps what
+// it has until then.
+func invalidTenant(t auditlog.Tenant) *lifecycle.Wait {
+	p := t.ConfigProblem()
+	if p == "" {
+		return nil
+	}
+	return &lifecycle.Wait{Step: lifecycle.StepClaimAuditLog, Reason: lifecycle.ReasonAuditLogTenantInvalid, Recheck: AuditLogPoolRecheck,
+		Message: fmt.Sprintf("The runtime holds audit log tenant %s, whose values must not reach a shoot: %s. The shoot is left as it is until the audit log manager corrects the AuditLog.", t.Name, p)}
 }
 
 // AuditLogKeeper looks after one tenant of the pool: it gives back reservations a crash left behind, copies the read

@@ -58,6 +58,12 @@ func (w *bindingWorld) deleteAndTakeBack(t *testing.T) {
 	if res := w.delete(t, reapStart); !res.Release {
 		t.Fatalf("teardown: %+v", res)
 	}
+	w.takeBack(t)
+}
+
+// takeBack creates the Runtime again with its ID: the provisioner takes the waiting cluster back.
+func (w *bindingWorld) takeBack(t *testing.T) {
+	t.Helper()
 	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
 	if _, err := w.provision.Provision(context.Background(), req, w.clock.Now()); err != nil {
 		t.Fatal(err)
@@ -194,16 +200,12 @@ func TestATakenBackDeletionsRecordBacksNoLaterRecord(t *testing.T) {
 }
 
 func TestADirtyLabelSomeoneElseSetSurvivesTheRestore(t *testing.T) {
-	ctx := context.Background()
 	w := newBindingWorld(t, map[string]string{"tenantName": "ga-1", "dirty": "true"})
 	w.delete(t, reapStart)
 	if rec := w.record(t); rec.BindingRelease != deletion.BindingFoundDirty {
 		t.Errorf("record %+v; want FoundDirty", rec)
 	}
-	req := usecase.RuntimeRequest{Runtime: w.rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
-	if _, err := w.provision.Provision(ctx, req, w.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	w.takeBack(t)
 	if got := w.labels(t); got["dirty"] != "true" {
 		t.Errorf("binding %v; want the dirty label the operator did not set kept", got)
 	}
@@ -211,7 +213,7 @@ func TestADirtyLabelSomeoneElseSetSurvivesTheRestore(t *testing.T) {
 
 func TestABindingAnotherShootUsesLosesTheOperatorsDirtyLabelAtTheEnd(t *testing.T) {
 	w := newBindingWorld(t, map[string]string{"tenantName": "ga-1"})
-	w.bindings.Use("c-2", "aws-binding") // another cluster of the same global account
+	w.sibling(t) // another cluster of the same global account
 	w.delete(t, reapStart)
 	if w.labels(t)["dirty"] != "true" {
 		t.Fatalf("binding %v; want dirty while the shoot waits", w.labels(t))

@@ -217,13 +217,23 @@ func runtimeProblem(req sakubeconfig.Request, err error) (IdentityResult, bool) 
 // or a runtime problem comes back as the result (ObjectsChanged false).
 func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time) (IdentityResult, error) {
 	rt := runtimeOf(req)
+	var role *sakubeconfig.ClusterRole
 	if req.ClusterRole != nil {
-		if res, done, err := u.checkRole(ctx, req, st, now); done {
+		r, res, done, err := u.checkRole(ctx, req, st, now)
+		if done {
 			return res, err
 		}
+		role = &r
 	}
 	objs := sakubeconfig.Desired(req)
+	claims := u.Access.NamespaceClaims(req, role)
+	objs.Claimed = sakubeconfig.ClaimedNamespaces(claims)
 	err := u.Runtimes.Apply(ctx, rt, objs)
+	if nc := (*sakubeconfig.NamespaceNotCreatedError)(nil); errors.As(err, &nc) {
+		// A claimed namespace is not the request's: refused like an escalating rule, and what the request held
+		// (an earlier generation's objects) is revoked.
+		return u.refuse(ctx, req, st, sakubeconfig.RefuseClaim(claims, nc))
+	}
 	if res, done := runtimeProblem(req, err); done {
 		return res, nil
 	} else if err != nil {
@@ -235,12 +245,12 @@ func (u *IdentityKubeconfigs) apply(ctx context.Context, req sakubeconfig.Reques
 
 // checkRole reads the bound ClusterRole and judges it (done true: res is the final result, a refusal or a runtime
 // problem). A role found allowed is recorded as checked at now.
-func (u *IdentityKubeconfigs) checkRole(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time) (IdentityResult, bool, error) {
+func (u *IdentityKubeconfigs) checkRole(ctx context.Context, req sakubeconfig.Request, st IdentityState, now time.Time) (sakubeconfig.ClusterRole, IdentityResult, bool, error) {
 	role, err := u.Runtimes.ClusterRole(ctx, runtimeOf(req), req.ClusterRole.Name)
 	if res, done := runtimeProblem(req, err); done {
-		return res, true, nil
+		return role, res, true, nil
 	} else if err != nil {
-		return IdentityResult{Reason: sakubeconfig.ReasonApplyFailed, Message: err.Error()}, true, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
+		return role, IdentityResult{Reason: sakubeconfig.ReasonApplyFailed, Message: err.Error()}, true, fmt.Errorf("read ClusterRole %s: %w", req.ClusterRole.Name, err)
 	}
 	if err := u.Access.CheckClusterRole(req, role); err != nil {
 		u.roleChecks.Delete(req.Owner)
@@ -248,22 +258,33 @@ func (u *IdentityKubeconfigs) checkRole(ctx context.Context, req sakubeconfig.Re
 		if res.RequeueAfter == 0 {
 			res.RequeueAfter = u.roleInterval() // the runtime's ClusterRole may change
 		}
-		return res, true, rerr
+		return role, res, true, rerr
 	}
 	u.roleChecks.Store(req.Owner, now)
-	return IdentityResult{}, false, nil
+	return role, IdentityResult{}, false, nil
 }
 
 // recheckRole is the periodic check of a bound ClusterRole when nothing else is due: a role that grew into
 // escalation (or became aggregated) is refused like a request, and the request loses what it holds (its
 // ServiceAccount with every token, roles, bindings, Secret); one that is still allowed changes nothing.
 func (u *IdentityKubeconfigs) recheckRole(ctx context.Context, req sakubeconfig.Request, st IdentityState, o *decision, now time.Time) (IdentityResult, error) {
-	if res, done, err := u.checkRole(ctx, req, st, now); done {
+	role, res, done, err := u.checkRole(ctx, req, st, now)
+	if done {
 		return res, err
 	}
 	d := o.decision
-	return IdentityResult{Ready: true, Reason: sakubeconfig.ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt,
-		RequeueAfter: u.requeue(req, d.RotateAt, now)}, nil
+	out := IdentityResult{Ready: true, Reason: sakubeconfig.ReasonKubeconfigValid, Message: d.Detail, Observed: true, ExpiresAt: d.ExpiresAt}
+	if len(u.Access.NamespaceClaims(req, &role)) > 0 {
+		// The role reaches Secrets or workloads in the namespaces it is bound in (it may have grown into them):
+		// only the runtime knows whether each is the request's, and Apply asks it before it writes anything.
+		res, err := u.apply(ctx, req, st, now)
+		if err != nil || res.Reason != "" {
+			return res, err
+		}
+		out.Objects, out.ObjectsChanged = res.Objects, res.ObjectsChanged
+	}
+	out.RequeueAfter = u.requeue(req, d.RotateAt, now)
+	return out, nil
 }
 
 func (u *IdentityKubeconfigs) roleInterval() time.Duration {

@@ -54,6 +54,9 @@ type Provisioner struct {
 	// of a cluster that is restored (docs/adr/0005): the binding of a live cluster must not read as released.
 	Bindings ports.CredentialsBindings
 	Records  ports.DeletionRecords
+	// Clock is the garden's clock: a restore keeps the label while another deletion's hold runs, in the garden's
+	// time (the earlier of it and the operator's). nil: the operator's clock.
+	Clock ports.ServerClock
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.
@@ -76,8 +79,9 @@ type RuntimeRequest struct {
 	InstanceID, InstanceName string
 	// Configured is what the Runtime's status records of the configuration inside the runtime.
 	Configured RecordedConfiguration
-	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
-	ReadyReported bool
+	// StateReady is true when status.state says Ready, whoever wrote it (the previous manager writes no Ready
+	// condition): an adopted Runtime that runs what KEB asked for stays Ready through the adoption.
+	StateReady bool
 	// EverReady is status.provisioningCompleted: the runtime was Ready once. One that never was is always given
 	// the current bootstrap set (it has no earlier one to keep).
 	EverReady bool
@@ -127,6 +131,11 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 	for i := 0; i < maxActionsPerPass && d.Action != lifecycle.ActionNone; i++ {
 		next, stop, err := p.act(ctx, req, in, obs, d, now, &res)
 		if err != nil {
+			var resume bool
+			if in, resume = lifecycle.HeldForReview(in, actionError(err)); resume {
+				d = lifecycle.Decide(in, now) // held, but the shoot runs what KEB asked for: go on as in sync
+				continue
+			}
 			d = lifecycle.ActionFailed(d, actionError(err))
 			break
 		}
@@ -209,13 +218,14 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		}
 	} else {
 		it.DesiredSpecHash = fresh.Hash()
+		it.AuditLogKept = spec.AuditLogKept
 		if owned {
 			if it.ShootInSync, err = p.Shoots.InSync(ctx, p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)); err != nil {
 				return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 			}
 		}
 	}
-	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy, DriftPeriod: p.DriftPeriod,
+	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy, DriftPeriod: p.DriftPeriod, ReportedReady: req.StateReady,
 		Access: lifecycle.Access{Configuration: lifecycle.Configuration{AppliedHash: req.Configured.Hash, AppliedAt: req.Configured.AppliedAt}}}
 	if pd := observed.Marks.PendingDeletion; pd != nil && pd.RuntimeID != rt.ID {
 		if in.DeletionsFrozen, err = p.deletionsStopped(ctx); err != nil {
@@ -238,8 +248,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		in.Access.Configuration.DesiredHash = obs.config.hash
 		in.Access.Configuration.Bootstrap = obs.config.desired.BootstrapConfigured()
 		in.Access.Configuration.BootstrapHold = obs.config.desired.BootstrapHold
-		in.Access.Configuration.OnlyReconcileTimeDue = obs.config.onlyReconcileTime
-		in.Access.Configuration.ReadyReported = req.ReadyReported
+		in.Access.Configuration.OnlyReconcileTimeDiffers = obs.config.onlyReconcileTime
 	}
 	return in, obs, nil
 }
@@ -293,8 +302,17 @@ func (p *Provisioner) act(ctx context.Context, req RuntimeRequest, in lifecycle.
 		if pd := in.Shoot.Marks.PendingDeletion; pd != nil {
 			plan = p.Policy.LongerPlan(pd.Plan, plan)
 		}
+		// The binding and the record are undone only for a shoot confirmed live: one a lagging cache still shows
+		// waiting may be in Gardener's deletion already, and its deletion then relies on both until it is gone.
+		live, err := p.Shoots.Get(ctx, rt.Name, ports.ReadLive)
+		if err != nil {
+			return in, false, fmt.Errorf("confirm shoot %s before taking it back: %w", rt.Name, err)
+		}
+		if !live.Exists || live.UID != in.Shoot.UID || live.Deleting() || live.Marks.PendingDeletion == nil {
+			return in.WithShoot(live), false, nil // decide again on what the garden says
+		}
 		// The binding first: once the deletion is cancelled this step does not come again.
-		if err := p.restoreBinding(ctx, req.Namespace, rt.Name, in.Shoot.UID, res); err != nil {
+		if err := p.restoreBinding(ctx, req.Namespace, rt.Name, in.Shoot.UID, now, res); err != nil {
 			return in, false, err
 		}
 		// Then the KCP's record of the deletion, before the mark: a record that outlived its deletion would back
@@ -389,6 +407,11 @@ func gardenerCluster(req RuntimeRequest, spec shoot.Spec) ports.GardenerClusterS
 	return gc
 }
 
+// isAuditLogResource reports whether resource is the spec.resources entry of the audit log credentials.
+func isAuditLogResource(resource string) bool {
+	return resource == shoot.AuditLogResourceName || resource == shoot.PreviousDedicatedAuditLogResourceName
+}
+
 // actionError tells the state machine whether repeating a failed action can help.
 func actionError(err error) lifecycle.ActionError {
 	var ce *configurationError
@@ -397,6 +420,10 @@ func actionError(err error) lifecycle.ActionError {
 	}
 	if errors.As(err, &ce) {
 		return lifecycle.ActionError{Message: err.Error(), Reason: ce.reason, Permanent: ce.permanent, RetryAfter: ce.retryAfter}
+	}
+	if mr := (*ports.MissingReferenceError)(nil); errors.As(err, &mr) && isAuditLogResource(mr.Resource) {
+		// The landscape's Secret is missing, not the Runtime wrong: it waits for the Secret, and reports so.
+		return lifecycle.ActionError{Message: err.Error(), Reason: lifecycle.ReasonAuditLogSecretMissing}
 	}
 	return lifecycle.ActionError{Message: err.Error(),
 		Permanent: errors.Is(err, ports.ErrShootRejected) || errors.Is(err, ports.ErrShootNotManaged)}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/ports"
@@ -14,10 +15,20 @@ import (
 
 // restoreBinding removes the dirty label the teardown set on the credentials binding of the deletion of shoot uid
 // that is being taken back, and records that in the deletion's KCP record, so a retry does not remove a label
-// someone else sets later. A label it did not set (the record says so) stays.
-func (p *Provisioner) restoreBinding(ctx context.Context, namespace, shootName, uid string, res *ProvisionResult) error {
+// someone else sets later. A label it did not set (the record says so) stays, and so does one another deletion
+// naming the binding holds within its hold (deletion.OnRestore).
+func (p *Provisioner) restoreBinding(ctx context.Context, namespace, shootName, uid string, now time.Time, res *ProvisionResult) error {
 	if p.Bindings == nil || p.Records == nil {
 		return nil
+	}
+	if p.Clock != nil {
+		server, err := p.Clock.ServerNow(ctx)
+		if err != nil {
+			return fmt.Errorf("read the garden's time before restoring credentials binding of shoot %s: %w", shootName, err)
+		}
+		if server.Before(now) {
+			now = server // an operator clock running ahead must not end another deletion's hold early
+		}
 	}
 	rec, found, err := p.Records.Get(ctx, namespace, shootName, ports.ReadLive)
 	if err != nil {
@@ -31,7 +42,14 @@ func (p *Provisioner) restoreBinding(ctx context.Context, namespace, shootName, 
 		if err != nil {
 			return fmt.Errorf("read credentials binding %s to restore it: %w", rec.CredentialsBinding, err)
 		}
-		d := deletion.OnRestore(b, rec.BindingRelease)
+		o := deletion.HoldObservation{Binding: b}
+		d := deletion.OnRestore(o, rec.BindingRelease, now)
+		if d.Step == deletion.BindingListUsers {
+			if o, err = bindingUsers(ctx, p.Shoots, p.Bindings, p.Records, p.Policy, shootName, b); err != nil {
+				return err
+			}
+			d = deletion.OnRestore(o, rec.BindingRelease, now)
+		}
 		if d.Step == deletion.BindingRemoveDirty {
 			err := p.Bindings.RemoveDirty(ctx, rec.CredentialsBinding, b.ResourceVersion)
 			if errors.Is(err, ports.ErrConflict) {

@@ -116,17 +116,22 @@ func TestAStaleViewIsNoFailure(t *testing.T) {
 }
 
 // TestAdoptOnlyHoldsChangesToAnAdoptedShoot: at a switch-over the previous manager's shoot is adopted, and with the
-// adopt-only mode the operator's first apply, which would change it, waits for a person: nothing is written, the
-// Runtime says why (not Failed: KEB would end the operation). The force-patch annotation approves it once; after
-// that the shoot is the operator's and a later change of the Runtime is applied without another approval.
+// adopt-only mode the operator's first apply, which would change it, waits for a person: nothing is written. Nothing
+// KEB sees changes: a Runtime that reported Ready and whose shoot runs its generation stays Ready through the adoption
+// and the review (the hold is in the decision, for a condition). When KEB changes the Runtime while it is held, the
+// Runtime says that the change waits (Pending, not Failed: KEB would end the operation). The force-patch annotation
+// approves it once; after that the shoot is the operator's and a later change of the Runtime is applied without
+// another approval.
 func TestAdoptOnlyHoldsChangesToAnAdoptedShoot(t *testing.T) {
 	ctx := context.Background()
 	clock := fake.NewClock(reapStart)
 	p, garden := newTestProvisioner(clock)
 	p.AdoptOnly = true
 	rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}
-	garden.PutPredecessor(shoot.Spec{Name: "c-1"}, "rt-1") // rendered differently by the previous manager
-	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
+	garden.PutPredecessorAt(shoot.Spec{Name: "c-1"}, "rt-1", 1)          // rendered differently by the previous manager, at generation 1
+	p.Access.(*fake.AccessObjects).SetKubeconfig(modelNamespace, "rt-1") // its GardenerCluster's kubeconfig
+	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{},
+		StateReady: true} // as the previous manager left it
 	pass := func() lifecycle.Decision {
 		t.Helper()
 		res, err := p.Provision(ctx, req, clock.Now())
@@ -137,10 +142,17 @@ func TestAdoptOnlyHoldsChangesToAnAdoptedShoot(t *testing.T) {
 	}
 	before, _ := garden.Get(ctx, "c-1", ports.ReadLive)
 	var d lifecycle.Decision
-	for range 3 { // adopt, then the held apply; a re-run holds again
-		d = pass()
+	for i := range 3 { // adopt, then the held apply; a re-run holds again
+		if d = pass(); d.State != lifecycle.StateReady {
+			t.Fatalf("pass %d of a running adopted runtime KEB did not change: %s %s: %s; want Ready", i+1, d.State, d.Reason, d.Message)
+		}
 	}
-	if d.Reason != lifecycle.ReasonAdoptionReviewRequired || d.State != lifecycle.StatePending || d.Transient {
+	if d.AdoptionHold == "" {
+		t.Fatalf("held apply of an unchanged Runtime: Ready without the hold: %s", d.Message)
+	}
+	rt.generation = 2 // KEB changes the Runtime while it is held
+	req.Runtime = rt.spec()
+	if d = pass(); d.Reason != lifecycle.ReasonAdoptionReviewRequired || d.State != lifecycle.StatePending || d.Transient {
 		t.Fatalf("held apply: %s %s (transient %v): %s; want Pending %s", d.State, d.Reason, d.Transient, d.Message, lifecycle.ReasonAdoptionReviewRequired)
 	}
 	s, _ := garden.Get(ctx, "c-1", ports.ReadLive)
@@ -159,13 +171,13 @@ func TestAdoptOnlyHoldsChangesToAnAdoptedShoot(t *testing.T) {
 		t.Fatalf("approved apply did not write: generation %d, marks %+v", s.Generation, s.Marks)
 	}
 	req.ForcePatch = false
-	rt.generation = 2
+	rt.generation = 3
 	req.Runtime = rt.spec()
 	garden.Succeed("c-1")
-	if d = pass(); d.Reason == lifecycle.ReasonAdoptionReviewRequired {
+	if d = pass(); d.Reason == lifecycle.ReasonAdoptionReviewRequired || d.AdoptionHold != "" {
 		t.Fatalf("a shoot taken over is held again: %s", d.Message)
 	}
-	if s, _ = garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.AppliedRuntimeGeneration != 2 {
-		t.Errorf("Runtime generation 2 not applied after the takeover: marks %+v", s.Marks)
+	if s, _ = garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.AppliedRuntimeGeneration != 3 {
+		t.Errorf("Runtime generation 3 not applied after the takeover: marks %+v", s.Marks)
 	}
 }

@@ -52,7 +52,7 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 	}
 	in := deletion.ReapInput{Shoot: s}
 	if !s.Exists {
-		return ReapResult{Decision: deletion.Reap(in, r.Policy, now), Shoot: s}, r.forget(ctx, name)
+		return ReapResult{Decision: deletion.Reap(in, r.Policy, now), Shoot: s}, r.forget(ctx, name, now)
 	}
 	// Only a shoot with a deletion record can be acted on (deletion.Reap ignores the others whatever the guard
 	// says): the shoot events of runtimes being provisioned cost no read of the guard (a live one while no guard
@@ -109,6 +109,15 @@ func (r *Reaper) Reap(ctx context.Context, name string, now time.Time) (ReapResu
 		res.Events = append(res.Events, Event{Reason: EventRestoreStarted, Message: d.Message})
 	case deletion.ReapNone:
 		switch {
+		case d.Step == deletion.StepWaitWindow && in.Record != nil:
+			again, events, err := r.endBindingHold(ctx, name, *in.Record, now)
+			res.Events = append(res.Events, events...)
+			if err != nil {
+				return res, err
+			}
+			if again > 0 && again < res.Decision.RequeueAfter {
+				res.Decision.RequeueAfter = again
+			}
 		case d.Step == deletion.StepInvalidRecord:
 			res.Events = append(res.Events, Event{Warning: true, Reason: EventInvalidDeletionRecord, Message: d.Message})
 		case d.Step == deletion.StepUnbacked:
@@ -151,7 +160,7 @@ func (r *Reaper) record(ctx context.Context, name string, pd shootstate.PendingD
 
 // forget removes the KCP's records about a shoot that is gone, after a live read confirmed it: the records are
 // only needed while the shoot exists.
-func (r *Reaper) forget(ctx context.Context, name string) error {
+func (r *Reaper) forget(ctx context.Context, name string, now time.Time) error {
 	s, err := r.Shoots.Get(ctx, name, ports.ReadLive)
 	if err != nil {
 		return fmt.Errorf("confirm shoot %s is gone: %w", name, err)
@@ -160,7 +169,7 @@ func (r *Reaper) forget(ctx context.Context, name string) error {
 	if s.Exists {
 		keep = s.UID // created again meanwhile: only the records of the old shoot go
 	}
-	if err := r.finishBindings(ctx, name, keep); err != nil {
+	if err := r.finishBindings(ctx, name, keep, now); err != nil {
 		return err
 	}
 	if err := r.Records.RemoveForShoot(ctx, name, keep); err != nil {
@@ -173,7 +182,7 @@ func (r *Reaper) forget(ctx context.Context, name string) error {
 // exactly as KEB's step would have left it had it waited for the shoot to disappear: dirty when no shoot names it
 // any more, and without the operator's dirty label when another shoot does. It runs before the records go, so a
 // failure is retried with the next event of the shoot.
-func (r *Reaper) finishBindings(ctx context.Context, name, keep string) error {
+func (r *Reaper) finishBindings(ctx context.Context, name, keep string, now time.Time) error {
 	if r.Bindings == nil {
 		return nil
 	}
@@ -185,24 +194,28 @@ func (r *Reaper) finishBindings(ctx context.Context, name, keep string) error {
 		if rec.CredentialsBinding == "" || rec.BindingRelease == deletion.BindingUntouched || (keep != "" && rec.ShootUID == keep) {
 			continue
 		}
-		if err := r.finishBinding(ctx, name, rec); err != nil {
+		if err := r.finishBinding(ctx, name, rec, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Reaper) finishBinding(ctx context.Context, name string, rec deletion.KCPRecord) error {
+func (r *Reaper) finishBinding(ctx context.Context, name string, rec deletion.KCPRecord, now time.Time) error {
+	now, err := r.gardenNow(ctx, now)
+	if err != nil {
+		return fmt.Errorf("read the garden's time before releasing credentials binding %s of shoot %s: %w", rec.CredentialsBinding, name, err)
+	}
 	for range 5 {
 		b, err := r.Bindings.Get(ctx, rec.CredentialsBinding)
 		if err != nil {
 			return fmt.Errorf("read credentials binding %s of shoot %s: %w", rec.CredentialsBinding, name, err)
 		}
-		others, err := r.Bindings.UsedBy(ctx, rec.CredentialsBinding, name)
+		o, err := bindingUsers(ctx, r.Shoots, r.Bindings, r.Records, r.Policy, name, b)
 		if err != nil {
-			return fmt.Errorf("list the shoots using credentials binding %s: %w", rec.CredentialsBinding, err)
+			return err
 		}
-		d := deletion.OnShootGone(b, rec.BindingRelease, len(others) > 0)
+		d := deletion.OnShootGone(o, rec.BindingRelease, now)
 		switch d.Step {
 		case deletion.BindingLabelDirty:
 			err = r.Bindings.SetDirty(ctx, rec.CredentialsBinding, b.ResourceVersion)

@@ -88,8 +88,7 @@ func (f *rolloutFleet) pass(i int) usecase.ProvisionResult {
 	}
 	r := &f.reqs[i]
 	r.Configured = res.Configured
-	r.ReadyReported = res.Decision.State == lifecycle.StateReady
-	r.EverReady = r.EverReady || r.ReadyReported
+	r.EverReady = r.EverReady || res.Decision.State == lifecycle.StateReady
 	f.last[i] = res
 	f.records.Put(ports.RuntimeBootstrap{Namespace: r.Namespace, RuntimeID: r.Runtime.ID, ShootName: r.Runtime.Name,
 		Bootstrap: res.Configured.Bootstrap, EverReady: r.EverReady, GaveUp: res.Decision.State == lifecycle.StateFailed})

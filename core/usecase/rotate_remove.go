@@ -24,7 +24,9 @@ type RemovalResult struct {
 // Remove deletes the Secrets the GardenerCluster of req (being deleted) owns, and releases it once they are
 // observed gone. A Secret it names but does not own (another runtime's, a legacy Secret the operator never wrote,
 // one in another namespace) is left alone; Secrets it owns elsewhere (it named another Secret before) are found
-// through the store's owner records.
+// through the store's owner records. Its own legacy Secret is deleted when the owner records list it: that is the
+// Secret the previous infrastructure manager wrote for this GardenerCluster (its managed-by and cluster-name
+// labels), which that manager deleted with the GardenerCluster; KEB's legacy Secret carries no such record and stays.
 func (r *Rotator) Remove(ctx context.Context, req ports.KubeconfigRequest) (RemovalResult, error) {
 	var res RemovalResult
 	primary := req.Secret
@@ -33,9 +35,12 @@ func (r *Rotator) Remove(ctx context.Context, req ports.KubeconfigRequest) (Remo
 	if err != nil {
 		return res, err
 	}
+	primaryRecorded := false
 	for _, o := range owned {
 		if o.Namespace != primary.Namespace || o.Name != primary.Name {
 			refs = append(refs, o)
+		} else {
+			primaryRecorded = true
 		}
 	}
 	for i, ref := range refs {
@@ -48,7 +53,8 @@ func (r *Rotator) Remove(ctx context.Context, req ports.KubeconfigRequest) (Remo
 			continue
 		}
 		if i == 0 {
-			if verdict, err := kubeconfig.CheckSecret(req.Namespace, req.Name, ref.Namespace, ref.Name, ex); err != nil || verdict != kubeconfig.SecretOwned {
+			verdict, err := kubeconfig.CheckSecret(req.Namespace, req.Name, ref.Namespace, ref.Name, ex)
+			if err != nil || (verdict != kubeconfig.SecretOwned && (verdict != kubeconfig.SecretLegacy || !primaryRecorded)) {
 				res.Kept = append(res.Kept, ref)
 				continue
 			}

@@ -89,7 +89,8 @@ type world struct {
 	access   *fake.AccessObjects
 	guard    *fake.DeletionGuard
 	records  *fake.DeletionRecords
-	// bindings are KEB's credentials bindings, one per shoot name ("cb-<shoot>"), assigned to a tenant.
+	// bindings are KEB's credentials bindings of one global account (tenant "ga"); runtimes of the account share
+	// them as KEB assigns them (see modelBinding).
 	bindings *fake.CredentialsBindings
 	rng      *rand.Rand
 	faults   bool
@@ -130,7 +131,8 @@ func newWorld(seed uint64) *world {
 		w.bindings.Create(modelBinding(name), map[string]string{"tenantName": "ga"})
 	}
 	w.provision = &usecase.Provisioner{Shoots: w.garden, Seeds: w.garden, Access: w.access, Configurator: fake.NewRuntimeConfigurator(),
-		Guard: w.guard, Config: modelConfig(), Policy: policy, Bindings: w.bindings, Records: w.records}
+		Guard: w.guard, Config: modelConfig(), Policy: policy, Bindings: w.bindings, Records: w.records,
+		Clock: &fake.ServerClock{Clock: truth}}
 	w.teardown = &usecase.Teardown{Shoots: w.garden, Access: w.access, Records: w.records, Policy: policy,
 		Clock: &fake.ServerClock{Clock: truth}, Bindings: w.bindings}
 	w.restorer = &usecase.Restorer{Shoots: w.garden, Runtimes: w.kcp, Policy: policy, DefaultNamespace: modelNamespace}
@@ -154,7 +156,17 @@ func newWorld(seed uint64) *world {
 }
 
 // modelBinding is the credentials binding KEB assigned to the instance of a shoot name (kept across suspensions).
-func modelBinding(shootName string) string { return "cb-" + shootName }
+// KEB gives every runtime of a global account the binding it selects with tenantName=<GA>,!dirty, so siblings
+// share one: c-one and c-two share cb-1, c-three and c-four cb-2; c-five has its own (a single runtime).
+func modelBinding(shootName string) string {
+	switch shootName {
+	case "c-one", "c-two":
+		return "cb-1"
+	case "c-three", "c-four":
+		return "cb-2"
+	}
+	return "cb-" + shootName
+}
 
 // spec is the domain Runtime KEB asks for.
 func (rt *kcpRuntime) spec() shoot.Runtime {

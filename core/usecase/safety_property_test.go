@@ -14,6 +14,14 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 )
 
+// claimableByAnotherAccount tells whether KEB's claim for a new global account selects a binding with labels l
+// (!dirty,!tenantName,shared!=true; KEB:internal/subscriptions/label_selector.go, BuildForSecretBindingClaim).
+func claimableByAnotherAccount(l map[string]string) bool {
+	_, dirty := l["dirty"]
+	_, tenant := l["tenantName"]
+	return !dirty && !tenant && l["shared"] != "true"
+}
+
 // Flags of the safety property test. `make test` runs the default; `make test-safety` runs a million sequences.
 var (
 	safetySequences = flag.Int("safety.sequences", 30000, "random sequences the safety property test runs")
@@ -67,6 +75,9 @@ func TestSafetyProperties(t *testing.T) {
 	if n >= 20000 && total.Tripped == 0 {
 		t.Errorf("the sequences did not trip the breaker: %+v", total)
 	}
+	if n >= 1000 && total.BindingsReturned == 0 {
+		t.Errorf("the sequences never gave a sibling's binding back after the hold: %+v", total)
+	}
 	if n >= 1000 && (total.SecretsWritten == 0 || total.SecretsDeleted == 0 || total.ForeignSecretsKept == 0) {
 		t.Errorf("the sequences did not exercise kubeconfig writes, deletions and foreign Secrets: %+v", total)
 	}
@@ -78,6 +89,8 @@ type coverage struct {
 	// SecretsWritten, SecretsDeleted and ForeignSecretsKept count the kubeconfig side: writes and deletions through
 	// the store, and Secrets of others that a GardenerCluster named but that stayed untouched.
 	SecretsWritten, SecretsDeleted, ForeignSecretsKept int
+	// BindingsReturned counts deletion records the hold end wrote as Returned (a sibling's binding given back).
+	BindingsReturned int
 }
 
 func (c *coverage) add(w *world) {
@@ -107,6 +120,11 @@ func (c *coverage) add(w *world) {
 	}
 	if w.guard.Tripped() {
 		c.Tripped++
+	}
+	for _, r := range w.records.Written() {
+		if r.BindingRelease == deletion.BindingReturned {
+			c.BindingsReturned++
+		}
 	}
 	for _, ch := range w.store.Changes() {
 		switch ch.Op {
@@ -356,29 +374,86 @@ func (c *checker) drained() error {
 	return nil
 }
 
-// checkBindings is invariant 10: while a shoot the operator released the binding of waits for deletion (and its
-// runtime is not being brought back), the binding stays labelled dirty, so KEB's step is done and the pool skips
-// it; and no binding a shoot of a Runtime in the KCP names carries a dirty label the operator set for a deletion
-// that was taken back.
+// checkBindings is invariant 10, as KEB reads the labels (KEB:internal/subscriptions/label_selector.go): a binding
+// is claimable by a NEW global account with !dirty,!tenantName (shared!=true), and selected for its own account's
+// next runtime with tenantName=<GA>,!dirty. The second is wanted while a sibling of the account lives; the first
+// must never happen to a binding a shoot names. So, after every step:
+//
+//   - no binding any shoot names is claimable by another account (the operator never touches tenantName);
+//   - while the hold of a deletion the operator released runs (garden time before its mark plus
+//     deletion.Policy.BindingHold) and its runtime is not being brought back, the binding is dirty="true": KEB's
+//     deprovisioning step of that deletion may still be about to run and must finish at once. A restore of a
+//     sibling's deletion included (it keeps the label while another deletion's hold runs);
+//   - after the hold, a binding the operator released for a waiting shoot (not given back: Returned) is still
+//     dirty="true" unless a shoot that waits for no deletion names it (liveUserOf): the label only comes off to
+//     give the binding back to a live sibling of the account. Shoots waiting for deletion are no such sibling: the
+//     last of them keeps the label, for the cleanup job once its shoot is gone.
 func (w *world) checkBindings() error {
 	ctx := contextFor()
+	now := w.truth.Now()
+	hold := modelPolicy().BindingHold()
 	for _, name := range w.garden.Shoots() {
 		s, _ := w.garden.Get(ctx, name, ports.ReadLive)
+		if !s.Exists {
+			continue
+		}
+		if b := modelBinding(name); claimableByAnotherAccount(w.bindings.Labels(b)) {
+			return fmt.Errorf("binding %s is claimable by another global account while shoot %s names it: %v", b, name, w.bindings.Labels(b))
+		}
 		pd := s.Marks.PendingDeletion
-		if !s.Exists || pd == nil || !s.Marks.Managed {
+		if pd == nil || !s.Marks.Managed {
 			continue
 		}
 		rec, found, _ := w.records.Get(ctx, modelNamespace, name, ports.ReadLive)
-		if !found || rec.ShootUID != s.UID || rec.BindingRelease != deletion.BindingReleased {
+		// Returned and Kept are what a release becomes at the end of the hold: a deletion recorded so within its
+		// hold is a hold that ended early.
+		released := rec.BindingRelease == deletion.BindingReleased || rec.BindingRelease == deletion.BindingReturned ||
+			rec.BindingRelease == deletion.BindingKept
+		if !found || rec.ShootUID != s.UID || !released {
 			continue
 		}
 		if _, back := w.runtimes[rec.RuntimeID]; back {
 			continue
 		}
-		if l := w.bindings.Labels(rec.CredentialsBinding); l["dirty"] != "true" || l["tenantName"] == "" {
-			return fmt.Errorf("binding %s of shoot %s (waiting for deletion, released by the operator) is %v; want dirty and its tenant",
+		l := w.bindings.Labels(rec.CredentialsBinding)
+		if now.Before(rec.MarkedAt.Add(hold)) && l["dirty"] != "true" {
+			return fmt.Errorf("binding %s of shoot %s is %v within the hold (released at %s): KEB's step of the deletion would wait",
+				rec.CredentialsBinding, name, l, rec.MarkedAt.Format(time.RFC3339))
+		}
+		if rec.BindingRelease != deletion.BindingReturned && l["dirty"] != "true" && !w.liveUserOf(rec.CredentialsBinding, name) {
+			return fmt.Errorf("binding %s of shoot %s (released by the operator, no shoot waiting for no deletion names it) is %v; want dirty",
 				rec.CredentialsBinding, name, l)
 		}
 	}
 	return nil
+}
+
+// liveUserOf tells whether a shoot other than except that waits for no deletion (no deletion mark, or one the
+// KCP does not back, or its runtime is back in the KCP; not being deleted) names binding: a cluster of the tenant the binding may be given back to. Read without injected faults.
+func (w *world) liveUserOf(binding, except string) bool {
+	ctx := contextFor()
+	faults := w.faults
+	w.faults = false
+	defer func() { w.faults = faults }()
+	users, err := w.bindings.UsedBy(ctx, binding, except)
+	if err != nil {
+		panic(err)
+	}
+	for _, u := range users {
+		s, _ := w.garden.Get(ctx, u, ports.ReadLive)
+		if !s.Exists || s.Deleting() {
+			continue
+		}
+		pd := s.Marks.PendingDeletion
+		if pd == nil {
+			return true
+		}
+		if _, back := w.runtimes[pd.RuntimeID]; back {
+			return true // being taken back: the restore removes the mark after the label
+		}
+		if rec, found, _ := w.records.Get(ctx, modelNamespace, u, ports.ReadLive); !found || rec.ShootUID != s.UID {
+			return true // a mark the KCP does not back (someone wrote it): no deletion the operator carries out
+		}
+	}
+	return false
 }

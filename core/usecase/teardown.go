@@ -169,13 +169,23 @@ func (t *Teardown) releaseBinding(ctx context.Context, req TeardownRequest, rec 
 			req.CredentialsBinding, deletion.BindingReleaseTimeout, cause)})
 		return nil
 	}
-	for range 5 {
+	siblings := deletion.SiblingsNotRead
+	for range 6 {
 		b, err := t.Bindings.Get(ctx, req.CredentialsBinding)
 		if err != nil {
 			return giveUp(fmt.Errorf("read credentials binding %s: %w", req.CredentialsBinding, err))
 		}
-		d := deletion.OnRelease(b, state, req.DeletionStarted, now)
+		d := deletion.OnRelease(b, state, siblings, req.DeletionStarted, now)
 		switch d.Step {
+		case deletion.BindingListUsers:
+			o, err := bindingUsers(ctx, t.Shoots, t.Bindings, t.Records, t.Policy, req.ShootName, b)
+			if err != nil {
+				return giveUp(err)
+			}
+			siblings = deletion.NoSiblingLabel
+			if o.Holders > 0 {
+				siblings = deletion.SiblingLabelHeld
+			}
 		case deletion.BindingRecordIntent:
 			rec.BindingRelease = d.Record
 			if err := t.Records.Put(ctx, *rec); err != nil {

@@ -147,9 +147,26 @@ func AddGoFlags(pfs *pflag.FlagSet, fs *flag.FlagSet) {
 		}
 		pf := pflag.PFlagFromGoFlag(f)
 		pf.Shorthand = shorthands[f.Name]
+		if !slices.Contains(pflagTypes, pf.Value.Type()) {
+			// pflag names a Go flag.Value of its own type after the Go type (listFlag, stringSlice...): the help
+			// would show an identifier of our code. Go's flag package calls such a flag's argument "value".
+			pf.Value = namedValue{Value: pf.Value, name: "value"}
+		}
 		if why, ok := strings.CutPrefix(f.Usage, "deprecated: "); ok {
 			pf.Deprecated, pf.Hidden = why, true
 		}
 		pfs.AddFlag(pf)
 	})
 }
+
+// pflagTypes are the type names pflag's help shows for the values of Go's flag package that it knows.
+var pflagTypes = []string{"string", "bool", "int", "int64", "uint", "uint64", "float64", "duration",
+	"stringArray", "stringSlice", "strings"}
+
+// namedValue is a flag value whose help shows name as its type.
+type namedValue struct {
+	pflag.Value
+	name string
+}
+
+func (v namedValue) Type() string { return v.name }

@@ -19,13 +19,15 @@ func TestAddGoFlags(t *testing.T) {
 	fs.StringVar(ns, "n", "", "shorthand for --namespace")
 	old := fs.String("old-name", "", "deprecated: use --namespace")
 	verbose := fs.Bool("verbose", false, "talk")
+	var labels repeated
+	fs.Var(&labels, "label", "a label (repeatable)")
 	cmd := &cobra.Command{Use: "t", Run: func(*cobra.Command, []string) {}}
 	AddGoFlags(cmd.Flags(), fs)
-	if err := cmd.ParseFlags([]string{"-n", "kcp", "--old-name=x", "--verbose"}); err != nil {
+	if err := cmd.ParseFlags([]string{"-n", "kcp", "--old-name=x", "--verbose", "--label", "a", "--label=b"}); err != nil {
 		t.Fatal(err)
 	}
-	if *ns != "kcp" || *old != "x" || !*verbose {
-		t.Errorf("namespace %q, old-name %q, verbose %t; want kcp, x, true", *ns, *old, *verbose)
+	if *ns != "kcp" || *old != "x" || !*verbose || strings.Join(labels, ",") != "a,b" {
+		t.Errorf("namespace %q, old-name %q, verbose %t, labels %v; want kcp, x, true, [a b]", *ns, *old, *verbose, labels)
 	}
 	var help bytes.Buffer
 	cmd.SetOut(&help)
@@ -34,7 +36,17 @@ func TestAddGoFlags(t *testing.T) {
 		strings.Contains(help.String(), "shorthand for") {
 		t.Errorf("help:\n%s\nwant -n, --namespace and neither the deprecated flag nor the alias", help.String())
 	}
+	// A Go flag.Value of our own shows Go's word for its argument, not the name of our Go type.
+	if !strings.Contains(help.String(), "--label value") || strings.Contains(help.String(), "repeated") {
+		t.Errorf("help:\n%s\nwant --label value, not the Go type name", help.String())
+	}
 }
+
+// repeated is a Go flag.Value that collects a repeated flag.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 // TestExecuteExitCodes: 0 for success and help, 2 for usage errors (flags and arguments), 130 for an interruption,
 // 1 for anything else, each with one line on stderr.

@@ -56,7 +56,7 @@ func runtimeDeps(garden cluster.Cluster, p Ports, s settings) kymaruntime.Deps {
 		Bootstrap: p.Bootstrap, BootstrapSource: p.BootstrapSource, BootstrapPullSecret: p.BootstrapPullSecret,
 		BootstrapRecords: p.BootstrapRecords, BootstrapRollout: p.BootstrapRollout,
 		Shoot: s.Shoot, Deletion: s.Deletion, DriftPeriod: s.DriftPeriod, AdoptOnly: s.AdoptOnly,
-		StatusProgressInterval: s.StatusProgressInterval, Workers: s.RuntimeWorkers}
+		StatusProgressInterval: s.StatusProgressInterval, Workers: s.RuntimeWorkers, ShootUpdates: gardener.ShootUpdates{}}
 	if al := p.AuditLog; al != nil {
 		d.AuditLogPool, d.AuditLogKind = al.Pool, al.Kind
 	}

@@ -52,6 +52,9 @@ type Options struct {
 	// DeletionGracePeriod overrides deletion.defaultGracePeriod of the configuration file when >= 0 (negative: keep
 	// the file's value).
 	DeletionGracePeriod time.Duration
+	// BindingReleaseHold overrides deletion.bindingReleaseHold of the configuration file when >= 0 (negative: keep
+	// the file's value; zero is refused).
+	BindingReleaseHold time.Duration
 
 	// MetricsAddr is the address of the metrics endpoint ("0" disables it).
 	MetricsAddr string
@@ -95,6 +98,7 @@ func DefaultOptions() Options {
 		RuntimeWorkers:                  25,
 		ServiceAccountKubeconfigWorkers: 5,
 		DeletionGracePeriod:             -1,
+		BindingReleaseHold:              -1,
 		MetricsAddr:                     ":8443",
 		MetricsSecure:                   true,
 		MetricsCertName:                 "tls.crt",
@@ -130,6 +134,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Var(unsetDuration{&o.DeletionGracePeriod}, "deletion-grace-period",
 		"how long a deleted runtime's cluster stays hibernated before it is deleted, a `duration` (overrides deletion.defaultGracePeriod of the configuration; "+
 			"not set or negative: the configuration's value)")
+	fs.Var(unsetDuration{&o.BindingReleaseHold}, "binding-release-hold",
+		"how long the dirty label on a deleted runtime's credentials binding stays while another shoot of its global account names the binding, a `duration` "+
+			"(overrides deletion.bindingReleaseHold of the configuration; not set or negative: the configuration's value)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the metrics endpoint (0 disables it)")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "serve metrics over HTTPS with authentication and authorization")
 	fs.BoolVar(&o.EnableHTTP2, "enable-http2", o.EnableHTTP2, "let the HTTPS metrics endpoint negotiate HTTP/2 (off: HTTP/1.1 only)")
@@ -221,8 +228,20 @@ func (o Options) settings() (settings, error) {
 		StatusProgressInterval: o.Config.Runtime.StatusProgressInterval.Duration,
 		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
 		IdentityAccess: sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces,
-			SystemNamespaces: identities.SystemNamespaces},
+			SystemNamespaces: identities.SystemNamespaces, AllowedPowers: allowedPowers(identities.AllowedPowers),
+			SharedNamespaces: identities.SharedNamespaces},
 		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil
+}
+
+// allowedPowers converts the landscape's power allowances (validated at load) to the policy's.
+func allowedPowers(in map[string][]string) map[string][]sakubeconfig.RefusalCode {
+	out := make(map[string][]sakubeconfig.RefusalCode, len(in))
+	for kcp, powers := range in {
+		for _, p := range powers {
+			out[kcp] = append(out[kcp], sakubeconfig.RefusalCode(p))
+		}
+	}
+	return out
 }
 
 // GardenNamespace is the garden namespace of the configured project.
@@ -254,6 +273,12 @@ func (o *Options) ResolveConfig() error {
 				o.DeletionGracePeriod, max)
 		}
 		o.Config.Deletion.DefaultGracePeriod = config.Set(o.DeletionGracePeriod)
+	}
+	if o.BindingReleaseHold == 0 {
+		return fmt.Errorf("--binding-release-hold must be positive: KEB's deprovisioning step of a deletion relies on the dirty label until it ran")
+	}
+	if o.BindingReleaseHold > 0 {
+		o.Config.Deletion.BindingReleaseHold = config.Set(o.BindingReleaseHold)
 	}
 	return nil
 }

@@ -88,6 +88,8 @@ func selfServicePorts(mgr manager.Manager, garden cluster.Cluster, opts Options,
 				Namespace: opts.GardenNamespace()},
 			Ledger:   &kube.RegistryCacheLedger{Cached: mgr.GetClient(), Live: mgr.GetAPIReader(), Writer: mgr.GetClient()},
 			Interval: rc.SyncInterval.Duration, Workers: rc.Workers, ListenerPort: rc.ListenerPort,
+			ListenerTrust: registrycachesync.Trust{GatewayPrincipal: rc.ListenerTrust.GatewayPrincipal,
+				OperatorPrincipal: rc.ListenerTrust.OperatorPrincipal},
 		}
 		if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
 			p.Resolver = dns.Resolver{}

@@ -20,6 +20,12 @@ func TestExampleLoads(t *testing.T) {
 	if ns := cfg.ServiceAccountKubeconfigs.ClusterWideSecretsNamespaces; len(ns) != 1 || ns[0] != "kcp-system" {
 		t.Errorf("serviceAccountKubeconfigs not decoded: %v", ns)
 	}
+	if p := cfg.ServiceAccountKubeconfigs.AllowedPowers["kcp-system"]; len(p) != 1 || p[0] != "NamespaceWrites" {
+		t.Errorf("serviceAccountKubeconfigs.allowedPowers not decoded: %v", cfg.ServiceAccountKubeconfigs.AllowedPowers)
+	}
+	if ns := cfg.ServiceAccountKubeconfigs.SharedNamespaces; len(ns) != 1 || ns[0] != "shared-tools" {
+		t.Errorf("serviceAccountKubeconfigs.sharedNamespaces not decoded: %v", ns)
+	}
 	if d := cfg.ServiceAccountKubeconfigs.CleanupTimeout.Duration; d != 10*time.Minute {
 		t.Errorf("serviceAccountKubeconfigs.cleanupTimeout not decoded: %s", d)
 	}
@@ -102,6 +108,7 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"the breaker cannot be switched off", func(s string) string { return s + "deletion: {budget: {limit: 0}}\n" }, "deletion.budget.limit"},
 		{"the breaker needs a period", func(s string) string { return s + "deletion: {budget: {period: 0s}}\n" }, "deletion.budget.period"},
 		{"no clock tolerance below the Date header's resolution", func(s string) string { return s + "deletion: {maxClockAhead: 0s}\n" }, "deletion.maxClockAhead"},
+		{"no zero binding release hold: KEB's step relies on the label", func(s string) string { return s + "deletion: {bindingReleaseHold: 0s}\n" }, "deletion.bindingReleaseHold"},
 		// Keys of the 2025-26 landscape features: each problem names its key.
 		{"unknown dns mode", func(s string) string { return s + "  dns: {mode: magic}\n" }, "shoot.dns.mode"},
 		{"external dns without prefix", func(s string) string { return s + "  dns: {mode: external, secretName: s, providerType: p}\n" }, "shoot.dns.domainPrefix"},
@@ -113,6 +120,13 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 			return s + "  operatorOIDC: [{issuerURL: 'https://kcp.example.com', clientID: kim, caBundle: nope}]\n"
 		}, "shoot.operatorOIDC[0].caBundle"},
 		{"default issuer without client", func(s string) string { return s + "  oidc: {issuerURL: 'https://a.example.com'}\n" }, "shoot.oidc.clientID"},
+		{"unknown authentication style", func(s string) string { return s + "  authenticationStyle: mine\n" }, "shoot.authenticationStyle: must be kim or previous"},
+		{"the previous authentication rules with two operator issuers", func(s string) string {
+			return s + "  authenticationStyle: previous\n  operatorOIDC: [{issuerURL: 'https://a.example.com', clientID: a}, {issuerURL: 'https://b.example.com', clientID: b}]\n"
+		}, "shoot.authenticationStyle: previous trusts one operator issuer, but shoot.operatorOIDC lists 2"},
+		{"the previous authentication rules with a CA bundle", func(s string) string {
+			return s + "  authenticationStyle: previous\n  operatorOIDC: [{issuerURL: 'https://a.example.com', clientID: a, caBundle: nope}]\n"
+		}, "shoot.operatorOIDC[0].caBundle: the previous manager's rules write no CA bundle"},
 		{"unknown oidc extension mode", func(s string) string { return s + "  oidcExtension: sometimes\n" }, "shoot.oidcExtension"},
 		{"gdch without parent network", func(s string) string { return s + "  gdch: {enableEgress: true}\n" }, "shoot.gdch.parentReference.name"},
 		{"empty eu-access region", func(s string) string { return s + "  euAccess: {platformRegions: [cf-eu11, '']}\n" }, "shoot.euAccess.platformRegions[1]"},
@@ -137,6 +151,12 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"a system namespace that is not a name", func(s string) string {
 			return s + "serviceAccountKubeconfigs: {systemNamespaces: [kube-system, Kyma_System]}\n"
 		}, "serviceAccountKubeconfigs.systemNamespaces[1]"},
+		{"an unknown power", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {allowedPowers: {kcp-system: [NamespaceWrites, ClusterAdmin]}}\n"
+		}, "serviceAccountKubeconfigs.allowedPowers.kcp-system[1]"},
+		{"a shared system namespace", func(s string) string {
+			return s + "serviceAccountKubeconfigs: {sharedNamespaces: [tools, kube-system]}\n"
+		}, "serviceAccountKubeconfigs.sharedNamespaces[1]"},
 		{"a negative cleanup timeout", func(s string) string {
 			return s + "serviceAccountKubeconfigs: {cleanupTimeout: -1m}\n"
 		}, "serviceAccountKubeconfigs.cleanupTimeout"},
@@ -148,6 +168,12 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"registry cache workers out of range", func(s string) string { return s + "registryCache: {workers: 1000}\n" }, "registryCache.workers"},
 		{"registry cache objects per runtime out of range", func(s string) string { return s + "registryCache: {maxConfigsPerRuntime: -1}\n" }, "registryCache.maxConfigsPerRuntime"},
 		{"registry cache list bytes per runtime too small", func(s string) string { return s + "registryCache: {maxListBytesPerRuntime: 1000}\n" }, "registryCache.maxListBytesPerRuntime"},
+		{"listener gateway principal as a SPIFFE URI", func(s string) string {
+			return s + "registryCache: {listenerTrust: {gatewayPrincipal: spiffe://cluster.local/ns/istio-system/sa/gw}}\n"
+		}, "registryCache.listenerTrust.gatewayPrincipal"},
+		{"listener operator principal without a service account", func(s string) string {
+			return s + "registryCache: {listenerTrust: {operatorPrincipal: cluster.local/ns/kcp-system}}\n"
+		}, "registryCache.listenerTrust.operatorPrincipal"},
 		{"unknown audit log pool scope", func(s string) string { return s + "  auditLog: {pool: {scope: Galaxy}}\n" }, "shoot.auditLog.pool.scope"},
 		{"cluster-scoped pool with a namespace", func(s string) string {
 			return s + "  auditLog: {pool: {scope: Cluster, namespace: kcp-system}}\n"
@@ -202,7 +228,8 @@ func TestZeroMeansWhatTheDomainSays(t *testing.T) {
 	if d := cfg.Deletion; d.ForceDeletionAfter.Duration != 0 || d.DefaultGracePeriod.Duration != 0 {
 		t.Errorf("0s replaced by defaults: forceDeletionAfter %s, defaultGracePeriod %s", d.ForceDeletionAfter.Duration, d.DefaultGracePeriod.Duration)
 	}
-	if d := cfg.Deletion; *d.Budget.Limit != DefaultDeletionBudget || d.Budget.Period.Duration != time.Hour || d.MaxClockAhead.Duration != DefaultMaxClockAhead {
+	if d := cfg.Deletion; *d.Budget.Limit != DefaultDeletionBudget || d.Budget.Period.Duration != time.Hour || d.MaxClockAhead.Duration != DefaultMaxClockAhead ||
+		d.BindingReleaseHold.Duration != 2*time.Hour {
 		t.Errorf("unset breaker settings not defaulted: %+v", d)
 	}
 }

@@ -11,7 +11,8 @@ import (
 func (c DeletionConfig) DeletionPolicy() deletion.Policy {
 	p := deletion.Policy{DefaultWindow: c.DefaultGracePeriod.Duration, MaxWindow: c.MaxGracePeriod.Duration,
 		ForceDeletionAfter: c.ForceDeletionAfter.Duration, Frozen: c.Freeze, PlanWindows: map[string]time.Duration{},
-		Budget: deletion.Budget{Per: c.Budget.Period.Duration}, MaxClockAhead: c.MaxClockAhead.Duration}
+		Budget: deletion.Budget{Per: c.Budget.Period.Duration}, MaxClockAhead: c.MaxClockAhead.Duration,
+		BindingReleaseHold: c.BindingReleaseHold.Duration}
 	if c.Budget.Limit != nil {
 		p.Budget.Limit = *c.Budget.Limit
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/domain/registrycache"
 )
 
@@ -22,10 +23,14 @@ const (
 	DefaultDeletionBudgetPeriod = time.Hour
 	// DefaultMaxClockAhead tolerates ordinary clock drift.
 	DefaultMaxClockAhead = 2 * time.Minute
+	// DefaultBindingReleaseHold is deletion.DefaultBindingReleaseHold: a little above KEB's one-hour wait.
+	DefaultBindingReleaseHold = deletion.DefaultBindingReleaseHold
 	// DefaultRegistryCacheSyncInterval is how often every runtime's RegistryCacheConfig objects are read.
 	DefaultRegistryCacheSyncInterval = 60 * time.Minute
 	// DefaultRegistryCacheWorkers is how many runtimes are synced at the same time.
 	DefaultRegistryCacheWorkers = 5
+	// DefaultWatcherGatewayPrincipal is the Istio principal of the default ingress gateway (istio-system).
+	DefaultWatcherGatewayPrincipal = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"
 	// Gardener's cleanup finalize grace periods the production landscape sets (seconds).
 	// DefaultMachineDrainTimeout and DefaultMaxEvictRetries are what pools without their own values get: the previous
 	// infrastructure manager's built-in values, which every shoot it created carries, so our shoots drain the same.
@@ -88,7 +93,7 @@ func (c *OperatorConfig) Default() {
 		def time.Duration
 	}{{&d.DefaultGracePeriod, DefaultDeletionGracePeriod}, {&d.ForceDeletionAfter, DefaultForceDeletionAfter},
 		{&d.MaxGracePeriod, DefaultMaxDeletionGracePeriod}, {&d.Budget.Period, DefaultDeletionBudgetPeriod},
-		{&d.MaxClockAhead, DefaultMaxClockAhead}} {
+		{&d.MaxClockAhead, DefaultMaxClockAhead}, {&d.BindingReleaseHold, DefaultBindingReleaseHold}} {
 		if !v.d.IsSet() && v.d.Duration == 0 {
 			*v.d = Set(v.def)
 		}
@@ -115,6 +120,9 @@ func (c *OperatorConfig) Default() {
 	}
 	if rc.MaxListBytesPerRuntime == 0 {
 		rc.MaxListBytesPerRuntime = registrycache.DefaultMaxListBytes
+	}
+	if rc.ListenerTrust.GatewayPrincipal == "" {
+		rc.ListenerTrust.GatewayPrincipal = DefaultWatcherGatewayPrincipal
 	}
 	if w := &c.Shoot.Workers; w.MachineDrainTimeout == nil {
 		d := Set(DefaultMachineDrainTimeout)

@@ -199,8 +199,10 @@ func (m *converterMapper) mapConverter(p previousConfig) {
 		"shoot", "maintenance", "autoUpdateMachineImageVersion")
 	if o := k.DefaultOperatorOidc; o != nil {
 		// The previous manager gave the shoot's API server this issuer (unless the Runtime named one in the
-		// legacy oidcConfig); here the operator's issuers are trusted by every cluster.
+		// legacy oidcConfig), its prefixes written as they are. Its rules stay unless the document chooses
+		// this operator's, so the structured authentication ConfigMaps of adopted shoots stay as they are.
 		m.set("converter.kubernetes.defaultOperatorOidc", []any{oidcValue(*o)}, "shoot", "operatorOIDC")
+		m.o.Default(m.origin("converter.kubernetes.defaultOperatorOidc"), AuthenticationStylePrevious, "shoot", "authenticationStyle")
 	}
 	api := k.KubeAPIServer
 	if name := api.ACL.ConfigMapName; name != "" {
@@ -334,26 +336,19 @@ func (m *converterMapper) mapAuditLog(policy, tenantPath string) {
 	}
 	// The previous manager configured the audit log of every shoot it had a tenant for.
 	m.set(key, true, "shoot", "auditLog", "enabled")
-	secret, secretFrom := "", ""
 	for _, provider := range sortedKeys(tenants) {
 		for _, region := range sortedKeys(tenants[provider]) {
 			t := tenants[provider][region]
 			at := tenantPath + ": " + provider + "." + region
-			m.o.State(at+" (from "+m.origin(key)+")", map[string]any{"tenantID": t.TenantID, "serviceURL": t.ServiceURL},
-				"shoot", "auditLog", "tenants", provider, region)
-			switch {
-			case t.SecretName == "":
+			if t.SecretName == "" {
+				// The previous manager refused such a file; here the tenant would fall back to another Secret.
 				m.bad(key, "%s.secretName: must not be empty", at)
-			case secret == "":
-				secret, secretFrom = t.SecretName, at
-			case t.SecretName != secret:
-				// One credentials Secret serves every shared tenant here (shoot.auditLog.secretName).
-				m.bad(key, "%s.secretName is %q, %s.secretName is %q: this operator uses one Secret for all shared "+
-					"tenants (shoot.auditLog.secretName)", at, t.SecretName, secretFrom, secret)
 			}
+			// Each tenant keeps its own credentials Secret, as the previous manager referenced it.
+			m.o.State(at+" (from "+m.origin(key)+")", map[string]any{"tenantID": t.TenantID, "serviceURL": t.ServiceURL,
+				"secretName": t.SecretName}, "shoot", "auditLog", "tenants", provider, region)
 		}
 	}
-	m.setString(key, secret, "shoot", "auditLog", "secretName")
 }
 
 func (m *converterMapper) mapWindows(path string) {
@@ -385,17 +380,18 @@ func (m *converterMapper) mapWindows(path string) {
 func (m *converterMapper) mapTolerations(regions map[string][]previousToleration) {
 	const key = "converter.tolerations"
 	// The table replaces this operator's default (me-central2): absent, the previous manager tolerated nothing.
-	table := map[string][]string{}
+	// Each entry is Gardener's toleration as the previous manager copied it into spec.tolerations.
+	table := map[string][]any{}
 	for _, region := range sortedKeys(regions) {
-		keys := []string{}
-		for i, t := range regions[region] {
+		list := []any{}
+		for _, t := range regions[region] {
+			entry := map[string]any{"key": t.Key}
 			if t.Value != nil && *t.Value != "" {
-				m.bad(fmt.Sprintf("%s.%s[%d].value", key, region, i), "a toleration with a value (%q) cannot be "+
-					"represented: shoot.tolerations lists keys only", *t.Value)
+				entry["value"] = *t.Value
 			}
-			keys = append(keys, t.Key)
+			list = append(list, entry)
 		}
-		table[region] = keys
+		table[region] = list
 	}
 	m.set(key, table, "shoot", "tolerations")
 }

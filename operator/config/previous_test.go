@@ -82,6 +82,7 @@ func TestConverterConfigProduction(t *testing.T) {
 			"eu-central-1": {"010000+0000", "050000+0000"}, "us-east-1": {"060000+0000", "100000+0000"}, "westeurope": {"010000+0000", "050000+0000"}}},
 		{"shoot.operatorOIDC", s.OperatorOIDC, []OIDCConfig{{IssuerURL: "https://kcp-operators.accounts.example.com", ClientID: "kcp-operators",
 			UsernameClaim: "sub", UsernamePrefix: &opPrefix, GroupsClaim: "groups", SigningAlgs: []string{"RS256"}}}},
+		{"shoot.authenticationStyle (the previous manager's rules, a default)", s.AuthenticationStyle, AuthenticationStylePrevious},
 		{"shoot.oidc", *s.OIDC, OIDCConfig{IssuerURL: "https://kyma.accounts.example.com", ClientID: "6c1f0e3a-8d2b-4e7f-a951-3b0d7c2e9f14",
 			UsernameClaim: "sub", UsernamePrefix: &prefix, GroupsClaim: "groups", SigningAlgs: []string{"RS256"}}},
 		{"shoot.acl.configMap", *s.ACL.ConfigMap, ObjectRef{Namespace: "kcp-system", Name: "kcp-egress-ips"}},
@@ -99,11 +100,14 @@ func TestConverterConfigProduction(t *testing.T) {
 		{"shoot.workers.maxEvictRetries", *s.Workers.MaxEvictRetries, int32(3)},
 		{"shoot.auditLog.enabled", s.AuditLog.Enabled, true},
 		{"shoot.auditLog.policyConfigMapName", s.AuditLog.PolicyConfigMapName, "audit-policy"},
-		{"shoot.auditLog.secretName", s.AuditLog.SecretName, "auditlog-credentials"},
+		{"shoot.auditLog.secretName (each tenant names its own)", s.AuditLog.SecretName, ""},
 		{"shoot.auditLog.tenants.aws.us-east-1", s.AuditLog.Tenants["aws"]["us-east-1"],
-			AuditLogTenant{TenantID: "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d", ServiceURL: "https://auditlog.us10.example.com:8081"}},
+			AuditLogTenant{TenantID: "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d", ServiceURL: "https://auditlog.us10.example.com:8081",
+				SecretName: "auditlog-credentials-us10"}},
+		{"shoot.auditLog.tenants.aws.eu-central-1.secretName", s.AuditLog.Tenants["aws"]["eu-central-1"].SecretName, "auditlog-credentials-eu10"},
 		{"number of tenants", len(s.AuditLog.Tenants["aws"]) + len(s.AuditLog.Tenants["azure"]), 3},
-		{"shoot.tolerations", s.Tolerations, map[string][]string{"me-central2": {"ksa-assured-workload"}}},
+		{"shoot.tolerations", s.Tolerations, map[string][]Toleration{"me-central2": {{Key: "ksa-assured-workload"}},
+			"eu-central-1": {{Key: "dedicated-seed", Value: "eu10"}}}},
 		{"shoot.dualStack.providers", s.DualStack.Providers, []string{"aws", "gcp"}},
 	}
 	for _, c := range checks {
@@ -154,18 +158,44 @@ func TestConverterConfigMapping(t *testing.T) {
 			change: func(d map[string]any) {
 				at(d, "converter", "kubernetes", "kubeApiServer")["maxTokenExpiration"] = "30d"
 			}},
-		{reason: "a toleration with a value cannot be represented", wantErr: "converter.tolerations.me-central2[0].value",
+		{reason: "a toleration with a value is mapped with its value",
 			change: func(d map[string]any) {
-				at(d, "converter")["tolerations"] = map[string]any{"me-central2": []any{map[string]any{"key": "k", "value": "v"}}}
+				at(d, "converter")["tolerations"] = map[string]any{"me-central2": []any{map[string]any{"key": "k", "value": "v"}, map[string]any{"key": "j"}}}
+			},
+			check: func(t *testing.T, c *OperatorConfig) {
+				if diff := cmp.Diff(map[string][]Toleration{"me-central2": {{Key: "k", Value: "v"}, {Key: "j"}}}, c.Shoot.Tolerations); diff != "" {
+					t.Errorf("tolerations (-want +got):\n%s", diff)
+				}
+			}},
+		{reason: "a toleration value Gardener refuses is named", wantErr: "shoot.tolerations.me-central2[0].value: \"not a label value!\"",
+			change: func(d map[string]any) {
+				at(d, "converter")["tolerations"] = map[string]any{"me-central2": []any{map[string]any{"key": "k", "value": "not a label value!"}}}
 			}},
 		{reason: "SecretBindings cannot be represented", wantErr: "converter.gardener.enableCredentialBinding",
 			change: func(d map[string]any) { at(d, "converter", "gardener")["enableCredentialBinding"] = false }},
 		{reason: "an absent enableCredentialBinding meant SecretBindings", wantErr: "converter.gardener.enableCredentialBinding",
 			change: func(d map[string]any) { delete(at(d, "converter", "gardener"), "enableCredentialBinding") }},
-		{reason: "shared tenants with different Secrets cannot be represented", wantErr: "aws.us-east-1.secretName is \"other\"",
+		{reason: "shared tenants with different Secrets keep each its own",
 			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {
 				"eu-central-1": {"tenantID": "a", "serviceURL": "https://a.example.com", "secretName": "auditlog-credentials"},
-				"us-east-1": {"tenantID": "b", "serviceURL": "https://b.example.com", "secretName": "other"}}}`)}},
+				"us-east-1": {"tenantID": "b", "serviceURL": "https://b.example.com", "secretName": "other"}}}`)},
+			check: func(t *testing.T, c *OperatorConfig) {
+				got := map[string]string{}
+				for region, tenant := range c.Shoot.AuditLog.Tenants["aws"] {
+					got[region] = tenant.SecretName
+				}
+				if diff := cmp.Diff(map[string]string{"eu-central-1": "auditlog-credentials", "us-east-1": "other"}, got); diff != "" {
+					t.Errorf("secrets (-want +got):\n%s", diff)
+				}
+				if sc := c.ShootConfig(); sc.AuditLog.Tenants["aws"]["us-east-1"].Secret(sc.AuditLog) != "other" {
+					t.Errorf("the domain configuration lost the tenant's Secret: %+v", sc.AuditLog)
+				}
+			}},
+		{reason: "a tenant without a Secret is refused, as the previous manager refused it",
+			wantErr: "aws.us-east-1.secretName: must not be empty",
+			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {
+				"eu-central-1": {"tenantID": "a", "serviceURL": "https://a.example.com", "secretName": "auditlog-credentials"},
+				"us-east-1": {"tenantID": "b", "serviceURL": "https://b.example.com", "secretName": ""}}}`)}},
 		{reason: "a key given twice is named with its path", wantErr: "converter.dns.secretName: duplicate key",
 			files: map[string][]byte{converterPath: []byte(`{"converter": {"dns": {"secretName": "a", "secretName": "b"}}}`)}},
 		{reason: "a section given twice", wantErr: "cluster: duplicate key",
@@ -192,8 +222,8 @@ func TestConverterConfigMapping(t *testing.T) {
 			files: map[string][]byte{"/gardener/tenant/config": []byte(`{"aws": {"eu-central-1": {"tenantID": "a",
 				"serviceURL": "https://a.example.com", "secretName": "s", "readCredsSecretName": "r"}}}`)},
 			check: func(t *testing.T, c *OperatorConfig) {
-				if c.Shoot.AuditLog.SecretName != "s" {
-					t.Errorf("secret %q", c.Shoot.AuditLog.SecretName)
+				if got := c.Shoot.AuditLog.Tenants["aws"]["eu-central-1"].SecretName; got != "s" {
+					t.Errorf("secret %q", got)
 				}
 			}},
 		{reason: "absent booleans and worker defaults mean what they meant to the previous manager", change: func(d map[string]any) {
@@ -323,8 +353,8 @@ func TestParseOverlaid(t *testing.T) {
 				o.Default("previous default", false, "shoot", "auditLog", "pool", "enabled")
 				return o
 			}(), stated(true, "shoot", "auditLog", "pool", "enabled")},
-			wantErr: "shoot.auditLog.pool.enabled: dedicated tenants need shoot.auditLog.policyConfigMapName and shoot.auditLog.secretName " +
-				"(the credentials a tenant without its own use) (set by converter.x of f.json)"},
+			wantErr: "shoot.auditLog.pool.enabled: dedicated tenants need shoot.auditLog.policyConfigMapName and shoot.auditLog.secretName, " +
+				"or a secretName on every shared tenant (the credentials a runtime uses until it has its own tenant) (set by converter.x of f.json)"},
 		{reason: "a validation error names the overlay that set the key", doc: minimal,
 			overlays: []*Overlay{stated("30s", "registryCache", "syncInterval")},
 			wantErr:  "registryCache.syncInterval: must be at least 1m, got 30s (set by converter.x of f.json)"},

@@ -52,6 +52,20 @@ type RegistryCacheConfig struct {
 	// /v2/infrastructure-manager-registry-cache/event, plain HTTP behind the ingress that verifies the runtime's
 	// client certificate); an event syncs its runtime at once. 0 (the default): no listener. 1..65535.
 	ListenerPort int `json:"listenerPort,omitempty"`
+	// ListenerTrust says whose element of X-Forwarded-Client-Cert the listener believes.
+	ListenerTrust ListenerTrustConfig `json:"listenerTrust,omitempty"`
+}
+
+// ListenerTrustConfig names the Istio principals (<trust domain>/ns/<namespace>/sa/<service account>, as in an
+// AuthorizationPolicy) between the Runtime Watcher and the listener (docs/registry-cache.md#trust).
+type ListenerTrustConfig struct {
+	// GatewayPrincipal is the ingress gateway's principal (default
+	// cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account).
+	GatewayPrincipal string `json:"gatewayPrincipal,omitempty"`
+	// OperatorPrincipal is the operator pod's own principal, when the pod runs an Istio sidecar: then the
+	// certificate is taken only from the gateway's element before the sidecar's. Empty (the default): no sidecar,
+	// the last element is the gateway's.
+	OperatorPrincipal string `json:"operatorPrincipal,omitempty"`
 }
 
 // ServiceAccountKubeconfigsConfig holds what the landscape allows ServiceAccountKubeconfigs beyond the built-in policy.
@@ -66,6 +80,16 @@ type ServiceAccountKubeconfigsConfig struct {
 	// ServiceAccount tokens, nor write workloads or run commands in Pods, not even its ServiceAccount's own. Unset: kube-system, kube-public, kyma-system.
 	// kube-system is one whatever the list says.
 	SystemNamespaces []string `json:"systemNamespaces,omitempty"`
+	// AllowedPowers names, per KCP namespace, the cluster powers its ServiceAccountKubeconfigs may hold, refused to
+	// every request by default: NodePowers (nodes/proxy, node writes), AdmissionControl (webhook configurations,
+	// admission policies and bindings), CertificateSigning (approving CertificateSigningRequests, signers),
+	// APIRegistration (APIServices, CustomResourceDefinition writes), PersistentVolumeCreation, NamespaceWrites
+	// (update, patch, delete of namespaces). Default: none.
+	AllowedPowers map[string][]string `json:"allowedPowers,omitempty"`
+	// SharedNamespaces are the runtime namespaces in which ServiceAccountKubeconfigs may reach Secrets,
+	// ServiceAccount tokens and workloads although the operator did not create them for the request; everywhere else
+	// only a namespace the operator created for the request may hold them. Never a system namespace. Default: none.
+	SharedNamespaces []string `json:"sharedNamespaces,omitempty"`
 	// CleanupTimeout bounds how long the deletion of a ServiceAccountKubeconfig waits for a runtime that does not
 	// answer before it lets go (and says what it left behind). Unset or 0s: 5m. At most 24h.
 	CleanupTimeout Duration `json:"cleanupTimeout,omitempty"`
@@ -90,14 +114,20 @@ type ShootConfig struct {
 	OIDC *OIDCConfig `json:"oidc,omitempty"`
 	// OperatorOIDC are the operator's own issuers, trusted by every cluster.
 	OperatorOIDC []OIDCConfig `json:"operatorOIDC,omitempty"`
+	// AuthenticationStyle chooses the rules of the shoots' structured authentication configuration: kim (default:
+	// every operator issuer, old flag prefix semantics, CA bundles) or previous (the previous infrastructure
+	// manager's: one operator issuer unless the Runtime's legacy oidcConfig names one, prefixes as written), which
+	// the previous converter configuration chooses unless this document says otherwise.
+	AuthenticationStyle string `json:"authenticationStyle,omitempty"`
 	// OIDCExtension: when shoot-oidc-service is enabled: customer-issuers (default), always or never.
 	OIDCExtension string          `json:"oidcExtension,omitempty"`
 	OpenStack     OpenStackConfig `json:"openstack,omitempty"`
 	GDCH          GDCHConfig      `json:"gdch,omitempty"`
 	Features      Features        `json:"features,omitempty"`
 	EUAccess      EUAccessConfig  `json:"euAccess,omitempty"`
-	// Tolerations are seed tolerations (keys) per region; without the key: me-central2 -> ksa-assured-workload.
-	Tolerations         map[string][]string       `json:"tolerations,omitempty"`
+	// Tolerations are seed tolerations per region, each a key or {key, value}; without the key: me-central2 ->
+	// ksa-assured-workload.
+	Tolerations         map[string][]Toleration   `json:"tolerations,omitempty"`
 	ACL                 ACLConfig                 `json:"acl,omitempty"`
 	DualStack           DualStackConfig           `json:"dualStack,omitempty"`
 	Workers             WorkersConfig             `json:"workers,omitempty"`
@@ -190,7 +220,8 @@ type DNSConfig struct {
 type AuditLogConfig struct {
 	Enabled             bool   `json:"enabled,omitempty"`
 	PolicyConfigMapName string `json:"policyConfigMapName,omitempty"`
-	SecretName          string `json:"secretName,omitempty"`
+	// SecretName is the credentials Secret in the project namespace of the tenants that name none of their own.
+	SecretName string `json:"secretName,omitempty"`
 	// MissingTenantIsError fails generation for a provider/region without tenant (default true).
 	MissingTenantIsError *bool `json:"missingTenantIsError,omitempty"`
 	// Tenants by provider, then region.
@@ -213,6 +244,9 @@ type AuditLogPoolConfig struct {
 type AuditLogTenant struct {
 	TenantID   string `json:"tenantID"`
 	ServiceURL string `json:"serviceURL"`
+	// SecretName is this tenant's credentials Secret in the project namespace; empty: shoot.auditLog.secretName.
+	// Each tenant authenticates with its own credentials, so a region's shoots must never be given another's.
+	SecretName string `json:"secretName,omitempty"`
 }
 
 // MaintenanceConfig controls auto-updates and production maintenance windows.
@@ -277,6 +311,10 @@ type DeletionConfig struct {
 	// MaxClockAhead is how far the operator's clock may run ahead of the garden API server's before deletions
 	// stop (unset: 2m).
 	MaxClockAhead Duration `json:"maxClockAhead,omitempty"`
+	// BindingReleaseHold is how long the dirty label the operator puts on a deleted runtime's credentials binding
+	// stays when another shoot of the global account still names the binding; then it comes off, so KEB gives the
+	// account's next runtime that binding again (docs/adr/0005). Keep it above KEB's one-hour wait (unset: 2h).
+	BindingReleaseHold Duration `json:"bindingReleaseHold,omitempty"`
 }
 
 // DeletionBudget is the deletion circuit breaker's limit.

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
 
@@ -81,6 +83,9 @@ func (c *OperatorConfig) Validate() error {
 	if d.Budget.Period.Duration <= 0 {
 		bad("deletion.budget.period", "must be positive")
 	}
+	if d.BindingReleaseHold.Duration <= 0 {
+		bad("deletion.bindingReleaseHold", "must be positive: KEB's deprovisioning step of a deletion relies on the dirty label until it ran")
+	}
 	if d.MaxClockAhead.Duration < time.Second {
 		bad("deletion.maxClockAhead", "must be at least 1s (the API server's Date header has one-second resolution)")
 	}
@@ -105,6 +110,7 @@ func (c *OperatorConfig) Validate() error {
 			bad(fmt.Sprintf("serviceAccountKubeconfigs.systemNamespaces[%d]", i), "%q is not a namespace name", ns)
 		}
 	}
+	validateIdentityAllowances(c.ServiceAccountKubeconfigs, bad)
 	return errors.Join(errs...)
 }
 
@@ -130,7 +136,16 @@ func validateRegistryCache(r RegistryCacheConfig, bad func(key, format string, a
 	if r.ListenerPort < 0 || r.ListenerPort > 65535 {
 		bad("registryCache.listenerPort", "must be 0 (no listener) or a port 1..65535, got %d", r.ListenerPort)
 	}
+	for _, p := range [][2]string{{"registryCache.listenerTrust.gatewayPrincipal", r.ListenerTrust.GatewayPrincipal},
+		{"registryCache.listenerTrust.operatorPrincipal", r.ListenerTrust.OperatorPrincipal}} {
+		if p[1] != "" && !istioPrincipal.MatchString(p[1]) {
+			bad(p[0], "must be an Istio principal <trust domain>/ns/<namespace>/sa/<service account> (no spiffe://), got %q", p[1])
+		}
+	}
 }
+
+// istioPrincipal is how Istio names a workload identity in an AuthorizationPolicy (its SPIFFE ID without spiffe://).
+var istioPrincipal = regexp.MustCompile(`^[A-Za-z0-9.-]+/ns/[a-z0-9]([-a-z0-9]*[a-z0-9])?/sa/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$`)
 
 func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any)) {
 	switch p := a.Pool; {
@@ -140,8 +155,9 @@ func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any
 		bad("shoot.auditLog.pool.namespace", "must be empty for a cluster-scoped pool")
 	case p.Namespace != "" && (len(p.Namespace) > 63 || !dnsLabel.MatchString(p.Namespace)):
 		bad("shoot.auditLog.pool.namespace", "%q is not a namespace name", p.Namespace)
-	case p.Enabled && (a.PolicyConfigMapName == "" || a.SecretName == ""):
-		bad("shoot.auditLog.pool.enabled", "dedicated tenants need shoot.auditLog.policyConfigMapName and shoot.auditLog.secretName (the credentials a tenant without its own use)")
+	case p.Enabled && (a.PolicyConfigMapName == "" || !everyTenantHasSecret(a)):
+		bad("shoot.auditLog.pool.enabled", "dedicated tenants need shoot.auditLog.policyConfigMapName and shoot.auditLog.secretName, "+
+			"or a secretName on every shared tenant (the credentials a runtime uses until it has its own tenant)")
 	}
 	if !a.Enabled {
 		return
@@ -149,8 +165,8 @@ func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any
 	if a.PolicyConfigMapName == "" {
 		bad("shoot.auditLog.policyConfigMapName", "must be set when the audit log is enabled")
 	}
-	if a.SecretName == "" {
-		bad("shoot.auditLog.secretName", "must be set when the audit log is enabled")
+	if !everyTenantHasSecret(a) {
+		bad("shoot.auditLog.secretName", "must be set when the audit log is enabled, unless every tenant names its own secretName")
 	}
 	for _, p := range sortedKeys(a.Tenants) {
 		if !providers[p] {
@@ -166,8 +182,29 @@ func validateAuditLog(a AuditLogConfig, bad func(key, format string, args ...any
 			if !httpsURL(t.ServiceURL) {
 				bad(key+".serviceURL", "must be an https URL, got %q", t.ServiceURL)
 			}
+			if t.SecretName != "" && (len(t.SecretName) > 253 || !dnsSubdomain.MatchString(t.SecretName)) {
+				bad(key+".secretName", "%q is not a Secret name", t.SecretName)
+			}
 		}
 	}
+}
+
+// everyTenantHasSecret reports whether every shared tenant has a credentials Secret: its own, or the default
+// shoot.auditLog.secretName. Without tenants only the default can serve (tenants may come from the overlay later).
+func everyTenantHasSecret(a AuditLogConfig) bool {
+	if a.SecretName != "" {
+		return true
+	}
+	n := 0
+	for _, regions := range a.Tenants {
+		for _, t := range regions {
+			if t.SecretName == "" {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 func httpsURL(s string) bool {
@@ -213,7 +250,7 @@ func (c *OperatorConfig) ShootConfig() shoot.Config {
 	for p, regions := range s.AuditLog.Tenants {
 		out.AuditLog.Tenants[shoot.Provider(p)] = map[string]shoot.AuditLogTenant{}
 		for r, t := range regions {
-			out.AuditLog.Tenants[shoot.Provider(p)][r] = shoot.AuditLogTenant{TenantID: t.TenantID, ServiceURL: t.ServiceURL}
+			out.AuditLog.Tenants[shoot.Provider(p)][r] = shoot.AuditLogTenant{TenantID: t.TenantID, ServiceURL: t.ServiceURL, SecretName: t.SecretName}
 		}
 	}
 	for r, w := range s.Maintenance.Windows {
@@ -225,4 +262,28 @@ func (c *OperatorConfig) ShootConfig() shoot.Config {
 	}
 	c.landscapeConfig(&out)
 	return out
+}
+
+// validateIdentityAllowances checks the landscape's allowances of ServiceAccountKubeconfigs: known powers for
+// namespace names, and shared namespaces that are names and no system namespace (where they would be refused anyway).
+func validateIdentityAllowances(c ServiceAccountKubeconfigsConfig, bad func(key, format string, args ...any)) {
+	for _, kcp := range sortedKeys(c.AllowedPowers) {
+		if len(kcp) > 63 || !dnsLabel.MatchString(kcp) {
+			bad("serviceAccountKubeconfigs.allowedPowers", "%q is not a namespace name", kcp)
+		}
+		for i, p := range c.AllowedPowers[kcp] {
+			if !slices.Contains(sakubeconfig.Powers(), sakubeconfig.RefusalCode(p)) {
+				bad(fmt.Sprintf("serviceAccountKubeconfigs.allowedPowers.%s[%d]", kcp, i), "%q is no power; one of %v", p, sakubeconfig.Powers())
+			}
+		}
+	}
+	system := sakubeconfig.AccessPolicy{SystemNamespaces: c.SystemNamespaces}
+	for i, ns := range c.SharedNamespaces {
+		switch {
+		case len(ns) > 63 || !dnsLabel.MatchString(ns):
+			bad(fmt.Sprintf("serviceAccountKubeconfigs.sharedNamespaces[%d]", i), "%q is not a namespace name", ns)
+		case system.System(ns):
+			bad(fmt.Sprintf("serviceAccountKubeconfigs.sharedNamespaces[%d]", i), "%q is a system namespace: Secrets, tokens and workloads there are refused to every request", ns)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 var (
 	featureGate    = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 	runtimeConfig  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[a-z0-9]+){1,2}$`)
+	labelValue     = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
 	tolerationKey  = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$`)
 	dnsSubdomain   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	dualStackable  = map[string]bool{"aws": true, "gcp": true}
@@ -27,6 +28,7 @@ func validateLandscape(s ShootConfig, bad func(key, format string, args ...any))
 	for i, o := range s.OperatorOIDC {
 		validateOIDC(fmt.Sprintf("shoot.operatorOIDC[%d]", i), o, bad)
 	}
+	validateAuthenticationStyle(s, bad)
 	if !oidcExtensions[s.OIDCExtension] {
 		bad("shoot.oidcExtension", "must be customer-issuers, always or never, got %q", s.OIDCExtension)
 	}
@@ -41,10 +43,21 @@ func validateLandscape(s ShootConfig, bad func(key, format string, args ...any))
 		}
 	}
 	for _, region := range sortedKeys(s.Tolerations) {
-		for i, key := range s.Tolerations[region] {
-			if len(key) > 253 || !tolerationKey.MatchString(key) {
-				bad(fmt.Sprintf("shoot.tolerations.%s[%d]", region, i), "%q is not a toleration key", key)
+		seen := map[string]bool{}
+		for i, t := range s.Tolerations[region] {
+			key := fmt.Sprintf("shoot.tolerations.%s[%d]", region, i)
+			// Gardener's rules for spec.tolerations (a label name as key, a label value as value); one entry per key, as
+			// the shoot keeps one per key.
+			switch {
+			case len(t.Key) > 253 || !tolerationKey.MatchString(t.Key):
+				bad(key, "%q is not a toleration key", t.Key)
+			case seen[t.Key]:
+				bad(key, "toleration key %q is given twice for the region: one entry per key", t.Key)
 			}
+			if t.Value != "" && (len(t.Value) > 63 || !labelValue.MatchString(t.Value)) {
+				bad(key+".value", "%q is not a toleration value (a label value)", t.Value)
+			}
+			seen[t.Key] = true
 		}
 	}
 	validateACL(s.ACL, bad)
@@ -110,6 +123,30 @@ func validateOIDC(key string, o OIDCConfig, bad func(key, format string, args ..
 	}
 }
 
+// Values of shoot.authenticationStyle.
+const (
+	AuthenticationStyleKIM      = "kim"
+	AuthenticationStylePrevious = "previous"
+)
+
+// validateAuthenticationStyle refuses what the previous manager's rules cannot carry, instead of dropping it.
+func validateAuthenticationStyle(s ShootConfig, bad func(key, format string, args ...any)) {
+	switch s.AuthenticationStyle {
+	case "", AuthenticationStyleKIM:
+	case AuthenticationStylePrevious:
+		if len(s.OperatorOIDC) > 1 {
+			bad("shoot.authenticationStyle", "previous trusts one operator issuer, but shoot.operatorOIDC lists %d: use kim", len(s.OperatorOIDC))
+		}
+		for i, o := range s.OperatorOIDC {
+			if o.CABundle != "" {
+				bad(fmt.Sprintf("shoot.operatorOIDC[%d].caBundle", i), "the previous manager's rules write no CA bundle: use shoot.authenticationStyle kim")
+			}
+		}
+	default:
+		bad("shoot.authenticationStyle", "must be kim or previous, got %q", s.AuthenticationStyle)
+	}
+}
+
 func validateACL(a ACLConfig, bad func(key, format string, args ...any)) {
 	for i, p := range a.Providers {
 		if !providers[p] {
@@ -145,6 +182,7 @@ func (c *OperatorConfig) landscapeConfig(out *shoot.Config) {
 	for _, o := range s.OperatorOIDC {
 		out.OperatorOIDC = append(out.OperatorOIDC, domainOIDC(o))
 	}
+	out.PreviousAuthentication = s.AuthenticationStyle == AuthenticationStylePrevious
 	out.OIDCExtension = s.OIDCExtension
 	ref := s.GDCH.ParentReference
 	out.GDCH = shoot.GDCHConfig{EnableEgress: s.GDCH.EnableEgress,
@@ -153,9 +191,12 @@ func (c *OperatorConfig) landscapeConfig(out *shoot.Config) {
 		out.EUAccessPlatformRegions = append([]string{}, *r...)
 	}
 	if s.Tolerations != nil {
-		out.RegionTolerations = map[string][]string{}
-		for region, keys := range s.Tolerations {
-			out.RegionTolerations[region] = append([]string(nil), keys...)
+		out.RegionTolerations = map[string][]shoot.Toleration{}
+		for region, list := range s.Tolerations {
+			out.RegionTolerations[region] = []shoot.Toleration{}
+			for _, t := range list {
+				out.RegionTolerations[region] = append(out.RegionTolerations[region], shoot.Toleration{Key: t.Key, Value: t.Value})
+			}
 		}
 	}
 	out.ACL.Enabled = s.ACL.Enabled

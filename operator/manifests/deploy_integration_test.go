@@ -14,16 +14,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/test/testenv/tools"
 )
 
 // TestIntegrationDeployTargets runs what `make deploy`, `make uninstall` and `make undeploy` run (hack/deploy.sh with
 // the real kubectl) against a real API server: deploy sets the image, uninstall refuses while a Runtime exists,
 // undeploy removes the operator but keeps the CRDs, the Runtime and the namespace.
 func TestIntegrationDeployTargets(t *testing.T) {
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
+	kubectl := tools.Require(t, "kubectl", "the deploy targets run it")
 	k := startKCP(t, nil)
 	ctx := context.Background()
 	if err := k.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: kcpNamespace}}); err != nil {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/operator/manifests"
+	"github.com/kyma-project/kim/test/testenv/tools"
 )
 
 // installerImage is the manager image the test renders the installer with; no kustomization names it.
@@ -31,10 +32,7 @@ const installerImage = "registry.example/kim-installer:9.9.9"
 // documents of the file it writes.
 func renderInstaller(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not installed")
-	}
+	kubectl := tools.Require(t, "kubectl", "make build-installer runs it")
 	if _, err := os.ReadFile(repoPath("hack", "deploy.sh")); err != nil { // so go test's cache notices a changed script
 		t.Fatal(err)
 	}

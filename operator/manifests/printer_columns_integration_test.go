@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/tools"
 )
 
 // checkPrinterColumns reads what `kubectl get -o wide` prints (the server-side Table) for a Runtime and a
@@ -70,11 +71,7 @@ func checkPrinterColumns(t *testing.T, k *kcp) {
 		}
 	}
 
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Log("kubectl is not installed: the Table API above is what it prints; skipping the kubectl runs")
-		return
-	}
+	kubectl := tools.Require(t, "kubectl", "the test compares what it prints with the Table API")
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, k.env.KubeConfig, 0o600); err != nil {
 		t.Fatal(err)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/mod/module"
 )
 
 // Set at link time (-ldflags -X); they must stay plain string variables for that to work.
@@ -35,9 +37,17 @@ type Info struct {
 
 // Get returns the stamp of this binary.
 func Get() Info {
-	info := Info{Version: Version, GitCommit: GitCommit, Branch: Branch, GoVersion: runtime.Version(), GoOS: runtime.GOOS,
-		GoArch: runtime.GOARCH}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	return fromBuildInfo(Info{Version: Version, GitCommit: GitCommit, Branch: Branch, GoVersion: runtime.Version(),
+		GoOS: runtime.GOOS, GoArch: runtime.GOARCH}, bi)
+}
+
+// fromBuildInfo completes a link-time stamp with what the go command recorded in the binary: the VCS revision and
+// whether the tree was modified (a build in a git checkout), and the version of the main module (`go install
+// <module>/operator/cmd/kim@vX.Y.Z`, which has no -ldflags and no VCS data; a pseudo-version carries the commit).
+// The link-time stamp wins where it is set.
+func fromBuildInfo(info Info, bi *debug.BuildInfo) Info {
+	if bi != nil {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -46,6 +56,16 @@ func Get() Info {
 				}
 			case "vcs.modified":
 				info.Modified = s.Value == "true"
+			}
+		}
+		if v := bi.Main.Version; info.Version == "dev" && v != "" && v != "(devel)" {
+			// The Makefile and the release stamp 0.2.0 for the tag v0.2.0; print the module version alike.
+			info.Version = strings.TrimPrefix(v, "v")
+			if rev, err := module.PseudoVersionRev(v); err == nil && info.GitCommit == "" {
+				info.GitCommit = rev
+			}
+			if strings.HasSuffix(v, "+dirty") {
+				info.Modified = true
 			}
 		}
 	}

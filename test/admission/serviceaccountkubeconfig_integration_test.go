@@ -106,6 +106,8 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 		{"validity not a duration", set("spec.validity", "a day"), "spec.validity", ""},
 		{"the admin kubeconfig Secret", set("spec.secretName", "kubeconfig-91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43"), "spec.secretName: Invalid value", "admin kubeconfig"},
 		{"another runtime's admin kubeconfig Secret", set("spec.secretName", "kubeconfig-0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"), "spec.secretName: Invalid value", "admin kubeconfig"},
+		{"the operator's Gardener kubeconfig Secret", set("spec.secretName", "kim-gardener-kubeconfig"), "spec.secretName: Invalid value", "kim-* names are Secrets the operator"},
+		{"any name the operator may take", set("spec.secretName", "kim-registry-cache-rid"), "spec.secretName: Invalid value", "kim-* names are Secrets the operator"},
 		{"a runtime ID that is not a name", set("spec.runtimeID", "91B7C0DE"), "spec.runtimeID", ""},
 		{"no ServiceAccount name", remove("spec.serviceAccount.name"), "spec.serviceAccount.name", ""},
 	}

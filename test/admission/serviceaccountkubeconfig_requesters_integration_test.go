@@ -45,6 +45,19 @@ func applyManifest(t *testing.T, c client.Client, path, ns, prefix string) {
 	}
 }
 
+// bindClusterAdminInKCPSystem gives the ServiceAccount kcp-system/name every permission in kcp-system (RBAC says
+// yes to all there; an admission policy must still say no).
+func bindClusterAdminInKCPSystem(t *testing.T, c client.Client, name string) {
+	t.Helper()
+	broad := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+		"metadata": map[string]any{"name": "broad-" + name, "namespace": "kcp-system"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": name, "namespace": "kcp-system"}}}}
+	if err := c.Create(context.Background(), broad); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // as returns a client that acts as the ServiceAccount kcp-system/name.
 func (a *apiServer) as(t *testing.T, name string) client.Client {
 	t.Helper()
@@ -74,13 +87,7 @@ func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
 	// Another component whose roles in kcp-system allow everything there (RBAC says yes, the policy no).
 	other := sampleServiceAccountKubeconfig(t)
 	other.SetName("other")
-	broad := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-		"metadata": map[string]any{"name": "broad", "namespace": "kcp-system"},
-		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
-		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "some-operator", "namespace": "kcp-system"}}}}
-	if err := api.client.Create(ctx, broad); err != nil {
-		t.Fatal(err)
-	}
+	bindClusterAdminInKCPSystem(t, api.client, "some-operator")
 
 	// The policy takes effect a moment after it is created.
 	var refusal error

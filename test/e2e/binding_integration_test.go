@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -51,7 +54,7 @@ func (w *world) bindingLabels(t testing.TB, name string) map[string]string {
 
 // kebFreesBinding runs KEB's credentials-binding step as KEB runs it after the Runtime is gone and checks that it
 // finishes, without failing the deprovisioning, within kebStepLimit.
-func (w *world) kebFreesBinding(t *testing.T, rt *imv1.Runtime) {
+func (w *world) kebFreesBinding(t *testing.T, rt *imv1.Runtime) keb.FreeBindingResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), kebStepLimit+time.Minute)
 	defer cancel()
@@ -61,6 +64,7 @@ func (w *world) kebFreesBinding(t *testing.T, rt *imv1.Runtime) {
 			rt.Name, res.Failed, res.Took, res.Reason, kebStepLimit)
 	}
 	t.Logf("KEB's binding step: %s after %s", res.Reason, res.Took.Round(time.Millisecond))
+	return res
 }
 
 // checkReleasedNotPoolable: while the shoot waits, the binding is labelled dirty and keeps its tenant; KEB's pool
@@ -146,5 +150,72 @@ func (w *world) bindingReleasedUntilTheShootIsGone(t *testing.T, base *imv1.Runt
 	want["dirty"] = "true"
 	if got := w.bindingLabels(t, rt.Spec.Shoot.SecretBindingName); !maps.Equal(got, want) {
 		t.Errorf("binding after the shoot is gone: %v, want %v (as KEB leaves it: dirty, tenantName kept for the cleanup job)", got, want)
+	}
+}
+
+// bindingReturnedToTheSibling (issue 39 item 1): two runtimes of one global account on one binding, as KEB assigns
+// them; one is deleted. KEB's step finishes at once (the binding is dirty), the cluster waits out its window
+// hibernated, and after the hold KEB's selector for the account, run by the garden's API server, finds the binding
+// again while the sibling is Ready.
+func (w *world) bindingReturnedToTheSibling(t *testing.T, base *imv1.Runtime) {
+	ctx := context.Background()
+	deleted := freshRuntime(base, "b1d1a9c0-0000-4000-8000-0000000000a3", "c-b1d1a3")
+	sibling := freshRuntime(base, "b1d1a9c0-0000-4000-8000-0000000000a4", "c-b1d1a4")
+	w.dedicatedBinding(t, deleted, "azure-kyma-keb-sibling", "azure-kyma-1")
+	w.dedicatedBinding(t, sibling, "azure-kyma-keb-sibling", "azure-kyma-1")
+	before := w.bindingLabels(t, "azure-kyma-keb-sibling")
+	// KEB's selector for another runtime of the account (KEB:internal/subscriptions/label_selector.go).
+	selector, err := labels.Parse("hyperscalerType=" + before["hyperscalerType"] + ",!euAccess,shared!=true,!dirty,tenantName=" + before["tenantName"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	selected := func() []string {
+		list := &securityv1alpha1.CredentialsBindingList{}
+		if err := w.garden.List(ctx, list, client.InNamespace("garden-"+w.project), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+			t.Fatalf("list credentials bindings %s: %v", selector, err)
+		}
+		var names []string
+		for _, b := range list.Items {
+			names = append(names, b.Name)
+		}
+		return names
+	}
+	for _, rt := range []*imv1.Runtime{deleted, sibling} {
+		if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
+			t.Fatalf("create runtime %s: %v", rt.Name, err)
+		}
+	}
+	for _, rt := range []*imv1.Runtime{deleted, sibling} {
+		w.waitReady(t, rt.Name, provisionTimeout)
+	}
+	if got := selected(); !slices.Contains(got, "azure-kyma-keb-sibling") {
+		t.Fatalf("KEB's selector %s finds %v before the deletion; want the account's binding", selector, got)
+	}
+
+	w.deleteRuntime(t, deleted)
+	if res := w.kebFreesBinding(t, deleted); res.Reason != "binding labelled dirty" {
+		t.Errorf("KEB's step ended with %q; want done at once on the dirty label", res.Reason)
+	}
+	s := w.waitHibernatedAndMarked(t, deleted)
+
+	testenv.Eventually(t, bindingHold+stepTimeout, "KEB's selector finds the binding again after the hold", func() (bool, string) {
+		got := selected()
+		return slices.Contains(got, "azure-kyma-keb-sibling"), fmt.Sprintf("selected %v, labels %v", got, w.bindingLabels(t, "azure-kyma-keb-sibling"))
+	})
+	if got := w.bindingLabels(t, "azure-kyma-keb-sibling"); !maps.Equal(got, before) {
+		t.Errorf("binding after the hold: %v; want it as before the deletion %v (only the operator's dirty label came and went)", got, before)
+	}
+	var rec imv1.DeletionRecord
+	if err := w.kcp.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: deleted.Spec.Shoot.Name}, &rec); err != nil {
+		t.Fatalf("deletion record of %s: %v", deleted.Spec.Shoot.Name, err)
+	}
+	if rec.Spec.BindingRelease != "Returned" {
+		t.Errorf("deletion record %+v; want the binding recorded as returned to the tenant", rec.Spec)
+	}
+	if cur := w.shoot(t, deleted.Spec.Shoot.Name); cur == nil || cur.UID != s.UID || !cur.Status.IsHibernated || cur.DeletionTimestamp != nil {
+		t.Errorf("the deleted runtime's cluster after the hold is not the same shoot, hibernated, waiting for its window (%v)", cur != nil)
+	}
+	if got := w.runtime(t, sibling.Name); got == nil || got.Status.State != imv1.RuntimeStateReady {
+		t.Errorf("sibling runtime after the hold: %s; want Ready", describe(got))
 	}
 }

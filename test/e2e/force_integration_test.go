@@ -11,14 +11,15 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
-	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/sandbox/gardenlet"
 	"github.com/kyma-project/kim/test/testenv"
@@ -194,33 +195,19 @@ func forceDeletionSetAt(s *gardencorev1beta1.Shoot) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// adoptPredecessor: a shoot the previous infrastructure manager created for a Runtime (its runtime-id annotation,
-// no managed-by label, an older worker maximum) is adopted when the operator sees the Runtime: labelled, with an
-// event; no second shoot, no ShootNameTaken. The adopt-only mode (on by default) holds the first apply, which would
-// change the maximum: the Runtime waits with AdoptionReviewRequired and the shoot keeps its spec until a person
-// approves it once with the force-patch annotation; then the shoot gets the Runtime's spec and the Runtime is Ready.
+// adoptPredecessor: a shoot the previous infrastructure manager created for a Runtime (its runtime-id annotation and
+// the runtime-generation it applied, no managed-by label, an older worker maximum) is adopted when the operator sees
+// the Runtime: labelled, with an event; no second shoot, no ShootNameTaken. The adopt-only mode (on by default) holds
+// the first apply, which would change the maximum: the shoot keeps its spec until a person approves it. Nothing KEB
+// reads changes meanwhile: the cluster runs the Runtime's generation, so the state is Ready and the hold is the
+// condition AdoptionReviewRequired. When KEB changes the Runtime while it is held, the state says the change waits
+// (Pending, reason AdoptionReviewRequired); the approval (force-patch annotation, once) applies it and the Runtime is
+// Ready without the condition.
 func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	ctx := context.Background()
-	spec, err := shootdomain.Generate(mapping.Runtime(rt), w.shootConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.Authentication != nil {
-		data, err := gardener.AuthenticationConfigMapData(spec.Authentication)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: spec.Authentication.ConfigMapName, Namespace: "garden-" + w.project}, Data: data}
-		if err := w.garden.Create(ctx, cm); err != nil {
-			t.Fatalf("create the predecessor's authentication ConfigMap: %v", err)
-		}
-	}
-	old, err := gardener.ToShoot(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old.Labels = nil
-	old.Annotations = map[string]string{shootdomain.AnnotationRuntimeID: rt.Name}
+	old := w.predecessorShoot(t, rt)
+	// The previous manager records the Runtime generation it applied; a created Runtime has generation 1.
+	old.Annotations[shootdomain.AnnotationRuntimeGeneration] = "1"
 	old.Spec.Provider.Workers[0].Maximum++ // the Runtime asks for less than the predecessor had
 	if err := w.garden.Create(ctx, old); err != nil {
 		t.Fatalf("create the predecessor's shoot: %v", err)
@@ -230,16 +217,20 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
 		t.Fatalf("create runtime %s: %v", rt.Name, err)
 	}
-	testenv.Eventually(t, provisionTimeout, "the adopted shoot's first apply to wait for a review", func() (bool, string) {
+	testenv.Eventually(t, provisionTimeout, "the adopted runtime Ready while its first apply waits for a review", func() (bool, string) {
 		got := w.runtime(t, rt.Name)
-		return got != nil && readyCondition(got).Reason == string(lifecycle.ReasonAdoptionReviewRequired), describe(got)
+		return got != nil && got.Status.State == imv1.RuntimeStateReady && adoptionHeld(got), describe(got)
 	})
-	held := w.shoot(t, old.Name)
-	if held.UID != uid || gardener.TakenOver(held) || worker(held, firstPool).Maximum != old.Spec.Provider.Workers[0].Maximum ||
-		held.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
-		t.Fatalf("held shoot %s: taken over %v, maximum %d (had %d), managed-by %q; want adopted and unchanged", old.Name,
-			gardener.TakenOver(held), worker(held, firstPool).Maximum, old.Spec.Provider.Workers[0].Maximum, held.Labels[wire.LabelManagedBy])
-	}
+	w.checkHeldUnchanged(t, old, uid)
+	w.updateRuntime(t, rt.Name, func(r *imv1.Runtime) { // KEB changes the Runtime while it is held
+		r.Spec.Security.Administrators = append(r.Spec.Security.Administrators, "keb.change@example.com")
+	})
+	testenv.Eventually(t, stepTimeout, "KEB's change to wait for the review", func() (bool, string) {
+		got := w.runtime(t, rt.Name)
+		return got != nil && got.Status.State == imv1.RuntimeStatePending && got.Status.ObservedGeneration == got.Generation &&
+			readyCondition(got).Reason == string(lifecycle.ReasonAdoptionReviewRequired) && adoptionHeld(got), describe(got)
+	})
+	w.checkHeldUnchanged(t, old, uid)
 	w.annotateRuntime(t, rt.Name, imv1.AnnotationForcePatchReconciliation, "true")
 	got := w.waitReady(t, rt.Name, provisionTimeout)
 	if v := w.runtime(t, rt.Name).Annotations[imv1.AnnotationForcePatchReconciliation]; v != "" {
@@ -252,10 +243,29 @@ func (w *world) adoptPredecessor(t *testing.T, rt *imv1.Runtime) {
 	if s.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 		t.Errorf("adopted shoot lacks the managed-by label: %v", s.Labels)
 	}
+	if adoptionHeld(got) {
+		t.Errorf("approved and Ready, but condition %s is still reported", lifecycle.ConditionAdoptionReviewRequired)
+	}
 	w.checkShootMatchesGenerated(t, got)
 	testenv.Eventually(t, stepTimeout, "a ShootAdopted event", func() (bool, string) {
 		return w.runtimeEvents(t, rt.Name, "ShootAdopted", "") > 0, "no event"
 	})
+}
+
+// adoptionHeld reports whether the Runtime reports the adoption review's hold (condition AdoptionReviewRequired true).
+func adoptionHeld(rt *imv1.Runtime) bool {
+	return meta.IsStatusConditionTrue(rt.Status.Conditions, lifecycle.ConditionAdoptionReviewRequired)
+}
+
+// checkHeldUnchanged fails unless the predecessor's shoot old is adopted (managed-by) and, held, keeps its UID and spec.
+func (w *world) checkHeldUnchanged(t *testing.T, old *gardencorev1beta1.Shoot, uid types.UID) {
+	t.Helper()
+	held := w.shoot(t, old.Name)
+	if held.UID != uid || gardener.TakenOver(held) || worker(held, firstPool).Maximum != old.Spec.Provider.Workers[0].Maximum ||
+		held.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
+		t.Fatalf("held shoot %s: taken over %v, maximum %d (had %d), managed-by %q; want adopted and unchanged", old.Name,
+			gardener.TakenOver(held), worker(held, firstPool).Maximum, old.Spec.Provider.Workers[0].Maximum, held.Labels[wire.LabelManagedBy])
+	}
 }
 
 // annotateRuntime sets (value != "") or removes an annotation of the Runtime, as a person does with kubectl.

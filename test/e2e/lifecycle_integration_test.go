@@ -31,6 +31,9 @@ const (
 	provisionTimeout = 4 * time.Minute
 	// stepTimeout bounds waits for a single Gardener operation and the operator's reaction.
 	stepTimeout = 2 * time.Minute
+	// bindingHold is deletion.bindingReleaseHold of the test configuration: short, so a sibling's binding is seen
+	// coming back, and long enough for KEB's step double to run inside it right after the Runtime is gone.
+	bindingHold = 30 * time.Second
 )
 
 func deletionConfig(freeze bool) map[string]any {
@@ -41,6 +44,7 @@ func deletionConfig(freeze bool) map[string]any {
 		"maxGracePeriod":     "720h",
 		"forceDeletionAfter": forceDeletionAfter.String(),
 		"freeze":             freeze,
+		"bindingReleaseHold": bindingHold.String(),
 	}
 }
 
@@ -93,6 +97,7 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 			{"SameIDRecreateTakesClusterBack", func(t *testing.T) { w.sameIDRecreateTakesClusterBack(t, azure) }},
 			{"KEBBindingReleasedThenRestored", func(t *testing.T) { w.bindingReleasedThenRestored(t, azure) }},
 			{"KEBBindingReleasedUntilTheShootIsGone", func(t *testing.T) { w.bindingReleasedUntilTheShootIsGone(t, aws) }},
+			{"KEBBindingReturnedToTheSibling", func(t *testing.T) { w.bindingReturnedToTheSibling(t, azure) }},
 			{"GardenerClusterConfusedDeputy", func(t *testing.T) { w.confusedDeputy(t, trial) }},
 		}, append(append(w.patchingScenarios(trial), w.landscapeScenarios(trial)...), w.runtimeConfigScenarios(trial, aws)...)...)...)
 	})

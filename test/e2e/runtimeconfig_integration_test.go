@@ -213,8 +213,8 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 	w.checkAdminBindings(t, pausedShoot, admins)
 }
 
-// waitReconcileTime waits until the runtime's provisioning info carries the shoot's last reconcile time (written a
-// second after Ready: it does not hold Ready back) and returns it.
+// waitReconcileTime waits until the runtime's provisioning info carries the shoot's last reconcile time and returns
+// it. The time alone makes no pass due: the drift pass (runtimeDriftPeriod) writes it.
 func (w *world) waitReconcileTime(t *testing.T, c client.Reader, shootName string) string {
 	t.Helper()
 	s := w.shoot(t, shootName)

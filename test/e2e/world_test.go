@@ -143,23 +143,7 @@ func (w *world) patchShoot(t testing.TB, name string, change func(*gardencorev1b
 // the new generation.
 func (w *world) updateRuntime(t testing.TB, name string, change func(*imv1.Runtime)) int64 {
 	t.Helper()
-	for range 10 {
-		rt := w.runtime(t, name)
-		if rt == nil {
-			t.Fatalf("runtime %s does not exist", name)
-		}
-		change(rt)
-		err := w.kcp.Update(context.Background(), rt)
-		if apierrors.IsConflict(err) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("update runtime %s: %v", name, err)
-		}
-		return rt.Generation
-	}
-	t.Fatalf("update runtime %s: too many conflicts", name)
-	return 0
+	return testenv.UpdateRuntime(t, w.kcp, client.ObjectKey{Namespace: kcpNamespace, Name: name}, change)
 }
 
 // readyCondition returns the Ready condition (zero value if none).

@@ -98,9 +98,24 @@ func (c Catalogue) Names() []string {
 }
 
 // InControllerRuntimeRegistry tells whether controller-runtime's registry (the one the manager serves, holding
-// controller-runtime's own controller_runtime_*, workqueue_* and rest_client_* metrics) has a metric of that name:
-// registering another collector under the name fails exactly then. Their labels are not visible this way.
+// controller-runtime's own controller_runtime_*, workqueue_*, leader_election_* and rest_client_* metrics) has a
+// metric of that name, or a histogram whose series it is (<name>_bucket, _sum, _count): registering another
+// collector under the name fails exactly then. Their labels and types are not visible this way (so the _bucket of a
+// gauge passes too).
 func InControllerRuntimeRegistry(name string) bool {
+	if registered(name) {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if family, ok := strings.CutSuffix(name, suffix); ok && registered(family) {
+			return true
+		}
+	}
+	return false
+}
+
+// registered tells whether controller-runtime's registry has a collector of exactly that name.
+func registered(name string) bool {
 	probe := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: "probe of the metrics catalogue"})
 	if err := ctrlmetrics.Registry.Register(probe); err != nil {
 		return true

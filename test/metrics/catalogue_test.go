@@ -55,3 +55,20 @@ func TestParseDesc(t *testing.T) {
 		t.Error("an unknown format must be an error")
 	}
 }
+
+// TestInControllerRuntimeRegistry: the controller-runtime metrics the manager's alerts use are found by the names
+// Prometheus stores (a histogram by its _bucket series too); a made-up name is not.
+func TestInControllerRuntimeRegistry(t *testing.T) {
+	for _, name := range []string{"controller_runtime_reconcile_total", "controller_runtime_reconcile_errors_total",
+		"workqueue_depth", "workqueue_longest_running_processor_seconds", "workqueue_queue_duration_seconds_bucket",
+		"workqueue_queue_duration_seconds_count", "leader_election_master_status"} {
+		if !InControllerRuntimeRegistry(name) {
+			t.Errorf("%s is not found in controller-runtime's registry", name)
+		}
+	}
+	for _, name := range []string{"workqueue_queue_wait_seconds", "leader_election_status"} {
+		if InControllerRuntimeRegistry(name) {
+			t.Errorf("%s is found, but controller-runtime registers no such metric", name)
+		}
+	}
+}

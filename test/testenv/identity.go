@@ -159,11 +159,15 @@ func GrantBundleKCP(ctx context.Context, root string, admin *rest.Config, namesp
 	return grant(ctx, admin, objs, own, sa)
 }
 
-// grantGarden applies config/gardener as its kustomization would for the project namespace ns.
+// gardenFiles are the files of config/gardener's kustomization, in its order.
+var gardenFiles = []string{"service_account.yaml", "role.yaml", "role_binding.yaml", "admission_policy.yaml"}
+
+// grantGarden applies config/gardener as its kustomization would for the project namespace ns (the admission
+// policies too: they are cluster-scoped and match the ServiceAccount of whatever namespace it is in).
 func grantGarden(ctx context.Context, root string, admin *rest.Config, ns string) (*rest.Config, error) {
 	var objs []client.Object
 	sa := ""
-	for _, file := range []string{"service_account.yaml", "role.yaml", "role_binding.yaml"} {
+	for _, file := range gardenFiles {
 		docs, err := readManifest(filepath.Join(root, "config", "gardener", file))
 		if err != nil {
 			return nil, err

@@ -112,8 +112,8 @@ type Stats struct {
 	// Free tenants can be claimed by some runtime (usable, neither reserved, claimed nor orphaned).
 	Free int
 	// Reserved are in the middle of a claim; Claimed serve a runtime; Orphaned wait for the landscape's cleanup;
-	// Unusable are not approved (Pending, UnrecoverableError) or lack a subaccount ID, service URL or write
-	// credentials Secret.
+	// Unusable are not approved (Pending, UnrecoverableError), lack a subaccount ID, service URL or write
+	// credentials Secret, or carry one a shoot must not get (Tenant.ConfigProblem).
 	Reserved, Claimed, Orphaned, Unusable int
 }
 

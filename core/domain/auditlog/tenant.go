@@ -62,9 +62,12 @@ type Tenant struct {
 // SecretRef names a Secret.
 type SecretRef struct{ Namespace, Name string }
 
-// Usable reports whether the tenant carries what a shoot needs: without its own write credentials a dedicated
-// tenant cannot receive logs (the shared tenant's Secret would authenticate elsewhere).
-func (t Tenant) Usable() bool { return t.TenantID != "" && t.ServiceURL != "" && t.SecretName != "" }
+// Usable reports whether the tenant carries what a shoot needs, and nothing a shoot must not get: without its own
+// write credentials a dedicated tenant cannot receive logs (the shared tenant's Secret would authenticate
+// elsewhere), and values that fail ConfigProblem never reach a shoot.
+func (t Tenant) Usable() bool {
+	return t.TenantID != "" && t.ServiceURL != "" && t.SecretName != "" && t.ConfigProblem() == ""
+}
 
 // Serves reports whether the tenant serves the hyperscaler region.
 func (t Tenant) Serves(region string) bool { return slices.Contains(t.Regions, region) }

@@ -29,6 +29,9 @@ type Policy struct {
 	// MaxClockAhead is how far the operator's clock may run ahead of the API server's before deletions stop
 	// (a clock far ahead would make windows pass early). Zero means DefaultMaxClockAhead.
 	MaxClockAhead time.Duration
+	// BindingReleaseHold is how long the dirty label the operator put on the credentials binding of a deletion
+	// stays when another shoot names the binding (see BindingHold; zero means DefaultBindingReleaseHold).
+	BindingReleaseHold time.Duration
 }
 
 // Defaults of the dynamic safety settings.
@@ -45,8 +48,8 @@ const (
 // Validate reports every inconsistent setting at once.
 func (p Policy) Validate() error {
 	var errs []error
-	if p.DefaultWindow < 0 || p.ForceDeletionAfter < 0 || p.MaxClockAhead < 0 {
-		errs = append(errs, errors.New("deletion windows, force-deletion delay and clock tolerance must not be negative"))
+	if p.DefaultWindow < 0 || p.ForceDeletionAfter < 0 || p.MaxClockAhead < 0 || p.BindingReleaseHold < 0 {
+		errs = append(errs, errors.New("deletion windows, force-deletion delay, clock tolerance and binding release hold must not be negative"))
 	}
 	if p.MaxWindow <= 0 {
 		errs = append(errs, errors.New("the maximum window must be positive: it is the data-privacy cap and cannot be switched off"))

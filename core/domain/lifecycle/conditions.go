@@ -22,6 +22,16 @@ const (
 	ConditionRegistryCacheConfigured  = "RegistryCacheConfigured"
 	// ConditionDeprovisioned is reported while a Runtime is deleted (the controller's teardown).
 	ConditionDeprovisioned = "Deprovisioned"
+	// ConditionAdoptionReviewRequired is reported (true) only while the adoption review holds the operator's first
+	// changes to a shoot adopted from the previous manager; the state stays Ready while KEB has not changed the
+	// Runtime (docs/operations/migration.md). kstatus and KEB ignore it.
+	ConditionAdoptionReviewRequired = "AdoptionReviewRequired"
+	// ConditionAuditLogKept is reported (true) only while the cluster keeps an audit log that the landscape's
+	// configuration has no tenant for (its region is missing from it): the audit trail stays on, but the
+	// configuration needs a fix. Not a condition of the previous manager, which kept such a log silently.
+	ConditionAuditLogKept = "AuditLogKept"
+	// ReasonAuditLogTenantMissing is the reason of ConditionAuditLogKept.
+	ReasonAuditLogTenantMissing = "AuditLogTenantMissing"
 )
 
 // Stable reasons of Provisioned and KubeconfigReady (the configuration conditions use runtimeconfig's reasons).
@@ -67,6 +77,12 @@ func Conditions(in Input, res *runtimeconfig.Result) []Condition {
 	}
 	if c, ok := registryCacheConfigured(in); ok {
 		out = append(out, c)
+	}
+	if h := in.Intent.AdoptionHold; h != "" {
+		out = append(out, Condition{Type: ConditionAdoptionReviewRequired, Status: true, Reason: string(ReasonAdoptionReviewRequired), Message: h})
+	}
+	if k := in.Intent.AuditLogKept; k != "" {
+		out = append(out, Condition{Type: ConditionAuditLogKept, Status: true, Reason: ReasonAuditLogTenantMissing, Message: k})
 	}
 	c := in.Access.Configuration
 	switch {

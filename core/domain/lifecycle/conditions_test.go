@@ -94,3 +94,25 @@ func TestTrustingPassKeepsReservedAdministrators(t *testing.T) {
 		t.Errorf("trusting pass Configured %+v, configuring pass %+v; want both True/AdministratorNamesReserved", c, find(configured))
 	}
 }
+
+// A cluster that keeps an audit log its configuration has no tenant for says so in AuditLogKept, whatever else is
+// reported; without it the condition is not reported (the controller removes an earlier one).
+func TestAuditLogKeptIsReported(t *testing.T) {
+	it := intent()
+	in := lc.Input{Intent: it, Access: lc.Access{SecretExists: true}}
+	for _, c := range lc.Conditions(in, nil) {
+		if c.Type == lc.ConditionAuditLogKept {
+			t.Errorf("reported without a kept audit log: %+v", c)
+		}
+	}
+	in.Intent.AuditLogKept = "no audit log tenant is configured for provider aws in region eu-west-1"
+	var got *lc.Condition
+	for _, c := range lc.Conditions(in, nil) {
+		if c.Type == lc.ConditionAuditLogKept {
+			got = &c
+		}
+	}
+	if got == nil || !got.Status || got.Reason != lc.ReasonAuditLogTenantMissing || got.Message != in.Intent.AuditLogKept {
+		t.Errorf("condition %+v, want AuditLogKept true, reason %s, the kept message", got, lc.ReasonAuditLogTenantMissing)
+	}
+}

@@ -27,6 +27,12 @@ const (
 
 // Decide returns the next step for a Runtime that is not being deleted. It is total: every input yields a decision.
 func Decide(in Input, now time.Time) Decision {
+	d := decide(in, now)
+	d.AdoptionHold = in.Intent.AdoptionHold
+	return d
+}
+
+func decide(in Input, now time.Time) Decision {
 	it := in.Intent
 	if it.Invalid != nil {
 		return failed(StepValidate, ReasonSpecInvalid, SlowRecheck,
@@ -69,8 +75,13 @@ func resolveShootName(in Input, now time.Time) (Decision, bool) {
 	if !s.Marks.Managed && s.Marks.RuntimeID == it.RuntimeID && !s.Deleting() {
 		// Created for this very runtime by the system the operator replaces (same runtime-id annotation): a
 		// migration, not a name clash. With patching suspended it is only marked, not changed.
-		return pending(StepResolveShootName, ActionAdoptShoot, ReasonAdoptingShoot, 0,
-			"Shoot %s was created for this runtime by the previous infrastructure manager; taking it over.", s.Name), true
+		d := pending(StepResolveShootName, ActionAdoptShoot, ReasonAdoptingShoot, 0,
+			"Shoot %s was created for this runtime by the previous infrastructure manager; taking it over.", s.Name)
+		if runsWhatKEBAsked(in) {
+			// Nothing KEB can see changes at the switch: a running cluster of the current generation stays Ready.
+			d.State = StateReady
+		}
+		return d, true
 	}
 	if !s.OwnedBy(it.RuntimeID) {
 		owner := "no runtime of this operator"
@@ -85,6 +96,15 @@ func resolveShootName(in Input, now time.Time) (Decision, bool) {
 			"Shoot %s is being deleted outside the operator; it is created again when Gardener has removed it.", s.Name), true
 	}
 	return Decision{}, false
+}
+
+// runsWhatKEBAsked reports whether the Runtime reported Ready and its shoot, reconciled, holds the current Runtime
+// generation (the previous manager records the generation it applied in the same runtime-generation annotation):
+// KEB has not changed the Runtime since the cluster it sees running was applied.
+func runsWhatKEBAsked(in Input) bool {
+	s := in.Shoot
+	return in.ReportedReady && s.Marks.AppliedRuntimeGeneration == in.Intent.Generation && s.Reconciled() &&
+		!s.HibernationRequested && !s.Hibernated
 }
 
 // pendingDeletion decides for a Runtime whose shoot name is held by a cluster waiting for deletion. The Runtime
@@ -140,6 +160,10 @@ func create(in Input) Decision {
 // the shoot spec (drift), or a person forced it.
 func update(in Input) (Decision, bool) {
 	s, it := in.Shoot, in.Intent
+	if it.AdoptionHold != "" && s.Marks.AppliedRuntimeGeneration == it.Generation {
+		// The shoot runs the current generation; the operator's own differences wait for the review.
+		return Decision{}, false
+	}
 	var why string
 	switch {
 	case s.Marks.AppliedRuntimeGeneration != it.Generation:
@@ -246,17 +270,18 @@ func access(in Input, now time.Time) Decision {
 	case !a.SecretExists:
 		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
-	case configurationDue(in, now) && !refreshAfterReady(in):
+	case configurationDue(in, now):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
 			"Configuring the runtime (kyma-system, provisioning info, OIDC, administrators).")
 	}
 	wait := driftWait(in, now)
-	if refreshAfterReady(in) {
-		wait = time.Second // the reconcile time is written right after Ready is reported
+	msg := fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)
+	if it.AdoptionHold != "" {
+		msg += " The operator's changes to the adopted shoot wait for a review (condition " + ConditionAdoptionReviewRequired + ")."
+		wait = SlowRecheck // nothing of the operator's is due while held; the approval brings a reconcile
 	}
 	// Nothing watches inside the runtime: look again when the configuration is to be re-asserted.
-	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: wait,
-		Message: fmt.Sprintf("Shoot %s is reconciled, the kubeconfig Secret exists and the runtime is configured.", it.ShootName)}
+	return Decision{Step: StepReady, State: StateReady, Reason: ReasonReady, RequeueAfter: wait, Message: msg}
 }
 
 func pending(step Step, action Action, reason Reason, requeue time.Duration, format string, args ...any) Decision {

@@ -6,28 +6,25 @@ import (
 )
 
 // configurationDue reports whether the runtime's configuration is to be written now: the desired state differs from
-// the one last reached, or the drift period since then has passed (objects changed or deleted by hand inside the
-// runtime are set back then). Never while the cluster hibernates.
+// the one last reached in more than Gardener's reconcile time, or the drift period since then has passed (objects
+// changed or deleted by hand inside the runtime are set back then, and the reconcile time is brought up to date).
+// Never while the cluster hibernates.
 func configurationDue(in Input, now time.Time) bool {
 	if in.Shoot.HibernationRequested || in.Shoot.Hibernated {
-		// A hibernated cluster has no API server to write to; waking up is a Gardener operation whose success
-		// changes the desired state (lastReconcileTime), so the configuration is written right after.
+		// A hibernated cluster has no API server to write to. What it holds survives hibernation; a change made
+		// meanwhile, or a drift period that passed, is written once it woke up.
+		return false
+	}
+	if in.Intent.AdoptionHold != "" {
+		// Held for the adoption review: nothing is written for the Runtime, the previous manager's configuration
+		// inside the runtime stands until the takeover (docs/operations/migration.md).
 		return false
 	}
 	c := in.Access.Configuration
-	if c.AppliedHash == "" || c.AppliedHash != c.DesiredHash {
+	if c.AppliedHash == "" || (c.AppliedHash != c.DesiredHash && !c.OnlyReconcileTimeDiffers) {
 		return true
 	}
 	return !now.Before(c.AppliedAt.Add(driftPeriod(in)))
-}
-
-// refreshAfterReady reports whether the configuration due now may wait until Ready is reported: everything was
-// reached (during the early access phase, while Gardener finished) except the shoot's reconcile time that
-// Gardener's Succeeded changed. Writing it first would put a round of requests into the runtime on the path from
-// Succeeded to Ready (P1); it is written on the next pass instead, a second later.
-func refreshAfterReady(in Input) bool {
-	c := in.Access.Configuration
-	return c.OnlyReconcileTimeDue && !c.ReadyReported
 }
 
 // driftWait is how long until the configuration is due again by the drift period (at least a second).

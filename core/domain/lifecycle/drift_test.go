@@ -66,20 +66,21 @@ func TestDrift(t *testing.T) {
 			t.Errorf("woken up: %+v", d)
 		}
 	})
-	t.Run("only Gardener's reconcile time changed: Ready first, the time written right after", func(t *testing.T) {
+	t.Run("only Gardener's reconcile time changed: nothing due until the drift period", func(t *testing.T) {
 		in := at(time.Second, "c4")
-		in.Access.Configuration.OnlyReconcileTimeDue = true
+		in.Access.Configuration.OnlyReconcileTimeDiffers = true
 		d := lc.Decide(in, now)
-		if d.State != lc.StateReady || d.Action != lc.ActionNone || d.RequeueAfter != time.Second {
-			t.Fatalf("before Ready is reported: %+v, want Ready and a look again in a second", d)
+		if d.State != lc.StateReady || d.Action != lc.ActionNone || d.RequeueAfter < period-time.Second {
+			t.Fatalf("%+v, want Ready, nothing written, a look again when the drift period is over", d)
 		}
-		in.Access.Configuration.ReadyReported = true
-		if d := lc.Decide(in, now.Add(time.Second)); d.Action != lc.ActionConfigureRuntime {
-			t.Errorf("once Ready is reported the reconcile time is written: %+v", d)
+		in = at(period+period/10, "c4")
+		in.Access.Configuration.OnlyReconcileTimeDiffers = true
+		if d := lc.Decide(in, now); d.Action != lc.ActionConfigureRuntime {
+			t.Errorf("after the drift period the reconcile time is written with the rest: %+v", d)
 		}
-		in.Access.Configuration.OnlyReconcileTimeDue, in.Access.Configuration.ReadyReported = false, false
+		in = at(time.Second, "c4")
 		if d := lc.Decide(in, now); d.Action != lc.ActionConfigureRuntime || d.State == lc.StateReady {
-			t.Errorf("any other change is configured before Ready: %+v", d)
+			t.Errorf("any other change is configured at once: %+v", d)
 		}
 	})
 	t.Run("runtimes configured together come due at different times", func(t *testing.T) {

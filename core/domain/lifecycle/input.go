@@ -42,6 +42,14 @@ type Intent struct {
 	// configuring pass reports.
 	BoundAdministrators    int
 	ReservedAdministrators []string
+	// AdoptionHold is set, with the words of the refusal, when the first apply to a shoot adopted from the previous
+	// manager would change it and the adopt-only mode holds it for review (HeldForReview). While the Runtime
+	// generation the shoot runs is the current one, the shoot is what KEB asked for: the Runtime is decided as if
+	// it were in sync, and the hold is reported in a condition instead of the state.
+	AdoptionHold string
+	// AuditLogKept is set, with its reason in words, when the cluster keeps an audit log the landscape's
+	// configuration no longer provides (no tenant for its region): reported in the condition ConditionAuditLogKept.
+	AuditLogKept string
 }
 
 // Wait says what the Runtime waits for before its shoot can be created or changed.
@@ -85,11 +93,11 @@ type Configuration struct {
 	// BootstrapHold is set while the rollout of a changed set does not admit the runtime: the outcome its
 	// Bootstrapped condition reports on every pass, configuring or not (runtimeconfig.Rollout.Hold).
 	BootstrapHold *runtimeconfig.Outcome
-	// OnlyReconcileTimeDue is true when the desired state differs from the one reached only in the shoot's last
-	// reconcile time (the provisioning info's lastReconcileTime, which Gardener's Succeeded changes).
-	OnlyReconcileTimeDue bool
-	// ReadyReported is true when the Runtime's status already reports Ready for its generation.
-	ReadyReported bool
+	// OnlyReconcileTimeDiffers is true when the desired state differs from the one reached only in the shoot's last
+	// reconcile time (the provisioning info's lastReconcileTime, which every Gardener success changes). Nothing
+	// reads that key fresh (docs/runtime-configuration.md), so it alone makes no configuration due: the next pass
+	// for any other reason, at the latest the drift period's, writes it.
+	OnlyReconcileTimeDiffers bool
 }
 
 // Input is everything Decide looks at.
@@ -111,6 +119,9 @@ type Input struct {
 	// DriftPeriod is how long a reached configuration inside the runtime is trusted before it is written again;
 	// zero means DefaultDriftPeriod.
 	DriftPeriod time.Duration
+	// ReportedReady is true when the Runtime's status.state says Ready, whoever wrote it (this operator or the
+	// previous manager, which sets no Ready condition and no observed generation). KEB reads only the state.
+	ReportedReady bool
 }
 
 // Decision is the next step, the one action to take now, and the status to report meanwhile.
@@ -127,4 +138,7 @@ type Decision struct {
 	// RetryAttempt is the number ActionRetryShoot records with the retry request (1 for the first retry of a
 	// shoot generation); zero for every other action.
 	RetryAttempt int
+	// AdoptionHold is Intent.AdoptionHold of the input decided on: the adoption review holds the operator's
+	// changes to the shoot (reported as the condition ConditionAdoptionReviewRequired, whatever the state).
+	AdoptionHold string
 }

@@ -33,10 +33,14 @@ func ActionFailed(d Decision, e ActionError) Decision {
 	case ActionApplyShoot:
 		if e.Reason == ReasonAdoptionReviewRequired {
 			// Not a failure: a person decides. The approval (an annotation) or a changed Runtime brings a reconcile.
+			// Reached only when KEB changed the Runtime since the shoot's generation (HeldForReview): its change waits.
+			return Decision{Step: d.Step, State: StatePending, Reason: e.Reason, RequeueAfter: SlowRecheck, AdoptionHold: adoptionHoldMessage(e),
+				Message: "The Runtime's change waits for the review of the adopted shoot: " + adoptionHoldMessage(e)}
+		}
+		if e.Reason == ReasonAuditLogSecretMissing {
 			return Decision{Step: d.Step, State: StatePending, Reason: e.Reason, RequeueAfter: SlowRecheck,
-				Message: e.Message + ". The shoot was adopted and the operator's rendering differs from it: review the differences " +
-					"(kim migrate lists them), then approve them once with the annotation operator.kyma-project.io/force-patch-reconciliation=true " +
-					"(kim migrate --apply does so when nothing blocks), or set runtime.adoptOnly to false in the landscape configuration"}
+				Message: e.Message + ". Create the audit log credentials Secret of the runtime's tenant in the Gardener project " +
+					"(shoot.auditLog.tenants.<provider>.<region>.secretName, else shoot.auditLog.secretName); the shoot is applied then"}
 		}
 		if e.Permanent {
 			return Decision{Step: d.Step, State: StateFailed, Reason: ReasonShootRejected, RequeueAfter: SlowRecheck,
@@ -62,6 +66,26 @@ func ActionFailed(d Decision, e ActionError) Decision {
 		}
 	}
 	return out
+}
+
+// HeldForReview folds a refused apply into the input. An apply the adoption review holds (ReasonAdoptionReviewRequired)
+// marks the input held; resume is true when the shoot runs the current Runtime generation, so that deciding again
+// goes on as for a shoot in sync (the cluster KEB asked for runs, and its state must not change at the switch).
+// resume is false for every other failure, and when KEB changed the Runtime since: then ActionFailed reports that the
+// change waits.
+func HeldForReview(in Input, e ActionError) (held Input, resume bool) {
+	if e.Reason != ReasonAdoptionReviewRequired {
+		return in, false
+	}
+	in.Intent.AdoptionHold = adoptionHoldMessage(e)
+	return in, in.Shoot.Marks.AppliedRuntimeGeneration == in.Intent.Generation
+}
+
+// adoptionHoldMessage says what the review holds and how to end it.
+func adoptionHoldMessage(e ActionError) string {
+	return e.Message + ". The shoot was adopted and the operator's rendering differs from it: review the differences " +
+		"(kim migrate lists them), then approve them once with the annotation operator.kyma-project.io/force-patch-reconciliation=true " +
+		"(kim migrate --apply does so when nothing blocks), or set runtime.adoptOnly to false in the landscape configuration"
 }
 
 // WithShoot returns in with the shoot as an action (retry, restore, delete) left it.

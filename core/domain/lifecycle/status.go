@@ -20,6 +20,10 @@ const (
 	// ReasonAuditLogPoolEmpty: auditLogAccessEnabled asks for a tenant of the runtime's own and the pool has no
 	// free one; the runtime waits (nothing is created or changed) until the landscape adds tenants.
 	ReasonAuditLogPoolEmpty Reason = "AuditLogPoolEmpty"
+	// ReasonAuditLogTenantInvalid: the runtime holds a dedicated audit log tenant whose service URL or write
+	// credentials Secret a shoot must not get (auditlog.Tenant.ConfigProblem); the runtime waits (the shoot keeps
+	// what it has, nothing is changed) until the audit log manager corrects the tenant.
+	ReasonAuditLogTenantInvalid Reason = "AuditLogTenantInvalid"
 	// ReasonClaimingAuditLog: a tenant is being claimed (other claimers raced for the same ones); it is retried.
 	ReasonClaimingAuditLog          Reason = "ClaimingAuditLog"
 	ReasonSeedNotAvailable          Reason = "SeedNotAvailable"
@@ -35,14 +39,18 @@ const (
 	ReasonUpdatingShoot             Reason = "UpdatingShoot"
 	ReasonPatchSuspended            Reason = "PatchReconciliationSuspended"
 	ReasonShootRejected             Reason = "ShootRejected"
-	ReasonGardenerUnavailable       Reason = "GardenerUnavailable"
-	ReasonWaitingForGardener        Reason = "WaitingForGardener"
-	ReasonGardenerRetryScheduled    Reason = "GardenerRetryScheduled"
-	ReasonGardenerFailed            Reason = "GardenerFailed"
-	ReasonCreatingGardenerCluster   Reason = "CreatingGardenerCluster"
-	ReasonWaitingForKubeconfig      Reason = "WaitingForKubeconfig"
-	ReasonConfiguringRuntime        Reason = "ConfiguringRuntime"
-	ReasonRuntimeConfigFailed       Reason = "RuntimeConfigurationFailed"
+	// ReasonAuditLogSecretMissing: the audit log credentials Secret the runtime's tenant names does not exist in the
+	// Gardener project, so the garden refuses the shoot; the runtime waits (nothing else is written) and is tried
+	// again until the landscape creates the Secret. Not the Runtime's fault, so never Failed.
+	ReasonAuditLogSecretMissing   Reason = "AuditLogSecretMissing"
+	ReasonGardenerUnavailable     Reason = "GardenerUnavailable"
+	ReasonWaitingForGardener      Reason = "WaitingForGardener"
+	ReasonGardenerRetryScheduled  Reason = "GardenerRetryScheduled"
+	ReasonGardenerFailed          Reason = "GardenerFailed"
+	ReasonCreatingGardenerCluster Reason = "CreatingGardenerCluster"
+	ReasonWaitingForKubeconfig    Reason = "WaitingForKubeconfig"
+	ReasonConfiguringRuntime      Reason = "ConfiguringRuntime"
+	ReasonRuntimeConfigFailed     Reason = "RuntimeConfigurationFailed"
 	// ReasonRuntimeAPIServerUnreachable: the runtime's API server did not answer within the timeout.
 	ReasonRuntimeAPIServerUnreachable Reason = "RuntimeAPIServerUnreachable"
 	// ReasonBootstrapInProgress: the landscape's bootstrap manifests are applied, their Deployments not available yet.

@@ -88,6 +88,13 @@ type AccessPolicy struct {
 	// commands in Pods are refused to every request, the ServiceAccount's own namespace included. Nil: DefaultSystemNamespaces. kube-system is one
 	// whatever the list says.
 	SystemNamespaces []string
+	// AllowedPowers names, per KCP namespace, the cluster powers (Powers: NodePowers, AdmissionControl, ...) its
+	// requests may hold. Empty: none may.
+	AllowedPowers map[string][]RefusalCode
+	// SharedNamespaces are the runtime namespaces in which requests may reach Secrets, ServiceAccount tokens and
+	// workloads although the operator did not create them for the request (never a system namespace). Everywhere
+	// else these are allowed only in a namespace the operator created for the request (NamespaceClaims).
+	SharedNamespaces []string
 }
 
 // System reports whether ns is a system namespace of the policy.
@@ -177,6 +184,8 @@ type reach struct {
 	what                            func(Rule) string
 	whyCluster, whySystem, whyOther string
 	clusterWide, system, other      RefusalCode
+	// existing is the code of a claim of a namespace that was not created for the request (NamespaceClaims).
+	existing RefusalCode
 }
 
 var reaches = []reach{
@@ -188,6 +197,7 @@ var reaches = []reach{
 		whyCluster:  "that includes the system namespaces, whose controllers' tokens are cluster-admin",
 		whySystem:   "its ServiceAccounts' tokens and Secrets reach beyond it",
 		clusterWide: CodeCredentialsClusterWide, system: CodeCredentialsSystemNamespace, other: CodeCredentialsOtherNamespace,
+		existing: CodeCredentialsExistingNamespace,
 	},
 	{
 		actions: workloadActions,
@@ -198,6 +208,7 @@ var reaches = []reach{
 		whySystem:   "a Pod there runs as any of its ServiceAccounts, whose tokens reach beyond it",
 		whyOther:    "a Pod there runs as any ServiceAccount of that namespace; ",
 		clusterWide: CodeWorkloadsClusterWide, system: CodeWorkloadsSystemNamespace, other: CodeWorkloadsOtherNamespace,
+		existing: CodeWorkloadsExistingNamespace,
 	},
 }
 
@@ -303,7 +314,7 @@ func (p AccessPolicy) ruleProblem(req Request, r Rule, namespaces []string) (Ref
 			}
 		}
 	}
-	return "", ""
+	return p.powerProblem(req, r, namespaces)
 }
 
 // namespaceProblem says why a rule of class c, applying in namespaces (nil: cluster-wide), is refused for req

@@ -10,7 +10,8 @@ import (
 
 // The property: whatever rule the policy allows, RBAC's authorizer never matches it against a forbidden request
 // (escalate or bind on roles, impersonation anywhere; Secrets and TokenRequests, and writes of workloads and commands
-// in Pods, in a system namespace or outside the ServiceAccount's namespace). The matcher below is written from RBAC's documented semantics independently of the
+// in Pods, in a system namespace or outside the ServiceAccount's namespace; the cluster powers: nodes/proxy and node
+// writes, admission, certificate signing, API registration, PersistentVolume creation, namespace writes). The matcher below is written from RBAC's documented semantics independently of the
 // policy's own (rbac.go), so a shared misreading does not hide.
 
 // rbacRequest is the attributes RBAC authorizes: verb, API group, resource, subresource, namespace ("" for a
@@ -45,11 +46,15 @@ func rbacGrants(r Rule, q rbacRequest) bool {
 }
 
 var (
-	propGroups    = []string{"", "*", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "batch", "example.com"}
+	propGroups = []string{"", "*", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "batch", "example.com",
+		"admissionregistration.k8s.io", "certificates.k8s.io", "apiregistration.k8s.io", "apiextensions.k8s.io"}
 	propResources = []string{"*", "secrets", "secrets/*", "Secrets", "serviceaccounts", "serviceaccounts/token", "*/token", "*/scale", "*/scopes", "*/", "roles", "clusterroles", "rolebindings", "users", "groups", "uids", "userextras", "userextras/scopes", "userextras/*",
 		"pods", "pods/*", "pods/exec", "pods/attach", "pods/ephemeralcontainers", "pods/portforward", "pods/log", "*/exec", "*/attach", "*/ephemeralcontainers",
-		"replicationcontrollers", "deployments", "deployments/scale", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs"}
-	propVerbs      = []string{"*", "get", "list", "watch", "create", "update", "patch", "delete", "escalate", "bind", "impersonate", "Impersonate", "GET", "use", "approve"}
+		"replicationcontrollers", "deployments", "deployments/scale", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs",
+		"nodes", "nodes/proxy", "*/proxy", "nodes/status", "nodes/metrics", "mutatingwebhookconfigurations", "validatingadmissionpolicies",
+		"certificatesigningrequests", "certificatesigningrequests/approval", "*/approval", "*/status", "signers", "apiservices",
+		"customresourcedefinitions", "persistentvolumes", "persistentvolumeclaims", "namespaces", "namespaces/finalize"}
+	propVerbs      = []string{"*", "get", "list", "watch", "create", "update", "patch", "delete", "escalate", "bind", "impersonate", "Impersonate", "GET", "use", "approve", "sign", "deletecollection"}
 	propNamespaces = []string{"team-a", "team-b", "kube-system", "kube-public", "kyma-system", "istio-system"}
 	propSubs       = []string{"scopes", "token", "x", "*"}
 )
@@ -72,6 +77,32 @@ func forbidden(p AccessPolicy, own, kcpNamespace string) []rbacRequest {
 			out = append(out, rbacRequest{verb: "impersonate", group: "authentication.k8s.io", resource: "userextras", subresource: sub, namespace: ns})
 		}
 	}
+	// Cluster powers: cluster-scoped requests (namespace ""), and writes of a namespace object, which RBAC
+	// authorizes in the namespace it names.
+	for _, v := range []string{"get", "create", "update", "patch", "delete"} {
+		out = append(out, rbacRequest{verb: v, resource: "nodes", subresource: "proxy"})
+	}
+	for _, v := range []string{"create", "update", "patch", "delete", "deletecollection"} {
+		out = append(out, rbacRequest{verb: v, resource: "nodes"}, rbacRequest{verb: v, resource: "nodes", subresource: "status"},
+			rbacRequest{verb: v, group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations"},
+			rbacRequest{verb: v, group: "admissionregistration.k8s.io", resource: "validatingadmissionpolicies"},
+			rbacRequest{verb: v, group: "apiregistration.k8s.io", resource: "apiservices"},
+			rbacRequest{verb: v, group: "apiextensions.k8s.io", resource: "customresourcedefinitions"})
+	}
+	for _, v := range []string{"update", "patch"} {
+		out = append(out, rbacRequest{verb: v, group: "certificates.k8s.io", resource: "certificatesigningrequests", subresource: "approval"},
+			rbacRequest{verb: v, group: "certificates.k8s.io", resource: "certificatesigningrequests", subresource: "status"})
+		for _, ns := range everywhere {
+			out = append(out, rbacRequest{verb: v, resource: "namespaces", namespace: ns},
+				rbacRequest{verb: v, resource: "namespaces", subresource: "finalize", namespace: ns})
+		}
+	}
+	for _, ns := range everywhere {
+		out = append(out, rbacRequest{verb: "delete", resource: "namespaces", namespace: ns})
+	}
+	out = append(out, rbacRequest{verb: "approve", group: "certificates.k8s.io", resource: "signers"},
+		rbacRequest{verb: "sign", group: "certificates.k8s.io", resource: "signers"},
+		rbacRequest{verb: "create", resource: "persistentvolumes"})
 	allowed := !slices.Contains(p.ClusterWideSecretsNamespaces, kcpNamespace)
 	for _, ns := range propNamespaces {
 		system := ns == "kube-system" || slices.Contains(p.SystemNamespaces, ns) || (p.SystemNamespaces == nil && slices.Contains([]string{"kube-public", "kyma-system"}, ns))
@@ -162,9 +193,9 @@ func TestRBACMatcherAgreesWithThePolicyMatcher(t *testing.T) {
 			for _, v := range propVerbs {
 				rl := Rule{APIGroups: []string{g}, Resources: []string{res}, Verbs: []string{v}}
 				for _, qg := range []string{"", "rbac.authorization.k8s.io", "authentication.k8s.io", "apps", "batch"} {
-					for _, qr := range []string{"secrets", "serviceaccounts", "roles", "userextras", "pods", "deployments", "cronjobs"} {
-						for _, sub := range []string{"", "token", "scopes", "exec", "ephemeralcontainers"} {
-							for _, qv := range []string{"get", "create", "impersonate", "escalate"} {
+					for _, qr := range []string{"secrets", "serviceaccounts", "roles", "userextras", "pods", "deployments", "cronjobs", "nodes", "namespaces", "signers"} {
+						for _, sub := range []string{"", "token", "scopes", "exec", "ephemeralcontainers", "proxy", "approval"} {
+							for _, qv := range []string{"get", "create", "impersonate", "escalate", "approve"} {
 								a := action{verb: qv, group: qg, resource: qr, subresource: sub}
 								q := rbacRequest{verb: qv, group: qg, resource: qr, subresource: sub}
 								if got, want := rl.covers(a), rbacGrants(rl, q); got != want {

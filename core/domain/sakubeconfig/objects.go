@@ -65,8 +65,12 @@ type Objects struct {
 	// Namespaces must exist: the ServiceAccount's and every namespace a rule or binding names. Missing ones are
 	// created (and never deleted: other things may come to live in them).
 	Namespaces []string
-	Roles      []RoleObject
-	Bindings   []BindingObject
+	// Claimed are the Namespaces in which the request reaches Secrets, ServiceAccount tokens or workloads
+	// (AccessPolicy.NamespaceClaims): each must not exist yet (it is created for the request, with
+	// AnnotationCreatedFor) or must have been created for the request; otherwise nothing is written.
+	Claimed  []string
+	Roles    []RoleObject
+	Bindings []BindingObject
 }
 
 // Refs lists the objects that belong to the request (not the namespaces), in a stable order: the ServiceAccount,

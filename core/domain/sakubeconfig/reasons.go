@@ -25,3 +25,14 @@ const (
 	EventRuntimeObjectsRemoved    = "RuntimeObjectsRemoved"
 	EventRuntimeObjectsLeftBehind = "RuntimeObjectsLeftBehind"
 )
+
+// WaitsForAPerson reports whether a not-ready reason stays until a person changes the request, the landscape
+// configuration or the clash it names (kstatus Stalled); every other not-ready reason is retried by the operator on
+// its own (kstatus Reconciling).
+func WaitsForAPerson(reason string) bool {
+	switch reason {
+	case ReasonEscalationRefused, ReasonInvalidRequest, ReasonSecretNotOwned, ReasonObjectNotOwned:
+		return true
+	}
+	return false
+}

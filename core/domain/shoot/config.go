@@ -19,8 +19,15 @@ type Config struct {
 	// DefaultOIDC is the default customer issuer: used when a Runtime has no additionalOidcConfig at all
 	// (an explicit empty list means "no customer issuer").
 	DefaultOIDC *OIDC
-	// OperatorOIDC are the operator's own issuers; every cluster trusts them, whatever the Runtime says.
+	// OperatorOIDC are the operator's own issuers; every cluster trusts them, whatever the Runtime says (except
+	// under PreviousAuthentication).
 	OperatorOIDC []OIDC
+	// PreviousAuthentication keeps the previous infrastructure manager's rules for the structured authentication
+	// configuration, so a landscape that keeps its configuration sees no change of that ConfigMap: one
+	// authenticator, the Runtime's legacy oidcConfig when it names an issuer and a client (then not served as a
+	// customer issuer), else the single operator issuer; prefixes as written ("-" is a literal dash, unset is
+	// none) and always a groups mapping. Set by the mapping of the previous converter configuration.
+	PreviousAuthentication bool
 	// OIDCExtension decides when the shoot-oidc-service extension is enabled (OIDCExtension* values).
 	OIDCExtension string
 	OpenStack     OpenStackConfig
@@ -30,7 +37,7 @@ type Config struct {
 	// EUAccessPlatformRegions get the eu-access-only restriction; nil means DefaultEUAccessPlatformRegions.
 	EUAccessPlatformRegions []string
 	// RegionTolerations are the seed tolerations per region; nil means DefaultRegionTolerations.
-	RegionTolerations map[string][]string
+	RegionTolerations map[string][]Toleration
 	// ACL configures the API server access control list (acl extension).
 	ACL ACLSettings
 	// DualStack lists the providers on which a Runtime may ask for dual-stack networking (the landscape enables
@@ -134,7 +141,7 @@ type AuditLogConfig struct {
 	Tenants map[Provider]map[string]AuditLogTenant
 	// PolicyConfigMapName is referenced by kubeAPIServer.auditConfig.auditPolicy.configMapRef.
 	PolicyConfigMapName string
-	// SecretName is the credentials Secret in the project namespace for the audit log service.
+	// SecretName is the credentials Secret in the project namespace of the tenants without their own SecretName.
 	SecretName string
 	// MissingTenantIsError makes generation fail when no tenant exists for provider+region.
 	MissingTenantIsError bool
@@ -144,6 +151,16 @@ type AuditLogConfig struct {
 type AuditLogTenant struct {
 	TenantID   string
 	ServiceURL string
+	// SecretName is the tenant's own credentials Secret in the project namespace; empty: AuditLogConfig.SecretName.
+	SecretName string
+}
+
+// Secret is the credentials Secret the tenant's clusters reference: its own, else the landscape's default.
+func (t AuditLogTenant) Secret(cfg AuditLogConfig) string {
+	if t.SecretName != "" {
+		return t.SecretName
+	}
+	return cfg.SecretName
 }
 
 // MaintenanceConfig configures auto-updates and per-region time windows (production only).
@@ -192,7 +209,7 @@ const (
 var DefaultEUAccessPlatformRegions = []string{"cf-eu11", "cf-ch20", "cf-eu01", "cf-eu02", "cf-eu31"}
 
 // DefaultRegionTolerations are the seed tolerations per region (KSA assured workloads).
-var DefaultRegionTolerations = map[string][]string{"me-central2": {KSAToleration}}
+var DefaultRegionTolerations = map[string][]Toleration{"me-central2": {{Key: KSAToleration}}}
 
 // DefaultACLProviders are the providers the acl extension runs on.
 var DefaultACLProviders = []Provider{AWS, Azure}

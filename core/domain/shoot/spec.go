@@ -32,6 +32,10 @@ type Spec struct {
 	Extensions []Extension
 	Resources  []ResourceRef
 	DNS        *DNS
+	// AuditLogKept says, when set, that the cluster keeps the audit log it has although the configuration has no
+	// tenant for its region (the previous manager's rule: a configuration mistake must not switch off a customer's
+	// audit trail). It describes the spec and asks nothing of the shoot, so it is not part of the hash.
+	AuditLogKept string `json:"-"`
 
 	Maintenance        Maintenance
 	AccessRestrictions []AccessRestriction
@@ -61,6 +65,9 @@ type Authenticator struct {
 	SigningAlgs    []string // informational: AuthenticationConfiguration has no field for it
 	// CertificateAuthority is the PEM bundle the API server verifies the issuer's TLS certificate with.
 	CertificateAuthority string
+	// Previous marks an authenticator built by the previous infrastructure manager's rules
+	// (Config.PreviousAuthentication): it has a groups mapping even without a groups claim, as that manager wrote it.
+	Previous bool
 }
 
 // KubeAPIServerSpec holds the API server settings the operator sets on every cluster.

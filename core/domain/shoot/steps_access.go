@@ -26,11 +26,13 @@ type CustomerIssuer struct {
 // CustomerIssuers are the Runtime's issuers: the legacy oidcConfig (when set) plus additionalOidcConfig; when the
 // Runtime does not list additionalOidcConfig at all, the configured default customer issuer instead. An explicit
 // empty list means no customer issuer. They are served inside the runtime as OpenIDConnect resources (through the
-// shoot-oidc-service extension, see core/domain/runtimeconfig), in this order.
+// shoot-oidc-service extension, see core/domain/runtimeconfig), in this order. Under the previous manager's rules
+// (cfg.PreviousAuthentication) the legacy oidcConfig is no customer issuer: it is the API server's own or ignored,
+// as it was there.
 func CustomerIssuers(rt Runtime, cfg Config) []CustomerIssuer {
 	var out []CustomerIssuer
-	if rt.LegacyOIDC != nil {
-		out = append(out, CustomerIssuer{*rt.LegacyOIDC, "spec.shoot.kubernetes.kubeAPIServer.oidcConfig"})
+	if rt.LegacyOIDC != nil && !cfg.PreviousAuthentication {
+		out = append(out, CustomerIssuer{*rt.LegacyOIDC, legacyOIDCField})
 	}
 	if !rt.OIDCGiven {
 		if cfg.DefaultOIDC != nil {
@@ -56,6 +58,9 @@ func stepOIDC(in input, s *Spec) error {
 		if err := ValidateCustomerIssuer(c); err != nil {
 			return err
 		}
+	}
+	if in.cfg.PreviousAuthentication {
+		return stepPreviousOIDC(in, s)
 	}
 	if len(in.cfg.OperatorOIDC) == 0 {
 		return nil

@@ -181,9 +181,7 @@ func stepTolerations(in input, s *Spec) error {
 	if byRegion == nil {
 		byRegion = DefaultRegionTolerations
 	}
-	for _, key := range byRegion[in.rt.Region] {
-		s.Tolerations = append(s.Tolerations, Toleration{Key: key})
-	}
+	s.Tolerations = append(s.Tolerations, byRegion[in.rt.Region]...)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package shoot
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -37,9 +38,6 @@ func stepAuditLog(in input, s *Spec) error {
 	if !cfg.Enabled {
 		return nil
 	}
-	if cfg.SecretName == "" {
-		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName", "the audit log credentials secret must be configured")
-	}
 	tenant, ok := cfg.Tenants[in.rt.Provider][in.rt.Region]
 	if !ok || tenant.TenantID == "" || tenant.ServiceURL == "" {
 		if cfg.MissingTenantIsError {
@@ -54,10 +52,19 @@ func stepAuditLog(in input, s *Spec) error {
 				policy = auditPolicy(in.rt, cfg)
 			}
 			auditLogExtension(s, cur.AuditLog.TenantID, cur.AuditLog.ServiceURL, cur.AuditLog.SecretName, policy)
+			s.AuditLogKept = fmt.Sprintf("no audit log tenant is configured for provider %s in region %s: the cluster keeps its audit log "+
+				"(tenant %s) unchanged; add the region's tenant to the landscape configuration (shoot.auditLog.tenants)",
+				in.rt.Provider, in.rt.Region, cur.AuditLog.TenantID)
 		}
 		return nil
 	}
-	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, cfg.SecretName, auditPolicy(in.rt, cfg))
+	// Each tenant authenticates with its own credentials: the region's Secret, never another region's.
+	secret := tenant.Secret(cfg)
+	if secret == "" {
+		return invalid(ReasonInvalidConfig, "shoot.auditLog.secretName",
+			"no audit log credentials secret configured for the tenant of provider %s in region %s", in.rt.Provider, in.rt.Region)
+	}
+	auditLogExtension(s, tenant.TenantID, tenant.ServiceURL, secret, auditPolicy(in.rt, cfg))
 	return nil
 }
 

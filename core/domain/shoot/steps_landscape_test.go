@@ -382,9 +382,9 @@ func TestEUAccessAndTolerationsFromConfig(t *testing.T) {
 		t.Errorf("default KSA toleration (-want +got):\n%s", diff)
 	}
 	cfg := testConfig()
-	cfg.RegionTolerations = map[string][]string{"me-central2": {"a", "b"}}
+	cfg.RegionTolerations = map[string][]Toleration{"me-central2": {{Key: "a"}, {Key: "b", Value: "v"}}}
 	s, _ = runStep(t, stepTolerations, input{rt: rt, cfg: cfg})
-	if diff := cmp.Diff([]Toleration{{Key: "a"}, {Key: "b"}}, s.Tolerations); diff != "" {
+	if diff := cmp.Diff([]Toleration{{Key: "a"}, {Key: "b", Value: "v"}}, s.Tolerations); diff != "" {
 		t.Errorf("configured tolerations (-want +got):\n%s", diff)
 	}
 }

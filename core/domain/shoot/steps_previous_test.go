@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -154,8 +155,17 @@ func TestUpdateKeepsTheAuditLogWithoutATenant(t *testing.T) {
 	if s.AuditPolicyConfigMap != "old-policy" || len(s.Resources) != 1 || s.Resources[0].TargetName != "old-secret" {
 		t.Errorf("policy %q, resources %+v: want the cluster's policy and credentials kept", s.AuditPolicyConfigMap, s.Resources)
 	}
-	if s, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg}); err != nil || len(s.Extensions) != 0 {
-		t.Errorf("a new cluster without a tenant: %+v, %v; want no audit log", s.Extensions, err)
+	// Kept, and said so (the Runtime's condition AuditLogKept), naming the region and the configuration key to fix.
+	for _, want := range []string{"aws", "eu-west-1", "t-old", "shoot.auditLog.tenants"} {
+		if !strings.Contains(s.AuditLogKept, want) {
+			t.Errorf("AuditLogKept %q does not name %q", s.AuditLogKept, want)
+		}
+	}
+	if s.Hash() != (Spec{Extensions: s.Extensions, Resources: s.Resources, AuditPolicyConfigMap: s.AuditPolicyConfigMap}).Hash() {
+		t.Error("AuditLogKept changes the spec's hash: every shoot would look changed")
+	}
+	if s, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg}); err != nil || len(s.Extensions) != 0 || s.AuditLogKept != "" {
+		t.Errorf("a new cluster without a tenant: %+v, %v, kept %q; want no audit log and nothing kept", s.Extensions, err, s.AuditLogKept)
 	}
 	cfg.AuditLog.MissingTenantIsError = true
 	if _, err := runStep(t, stepAuditLog, input{rt: testRuntime(AWS), cfg: cfg, current: cur}); reasonOf(err) != ReasonAuditLogTenantMissing {

@@ -58,9 +58,13 @@ type DeletionRecordSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	CredentialsBinding string `json:"credentialsBinding,omitempty"`
 	// BindingRelease is what the operator did to that binding for this deletion: Releasing (about to label it
-	// dirty), Released (labelled it dirty), FoundDirty (someone else had), NotReleased (gave up labelling it).
-	// A restore removes a dirty label only when it is Releasing or Released.
+	// dirty), Released (labelled it dirty, or found the label it set for a sibling's deletion and holds it too),
+	// FoundDirty (someone else had), NotReleased (gave up labelling it), Returned (after the hold a live sibling
+	// named the binding, so its label came off; or it was gone), Kept (after the hold no live sibling named it;
+	// the label stays until the shoot is gone).
+	// A restore removes a dirty label only when it is Releasing, Released or Kept, and no other deletion holding
+	// it is within its hold.
 	// +optional
-	// +kubebuilder:validation:Enum=Releasing;Released;FoundDirty;NotReleased
+	// +kubebuilder:validation:Enum=Releasing;Released;FoundDirty;NotReleased;Returned;Kept
 	BindingRelease string `json:"bindingRelease,omitempty"`
 }

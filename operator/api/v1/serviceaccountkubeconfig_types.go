@@ -26,8 +26,10 @@ const (
 // keeps the Secret spec.secretName (key config) filled with a kubeconfig of it, rotated before expiry and on
 // demand (annotation operator.kyma-project.io/force-kubeconfig-rotation: "true"). Deleting it removes the
 // ServiceAccount, roles, bindings and Secret. Requests that would escalate (escalate, bind, impersonate, wildcard
-// verbs on wildcard resources, Secrets and ServiceAccount tokens outside the ServiceAccount's namespace or in a
-// system namespace, aggregated ClusterRoles) are refused.
+// verbs on wildcard resources, Secrets, ServiceAccount tokens and workloads outside the ServiceAccount's namespace, in
+// a system namespace or in a namespace the operator did not create for the request, node, admission,
+// certificate-signing, API-registration, PersistentVolume and namespace-write powers the landscape does not allow,
+// aggregated ClusterRoles) are refused.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -95,12 +97,14 @@ type ServiceAccountKubeconfigSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10m') && duration(self) <= duration('168h')",message="spec.validity must be between 10m (the TokenRequest minimum) and 168h"
 	Validity *metav1.Duration `json:"validity,omitempty"`
 	// SecretName is the Secret in this namespace that receives the kubeconfig under key config. The operator
-	// refuses a Secret it did not write for this object, and any kubeconfig-* name: those are the admin kubeconfig
-	// Secrets of runtimes (of every runtime, not only this one's). Immutable.
+	// refuses a Secret it did not write for this object, any kubeconfig-* name (the admin kubeconfig Secrets of
+	// runtimes, of every runtime, not only this one's) and any kim-* name (Secrets the operator itself may create).
+	// Immutable.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('kubeconfig-')",message="kubeconfig-* names are the admin kubeconfig Secrets of runtimes; choose another name"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('kim-')",message="kim-* names are Secrets the operator itself may create; choose another name"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.secretName is immutable: create another ServiceAccountKubeconfig"
 	SecretName string `json:"secretName"`
 }
@@ -218,5 +222,6 @@ type RuntimeObjectReference struct {
 	// Namespace is empty for cluster-scoped objects.
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
+	// Name is the object's name in the runtime.
+	Name string `json:"name"`
 }

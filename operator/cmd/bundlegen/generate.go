@@ -45,12 +45,15 @@ type objects struct {
 	others       []*unstructured.Unstructured
 }
 
-// bundleKinds are the kinds OLM's registry+v1 format installs next to the CSV; anything else in config/ is an error
-// rather than being silently dropped or breaking the install.
+// bundleKinds are the kinds OLM's registry+v1 format installs next to the CSV (operator-registry
+// pkg/lib/bundle/supported_resources.go); anything else in config/ is an error rather than being silently dropped
+// or breaking the install. Istio's AuthorizationPolicy and lifecycle-manager's Watcher are not among them: they
+// ship in config/watcher only.
 var bundleKinds = map[string]bool{
 	"Service": true, "ConfigMap": true, "Secret": true, "ServiceMonitor": true, "PrometheusRule": true,
 	"PodDisruptionBudget": true, "PriorityClass": true, "VerticalPodAutoscaler": true, "ConsoleYAMLSample": true,
 	"Role": true, "RoleBinding": true, "ClusterRole": true, "ClusterRoleBinding": true, "ServiceAccount": true,
+	"NetworkPolicy": true,
 }
 
 // Generate renders the manifests and assembles the bundle in memory.

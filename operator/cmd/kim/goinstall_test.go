@@ -188,8 +188,9 @@ func TestGoInstallFromModuleProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kim --version: %v\n%s", err, version)
 	}
-	if !strings.HasPrefix(string(version), "kim ") {
-		t.Errorf("kim --version printed %q", version)
+	// Without -ldflags the CLI reports the module version it was installed at (issue 43), not "dev".
+	if want := "kim " + strings.TrimPrefix(goInstallTestVersion, "v") + " ("; !strings.HasPrefix(string(version), want) {
+		t.Errorf("kim --version printed %q, want the installed version: %q...", version, want)
 	}
 	t.Logf("kim --version: %s", strings.TrimSpace(string(version)))
 

@@ -18,11 +18,13 @@ type kubeconfigFlags struct {
 	namespace  string
 	// deprecatedKubeconfig is the old --kcp-kubeconfig, kept so existing runbooks keep working.
 	deprecatedKubeconfig string
+	// kubeconfigFlag and contextFlag name the flags that select this cluster, for the error without a kubeconfig.
+	kubeconfigFlag, contextFlag string
 }
 
 // bindKCPFlags registers kubectl's names: --kubeconfig, --context, --namespace and -n.
 func bindKCPFlags(fs *flag.FlagSet) *kubeconfigFlags {
-	k := &kubeconfigFlags{}
+	k := &kubeconfigFlags{kubeconfigFlag: "kubeconfig", contextFlag: "context"}
 	fs.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig file of KCP (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.StringVar(&k.context, "context", "", "kubeconfig context of KCP (default: the current context)")
 	fs.StringVar(&k.namespace, "namespace", "", "KCP namespace of the Runtimes (default: the context's namespace, else kcp-system)")
@@ -34,7 +36,7 @@ func bindKCPFlags(fs *flag.FlagSet) *kubeconfigFlags {
 // bindGardenFlags registers --garden-kubeconfig and --garden-context: the garden is usually another context of
 // the same kubeconfig files.
 func bindGardenFlags(fs *flag.FlagSet) *kubeconfigFlags {
-	k := &kubeconfigFlags{}
+	k := &kubeconfigFlags{kubeconfigFlag: "garden-kubeconfig", contextFlag: "garden-context"}
 	fs.StringVar(&k.kubeconfig, "garden-kubeconfig", "", "kubeconfig file of the Gardener project (default: the same files as KCP)")
 	fs.StringVar(&k.context, "garden-context", "", "kubeconfig context of the Gardener project")
 	return k
@@ -54,6 +56,11 @@ func (k *kubeconfigFlags) clientConfig() clientcmd.ClientConfig {
 // restConfig loads the selected cluster's connection.
 func (k *kubeconfigFlags) restConfig() (*rest.Config, error) {
 	cfg, err := k.clientConfig().ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		// client-go's own message sends the user to KUBERNETES_MASTER, which kubectl users never set.
+		return nil, fmt.Errorf("no kubeconfig found%s: name one with --%s (and a context with --%s), set KUBECONFIG, or create %s",
+			k.describe(), k.kubeconfigFlag, k.contextFlag, clientcmd.RecommendedHomeFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig%s: %w", k.describe(), err)
 	}

@@ -142,3 +142,70 @@ func TestFlagsWhereverTheyStand(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKubeconfig: without any kubeconfig the error says how to name one, with the flags of the cluster meant and
+// KUBECONFIG, not client-go's KUBERNETES_MASTER (which kubectl users never set).
+func TestNoKubeconfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	if err := os.Unsetenv("KUBECONFIG"); err != nil {
+		t.Fatal(err)
+	}
+	saved := clientcmd.RecommendedHomeFile
+	clientcmd.RecommendedHomeFile = filepath.Join(home, ".kube", "config")
+	t.Cleanup(func() { clientcmd.RecommendedHomeFile = saved })
+
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	kcp, garden := bindKCPFlags(fs), bindGardenFlags(fs)
+	for _, tc := range []struct {
+		flags *kubeconfigFlags
+		want  []string
+	}{
+		{flags: kcp, want: []string{"--kubeconfig", "--context", "KUBECONFIG", clientcmd.RecommendedHomeFile}},
+		{flags: garden, want: []string{"--garden-kubeconfig", "--garden-context", "KUBECONFIG"}},
+	} {
+		_, err := tc.flags.restConfig()
+		if err == nil {
+			t.Fatal("no error without a kubeconfig")
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not name %s", err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "KUBERNETES_MASTER") {
+			t.Errorf("error %q sends the user to KUBERNETES_MASTER", err)
+		}
+	}
+}
+
+// TestMigrateDryRunMeansWhatItSays: a dry run by default and with --dry-run(=true); --apply and --dry-run=false act;
+// --apply with --dry-run=true is a contradiction.
+func TestMigrateDryRunMeansWhatItSays(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		apply   bool
+		wantErr bool
+	}{
+		{args: nil},
+		{args: []string{"--dry-run"}},
+		{args: []string{"--dry-run=true"}},
+		{args: []string{"--apply"}, apply: true},
+		{args: []string{"--dry-run=false"}, apply: true},
+		{args: []string{"--apply", "--dry-run=false"}, apply: true},
+		{args: []string{"--apply", "--dry-run=true"}, wantErr: true},
+	} {
+		cmd := &cobra.Command{Use: "migrate"}
+		fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+		f := bindMigrateFlags(fs)
+		cli.AddGoFlags(cmd.Flags(), fs)
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		apply, err := f.applies(cmd.Flags().Changed("dry-run"))
+		if apply != tc.apply || (err != nil) != tc.wantErr {
+			t.Errorf("%v: apply %t, error %v; want apply %t, an error: %t", tc.args, apply, err, tc.apply, tc.wantErr)
+		}
+	}
+}

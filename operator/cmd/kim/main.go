@@ -5,17 +5,15 @@
 //
 // Installed as kubectl-kim on the PATH (`make install-kubectl-plugin`), it is the kubectl plugin `kubectl kim`, and it
 // loads kubeconfigs the way kubectl does ($KUBECONFIG with several files, ~/.kube/config, --kubeconfig, --context).
+// Installed (or linked) as kubectl_complete-kim as well, it answers kubectl's shell completion for the plugin.
 package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -24,43 +22,48 @@ import (
 	"github.com/kyma-project/kim/operator/version"
 )
 
-// commandName is how the user called us: "kubectl kim" when kubectl runs the binary as the plugin kubectl-kim.
-func commandName() string {
-	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
-		return "kubectl kim"
-	}
-	return "kim"
-}
-
 func main() {
 	// Ctrl-C cancels the command's context: a long command stops, prints what it got done and exits 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[0], os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// run executes the command line args and returns the exit code; help goes to stdout, errors to stderr in one line.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return cli.Execute(ctx, newRootCommand(stdout, stderr), commandName(), args, stdout, stderr)
+// run executes the command line args of the program called as argv0 and returns the exit code; help goes to stdout,
+// errors to stderr in one line.
+func run(ctx context.Context, argv0 string, args []string, stdout, stderr io.Writer) int {
+	how := invokedAs(argv0)
+	if how.completion {
+		// kubectl runs kubectl_complete-kim with the words typed after `kubectl kim`; cobra's hidden
+		// __complete command answers in the form kubectl expects (one candidate a line, then :<directive>).
+		args = append([]string{cobra.ShellCompRequestCmd}, args...)
+	}
+	root := newRootCommand(how, stdout, stderr)
+	return cli.Execute(ctx, root, root.DisplayName(), args, stdout, stderr)
 }
 
 // newRootCommand is the CLI: cobra for the command tree, flags, help and shell completion. Each command binds its
-// flags on a Go flag set (shared with the probe binary and kept testable), added to cobra kubectl style.
-func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+// flags on a Go flag set (shared with the probe binary and kept testable), added to cobra kubectl style. Under
+// kubectl the root carries cobra's display name "kubectl kim", so every usage line, help text and error hint says
+// so, while the command's name stays kim.
+func newRootCommand(how invocation, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   commandName(),
+		Use:   "kim",
 		Short: "Kyma Infrastructure Manager CLI",
 		Long: "The CLI of the Kyma Infrastructure Manager: the on-call tools (restore, probe) and the take-over of the\n" +
 			"previous infrastructure manager's runtimes (migrate).",
 		// No Args check: cobra then names an unknown subcommand as such.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if v, _ := cmd.Flags().GetBool("version"); v {
-				fmt.Fprintln(cmd.OutOrStdout(), commandName(), version.Get())
+				fmt.Fprintln(cmd.OutOrStdout(), cmd.Root().DisplayName(), version.Get())
 				return nil
 			}
 			return cmd.Help()
 		},
+	}
+	if how.plugin {
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: pluginDisplayName}
 	}
 	// Our own --version also keeps cobra from offering the one a linked Kubernetes package registers globally.
 	root.Flags().Bool("version", false, "print the version")
@@ -69,22 +72,18 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		newMigrateCommand(stdout, stderr),
 		newProbeCommand(stdout, stderr),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cli.NoArgs,
-			Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), commandName(), version.Get()) }},
+			Run: func(cmd *cobra.Command, _ []string) {
+				fmt.Fprintln(cmd.OutOrStdout(), cmd.Root().DisplayName(), version.Get())
+			}},
 	)
+	if how.plugin {
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(newPluginCompletionCommand())
+	}
+	// cobra's completion commands keep the writer they find when they are made (in addExamples).
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	addExamples(root)
+	addFlagCompletions(root)
 	return root
-}
-
-// command is a subcommand whose flags are bound on the Go flag set fs.
-func command(use, short, long string, args cobra.PositionalArgs, fs *flag.FlagSet, runE func(cmd *cobra.Command, args []string) error) *cobra.Command {
-	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: args, RunE: runE}
-	cli.AddGoFlags(cmd.Flags(), fs)
-	return cmd
-}
-
-// execute runs one subcommand on its own with args (tests call the commands this way).
-func execute(ctx context.Context, cmd *cobra.Command, args []string, stdout io.Writer) error {
-	cmd.SetArgs(args)
-	cmd.SetOut(stdout)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(ctx)
 }

@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestCommandLine: the CLI behaves as kubectl does: help on stdout with exit 0, a wrong command line in one line on
@@ -23,7 +29,9 @@ func TestCommandLine(t *testing.T) {
 	probeRuntime := filepath.Join("..", "..", "..", "config", "probe", "runtime.yaml")
 	interrupted, cancel := context.WithCancel(t.Context())
 	cancel()
+	const plugin, completion = "/home/me/.krew/bin/kubectl-kim", "/home/me/.krew/bin/kubectl_complete-kim"
 	for _, tc := range []struct {
+		argv0      string // how the binary was called; "" means kim
 		args       []string
 		ctx        context.Context
 		code       int
@@ -54,14 +62,36 @@ func TestCommandLine(t *testing.T) {
 			stdoutHas: "kim probe: INTERRUPTED in phase cleanup", stderrLine: "kim probe: interrupted in phase cleanup (metrics not exported)"},
 		{args: []string{"migrate", "--kubeconfig", kubeconfig, "--garden-kubeconfig", kubeconfig, "--config", operatorConfig}, ctx: interrupted, code: 130,
 			stderrLine: "kim migrate: interrupted while reading the landscape: nothing was examined"},
+		// Under kubectl (the binary called as kubectl-kim) help, usage lines and error hints say "kubectl kim".
+		{argv0: plugin, args: []string{"--help"}, stdoutHas: `Use "kubectl kim [command] --help"`},
+		{argv0: plugin, args: []string{"restore", "--help"}, stdoutHas: "  kubectl kim restore SHOOT [flags]"},
+		{argv0: plugin, args: []string{"migrate", "-h"}, stdoutHas: "  kubectl kim migrate --context kcp --garden-context garden\n"},
+		{argv0: plugin, args: []string{"version"}, stdoutHas: "kubectl kim "},
+		{argv0: plugin, args: []string{"nosuch"}, code: 2,
+			stderrLine: `kubectl kim: unknown command "nosuch" for "kubectl kim" (see: kubectl kim --help)`},
+		{argv0: plugin, args: []string{"restore"}, code: 2,
+			stderrLine: "kubectl kim: exactly 1 shoot name required, got 0 (see: kubectl kim restore --help)"},
+		{argv0: plugin, args: []string{"migrate", "--nosuch"}, code: 2,
+			stderrLine: "kubectl kim: unknown flag: --nosuch (see: kubectl kim migrate --help)"},
+		// A script for kubectl kim would replace kubectl's own completion: nothing to source, the way to do it instead.
+		{argv0: plugin, args: []string{"completion", "bash"}, code: 1, stderrLine: "kubectl kim completion: " + errPluginCompletion.Error()},
+		{argv0: plugin, args: []string{"help", "completion"}, stdoutHas: "kubectl_complete-kim"},
+		// kubectl runs kubectl_complete-kim with the words after "kubectl kim"; cobra's answer ends with :<directive>.
+		{argv0: completion, args: []string{"re"}, stdoutHas: "restore\tBring back the Runtime", stderrLine: "Completion ended with directive: ShellCompDirectiveNoFileComp"},
+		{argv0: completion, args: []string{"migrate", "--ou"}, stdoutHas: "--output\t", stderrLine: "Completion ended with directive: ShellCompDirectiveNoFileComp"},
+		{argv0: completion, args: []string{""}, stdoutHas: "migrate\t", stderrLine: "Completion ended with directive: ShellCompDirectiveNoFileComp"},
 	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+		t.Run(strings.TrimSpace(filepath.Base(tc.argv0)+" "+strings.Join(tc.args, " ")), func(t *testing.T) {
 			ctx := tc.ctx
 			if ctx == nil {
 				ctx = t.Context()
 			}
+			argv0 := tc.argv0
+			if argv0 == "" {
+				argv0 = "kim"
+			}
 			var stdout, stderr bytes.Buffer
-			code := run(ctx, tc.args, &stdout, &stderr)
+			code := run(ctx, argv0, tc.args, &stdout, &stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d (stdout %q, stderr %q)", code, tc.code, stdout.String(), stderr.String())
 			}
@@ -82,4 +112,70 @@ func TestCommandLine(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestHelpIsComplete: every command's help, as kim and as kubectl kim, has Examples that call the CLI by that name,
+// and no flag shows a Go type name as its argument (pflag names a Go flag.Value of ours after its Go type).
+func TestHelpIsComplete(t *testing.T) {
+	known := map[string]bool{"": true, "string": true, "int": true, "duration": true, "strings": true, "stringArray": true, "value": true}
+	for _, argv0 := range []string{"kim", "kubectl-kim"} {
+		root := newRootCommand(invokedAs(argv0), &bytes.Buffer{}, &bytes.Buffer{})
+		walk(root, func(c *cobra.Command) {
+			if c.Hidden {
+				return
+			}
+			var help bytes.Buffer
+			c.SetOut(&help)
+			if err := c.Help(); err != nil {
+				t.Fatal(err)
+			}
+			examples, ok := strings.CutPrefix(help.String()[strings.Index(help.String(), "Examples:")+1:], "xamples:\n")
+			if !strings.Contains(help.String(), "Examples:") || !ok {
+				t.Errorf("%s: help has no Examples:\n%s", c.CommandPath(), help.String())
+			} else if !strings.Contains(examples, root.DisplayName()+" ") {
+				t.Errorf("%s: the examples do not call %q:\n%s", c.CommandPath(), root.DisplayName(), examples)
+			}
+			// The command's own flags: a Kubernetes package linked into the test binary alone may add global ones.
+			c.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
+				name, _ := pflag.UnquoteUsage(f)
+				if !known[name] && !strings.Contains(f.Usage, "`"+name+"`") {
+					t.Errorf("%s --%s shows the type %q", c.CommandPath(), f.Name, name)
+				}
+			})
+		})
+	}
+}
+
+// TestFlagCompletion: flags complete their values as kubectl's do: -o the formats, --context and --garden-context
+// the contexts of the kubeconfig in use, -n the namespaces of the selected cluster (here an API server that answers
+// the list of namespaces).
+func TestFlagCompletion(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/namespaces" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","items":[{"metadata":{"name":"kcp-system"}},{"metadata":{"name":"kyma-system"}},{"metadata":{"name":"default"}}]}`)
+	}))
+	defer api.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	writeKubeconfig(t, kubeconfig, "kcp", map[string][2]string{"kcp": {api.URL, ""}, "garden": {"https://garden.example", ""}})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{args: []string{"migrate", "-o", ""}, want: "text\njson\nyaml\n:4\n"},
+		{args: []string{"restore", "--kubeconfig", kubeconfig, "--context", ""}, want: "garden\tgarden\nkcp\tkcp\n:4\n"},
+		{args: []string{"migrate", "--kubeconfig", kubeconfig, "--garden-context", "g"}, want: "garden\tgarden\n:4\n"},
+		{args: []string{"probe", "--kubeconfig", kubeconfig, "-n", "k"}, want: "kcp-system\nkyma-system\n:4\n"},
+	} {
+		var stdout bytes.Buffer
+		if code := run(t.Context(), "kim", append([]string{cobra.ShellCompRequestCmd}, tc.args...), &stdout, io.Discard); code != 0 {
+			t.Errorf("%v: exit %d", tc.args, code)
+		}
+		if stdout.String() != tc.want {
+			t.Errorf("%v: completions %q, want %q", tc.args, stdout.String(), tc.want)
+		}
+	}
 }

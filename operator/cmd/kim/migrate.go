@@ -43,24 +43,35 @@ type migrateFlags struct {
 // newMigrateCommand is `kim migrate`: see docs/operations/migration.md.
 func newMigrateCommand(stdout, stderr io.Writer) *cobra.Command {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	f := &migrateFlags{}
-	f.kcp, f.garden = bindKCPFlags(fs), bindGardenFlags(fs)
-	f.landscape = bindLandscapeFlags(fs)
-	f.dryRun = fs.Bool("dry-run", true, "only report what would be done (the default); --apply acts")
-	f.apply = fs.Bool("apply", false, "create the missing GardenerClusters and Runtimes")
-	fs.Var(&f.accept, "accept", "accept a difference the operator's first apply would write: [RUNTIME_ID_OR_SHOOT:]PATH (a path prefix as the report prints it; repeatable)")
-	f.reportFile = fs.String("report", "", "also write the report as JSON to this file")
-	f.output = bindOutputFlag(fs)
-	f.noServerDryRun = fs.Bool("no-server-dry-run", false, "do not ask the gardener-apiserver for dry runs of the operator's apply (compare only)")
-	f.parallel = fs.Int("parallel", 8, "runtimes examined at once (each one may be a connection to the runtime)")
+	f := bindMigrateFlags(fs)
 	return command("migrate [flags]", "Take over the runtimes of the previous infrastructure manager (dry run by default)",
 		"Takes over the runtimes of the previous infrastructure manager: GardenerClusters for KEB's Kyma resources that\n"+
 			"lack one, and Runtimes generated back from the shoots so that the operator adopts them unchanged. Dry run by\n"+
 			"default; progress lines go to stderr, the report to stdout; Ctrl-C stops, reports what was finished and exits\n"+
-			"130. See docs/operations/migration.md.", cli.NoArgs, fs,
+			"130. See docs/operations/migration.md.",
+		"  # the plan (a dry run, the default)\n"+
+			"  kim migrate --context kcp --garden-context garden\n"+
+			"  # act, accepting a difference on every runtime, and keep the report\n"+
+			"  kim migrate --context kcp --garden-context garden --apply --accept spec.kubernetes.kubeAPIServer.featureGates --report migration.json",
+		cli.NoArgs, fs,
 		func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), cmd.Flags().Changed("dry-run"), stdout, stderr)
 		})
+}
+
+// bindMigrateFlags registers the flags of `kim migrate` on fs.
+func bindMigrateFlags(fs *flag.FlagSet) *migrateFlags {
+	f := &migrateFlags{}
+	f.kcp, f.garden = bindKCPFlags(fs), bindGardenFlags(fs)
+	f.landscape = bindLandscapeFlags(fs)
+	f.dryRun = fs.Bool("dry-run", true, "only report what would be done (the default); --dry-run=false acts as --apply does")
+	f.apply = fs.Bool("apply", false, "create the missing GardenerClusters and Runtimes (the same as --dry-run=false)")
+	fs.Var(&f.accept, "accept", "accept a difference the operator's first apply would write, given as `[RUNTIME_ID_OR_SHOOT:]PATH` (a path prefix as the report prints it; repeatable)")
+	f.reportFile = fs.String("report", "", "also write the report as JSON to this file")
+	f.output = bindOutputFlag(fs)
+	f.noServerDryRun = fs.Bool("no-server-dry-run", false, "do not ask the gardener-apiserver for dry runs of the operator's apply (compare only)")
+	f.parallel = fs.Int("parallel", 8, "runtimes examined at once (each one may be a connection to the runtime)")
+	return f
 }
 
 // runMigrate runs `kim migrate` with args (progress lines are discarded).
@@ -68,15 +79,28 @@ func runMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	return execute(ctx, newMigrateCommand(stdout, io.Discard), args, stdout)
 }
 
+// applies says whether the command acts: --apply, or --dry-run=false, which means what it says; a dry run is the
+// default. dryRunGiven is whether --dry-run was on the command line.
+func (f *migrateFlags) applies(dryRunGiven bool) (bool, error) {
+	switch {
+	case *f.apply && dryRunGiven && *f.dryRun:
+		return false, cli.Usagef("--apply and --dry-run=true contradict each other")
+	case *f.apply:
+		return true, nil
+	}
+	return dryRunGiven && !*f.dryRun, nil
+}
+
 func (f *migrateFlags) run(ctx context.Context, dryRunGiven bool, stdout, stderr io.Writer) error {
-	if *f.apply && dryRunGiven && *f.dryRun {
-		return cli.Usagef("--apply and --dry-run=true contradict each other")
+	apply, err := f.applies(dryRunGiven)
+	if err != nil {
+		return err
 	}
 	if err := cli.CheckOutput(*f.output); err != nil {
 		return err
 	}
 	kcpFlags, gardenFlags := f.kcp, f.garden
-	apply, noServerDryRun, parallel, accept := f.apply, f.noServerDryRun, f.parallel, f.accept
+	noServerDryRun, parallel, accept := f.noServerDryRun, f.parallel, f.accept
 	if !gardenFlags.set() {
 		return errNoGarden
 	}
@@ -110,7 +134,7 @@ func (f *migrateFlags) run(ctx context.Context, dryRunGiven bool, stdout, stderr
 	}
 	m := &migrate.Migrator{KCP: kcp, Garden: garden, Options: migrate.Options{
 		Namespace: namespace, GardenNamespace: gardenNamespace, Config: opCfg.ShootConfig(),
-		Apply: *apply, NoServerDryRun: *noServerDryRun, Parallel: *parallel, Progress: cli.NewPrinter(stderr).Say}}
+		Apply: apply, NoServerDryRun: *noServerDryRun, Parallel: *parallel, Progress: cli.NewPrinter(stderr).Say}}
 	if ref := opCfg.Shoot.ACL.ConfigMap; ref != nil {
 		key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
 		if key.Namespace == "" {

@@ -139,7 +139,10 @@ func checkAdoptOnly(t *testing.T, env *testEnv, pl *previousLandscape, args []st
 			return false, err.Error()
 		}
 		ready := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady)
-		return ready != nil && ready.Reason == string(lifecycle.ReasonAdoptionReviewRequired), fmt.Sprintf("%s %v", rt.Status.State, rt.Status.Conditions)
+		// Its shoot carries no runtime-generation annotation: the generation it runs is unknown, so the state says
+		// the Runtime waits; the hold is also its own condition.
+		return ready != nil && ready.Reason == string(lifecycle.ReasonAdoptionReviewRequired) &&
+			meta.IsStatusConditionTrue(rt.Status.Conditions, lifecycle.ConditionAdoptionReviewRequired), fmt.Sprintf("%s %v", rt.Status.State, rt.Status.Conditions)
 	})
 	s := &gardencorev1beta1.Shoot{}
 	if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: pl.diff.shoot}, s); err != nil {

@@ -28,14 +28,14 @@ import (
 
 // TestMigrationPreviousHelmArgumentsIntegration starts the manager binary as the previous infrastructure manager's
 // production Deployment would, unchanged: its Helm-rendered arguments (operator/cmd/manager/testdata/
-// previous-helm-args.yaml, every flag of its main.go) and its converter configuration with the files it names
+// previous-all-flags.yaml, every flag of its main.go) and its converter configuration with the files it names
 // (operator/config/testdata/previous), without a ConfigMap of this operator. It becomes healthy, logs a deprecation
 // warning per previous flag, and works (a GardenerCluster gets its kubeconfig). Only the values that point to this
 // machine are replaced: the files, the project of the test garden and free ports.
 func TestMigrationPreviousHelmArgumentsIntegration(t *testing.T) {
 	env := sharedEnv(t)
 	ctx := context.Background()
-	raw, err := os.ReadFile(filepath.Join("..", "manager", "testdata", "previous-helm-args.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "manager", "testdata", "previous-all-flags.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,11 @@ func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
 		"Provisions a small runtime the way KEB does, waits until it is Ready, proves access with the issued kubeconfig,\n"+
 			"deletes it and reports the outcome and the phases' durations as metrics. Exits non-zero when the probe fails.\n"+
 			"Progress lines go to stderr, the result to stdout; Ctrl-C stops, prints how far it got and exits 130 without\n"+
-			"exporting metrics.", cli.NoArgs, fs,
+			"exporting metrics.",
+		"  kim probe --context kcp --runtime config/probe/runtime.yaml\n"+
+			"  # as a CronJob would run it: metrics for node-exporter's textfile collector, the result as JSON\n"+
+			"  kim probe --runtime /etc/kim-probe/runtime.yaml --metrics-file /tmp/probe.prom -o json",
+		cli.NoArgs, fs,
 		func(cmd *cobra.Command, _ []string) error {
 			p.Progress = cli.NewPrinter(stderr).Say
 			return probeWith(cmd.Context(), kcpFlags, p, stdout)

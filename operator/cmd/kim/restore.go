@@ -28,6 +28,9 @@ func newRestoreCommand(stdout io.Writer) *cobra.Command {
 		"Restores the Runtime of a shoot that waits for deletion: marks the shoot for restore (so it is not deleted\n"+
 			"meanwhile) and re-creates the recorded Runtime in its recorded namespace; the operator then wakes the shoot.\n"+
 			"The Gardener project and the deletion windows come from the operator configuration, as for migrate.",
+		"  # check first: what would be re-created, and when the shoot would otherwise be deleted\n"+
+			"  kim restore --context kcp --garden-context garden --dry-run c-1a2b3c\n"+
+			"  kim restore --context kcp --garden-context garden c-1a2b3c",
 		cli.ExactArgs(1, "shoot name"), fs,
 		func(cmd *cobra.Command, args []string) error {
 			return restore(cmd.Context(), args[0], kcpFlags, gardenFlags, landscape, *dryRun, stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type previousFlags struct {
 	config *config.Overlay
 	// names are the previous flags bindPreviousFlags registered: accepted, but not shown by -h (usage).
 	names []string
+	// bootstrapper is --runtime-bootstrapper-enabled.
+	bootstrapper bool
 }
 
 // bindPreviousFlags registers the previous names on fs. They are bound after the environment is applied: they have
@@ -88,13 +91,30 @@ func bindPreviousFlags(fs *flag.FlagSet) *previousFlags {
 	fs.BoolFunc("shoot-spec-dump-enabled", "deprecated, ignored", p.ignore("shoot-spec-dump-enabled", "shoot specs are not dumped"))
 	const notHere = "this operator has no such controller"
 	fs.BoolFunc("custom-config-controller-enabled", "deprecated, ignored: "+notHere, p.ignore("custom-config-controller-enabled", notHere))
-	fs.BoolFunc("runtime-bootstrapper-enabled", "deprecated, ignored: "+notHere, p.ignore("runtime-bootstrapper-enabled", notHere))
-	for _, name := range []string{"runtime-bootstrapper-manifests-config-map-name", "runtime-bootstrapper-kcp-config-name",
-		"runtime-bootstrapper-kcp-pull-secret-name", "runtime-bootstrapper-kcp-cluster-trust-bundle", "runtime-bootstrapper-skr-deployment-name",
-		"runtime-bootstrapper-skr-config-name", "runtime-bootstrapper-skr-pull-secret-name", "runtime-bootstrapper-skr-cluster-trust-bundle",
-		"runtime-bootstrapper-skr-namespace"} {
-		fs.Func(name, "deprecated, ignored: "+notHere, p.ignore(name, notHere))
-	}
+	// The runtime bootstrapper: off (the previous default), its settings had no effect there either; on, it is
+	// refused at start (checkBootstrapper) rather than ignored.
+	const bootstrapperOff = "it only configured the runtime bootstrapper, which --runtime-bootstrapper-enabled switches on"
+	fs.BoolFunc("runtime-bootstrapper-enabled", "deprecated: true is refused (see docs/operations/migration.md#the-runtime-bootstrapper)",
+		func(v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			p.bootstrapper = on
+			p.note("runtime-bootstrapper-enabled", v, "--runtime-bootstrapper-enabled of the previous infrastructure manager is deprecated: "+
+				"false is this operator's default (no bootstrap unless runtime.bootstrap names manifests)")
+			return nil
+		})
+	// Literal names: the documentation check reads the flags from the source (previousBootstrapperFlags lists them too).
+	fs.Func("runtime-bootstrapper-manifests-config-map-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-manifests-config-map-name", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-kcp-config-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-kcp-config-name", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-skr-config-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-skr-config-name", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-kcp-pull-secret-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-kcp-pull-secret-name", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-skr-pull-secret-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-skr-pull-secret-name", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-kcp-cluster-trust-bundle", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-kcp-cluster-trust-bundle", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-skr-cluster-trust-bundle", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-skr-cluster-trust-bundle", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-skr-namespace", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-skr-namespace", bootstrapperOff))
+	fs.Func("runtime-bootstrapper-skr-deployment-name", "deprecated: "+bootstrapperOff, p.ignore("runtime-bootstrapper-skr-deployment-name", bootstrapperOff))
 	return p
 }
 
@@ -152,6 +172,28 @@ func parseDuration(v string) (any, error) {
 	return v, nil
 }
 
+// previousConverterPath is the previous manager's default of --converter-config-filepath: its Deployment names no
+// file and mounts its converter ConfigMap there (U:cmd/main.go, config/default/manager_converter_config_patch.yaml).
+const previousConverterPath = "/converter-config/converter_config.json"
+
+// converterFileExists reports whether the file at path is there (a variable for the tests).
+var converterFileExists = func(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
+}
+
+// defaultConverterFile reads the previous manager's converter configuration from its default path, as that manager
+// did when no flag named one, when the file is there: the previous Deployment, unchanged, names no configuration.
+func (p *previousFlags) defaultConverterFile() {
+	if !converterFileExists(previousConverterPath) {
+		return
+	}
+	p.converterFile = previousConverterPath
+	p.warnings = append(p.warnings, "no configuration named: the previous infrastructure manager's converter configuration "+
+		previousConverterPath+" (its default path) is read and mapped to the operator configuration "+
+		"(docs/operations/flags.md#the-converter-configuration); name the configuration with --config-map instead")
+}
+
 // previousDefaults records, when the previous manager's configuration is read (--converter-config-filepath), its
 // defaults that differ from this operator's for the flags not given: such a Deployment never ran what they
 // switched on. They only fill keys the configuration leaves out.
@@ -176,6 +218,45 @@ func (p *previousFlags) ignore(name, why string) func(string) error {
 		p.note(name, v, fmt.Sprintf("--%s of the previous infrastructure manager is deprecated and ignored: %s", name, why))
 		return nil
 	}
+}
+
+// previousBootstrapperFlags are the previous manager's runtime bootstrapper settings with their defaults
+// (U:cmd/main.go) and what it did with each (U:internal/rtbootstrapper) that this operator does not do.
+var previousBootstrapperFlags = []struct{ name, def, unsupported string }{
+	{"runtime-bootstrapper-manifests-config-map-name", "runtime-bootstrapper-manifests",
+		"its key manifests.yaml was applied with namespace-less objects placed in default; runtime.bootstrap.configMap applies every key, namespace-less objects in kyma-system"},
+	{"runtime-bootstrapper-kcp-config-name", "rt-bootstrapper-config", "this KCP ConfigMap was copied into every runtime; this operator copies no ConfigMap"},
+	{"runtime-bootstrapper-skr-config-name", "rt-bootstrapper-config", "the name of that copy"},
+	{"runtime-bootstrapper-kcp-pull-secret-name", "", "this KCP pull secret was copied under another name; runtime.bootstrap.pullSecret keeps its name and needs the opt-in label"},
+	{"runtime-bootstrapper-skr-pull-secret-name", "registry-credentials", "the name of that copy"},
+	{"runtime-bootstrapper-kcp-cluster-trust-bundle", "", "this ClusterTrustBundle was copied into every runtime and its feature gates switched on; this operator copies none"},
+	{"runtime-bootstrapper-skr-cluster-trust-bundle", "", "the name of that copy"},
+	{"runtime-bootstrapper-skr-namespace", "kyma-system", "the namespace of the copies and of the Deployment waited for"},
+	{"runtime-bootstrapper-skr-deployment-name", "rt-bootstrapper-controller-manager", "the one Deployment waited for; runtime.bootstrap waits for every Deployment of the manifests"},
+}
+
+// checkBootstrapper refuses --runtime-bootstrapper-enabled=true, naming every setting of the previous runtime
+// bootstrapper this operator cannot carry out as it did: accepted and ignored, new runtimes would come up without
+// the bootstrapper's objects (config, registry-credentials, trust bundle, Deployment) and private-registry pulls
+// would fail. The same objects can be given to runtime.bootstrap (docs/operations/migration.md#the-runtime-bootstrapper).
+func (p *previousFlags) checkBootstrapper() error {
+	if !p.bootstrapper {
+		return nil
+	}
+	var lines []string
+	for _, f := range previousBootstrapperFlags {
+		v, given := p.used[f.name]
+		if !given {
+			v = f.def + " (its default)"
+		}
+		if v == "" || v == " (its default)" {
+			continue // unset: the previous manager did nothing with it
+		}
+		lines = append(lines, fmt.Sprintf("--%s=%s: %s", f.name, v, f.unsupported))
+	}
+	return fmt.Errorf("--runtime-bootstrapper-enabled=true cannot be honoured: this operator has no runtime bootstrapper of the previous "+
+		"kind; give the same objects to runtime.bootstrap of the operator configuration (docs/operations/migration.md#the-runtime-bootstrapper) "+
+		"and remove the flag. Not carried out:\n  %s", strings.Join(lines, "\n  "))
 }
 
 // checkConflicts refuses a previous flag given together with its new name and another value: which one would win

@@ -14,10 +14,10 @@ import (
 	"github.com/kyma-project/kim/operator/config"
 )
 
-// previousHelmArgs are the previous infrastructure manager's Deployment arguments (testdata/previous-helm-args.yaml).
+// previousHelmArgs are the previous infrastructure manager's Deployment arguments (testdata/previous-all-flags.yaml).
 func previousHelmArgs(t *testing.T) []string {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/previous-helm-args.yaml")
+	raw, err := os.ReadFile("testdata/previous-all-flags.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

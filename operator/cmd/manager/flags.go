@@ -76,6 +76,9 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	if err := s.previous.checkConflicts(args); err != nil {
 		return nil, err
 	}
+	if err := s.previous.checkBootstrapper(); err != nil {
+		return nil, err
+	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
@@ -95,13 +98,17 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	}
 	podNamespace, _ := lookupEnv("POD_NAMESPACE")
 	s.applyNamespaceDefaults(strings.TrimSpace(podNamespace), given)
-	s.previous.previousDefaults()
 	// The previous manager's converter configuration can be the whole configuration (its Deployment, unchanged,
 	// names no ConfigMap of this operator) or be merged into one.
 	both, none := s.opts.ConfigFile != "" && s.configMap != "", s.opts.ConfigFile == "" && s.configMap == ""
+	if none && s.previous.converterFile == "" {
+		s.previous.defaultConverterFile()
+	}
+	s.previous.previousDefaults()
 	if both || (none && s.previous.converterFile == "") {
-		return nil, errors.New("set exactly one of --config-map (KIM_CONFIG_MAP; the Deployment does) and --config " +
-			"(a file, for running outside the cluster), or the previous manager's --converter-config-filepath; see docs/configuration.md")
+		return nil, fmt.Errorf("set exactly one of --config-map (KIM_CONFIG_MAP; the Deployment does) and --config "+
+			"(a file, for running outside the cluster), or the previous manager's --converter-config-filepath "+
+			"(read from its default %s when that file exists); see docs/configuration.md", previousConverterPath)
 	}
 	return s, nil
 }

@@ -46,7 +46,7 @@ func (m *Metrics) Count(reason string) { m.events.WithLabelValues(reason).Inc() 
 
 var (
 	descTenants = prometheus.NewDesc("kim_auditlog_pool_tenants",
-		"AuditLog resources of the pool by state: free, reserved, claimed, orphaned (released), unusable (not approved by the audit log manager, or lacking a subaccount ID, service URL or write credentials Secret).",
+		"AuditLog resources of the pool by state: free, reserved, claimed, orphaned (released), unusable (not approved by the audit log manager, lacking a subaccount ID, service URL or write credentials Secret, or with a service URL or Secret name a shoot must not get).",
 		[]string{"state"}, nil)
 	descFree    = prometheus.NewDesc("kim_auditlog_pool_free", "AuditLog resources of the pool a runtime can claim.", nil, nil)
 	descWaiting = prometheus.NewDesc("kim_auditlog_runtimes_waiting",

@@ -61,18 +61,8 @@ func setReady(gc *imv1.GardenerCluster) {
 // last attempt failed (Error), neither when Ready or Deleting (a deletion is Terminating by its timestamp). Only a
 // condition that applies is kept, as kstatus expects.
 func setKStatus(gc *imv1.GardenerCluster, ready metav1.Condition) {
-	set := map[string]bool{
-		imv1.ConditionReconciling: gc.Status.State == imv1.GardenerClusterStatePending,
-		imv1.ConditionStalled:     gc.Status.State == imv1.GardenerClusterStateError,
-	}
-	for _, typ := range []string{imv1.ConditionReconciling, imv1.ConditionStalled} {
-		if !set[typ] {
-			meta.RemoveStatusCondition(&gc.Status.Conditions, typ)
-			continue
-		}
-		meta.SetStatusCondition(&gc.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: ready.Reason,
-			Message: ready.Message, ObservedGeneration: gc.Generation})
-	}
+	skeleton.SetKStatus(&gc.Status.Conditions, gc.Generation, gc.Status.State == imv1.GardenerClusterStatePending,
+		gc.Status.State == imv1.GardenerClusterStateError, ready.Reason, ready.Message)
 }
 
 // succeeded reports whether the status records a successful kubeconfig write or check (condition True).

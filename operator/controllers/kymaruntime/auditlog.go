@@ -56,7 +56,8 @@ func waitingForAuditLog(ctx context.Context, kcp client.Reader) []reconcile.Requ
 	var out []reconcile.Request
 	for i := range list.Items {
 		c := meta.FindStatusCondition(list.Items[i].Status.Conditions, imv1.ConditionReady)
-		if c != nil && (c.Reason == string(lifecycle.ReasonAuditLogPoolEmpty) || c.Reason == string(lifecycle.ReasonClaimingAuditLog)) {
+		if c != nil && (c.Reason == string(lifecycle.ReasonAuditLogPoolEmpty) || c.Reason == string(lifecycle.ReasonClaimingAuditLog) ||
+			c.Reason == string(lifecycle.ReasonAuditLogTenantInvalid)) {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 		}
 	}

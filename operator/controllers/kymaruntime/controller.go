@@ -117,6 +117,9 @@ type Deps struct {
 	StatusProgressInterval time.Duration
 	// Workers are the concurrent reconciles of the Runtime controller (--runtime-workers).
 	Workers int
+	// ShootUpdates tells which shoot updates change what the Runtime controller and the reaper read; nil: every
+	// update does.
+	ShootUpdates ShootUpdates
 }
 
 // useCases builds the use cases of the Runtime controller and the reaper from deps.
@@ -124,7 +127,7 @@ func useCases(d Deps) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper)
 	provision := &usecase.Provisioner{Shoots: d.Shoots, Seeds: d.Seeds, Access: d.Access, Configurator: d.Configurator,
 		Guard: d.Guard, Config: d.Shoot, Policy: d.Deletion, Addresses: d.Addresses, Credentials: d.Credentials,
 		Bootstrap: d.Bootstrap, DriftPeriod: d.DriftPeriod, AdoptOnly: d.AdoptOnly, RegistryCredentials: d.RegistryCredentials,
-		Bindings: d.Bindings, Records: d.Records}
+		Bindings: d.Bindings, Records: d.Records, Clock: d.ServerClock}
 	if d.Bootstrap != nil && d.BootstrapRecords != nil && !d.BootstrapRollout.AllAtOnce() {
 		// A changed set of bootstrap manifests reaches the runtimes in waves, stopped when too many fail it.
 		provision.Rollout = &usecase.BootstrapRollout{Runtimes: d.BootstrapRecords, Shoots: d.ShootLister, Source: d.Bootstrap,
@@ -175,7 +178,8 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 			predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&imv1.GardenerCluster{}).
 		Watches(&corev1.Secret{}, secretToRuntime).
-		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, shootToRuntimes(mgr.GetClient(), deps.Namespaces))).
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{},
+			shootEvents(mgr.GetClient(), deps.Namespaces, deps.ShootUpdates, deps.StatusProgressInterval))).
 		WatchesRawSource(source.Kind(garden, &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
 	if deps.AddressesSource != nil {
 		// New control plane addresses reach every shoot whose ACL includes them, without a restart.
@@ -199,7 +203,7 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
 	err = ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
-		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots())).
+		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots(), shootChanged(deps.ShootUpdates))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Clock, m, reaper))
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +22,12 @@ import (
 // Finalizer keeps a Runtime until its access is removed and its shoot is marked for deletion.
 const Finalizer = "infrastructuremanager.kyma-project.io/runtime"
 
+// PreviousFinalizer is the previous infrastructure manager's finalizer on Runtimes (its api/v1 Finalizer): it
+// kept a Runtime until that manager's deletion was done. Runtimes created before the switch-over carry it; it
+// stands for the duty of Finalizer, so the operator takes it over: a Runtime being deleted that carries it is torn
+// down as if it carried Finalizer, and it is removed with Finalizer (skeleton.Reconciler.Predecessors).
+const PreviousFinalizer = "runtime-controller.infrastructure-manager.kyma-project.io/deletion-hook"
+
 // conditionRuntimeConfigured is the condition earlier versions of the operator recorded the configured generation
 // in; status.runtimeConfiguration replaced it and it is removed.
 const conditionRuntimeConfigured = "RuntimeConfigured"
@@ -36,7 +40,7 @@ type Reconciler = skeleton.Reconciler[*imv1.Runtime, usecase.RuntimeRequest, use
 func NewReconciler(c client.Client, live client.Reader, clock ports.Clock, recorder events.EventRecorder, m *Metrics,
 	provision *usecase.Provisioner, teardown *usecase.Teardown, progressEvery time.Duration) (*Reconciler, error) {
 	return skeleton.NewReconciler(Reconciler{Client: c, Live: live, Clock: clock, Recorder: recorder, Finalizer: Finalizer,
-		New:   func() *imv1.Runtime { return &imv1.Runtime{} },
+		Predecessors: []string{PreviousFinalizer}, New: func() *imv1.Runtime { return &imv1.Runtime{} },
 		Hooks: &hooks{provision: provision, teardown: teardown, metrics: m, progressEvery: progressEvery}, AwaitStatus: statusAwait})
 }
 
@@ -70,11 +74,8 @@ func (h *hooks) Observe(s *state) usecase.RuntimeRequest {
 		SuspendPatch:   rt.Annotations[imv1.AnnotationSuspendPatchReconciliation] == "true",
 		ForcePatch:     rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
 		AuditLogAccess: ptr.Deref(rt.Spec.AuditLogAccessEnabled, false), AuditLogCR: rt.Status.AuditLogCR,
-		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], EverReady: rt.Status.ProvisioningCompleted}
-	if c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady); c != nil && c.Status == metav1.ConditionTrue &&
-		c.ObservedGeneration == rt.Generation && rt.Status.State == imv1.RuntimeStateReady {
-		req.ReadyReported = true
-	}
+		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], EverReady: rt.Status.ProvisioningCompleted,
+		StateReady: rt.Status.State == imv1.RuntimeStateReady}
 	if rc := rt.Status.RuntimeConfiguration; rc != nil {
 		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt),
 			Bootstrap: runtimeconfig.BootstrapRecord{Hash: rc.BootstrapHash, Failed: rc.BootstrapFailed}}

@@ -99,6 +99,21 @@ func (w *world) reconcile(t *testing.T) *imv1.Runtime {
 	return rt
 }
 
+// deleteWithAccessRemovalFailing deletes the Runtime while removing its access fails (the KCP unavailable): its
+// deletion cannot finish until w.access.Err is cleared.
+func (w *world) deleteWithAccessRemovalFailing(t *testing.T, rt *imv1.Runtime) {
+	t.Helper()
+	if err := w.kcp.Delete(t.Context(), rt); err != nil {
+		t.Fatal(err)
+	}
+	w.access.Err = func(method string) error {
+		if method == "Remove" {
+			return errors.New("KCP unavailable")
+		}
+		return nil
+	}
+}
+
 func readyReason(rt *imv1.Runtime) string {
 	for _, c := range rt.Status.Conditions {
 		if c.Type == imv1.ConditionReady {
@@ -184,15 +199,7 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 
 	// Deletion: access gone, shoot hibernated and marked, Runtime NotFound. A failing step first: the Runtime
 	// stays and reports the previous system's Deprovisioned condition.
-	if err := w.kcp.Delete(t.Context(), rt); err != nil {
-		t.Fatal(err)
-	}
-	w.access.Err = func(method string) error {
-		if method == "Remove" {
-			return errors.New("KCP unavailable")
-		}
-		return nil
-	}
+	w.deleteWithAccessRemovalFailing(t, rt)
 	failing := w.reconcile(t)
 	if c := meta.FindStatusCondition(failing.Status.Conditions, lifecycle.ConditionDeprovisioned); c == nil || c.Status != metav1.ConditionFalse ||
 		c.Reason != lifecycle.ReasonGardenerError || !strings.Contains(c.Message, "KCP unavailable") {

@@ -50,6 +50,12 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 	if res.Input.Intent.RegistryCaches == 0 {
 		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionRegistryCacheConfigured)
 	}
+	if res.Input.Intent.AdoptionHold == "" {
+		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionAdoptionReviewRequired)
+	}
+	if res.Input.Intent.AuditLogKept == "" {
+		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionAuditLogKept)
+	}
 	meta.RemoveStatusCondition(&st.Conditions, conditionRuntimeConfigured)
 	if c := res.Configured; c.Hash != "" || c.Bootstrap.Hash != "" {
 		// A bootstrap attempt is recorded before the configuration is first reached: a new runtime's failure counts.

@@ -3,10 +3,12 @@ package kymaruntime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -37,34 +39,107 @@ func indexRuntimesByShootName(ctx context.Context, mgr manager.Manager) error {
 	return nil
 }
 
-// shootToRuntimes maps a shoot event to the Runtime recorded on the shoot and to every Runtime that wants a shoot of
-// that name. The second matters when the recorded owner is gone: a new Runtime reusing the name of a cluster that
-// is deleted first (KEB unsuspension) waits for the old shoot to disappear, and only this event tells it.
-func shootToRuntimes(kcp client.Reader, namespaces []string) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
-	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, s *gardencorev1beta1.Shoot) []reconcile.Request {
-		seen := map[types.NamespacedName]bool{}
-		var out []reconcile.Request
-		add := func(key types.NamespacedName) {
-			if !seen[key] {
-				seen[key] = true
-				out = append(out, reconcile.Request{NamespacedName: key})
+// ShootUpdates tells what an update event of a cached shoot changed of what the controllers read (in the operator
+// gardener.ShootUpdates, which knows what the garden cache keeps).
+type ShootUpdates interface {
+	// Changed reports whether anything read changed, and progressOnly when that is only the progress of an
+	// operation still running (its progress, description and time).
+	Changed(old, new *gardencorev1beta1.Shoot) (changed, progressOnly bool)
+}
+
+// everyChange is the ShootUpdates of a controller given none: every update is news.
+type everyChange struct{}
+
+func (everyChange) Changed(_, _ *gardencorev1beta1.Shoot) (bool, bool) { return true, false }
+
+type shootQueue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// shootEvents enqueues the Runtimes of a shoot (shootRuntimes) on its creation, deletion and the updates that change
+// what the Runtime controller reads (updates). Gardener writes a shoot's status tens of times an hour, most of it
+// what nothing reads (conditions, constraints): those wake nothing. The progress of a running operation alone is
+// read only for the Runtime's status, which shows it at most every progressEvery: such updates enqueue the Runtime
+// that much later, so one pass writes the latest of them (the queue keeps the earliest time of a key); with
+// progressEvery 0 (every change written) they are news.
+func shootEvents(kcp client.Reader, namespaces []string, updates ShootUpdates, progressEvery time.Duration) handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
+	if updates == nil {
+		updates = everyChange{}
+	}
+	enqueue := func(ctx context.Context, s *gardencorev1beta1.Shoot, q shootQueue, after time.Duration) {
+		for _, r := range shootRuntimes(ctx, kcp, namespaces, s) {
+			if after > 0 {
+				q.AddAfter(r, after)
+			} else {
+				q.Add(r)
 			}
 		}
-		if namespace, name, ok := shoot.RuntimeOf(s.Labels, s.Annotations); ok {
-			add(types.NamespacedName{Namespace: namespace, Name: name})
-		}
-		for _, ns := range namespaces {
-			var list imv1.RuntimeList
-			if err := kcp.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{indexShootName: s.Name}); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "cannot map shoot to runtimes", "shoot", s.Name)
-				continue
+	}
+	return handler.TypedFuncs[*gardencorev1beta1.Shoot, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*gardencorev1beta1.Shoot], q shootQueue) {
+			enqueue(ctx, e.Object, q, 0)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*gardencorev1beta1.Shoot], q shootQueue) {
+			changed, progressOnly := updates.Changed(e.ObjectOld, e.ObjectNew)
+			switch {
+			case !changed:
+			case progressOnly && progressEvery > 0:
+				enqueue(ctx, e.ObjectNew, q, progressEvery)
+			default:
+				enqueue(ctx, e.ObjectNew, q, 0)
 			}
-			for i := range list.Items {
-				add(client.ObjectKeyFromObject(&list.Items[i]))
+		},
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*gardencorev1beta1.Shoot], q shootQueue) {
+			enqueue(ctx, e.Object, q, 0)
+		},
+		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[*gardencorev1beta1.Shoot], q shootQueue) {
+			enqueue(ctx, e.Object, q, 0)
+		},
+	}
+}
+
+// shootRuntimes are the Runtime recorded on the shoot and every Runtime that wants a shoot of that name. The second
+// matters when the recorded owner is gone: a new Runtime reusing the name of a cluster that is deleted first (KEB
+// unsuspension) waits for the old shoot to disappear, and only this event tells it. The Runtimes come from the
+// cache's shoot-name index without a copy (UnsafeDisableDeepCopy; only their keys are read): a shoot event costs
+// no Runtime copy, whatever the fleet's size.
+func shootRuntimes(ctx context.Context, kcp client.Reader, namespaces []string, s *gardencorev1beta1.Shoot) []reconcile.Request {
+	var out []reconcile.Request
+	add := func(key types.NamespacedName) {
+		for _, r := range out {
+			if r.NamespacedName == key {
+				return
 			}
 		}
-		return out
-	})
+		out = append(out, reconcile.Request{NamespacedName: key})
+	}
+	if namespace, name, ok := shoot.RuntimeOf(s.Labels, s.Annotations); ok {
+		add(types.NamespacedName{Namespace: namespace, Name: name})
+	}
+	for _, ns := range namespaces {
+		var list imv1.RuntimeList
+		if err := kcp.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{indexShootName: s.Name}, client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "cannot map shoot to runtimes", "shoot", s.Name)
+			continue
+		}
+		for i := range list.Items {
+			add(client.ObjectKeyFromObject(&list.Items[i]))
+		}
+	}
+	return out
+}
+
+// shootChanged lets through the updates of shoots that change what the reaper reads (its marks, deletion,
+// existence), creations and deletions: neither Gardener's status writes of what the cache trims nor the progress
+// of a running operation (the reaper decides on neither).
+func shootChanged(updates ShootUpdates) predicate.TypedPredicate[*gardencorev1beta1.Shoot] {
+	if updates == nil {
+		updates = everyChange{}
+	}
+	return predicate.TypedFuncs[*gardencorev1beta1.Shoot]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*gardencorev1beta1.Shoot]) bool {
+			changed, progressOnly := updates.Changed(e.ObjectOld, e.ObjectNew)
+			return changed && !progressOnly
+		},
+	}
 }
 
 // configMapToRuntime maps an event of a ConfigMap the operator wrote in the garden (structured authentication) to

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -65,6 +66,18 @@ type Deps struct {
 	Workers  int
 	// ListenerPort is the port of the Runtime Watcher's event listener; 0: none.
 	ListenerPort int
+	// ListenerTrust says which X-Forwarded-Client-Cert element the listener believes.
+	ListenerTrust Trust
+}
+
+// NewListener is the Runtime Watcher's listener as the operator runs it: on ListenerPort, believing ListenerTrust,
+// reading Runtimes from runtimes (the manager's cache) and queueing syncs on the controller's trigger channel, with
+// the shipped bounds. It runs on the leader only (NeedLeaderElection).
+func NewListener(deps Deps, runtimes client.Reader, triggers chan<- event.TypedGenericEvent[reconcile.Request], metrics *Metrics) *Listener {
+	return &Listener{Addr: fmt.Sprintf(":%d", deps.ListenerPort), Trust: deps.ListenerTrust, Runtimes: runtimes,
+		Namespaces: deps.Namespaces, Enqueue: ChannelEnqueuer(triggers),
+		SourceLimiter: NewKeyedLimiter(WatcherSourceRate, WatcherSourceBurst, WatcherSourceKeys),
+		Limiter:       rate.NewLimiter(WatcherEventsPerSecond, WatcherEventsBurst), Coalesce: WatcherCoalesce, Metrics: metrics}
 }
 
 // ShootObserver is the port that reads the domain's observation of a shoot (the operator's marks, Gardener's
@@ -87,10 +100,7 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 		return fmt.Errorf("registry cache trigger endpoint: %w", err)
 	}
 	if deps.ListenerPort > 0 {
-		l := &Listener{Addr: fmt.Sprintf(":%d", deps.ListenerPort), Runtimes: mgr.GetClient(), Namespaces: deps.Namespaces,
-			Enqueue: LeaderOrAnnotation(mgr.Elected(), ChannelEnqueuer(triggers), AnnotationEnqueuer(mgr.GetClient())),
-			Limiter: rate.NewLimiter(WatcherEventsPerSecond, WatcherEventsBurst), Coalesce: WatcherCoalesce, Metrics: metrics}
-		if err := mgr.Add(l); err != nil {
+		if err := mgr.Add(NewListener(deps, mgr.GetClient(), triggers, metrics)); err != nil {
 			return fmt.Errorf("registry cache watcher listener: %w", err)
 		}
 	}

@@ -2,22 +2,18 @@ package registrycachesync
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -52,6 +48,7 @@ const (
 	EventBadRequest       = "bad_request"
 	EventMethodNotAllowed = "method_not_allowed"
 	EventRateLimited      = "rate_limited"
+	EventSourceLimited    = "source_limited"
 	EventUnavailable      = "unavailable"
 )
 
@@ -78,20 +75,26 @@ type Enqueuer func(ctx context.Context, namespace, runtimeID string) error
 // these differences: a certificate without a common name, or one that is no runtime ID, is 401 too; a body that is
 // no event is 400; floods are 429.
 //
-// The runtime ID is the common name of the certificate in X-Forwarded-Client-Cert, which only the ingress in front
-// of the operator may set (it verified the certificate): the listener trusts the header, so it must be reachable only
-// through that ingress. Whatever a caller sends, the worst it gets is a sync of a Runtime that exists, at most one
-// per runtime per Coalesce and Rate events per second in all: an unknown runtime ID is answered 200 like a known one
-// (which IDs exist is not told) and does nothing.
+// The runtime ID is the common name of the certificate in the X-Forwarded-Client-Cert element the trusted hop wrote
+// (Trust); the port must be reachable only through the ingress gateway (the NetworkPolicy and AuthorizationPolicy
+// shipped with the operator). Whatever a caller sends costs it first its own budget (SourceLimiter, per client
+// certificate); an unknown runtime ID then costs nothing shared (answered 200 like a known one, so which IDs exist
+// is not told); a known runtime gets at most one sync per Coalesce (plus one at the window's end) before the
+// global budget (Limiter) is spent.
 type Listener struct {
 	// Addr is the listen address (":8082").
 	Addr string
+	// Trust says which X-Forwarded-Client-Cert element carries the caller's certificate.
+	Trust Trust
 	// Runtimes reads Runtimes (the manager's cache) in Namespaces.
 	Runtimes   client.Reader
 	Namespaces []string
 	// Enqueue asks for the sync of a known runtime.
 	Enqueue Enqueuer
-	// Limiter bounds the events handled per second, all callers together (nil: no bound).
+	// SourceLimiter bounds the events of one client certificate, before anything shared is spent (nil: no bound).
+	SourceLimiter *KeyedLimiter
+	// Limiter bounds the syncs queued per second, all runtimes together (nil: no bound). It is spent only for a
+	// known runtime whose coalescing window is closed.
 	Limiter *rate.Limiter
 	// Coalesce is the window in which further events of a runtime already queued are folded into one sync queued
 	// at the window's end (0: every event queues).
@@ -108,9 +111,11 @@ type window struct {
 	trailing bool
 }
 
-// NeedLeaderElection implements manager.LeaderElectionRunnable: every replica listens (the Service sends events to
-// any of them); Enqueue decides how an event reaches the leader's controller.
-func (l *Listener) NeedLeaderElection() bool { return false }
+// NeedLeaderElection implements manager.LeaderElectionRunnable: only the leader listens, as the previous manager's
+// listener did. The controller that syncs runs there, so an event is queued in memory and a standby never writes
+// anything for one; a standby's port is closed, and Istio's default retry (connect failures and 503, on another
+// host) takes the event to the leader.
+func (l *Listener) NeedLeaderElection() bool { return true }
 
 // Start implements manager.Runnable: it serves until ctx ends.
 func (l *Listener) Start(ctx context.Context) error {
@@ -155,8 +160,9 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// handle decides the answer. The checks go from the cheapest: the body is read only for a caller with a
-// certificate, within the rate, and never more than MaxEventBytes of it.
+// handle decides the answer. The checks go from the cheapest, and from what the caller pays alone to what all share:
+// the certificate, the caller's own budget, the body (never more than MaxEventBytes), the runtime in the cache, the
+// runtime's window, and only then the global budget.
 func (l *Listener) handle(r *http.Request) (outcome string, code int, msg string) {
 	if r.Method != http.MethodPost {
 		return EventMethodNotAllowed, http.StatusMethodNotAllowed, "use POST"
@@ -164,23 +170,16 @@ func (l *Listener) handle(r *http.Request) (outcome string, code int, msg string
 	if r.ContentLength > MaxEventBytes {
 		return EventTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body exceeds %d bytes", MaxEventBytes)
 	}
-	runtimeID, err := runtimeIDOf(r.Header)
+	runtimeID, source, err := l.identify(r.Header)
 	if err != nil {
 		return EventUnauthenticated, http.StatusUnauthorized, err.Error()
 	}
-	if l.Limiter != nil && !l.Limiter.Allow() {
-		return EventRateLimited, http.StatusTooManyRequests, "too many events; the runtime is synced periodically anyway"
+	if l.SourceLimiter != nil && !l.SourceLimiter.Allow(source) {
+		return EventSourceLimited, http.StatusTooManyRequests, "too many events from this client; the runtime is synced periodically anyway"
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxEventBytes))
-	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-		return EventTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body exceeds %d bytes", MaxEventBytes)
-	}
-	if err != nil {
-		return EventBadRequest, http.StatusBadRequest, "cannot read the body"
-	}
-	var ev WatcherEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
-		return EventBadRequest, http.StatusBadRequest, "the body is not a watcher event"
+	ev, outcome, code, msg := readEvent(r)
+	if code != http.StatusOK {
+		return outcome, code, msg
 	}
 	ns, found, err := l.find(r.Context(), runtimeID)
 	switch {
@@ -190,8 +189,11 @@ func (l *Listener) handle(r *http.Request) (outcome string, code int, msg string
 		// Answered like a known runtime: a caller learns nothing about which runtime IDs exist.
 		return EventUnknownRuntime, http.StatusOK, ""
 	}
-	if !l.admit(ns + "/" + runtimeID) {
+	switch l.admit(ns + "/" + runtimeID) {
+	case admitCoalesced:
 		return EventCoalesced, http.StatusOK, ""
+	case admitLimited:
+		return EventRateLimited, http.StatusTooManyRequests, "too many events; the runtime is synced periodically anyway"
 	}
 	if err := l.Enqueue(r.Context(), ns, runtimeID); err != nil {
 		logf.FromContext(r.Context()).Error(err, "registry cache watcher event not queued", "runtimeID", runtimeID)
@@ -200,6 +202,33 @@ func (l *Listener) handle(r *http.Request) (outcome string, code int, msg string
 	logf.FromContext(r.Context()).V(1).Info("registry cache watcher event", "runtimeID", runtimeID,
 		"kind", ev.WatchedGvk.Kind, "namespace", ev.Watched.Namespace, "name", ev.Watched.Name)
 	return EventQueued, http.StatusOK, ""
+}
+
+// identify is the runtime ID (the common name of the trusted client certificate) and the key of its source.
+func (l *Listener) identify(h http.Header) (runtimeID, source string, err error) {
+	cert, source, err := l.Trust.clientCertificate(h)
+	if err != nil {
+		return "", "", err
+	}
+	if !runtimeIDPattern.MatchString(cert.Subject.CommonName) {
+		return "", "", errors.New("the client certificate's common name is not a runtime ID")
+	}
+	return cert.Subject.CommonName, source, nil
+}
+
+// readEvent reads and decodes the body; code is 200 when it is an event.
+func readEvent(r *http.Request) (ev WatcherEvent, outcome string, code int, msg string) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxEventBytes))
+	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+		return ev, EventTooLarge, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body exceeds %d bytes", MaxEventBytes)
+	}
+	if err != nil {
+		return ev, EventBadRequest, http.StatusBadRequest, "cannot read the body"
+	}
+	if err := json.Unmarshal(body, &ev); err != nil {
+		return ev, EventBadRequest, http.StatusBadRequest, "the body is not a watcher event"
+	}
+	return ev, "", http.StatusOK, ""
 }
 
 // find looks the runtime up in the watched namespaces.
@@ -217,12 +246,23 @@ func (l *Listener) find(ctx context.Context, runtimeID string) (string, bool, er
 	return "", false, nil
 }
 
+// Answers of admit.
+const (
+	admitQueue = iota
+	admitCoalesced
+	admitLimited
+)
+
 // admit tells whether an event of key queues a sync now. Within a runtime's window further events queue nothing
 // at once; the first of them makes one sync queued at the window's end, so a change right after a sync started is
-// never lost. Windows are kept only for known runtimes and dropped once over.
-func (l *Listener) admit(key string) bool {
+// never lost. Only an event that would open a window spends the global budget; refused, it opens none. Windows are
+// kept only for known runtimes and dropped once over.
+func (l *Listener) admit(key string) int {
 	if l.Coalesce <= 0 {
-		return true
+		if l.Limiter != nil && !l.Limiter.Allow() {
+			return admitLimited
+		}
+		return admitQueue
 	}
 	now := time.Now()
 	l.mu.Lock()
@@ -236,10 +276,13 @@ func (l *Listener) admit(key string) bool {
 			ns, id, _ := strings.Cut(key, "/")
 			time.AfterFunc(w.end.Sub(now), func() { l.trail(key, ns, id) })
 		}
-		return false
+		return admitCoalesced
+	}
+	if l.Limiter != nil && !l.Limiter.Allow() {
+		return admitLimited
 	}
 	l.windows[key] = &window{end: now.Add(l.Coalesce)}
-	return true
+	return admitQueue
 }
 
 // trail queues the sync of a window's folded events and opens the next window.
@@ -259,53 +302,17 @@ func (l *Listener) trail(key, ns, id string) {
 	}
 }
 
-// runtimeIDOf is the common name of the client certificate in X-Forwarded-Client-Cert (the first Cert= of the
-// first element), which must be a runtime ID.
-func runtimeIDOf(h http.Header) (string, error) {
-	values := h.Values(XFCCHeader)
-	if len(values) == 0 {
-		return "", errors.New("no client certificate: the " + XFCCHeader + " header is missing")
-	}
-	v := values[0]
-	if len(v) > maxXFCCBytes {
-		return "", fmt.Errorf("the %s header exceeds %d bytes", XFCCHeader, maxXFCCBytes)
-	}
-	raw := ""
-	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == ',' }) {
-		if after, ok := strings.CutPrefix(strings.TrimSpace(part), "Cert="); ok {
-			raw = after
-			break
-		}
-	}
-	if raw == "" {
-		return "", errors.New("no client certificate in the " + XFCCHeader + " header")
-	}
-	decoded, err := url.QueryUnescape(strings.Trim(raw, `"`))
-	if err != nil {
-		return "", errors.New("the client certificate is not URL-encoded")
-	}
-	block, _ := pem.Decode([]byte(strings.Trim(decoded, `"`)))
-	if block == nil {
-		return "", errors.New("the client certificate is not PEM")
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return "", errors.New("the client certificate does not parse")
-	}
-	cn := cert.Subject.CommonName
-	if !runtimeIDPattern.MatchString(cn) {
-		return "", errors.New("the client certificate's common name is not a runtime ID")
-	}
-	return cn, nil
-}
-
-// Bounds of the watcher listener as the operator runs it. A sync reads one runtime (a few requests), so 20 events
+// Bounds of the watcher listener as the operator runs it. A sync reads one runtime (a few requests), so 20 syncs
 // a second in all is far above what customers' changes cause, and far below what would crowd out periodic syncs;
-// a runtime's events within 5 s are one sync (plus one at the window's end).
+// a runtime's events within 5 s are one sync (plus one at the window's end). One client certificate may send 5
+// events a second (burst 20) before anything shared is spent; 10,000 certificates are remembered (about 2 MiB).
 const (
 	WatcherEventsPerSecond = 20
 	WatcherEventsBurst     = 50
 	WatcherCoalesce        = 5 * time.Second
+	WatcherSourceRate      = 5
+	WatcherSourceBurst     = 20
+	WatcherSourceKeys      = 10000
 )
 
 // ChannelEnqueuer sends the request to the controller's trigger channel (the leader's controller reads it). A full
@@ -319,33 +326,6 @@ func ChannelEnqueuer(ch chan<- event.TypedGenericEvent[reconcile.Request]) Enque
 			return nil
 		case <-ctx.Done():
 			return fmt.Errorf("queue the sync of runtime %s: %w", runtimeID, ctx.Err())
-		}
-	}
-}
-
-// AnnotationEnqueuer sets the Runtime's trigger annotation to the time now (one merge patch of metadata only): the
-// leader's controller watches it and syncs. It is how a replica that is not the leader hands an event over.
-func AnnotationEnqueuer(c client.Writer) Enqueuer {
-	return func(ctx context.Context, namespace, runtimeID string) error {
-		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, imv1.AnnotationSyncRegistryCache, time.Now().UTC().Format(time.RFC3339Nano))
-		rt := &imv1.Runtime{}
-		rt.Namespace, rt.Name = namespace, runtimeID
-		if err := c.Patch(ctx, rt, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
-			return fmt.Errorf("annotate runtime %s for a registry cache sync: %w", runtimeID, err)
-		}
-		return nil
-	}
-}
-
-// LeaderOrAnnotation enqueues through leader once elected is closed (this replica runs the controller), through
-// standby before: events reach the leader whichever replica the Service sent them to.
-func LeaderOrAnnotation(elected <-chan struct{}, leader, standby Enqueuer) Enqueuer {
-	return func(ctx context.Context, namespace, runtimeID string) error {
-		select {
-		case <-elected:
-			return leader(ctx, namespace, runtimeID)
-		default:
-			return standby(ctx, namespace, runtimeID)
 		}
 	}
 }

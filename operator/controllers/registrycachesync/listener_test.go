@@ -5,8 +5,10 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"math/big"
@@ -22,30 +24,41 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
-const knownRuntime = "5a1b2c3d-0000-4000-8000-000000000001"
+const (
+	knownRuntime = "5a1b2c3d-0000-4000-8000-000000000001"
+	otherRuntime = "5a1b2c3d-0000-4000-8000-000000000002"
+)
 
-// xfcc is the header value Istio sets for a verified client certificate with common name cn.
+// xfcc is the element the ingress gateway (SANITIZE_SET) writes for a verified client certificate with common name
+// cn: the only element of the header when the operator pod has no sidecar.
 func xfcc(t *testing.T, cn string) string {
+	t.Helper()
+	return gatewayElement(t, cn)
+}
+
+// gatewayElement is the element Envoy writes at the gateway for a client certificate with common name cn (keys as
+// Istio sets them for a gateway: Subject, Cert, URI, DNS, plus Hash).
+func gatewayElement(t *testing.T, cn string) string {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn, Organization: []string{"SAP SE"}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := sha256.Sum256(der)
 	p := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return `By=spiffe://cluster.local/ns/kcp-system/sa/kim;Hash=abc;Cert="` + url.QueryEscape(string(p)) + `";Subject="CN=` + cn + `";URI=`
+	return `Hash=` + hex.EncodeToString(sum[:]) + `;Cert="` + url.QueryEscape(string(p)) + `";Subject="CN=` + cn + `,O=SAP SE";URI=`
 }
 
 // recorder is an Enqueuer that records the runtimes it was asked to sync.
@@ -77,7 +90,9 @@ func newListener(t *testing.T, rec *recorder) (*Listener, *Metrics) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kcp := fake.NewClientBuilder().WithScheme(scheme).WithObjects(&imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: knownRuntime}}).Build()
+	kcp := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		&imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: knownRuntime}},
+		&imv1.Runtime{ObjectMeta: metav1.ObjectMeta{Namespace: "kcp-system", Name: otherRuntime}}).Build()
 	m := NewMetrics(prometheus.NewRegistry())
 	return &Listener{Runtimes: kcp, Namespaces: []string{"kcp-system"}, Enqueue: rec.enqueue, Metrics: m}, m
 }
@@ -155,28 +170,13 @@ func TestWatcherListener(t *testing.T) {
 // TestWatcherListenerBoundsLoad: a flood of events is rate limited, and the events of one runtime within the
 // coalescing window are one sync now and one at the window's end, not one each.
 func TestWatcherListenerBoundsLoad(t *testing.T) {
-	post := func(l *Listener, cert string) int {
-		req := httptest.NewRequest(http.MethodPost, WatcherPath, strings.NewReader(watcherBody))
-		req.Header.Set(XFCCHeader, cert)
-		w := httptest.NewRecorder()
-		l.ServeHTTP(w, req)
-		return w.Code
-	}
+	post := postEvent
 	cert := xfcc(t, knownRuntime)
 	t.Run("rate limited", func(t *testing.T) {
 		rec := &recorder{}
 		l, m := newListener(t, rec)
 		l.Limiter = rate.NewLimiter(rate.Every(time.Hour), 3)
-		codes := map[int]int{}
-		for range 10 {
-			codes[post(l, cert)]++
-		}
-		if codes[http.StatusOK] != 3 || codes[http.StatusTooManyRequests] != 7 {
-			t.Errorf("answers %v, want 3 taken and 7 refused with 429", codes)
-		}
-		if got := testutil.ToFloat64(m.watcher.WithLabelValues(EventRateLimited)); got != 7 {
-			t.Errorf("rate_limited %v, want 7", got)
-		}
+		checkSevenOfTenRefused(t, l, m, cert, EventRateLimited)
 	})
 	t.Run("coalesced per runtime", func(t *testing.T) {
 		rec := &recorder{}
@@ -208,36 +208,4 @@ func TestWatcherListenerBoundsLoad(t *testing.T) {
 			t.Errorf("status %d, want 503", code)
 		}
 	})
-}
-
-// TestLeaderOrAnnotation: before this replica is elected, events go through the standby path (the Runtime's
-// annotation), after it through the controller's channel.
-func TestLeaderOrAnnotation(t *testing.T) {
-	elected := make(chan struct{})
-	leader, standby := &recorder{}, &recorder{}
-	e := LeaderOrAnnotation(elected, leader.enqueue, standby.enqueue)
-	_ = e(t.Context(), "kcp-system", "a")
-	close(elected)
-	_ = e(t.Context(), "kcp-system", "b")
-	if strings.Join(standby.calls(), ",") != "kcp-system/a" || strings.Join(leader.calls(), ",") != "kcp-system/b" {
-		t.Errorf("standby %v, leader %v", standby.calls(), leader.calls())
-	}
-}
-
-// TestAnnotationEnqueuer: the standby hands an event over by a new value of the Runtime's trigger annotation.
-func TestAnnotationEnqueuer(t *testing.T) {
-	l, _ := newListener(t, &recorder{})
-	kcp := l.Runtimes.(interface {
-		client.Client
-	})
-	if err := AnnotationEnqueuer(kcp)(t.Context(), "kcp-system", knownRuntime); err != nil {
-		t.Fatal(err)
-	}
-	rt := &imv1.Runtime{}
-	if err := kcp.Get(t.Context(), client.ObjectKey{Namespace: "kcp-system", Name: knownRuntime}, rt); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := time.Parse(time.RFC3339Nano, rt.Annotations[imv1.AnnotationSyncRegistryCache]); err != nil {
-		t.Errorf("annotation %q: %v", rt.Annotations[imv1.AnnotationSyncRegistryCache], err)
-	}
 }

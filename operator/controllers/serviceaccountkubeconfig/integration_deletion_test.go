@@ -96,8 +96,9 @@ func (sc *scenario) deletion(t *testing.T) {
 func (sc *scenario) goneOrHanging(t *testing.T) {
 	w := sc.w
 	ctx := context.Background()
-	// Deletions are timed from the API server's deletion timestamp: the operator's clock goes back to real time.
-	w.clock.Step(-7 * time.Minute)
+	// Deletions are timed from the API server's deletion timestamp: the operator's clock goes back to real time (the
+	// steps before this one moved it ahead by the sum of theirs).
+	w.clock.Reset()
 	w.putAdminKubeconfig(t, "hanging-runtime", hangingServer(t))
 	hanging := request("hanging", "hanging-kubeconfig", "kyma-system", "x", time.Hour, podsIn("kyma-system"))
 	hanging.Spec.RuntimeID = "hanging-runtime"

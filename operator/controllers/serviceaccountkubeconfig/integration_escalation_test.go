@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -39,15 +40,66 @@ type refusedShape struct {
 
 // Phrases of the refusal messages per code: what people and alerts read next to the stable Ready reason.
 var refusalPhrase = map[sakubeconfig.RefusalCode]string{
-	sakubeconfig.CodeCredentialsClusterWide:     "cluster-wide are refused",
-	sakubeconfig.CodeCredentialsSystemNamespace: "in system namespace",
-	sakubeconfig.CodeCredentialsOtherNamespace:  "outside the ServiceAccount's namespace",
-	sakubeconfig.CodeEscalatingVerb:             "include impersonate",
-	sakubeconfig.CodeAggregatedClusterRole:      "is aggregated",
-	sakubeconfig.CodeNonResourceURL:             "non-resource URLs",
-	sakubeconfig.CodeWorkloadsSystemNamespace:   "in system namespace",
-	sakubeconfig.CodeWorkloadsClusterWide:       "cluster-wide are refused",
-	sakubeconfig.CodeWorkloadsOtherNamespace:    "outside the ServiceAccount's namespace",
+	sakubeconfig.CodeCredentialsClusterWide:       "cluster-wide are refused",
+	sakubeconfig.CodeCredentialsSystemNamespace:   "in system namespace",
+	sakubeconfig.CodeCredentialsOtherNamespace:    "outside the ServiceAccount's namespace",
+	sakubeconfig.CodeEscalatingVerb:               "include impersonate",
+	sakubeconfig.CodeAggregatedClusterRole:        "is aggregated",
+	sakubeconfig.CodeNonResourceURL:               "non-resource URLs",
+	sakubeconfig.CodeWorkloadsSystemNamespace:     "in system namespace",
+	sakubeconfig.CodeWorkloadsClusterWide:         "cluster-wide are refused",
+	sakubeconfig.CodeWorkloadsOtherNamespace:      "outside the ServiceAccount's namespace",
+	sakubeconfig.CodePowerNodes:                   "reach NodePowers, which is refused",
+	sakubeconfig.CodePowerAdmission:               "reach AdmissionControl, which is refused",
+	sakubeconfig.CodePowerCertificateSigning:      "reach CertificateSigning, which is refused",
+	sakubeconfig.CodePowerAPIRegistration:         "reach APIRegistration, which is refused",
+	sakubeconfig.CodePowerPersistentVolumes:       "reach PersistentVolumeCreation, which is refused",
+	sakubeconfig.CodePowerNamespaces:              "reach NamespaceWrites, which is refused",
+	sakubeconfig.CodeCredentialsExistingNamespace: "existed before the request",
+	sakubeconfig.CodeWorkloadsExistingNamespace:   "existed before the request",
+}
+
+// attrs is a resource request as a SubjectAccessReview asks it.
+func attrs(ns, verb, group, resource, subresource, name string) authorizationv1.SubjectAccessReviewSpec {
+	return authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+		Namespace: ns, Verb: verb, Group: group, Resource: resource, Subresource: subresource, Name: name}}
+}
+
+// powerShapes are the cluster powers and the claims of namespaces that existed before the request (team-a, which
+// the test creates first as a customer would): each refused by the operator's policy by default.
+func powerShapes() []refusedShape {
+	core := []string{""}
+	rule := func(ns []string, group, resource, verb string) []imv1.AccessRule {
+		return []imv1.AccessRule{{Namespaces: ns, APIGroups: []string{group}, Resources: []string{resource}, Verbs: []string{verb}}}
+	}
+	return []refusedShape{
+		{name: "nodes/proxy get cluster-wide: kubelet exec on every node", saNamespace: "team-p", code: sakubeconfig.CodePowerNodes,
+			rules: rule(nil, "", "nodes/proxy", "get"), dangerous: attrs("", "get", "", "nodes", "proxy", "any-node")},
+		{name: "*/proxy get cluster-wide includes nodes/proxy", saNamespace: "team-p", code: sakubeconfig.CodePowerNodes,
+			rules: []imv1.AccessRule{{APIGroups: core, Resources: []string{"*/proxy"}, Verbs: []string{"get"}}}, dangerous: attrs("", "get", "", "nodes", "proxy", "any-node")},
+		{name: "patch nodes", saNamespace: "team-p", code: sakubeconfig.CodePowerNodes,
+			rules: rule(nil, "", "nodes", "patch"), dangerous: attrs("", "patch", "", "nodes", "", "any-node")},
+		{name: "create mutatingwebhookconfigurations", saNamespace: "team-p", code: sakubeconfig.CodePowerAdmission,
+			rules: rule(nil, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "create"), dangerous: attrs("", "create", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "")},
+		{name: "delete validatingadmissionpolicybindings", saNamespace: "team-p", code: sakubeconfig.CodePowerAdmission,
+			rules: rule(nil, "admissionregistration.k8s.io", "validatingadmissionpolicybindings", "delete"), dangerous: attrs("", "delete", "admissionregistration.k8s.io", "validatingadmissionpolicybindings", "", "guard")},
+		{name: "approve on signers", saNamespace: "team-p", code: sakubeconfig.CodePowerCertificateSigning,
+			rules: rule(nil, "certificates.k8s.io", "signers", "approve"), dangerous: attrs("", "approve", "certificates.k8s.io", "signers", "", "kubernetes.io/kube-apiserver-client")},
+		{name: "update certificatesigningrequests/approval", saNamespace: "team-p", code: sakubeconfig.CodePowerCertificateSigning,
+			rules: rule(nil, "certificates.k8s.io", "certificatesigningrequests/approval", "update"), dangerous: attrs("", "update", "certificates.k8s.io", "certificatesigningrequests", "approval", "csr-1")},
+		{name: "create apiservices", saNamespace: "team-p", code: sakubeconfig.CodePowerAPIRegistration,
+			rules: rule(nil, "apiregistration.k8s.io", "apiservices", "create"), dangerous: attrs("", "create", "apiregistration.k8s.io", "apiservices", "", "")},
+		{name: "update customresourcedefinitions", saNamespace: "team-p", code: sakubeconfig.CodePowerAPIRegistration,
+			rules: rule(nil, "apiextensions.k8s.io", "customresourcedefinitions", "update"), dangerous: attrs("", "update", "apiextensions.k8s.io", "customresourcedefinitions", "", "runtimes.infrastructuremanager.kyma-project.io")},
+		{name: "create persistentvolumes", saNamespace: "team-p", code: sakubeconfig.CodePowerPersistentVolumes,
+			rules: rule(nil, "", "persistentvolumes", "create"), dangerous: attrs("", "create", "", "persistentvolumes", "", "")},
+		{name: "patch its namespace through a Role", saNamespace: "team-a", code: sakubeconfig.CodePowerNamespaces,
+			rules: rule([]string{"team-a"}, "", "namespaces", "patch"), dangerous: attrs("team-a", "patch", "", "namespaces", "", "team-a")},
+		{name: "Secrets in its own namespace that existed before", saNamespace: "team-a", code: sakubeconfig.CodeCredentialsExistingNamespace,
+			rules: rule([]string{"team-a"}, "", "secrets", "get"), dangerous: secretsIn("team-a")},
+		{name: "deployments in its own namespace that existed before", saNamespace: "team-a", code: sakubeconfig.CodeWorkloadsExistingNamespace,
+			rules: rule([]string{"team-a"}, "apps", "deployments", "create"), dangerous: attrs("team-a", "create", "apps", "deployments", "", "")},
+	}
 }
 
 func tokenOfKubeSystem() authorizationv1.SubjectAccessReviewSpec {
@@ -131,7 +183,7 @@ func (sc *scenario) refusedShapesOnTheRealAuthorizer(t *testing.T) {
 	w := sc.w
 	ctx := context.Background()
 	admin := w.runtimeAdmin(t, shootName)
-	for _, ns := range []string{"team-a", "team-b", "kube-public"} {
+	for _, ns := range []string{"team-a", "team-b", "team-p", "kube-public"} {
 		if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
@@ -141,7 +193,7 @@ func (sc *scenario) refusedShapesOnTheRealAuthorizer(t *testing.T) {
 		t.Fatalf("an unbound ServiceAccount may mint kube-system tokens: %+v (the runtime API server does not authorize with RBAC)", got)
 	}
 	policy := sakubeconfig.AccessPolicy{} // the test operator's landscape configuration: the defaults
-	for i, sh := range refusedShapes() {
+	for i, sh := range append(refusedShapes(), powerShapes()...) {
 		t.Run(sh.name, func(t *testing.T) {
 			probe := fmt.Sprintf("probe-%d", i)
 			cleanup := grant(t, admin, sh, probe)
@@ -182,6 +234,9 @@ func (sc *scenario) refusedShapesOnTheRealAuthorizer(t *testing.T) {
 			}
 			if msg := readyMessage(s); !strings.HasPrefix(msg, field) || !strings.Contains(msg, refusalPhrase[sh.code]) {
 				t.Errorf("message %q, want %s... %q", msg, field, refusalPhrase[sh.code])
+			}
+			if c := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionStalled); c == nil || c.Status != metav1.ConditionTrue || c.Reason != sakubeconfig.ReasonEscalationRefused {
+				t.Errorf("kstatus Stalled %+v, want True with EscalationRefused", c)
 			}
 			if s.Status.State != imv1.ServiceAccountKubeconfigStateError || len(s.Status.RuntimeObjects) != 0 || w.secret(t, obj.Spec.SecretName) != nil {
 				t.Errorf("refused request: state %s, runtime objects %v, or a Secret", s.Status.State, s.Status.RuntimeObjects)

@@ -95,6 +95,13 @@ func (c *offsetClock) Step(d time.Duration) {
 	c.offset += d
 }
 
+// Reset puts the clock back on the wall clock, whatever the steps before added up to.
+func (c *offsetClock) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset = 0
+}
+
 // startOperator runs the operator with only the ServiceAccountKubeconfig controller, on the test's clock. The caller
 // stops it (a restart outlives the subtest that starts it).
 func (w *world) startOperator(t *testing.T, cleanupTimeout time.Duration) *testenv.Operator {

@@ -1,6 +1,7 @@
 package serviceaccountkubeconfig
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
@@ -40,6 +41,7 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 		// A valid kubeconfig is nothing new: the condition keeps what last happened (issued, rotated, rules applied).
 		skeleton.SetCondition(&s.Status.Conditions, imv1.ConditionReady, s.Generation, skeleton.Outcome{OK: true,
 			Reason: res.Reason, Message: res.Message, Keep: res.Reason == sakubeconfig.ReasonKubeconfigValid})
+		setKStatus(s)
 	case res.Reason == sakubeconfig.ReasonWaitingForRuntime:
 		setNotReady(s, imv1.ServiceAccountKubeconfigStatePending, res.Reason, res.Message)
 	default:
@@ -52,4 +54,19 @@ func setStatus(s *imv1.ServiceAccountKubeconfig, res usecase.IdentityResult) {
 func setNotReady(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKubeconfigState, reason, msg string) {
 	s.Status.State = state
 	skeleton.SetCondition(&s.Status.Conditions, imv1.ConditionReady, s.Generation, skeleton.Outcome{Reason: reason, Message: msg})
+	setKStatus(s)
+}
+
+// setKStatus sets kstatus' abnormal-true conditions (sigs.k8s.io/cli-utils, what Flux, Argo CD and kpt health checks
+// run) with Ready's reason and message: Stalled while the request waits for a person (a refusal, an invalid request,
+// a clash with an object it does not own), Reconciling while the operator retries on its own, neither when Ready or
+// Deleting (a deletion is Terminating by its timestamp). Only a condition that applies is kept, as kstatus expects.
+func setKStatus(s *imv1.ServiceAccountKubeconfig) {
+	ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady)
+	if ready == nil || ready.Status == metav1.ConditionTrue || s.Status.State == imv1.ServiceAccountKubeconfigStateDeleting {
+		skeleton.SetKStatus(&s.Status.Conditions, s.Generation, false, false, "", "")
+		return
+	}
+	stalled := sakubeconfig.WaitsForAPerson(ready.Reason)
+	skeleton.SetKStatus(&s.Status.Conditions, s.Generation, !stalled, stalled, ready.Reason, ready.Message)
 }

@@ -31,3 +31,25 @@ func SetCondition(conds *[]metav1.Condition, typ string, generation int64, o Out
 		ObservedGeneration: generation})
 	return false
 }
+
+// Types of kstatus' abnormal-true conditions (the strings of imv1.ConditionReconciling and ConditionStalled; the
+// skeleton does not import the API package).
+const (
+	conditionReconciling = "Reconciling"
+	conditionStalled     = "Stalled"
+)
+
+// SetKStatus sets kstatus' abnormal-true conditions (sigs.k8s.io/cli-utils, what Flux, Argo CD and kpt health checks
+// run) with reason and message: Reconciling while the object is on its way, Stalled when it cannot get there without
+// a person. Only a condition that applies is kept, as kstatus expects.
+func SetKStatus(conds *[]metav1.Condition, generation int64, reconciling, stalled bool, reason, message string) {
+	set := map[string]bool{conditionReconciling: reconciling, conditionStalled: stalled}
+	for _, typ := range []string{conditionReconciling, conditionStalled} {
+		if !set[typ] {
+			meta.RemoveStatusCondition(conds, typ)
+			continue
+		}
+		meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message,
+			ObservedGeneration: generation})
+	}
+}

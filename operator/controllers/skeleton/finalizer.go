@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -40,6 +41,12 @@ func EnsureFinalizer(ctx context.Context, c client.Client, obj client.Object, fi
 // entry i is ours, then remove entry i", so a stale cache can neither resurrect finalizers others removed nor remove
 // theirs. A missing object or finalizer is success.
 func RemoveFinalizer(ctx context.Context, c client.Client, live client.Reader, obj client.Object, finalizer string) error {
+	return RemoveFinalizers(ctx, c, live, obj, finalizer)
+}
+
+// RemoveFinalizers removes exactly the named finalizers that are present, in one write, as RemoveFinalizer does
+// for one: a crash cannot leave some of them behind, and finalizers not named are never touched.
+func RemoveFinalizers(ctx context.Context, c client.Client, live client.Reader, obj client.Object, finalizers ...string) error {
 	fresh, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
 		return fmt.Errorf("remove finalizer from %s: not a client object", obj.GetName())
@@ -49,13 +56,21 @@ func RemoveFinalizer(ctx context.Context, c client.Client, live client.Reader, o
 	} else if err != nil {
 		return fmt.Errorf("read %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
-	i := slices.Index(fresh.GetFinalizers(), finalizer)
-	if i < 0 {
+	var ops []string
+	list := fresh.GetFinalizers()
+	// From the last entry back: removing one does not shift the indexes of the entries still to be removed.
+	for i := len(list) - 1; i >= 0; i-- {
+		if slices.Contains(finalizers, list[i]) {
+			ops = append(ops, fmt.Sprintf(`{"op":"test","path":"/metadata/finalizers/%[1]d","value":%[2]q},{"op":"remove","path":"/metadata/finalizers/%[1]d"}`,
+				i, list[i]))
+		}
+	}
+	if len(ops) == 0 {
 		return nil
 	}
-	op := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%[1]d","value":%[2]q},{"op":"remove","path":"/metadata/finalizers/%[1]d"}]`, i, finalizer)
+	op := "[" + strings.Join(ops, ",") + "]"
 	if err := c.Patch(ctx, fresh, client.RawPatch(types.JSONPatchType, []byte(op))); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("remove finalizer from %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		return fmt.Errorf("remove finalizers %v from %s/%s: %w", finalizers, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,6 +84,12 @@ type Reconciler[O client.Object, Q, R any] struct {
 	// object; the hooks must implement FinalizeHandler (NewReconciler checks it). Empty: objects get none, and
 	// objects being deleted go through Act like the others.
 	Finalizer string
+	// Predecessors are finalizers a system this operator replaced put on the same objects for the same duty as
+	// Finalizer (the previous infrastructure manager's on Runtimes). They are taken over, never added: an object
+	// being deleted that carries one of them goes through Finalize as if it carried Finalizer, also when it never
+	// got Finalizer (deleted before its first reconcile here), and Release removes them together with Finalizer, in
+	// one write. Until then they stay, so the previous system could still finish a deletion after a rollback.
+	Predecessors []string
 	// New returns an empty object of the kind.
 	New   func() O
 	Hooks Hooks[O, Q, R]
@@ -170,7 +177,7 @@ func (r *Reconciler[O, Q, R]) Reconcile(ctx context.Context, req ctrl.Request) (
 		ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues(keys.LogValues(obj)...))
 	}
 	if r.Finalizer != "" && !obj.GetDeletionTimestamp().IsZero() {
-		if !hasFinalizer(obj, r.Finalizer) {
+		if !r.holds(obj) {
 			return ctrl.Result{}, nil
 		}
 		fin, ok := r.Hooks.(FinalizeHandler[O])
@@ -234,7 +241,7 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 			}
 		}
 		if res.Release && r.Finalizer != "" {
-			if err := RemoveFinalizer(ctx, r.Client, r.Live, s.Obj, r.Finalizer); err != nil {
+			if err := RemoveFinalizers(ctx, r.Client, r.Live, s.Obj, append([]string{r.Finalizer}, r.Predecessors...)...); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -246,6 +253,14 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 		return ctrl.Result{}, errors.Join(errs...)
 	}
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// holds reports whether obj carries the reconciler's finalizer or one of the predecessors' it took over.
+func (r *Reconciler[O, Q, R]) holds(obj O) bool {
+	if hasFinalizer(obj, r.Finalizer) {
+		return true
+	}
+	return slices.ContainsFunc(r.Predecessors, func(f string) bool { return hasFinalizer(obj, f) })
 }
 
 func (r *Reconciler[O, Q, R]) record(ctx context.Context, obj O, evs []Event) {

@@ -16,6 +16,8 @@ func sandboxConfig(c catalogue.Catalogue) *config.OperatorConfig {
 		Shoot: config.ShootConfig{
 			DefaultKubernetesVersion: "1.33",
 			DefaultMachineImage:      config.MachineImage{Name: "gardenlinux"},
+			// A GDCH runtime (KEB's gdch plan) needs the network its subnets are carved from; nothing checks it here.
+			GDCH: config.GDCHConfig{ParentReference: config.GDCHParentReference{Name: "kyma-subnet", Namespace: "platform"}},
 		},
 	}
 	cfg.Default()

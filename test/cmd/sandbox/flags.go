@@ -28,13 +28,16 @@ type sandboxFlags struct {
 }
 
 // sandboxOperatorDefaults are the operator settings that make the sandbox watchable in minutes: kubeconfigs
-// valid for Gardener's minimum of 10 minutes (rotated after 6), deleted runtimes kept hibernated for 2 minutes,
-// no leader election and no probes; metrics served as in production (HTTPS, token required) on localhost only.
+// valid for Gardener's minimum of 10 minutes (rotated after 6), deleted runtimes kept hibernated for 2 minutes (the
+// credentials binding a sibling runtime still names held dirty for 1 of them: --binding-release-hold), no leader
+// election and no probes; metrics served as in production (HTTPS, token required) on localhost only.
 func sandboxOperatorDefaults() app.Options {
 	o := app.DefaultOptions()
 	o.KubeconfigValidity = 10 * time.Minute
 	o.KubeconfigRotationFraction = 0.6
 	o.DeletionGracePeriod = 2 * time.Minute
+	// A sibling's credentials binding comes back to its global account within the (short) window.
+	o.BindingReleaseHold = time.Minute
 	// The seeded catalogue's project; sandboxConfig uses the same.
 	o.GardenerProject = catalogue.Default().Project
 	o.LeaderElection = false

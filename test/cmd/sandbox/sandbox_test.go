@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kyma-project/kim/test/testenv/tools"
 )
 
 // TestSandboxCommand runs the real sandbox command (`sandbox --no-samples`) as a process (acceptance 2 and 4 of issue 3):
@@ -17,25 +19,8 @@ import (
 // shoot succeeds and its gardener-issued kubeconfig works, and SIGINT leaves neither processes nor
 // temporary directories behind.
 func TestSandboxCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts API servers")
-	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("needs KUBEBUILDER_ASSETS: run `export KUBEBUILDER_ASSETS=$(hack/envtest.sh)`")
-	}
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl not installed")
-	}
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
-	bin := filepath.Join(work, "sandbox-command")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build the sandbox: %v\n%s", err, out)
-	}
+	root, work, bin := buildSandbox(t)
+	kubectl := tools.Require(t, "kubectl", "the test reads the sandbox's garden with it")
 	// A private working and temp directory lets the test find every process and directory the sandbox made.
 	cwd, tmp, dir := filepath.Join(work, "cwd"), filepath.Join(work, "tmp"), filepath.Join(work, "sandbox")
 	for _, d := range []string{cwd, tmp} {
@@ -153,6 +138,26 @@ func TestSandboxCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "ready")); !os.IsNotExist(err) {
 		t.Errorf("ready file must be removed on shutdown: %v", err)
 	}
+}
+
+// buildSandbox skips under -short, requires the API server binaries and builds the sandbox command into a
+// temporary working directory; it returns the repository root, that directory and the binary.
+func buildSandbox(t *testing.T) (root, work, bin string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts API servers")
+	}
+	tools.RequireAssets(t)
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work = t.TempDir()
+	bin = filepath.Join(work, "sandbox-command")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build the sandbox: %v\n%s", err, out)
+	}
+	return root, work, bin
 }
 
 // processesIn lists processes whose working directory is dir (children inherit the sandbox's).

@@ -128,8 +128,10 @@ var memorySizes = map[string][2]string{
 	"large": {"2", "16Gi"}, "xlarge": {"4", "32Gi"}, "2xlarge": {"8", "64Gi"}, "4xlarge": {"16", "128Gi"},
 }
 
-// Default returns the catalogue that mirrors what KEB's plans use. Callers may modify the result
-// (it is a fresh copy) before seeding, e.g. to add a region or a CredentialsBinding.
+// Default returns the catalogue that mirrors what KEB's plans use: what earlier KEB versions sent (runtimes
+// created then still carry it) plus every machine type, region, zone and volume type KEB sends at KEBSource
+// (keb.go). Callers may modify the result (it is a fresh copy) before seeding, e.g. to add a region or a
+// CredentialsBinding.
 func Default() Catalogue {
 	aws := append(sizes("m6i.", standardSizes), sizes("m5.", standardSizes)...)
 	aws = append(aws, sizes("r6i.", memorySizes)...)
@@ -163,7 +165,7 @@ func Default() Catalogue {
 		{Name: "n2-standard-2-gdc", CPU: "2", Memory: "8Gi"}, {Name: "n2-standard-4-gdc", CPU: "4", Memory: "16Gi"},
 		{Name: "n2-standard-8-gdc", CPU: "8", Memory: "32Gi"},
 	}
-	return Catalogue{
+	return withKEB(Catalogue{
 		Project:            "kyma",
 		KubernetesVersions: []string{"1.32.9", "1.33.4", "1.33.5", "1.34.2", "1.35.1"},
 		MachineImages: []MachineImage{
@@ -229,5 +231,5 @@ func Default() Catalogue {
 				CredentialsBindings: []string{"gdch-sandbox", "gdch-kyma-1"},
 			},
 		},
-	}
+	})
 }

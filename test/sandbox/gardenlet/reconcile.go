@@ -23,8 +23,22 @@ const (
 	annotationOperation = "gardener.cloud/operation"
 )
 
-// Reconcile advances the simulated operation of one shoot by one step.
+// Reconcile advances the simulated operation of one shoot by one step. Status writes are pinned to the version read:
+// a write decided on a shoot read from a cache that missed the last write conflicts and is decided again on the next
+// read, so a finished operation is never reported as running again.
 func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := g.reconcile(ctx, req)
+	if apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return res, err
+}
+
+// conflictRetry is how soon a status write that conflicted is decided again (the cache is usually behind by
+// milliseconds).
+const conflictRetry = 50 * time.Millisecond
+
+func (g *Gardenlet) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := g.log.WithValues("shoot", req.String())
 	shoot := &gardencorev1beta1.Shoot{}
 	if err := g.client.Get(ctx, req.NamespacedName, shoot); err != nil {
@@ -109,7 +123,21 @@ func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any
 		}
 	}
 	// The clock starts once the endpoint is there: a runtime API server may take seconds to start.
-	rec := g.track(shoot, op, time.Now())
+	rec, fresh := g.track(shoot, op, time.Now())
+	res, err := g.advance(ctx, log, shoot, op, rec)
+	if fresh && apierrors.IsConflict(err) {
+		// Started on a stale read (typically of an operation that has just finished): nothing of it was written.
+		g.forget(shoot)
+	}
+	return res, err
+}
+
+// advance writes the progress of operation op, or its end once its duration has passed. The operation is forgotten
+// only once its end is written: a retry of a failed final write finishes the same operation instead of starting it
+// again from 5 %.
+func (g *Gardenlet) advance(ctx context.Context, log interface{ Info(string, ...any) }, shoot *gardencorev1beta1.Shoot,
+	op gardencorev1beta1.LastOperationType, rec operation) (ctrl.Result, error) {
+	flt := g.faultFor(shoot, op)
 	now := time.Now()
 	elapsed := now.Sub(rec.started)
 	duration := g.duration(shoot, op)
@@ -138,15 +166,22 @@ func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any
 			state = gardencorev1beta1.LastOperationStateFailed
 		}
 		log.Info("simulated failure", "operation", op, "codes", flt.codes)
-		g.forget(shoot)
-		return ctrl.Result{}, g.setLastOperation(ctx, shoot, op, state, rec.progressAtFailure(), flt.description(op), []gardencorev1beta1.LastError{lastErr})
+		return ctrl.Result{}, g.ended(shoot, g.setLastOperation(ctx, shoot, op, state, rec.progressAtFailure(), flt.description(op),
+			[]gardencorev1beta1.LastError{lastErr}))
 	}
-	g.forget(shoot)
 	if op == gardencorev1beta1.LastOperationTypeDelete {
-		return ctrl.Result{}, g.finishDeletion(ctx, shoot)
+		return ctrl.Result{}, g.ended(shoot, g.finishDeletion(ctx, shoot))
 	}
 	log.Info("operation succeeded", "operation", op)
-	return ctrl.Result{}, g.setSucceeded(ctx, shoot, op)
+	return ctrl.Result{}, g.ended(shoot, g.setSucceeded(ctx, shoot, op))
+}
+
+// ended forgets the shoot's operation once the write of its end (err) succeeded.
+func (g *Gardenlet) ended(shoot *gardencorev1beta1.Shoot, err error) error {
+	if err == nil {
+		g.forget(shoot)
+	}
+	return err
 }
 
 func isFinalFailure(s gardencorev1beta1.LastOperationState) bool {
@@ -170,17 +205,18 @@ func processingDescription(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.
 	return "Reconciling shoot cluster (simulated)"
 }
 
-// track returns the in-memory record of the shoot's current operation, starting a new one when the
+// track returns the in-memory record of the shoot's current operation, starting a new one (fresh) when the
 // operation type or the generation changed.
-func (g *Gardenlet) track(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType, now time.Time) operation {
+func (g *Gardenlet) track(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType, now time.Time) (rec operation, fresh bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	rec, ok := g.ops[shoot.UID]
 	if !ok || rec.kind != op || (op == gardencorev1beta1.LastOperationTypeReconcile && rec.generation != shoot.Generation) {
 		rec = operation{kind: op, generation: shoot.Generation, started: now}
 		g.ops[shoot.UID] = rec
+		return rec, true
 	}
-	return rec
+	return rec, false
 }
 
 func (g *Gardenlet) forget(shoot *gardencorev1beta1.Shoot) {
@@ -195,7 +231,7 @@ func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1bet
 		shoot.Status.ObservedGeneration == shoot.Generation {
 		return nil
 	}
-	patch := client.MergeFrom(shoot.DeepCopy())
+	patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	shoot.Status.LastOperation = &gardencorev1beta1.LastOperation{
 		Type: op, State: state, Progress: progress, Description: desc, LastUpdateTime: metav1.Now(),
 	}
@@ -209,7 +245,7 @@ func (g *Gardenlet) setLastOperation(ctx context.Context, shoot *gardencorev1bet
 }
 
 func (g *Gardenlet) setSucceeded(ctx context.Context, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) error {
-	patch := client.MergeFrom(shoot.DeepCopy())
+	patch := client.MergeFromWithOptions(shoot.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	now := metav1.Now()
 	project := strings.TrimPrefix(shoot.Namespace, "garden-")
 	st := &shoot.Status

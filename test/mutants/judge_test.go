@@ -1,0 +1,132 @@
+// Package mutants tests the judge of the safety mutants (hack/safety-mutants.sh) on a repository made for the test:
+// a kill counts only when the named test passed without the mutant and fails with it; everything else is reported and
+// fails the run.
+package mutants
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const sum = `package m
+
+// Sum adds.
+func Sum(a, b int) int { return a + b }
+
+// Neg negates.
+func Neg(a int) int { return -a }
+`
+
+const sumTest = `package m
+
+import "testing"
+
+func TestSum(t *testing.T) {
+	if Sum(2, 3) != 5 {
+		t.Fatal("Sum(2, 3) != 5")
+	}
+}
+
+func TestNeg(t *testing.T) { CheckNeg(t) }
+
+func TestAlwaysFails(t *testing.T) { t.Fatal("broken on the unmutated tree") }
+`
+
+// suite is a contract suite in a file that is not a test file: its failures name suite.go, not a _test.go file.
+const suite = `package m
+
+import "testing"
+
+// CheckNeg is a contract.
+func CheckNeg(t testing.TB) {
+	if Neg(2) != -2 {
+		t.Fatal("Neg(2) != -2")
+	}
+}
+`
+
+// mutant is one planted patch: the file content it makes and the kill line it carries.
+type mutant struct {
+	name, kill, source string
+}
+
+func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test several times in a scratch module")
+	}
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.invalid", "-c", "user.name=t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.invalid/m\n\ngo 1.24\n")
+	write("m.go", sum)
+	write("m_test.go", sumTest)
+	write("suite.go", suite)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+
+	mutants := []mutant{
+		// Judged first (the patches run in name order): a kill whose message is in a suite, not a test file,
+		// must neither end the judge nor go unreported.
+		{"0-found-by-a-suite", "kill: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1)},
+		{"1-found", "kill: . ^TestSum$", strings.Replace(sum, "a + b", "a - b", 1)},
+		{"2-no-build", "kill: . ^TestSum$", strings.Replace(sum, "a + b", "a +", 1)},
+		{"3-survivor", "kill: . ^TestSum$", strings.Replace(sum, "// Sum adds.", "// Sum adds two numbers.", 1)},
+		{"4-unrelated-failure", "kill: . ^TestSum$", sum + "\nfunc init() { panic(\"unrelated\") }\n"},
+		{"5-judge-broken-before", "kill: . ^TestAlwaysFails$", strings.Replace(sum, "a + b", "a - b", 1)},
+		{"6-no-such-test", "kill: . ^TestMissing$", strings.Replace(sum, "a + b", "a - b", 1)},
+	}
+	for _, m := range mutants {
+		write("m.go", m.source)
+		write("hack/safety-mutants/"+m.name+".patch", m.kill+"\n"+git("diff", "--", "m.go"))
+		git("checkout", "-q", "--", "m.go")
+	}
+	git("add", ".")
+	git("commit", "-qm", "mutants")
+
+	judge, err := filepath.Abs("../../hack/safety-mutants.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(judge, "1")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "MUTANTS_ROOT="+repo, "GOWORK=off", "GOFLAGS=")
+	out, err := cmd.CombinedOutput()
+	t.Logf("judge output:\n%s", out)
+	if err == nil {
+		t.Fatal("the judge passed a run with unjudged and surviving mutants")
+	}
+	want := map[string]string{
+		"0-found-by-a-suite":    `found +0-found-by-a-suite .*TestNeg: suite\.go:[0-9]+: Neg\(2\) != -2`,
+		"1-found":               `found +1-found .*TestSum`,
+		"2-no-build":            `NOT JUDGED +2-no-build .*does not compile`,
+		"3-survivor":            `SURVIVED +3-survivor`,
+		"4-unrelated-failure":   `NOT JUDGED +4-unrelated-failure .*failed, but not in a test named`,
+		"5-judge-broken-before": `NOT JUDGED +5-judge-broken-before .*did not pass on the unmutated tree`,
+		"6-no-such-test":        `NOT JUDGED +6-no-such-test .*did not pass on the unmutated tree`,
+	}
+	for name, re := range want {
+		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
+			t.Errorf("mutant %s: no line matching %q", name, re)
+		}
+	}
+}
