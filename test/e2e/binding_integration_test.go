@@ -205,13 +205,15 @@ func (w *world) bindingReturnedToTheSibling(t *testing.T, base *imv1.Runtime) {
 	if got := w.bindingLabels(t, "azure-kyma-keb-sibling"); !maps.Equal(got, before) {
 		t.Errorf("binding after the hold: %v; want it as before the deletion %v (only the operator's dirty label came and went)", got, before)
 	}
-	var rec imv1.DeletionRecord
-	if err := w.kcp.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: deleted.Spec.Shoot.Name}, &rec); err != nil {
-		t.Fatalf("deletion record of %s: %v", deleted.Spec.Shoot.Name, err)
-	}
-	if rec.Spec.BindingRelease != "Returned" {
-		t.Errorf("deletion record %+v; want the binding recorded as returned to the tenant", rec.Spec)
-	}
+	// The label goes first and the record follows (a crash between the two is recovered: a Released record on a
+	// binding without the label is recorded Returned on the next pass), so the record is waited for.
+	testenv.Eventually(t, stepTimeout, "the deletion record says the binding was returned to the tenant", func() (bool, string) {
+		var rec imv1.DeletionRecord
+		if err := w.kcp.Get(ctx, client.ObjectKey{Namespace: kcpNamespace, Name: deleted.Spec.Shoot.Name}, &rec); err != nil {
+			return false, fmt.Sprintf("deletion record of %s: %v", deleted.Spec.Shoot.Name, err)
+		}
+		return rec.Spec.BindingRelease == "Returned", fmt.Sprintf("deletion record %+v", rec.Spec)
+	})
 	if cur := w.shoot(t, deleted.Spec.Shoot.Name); cur == nil || cur.UID != s.UID || !cur.Status.IsHibernated || cur.DeletionTimestamp != nil {
 		t.Errorf("the deleted runtime's cluster after the hold is not the same shoot, hibernated, waiting for its window (%v)", cur != nil)
 	}

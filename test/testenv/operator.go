@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,6 +132,8 @@ func (o *Operator) Stop() error {
 // manager that failed would make the later assertions meaningless).
 func RunOperator(t testing.TB, kcp, garden *rest.Config, opts app.Options, overrides ...app.Override) *Operator {
 	t.Helper()
+	logs := CaptureLogs()
+	mark := logs.Mark()
 	o, err := StartOperator(context.Background(), kcp, garden, opts, overrides...)
 	if err != nil {
 		t.Fatalf("start operator: %v", err)
@@ -138,6 +141,13 @@ func RunOperator(t testing.TB, kcp, garden *rest.Config, opts app.Options, overr
 	t.Cleanup(func() {
 		if err := o.Stop(); err != nil {
 			t.Errorf("manager: %v", err)
+		}
+		// A test that failed waiting shows what the operator stumbled over meanwhile (an error retried with
+		// backoff writes no status, so the last state seen does not tell).
+		if t.Failed() {
+			if lines := logs.ErrorsSince(mark, 40); len(lines) > 0 {
+				t.Logf("the operator's last %d errors during the test:\n%s", len(lines), strings.Join(lines, "\n"))
+			}
 		}
 	})
 	return o

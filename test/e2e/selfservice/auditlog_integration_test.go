@@ -79,7 +79,7 @@ func TestAuditLogIntegration(t *testing.T) {
 			}
 			desc += fmt.Sprintf("[%s: auditLogCR %q, %s] ", id, rt.Status.AuditLogCR, describe(rt))
 		}
-		return claimed == 2 && waiting != "", desc
+		return claimed == 2 && waiting != "", desc + w.poolState(t)
 	})
 	if s := w.shoot(t, shoots[waiting]); s != nil {
 		t.Errorf("runtime %s waits for a tenant, but its shoot %s was created", waiting, s.Name)
@@ -225,6 +225,23 @@ func (w *world) tenant(t *testing.T, qualified string) *unstructured.Unstructure
 		t.Fatal(err)
 	}
 	return u
+}
+
+// poolState describes every tenant of the pool (state, assignment, reservation), for a failure's message.
+func (w *world) poolState(t *testing.T) string {
+	t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(kube.AuditLogGVK.GroupVersion().WithKind(kube.AuditLogGVK.Kind + "List"))
+	if err := w.kcp.List(context.Background(), list, client.InNamespace(kcpNamespace)); err != nil {
+		return "pool: " + err.Error()
+	}
+	out := "pool:"
+	for _, u := range list.Items {
+		state, _, _ := unstructured.NestedString(u.Object, "status", "state")
+		assigned, _, _ := unstructured.NestedString(u.Object, "spec", "assignedToRuntimeID")
+		out += fmt.Sprintf(" [%s: %s, assigned %q, reserved %q]", u.GetName(), state, assigned, u.GetLabels()[kube.LabelReservedFor])
+	}
+	return out
 }
 
 func (w *world) shoot(t *testing.T, name string) *gardencorev1beta1.Shoot {

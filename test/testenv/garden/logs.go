@@ -40,6 +40,33 @@ func (l *Logs) Count(substrings ...string) int {
 	return n
 }
 
+// Mark is the position after everything logged so far: ErrorsSince(Mark()) returns only what comes later.
+func (l *Logs) Mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Len()
+}
+
+// ErrorsSince returns the last max error lines logged after mark (see Mark): a failed test shows what the operator
+// stumbled over while it waited, not only the state it saw last.
+func (l *Logs) ErrorsSince(mark, max int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if mark > l.buf.Len() {
+		mark = l.buf.Len()
+	}
+	var out []string
+	for _, line := range strings.Split(string(l.buf.Bytes()[mark:]), "\n") {
+		if strings.Contains(line, `"level":"error"`) || strings.Contains(line, `"msg":"action failed"`) {
+			out = append(out, line)
+		}
+	}
+	if len(out) > max {
+		out = out[len(out)-max:]
+	}
+	return out
+}
+
 var logs struct {
 	once sync.Once
 	sink *Logs
