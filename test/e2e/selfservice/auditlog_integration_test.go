@@ -35,13 +35,23 @@ func TestAuditLogIntegration(t *testing.T) {
 	ctx := context.Background()
 	w.addTenantIn(t, "tenant-0-other-region", auditlog.StateSiemApproved, "us-east-1")
 	w.addTenantIn(t, "tenant-0-pending", auditlog.StatePending, "eu-central-1")
-	for _, name := range []string{"tenant-a", "tenant-b"} {
-		w.addTenant(t, name)
-	}
-	// The previous manager's claim of runtime "adopted": both labels, the assignment, and the audit log manager
-	// shows it Assigned.
+	// The previous manager's claim of runtime "adopted" (both labels, the assignment, and the audit log manager shows
+	// it Assigned), written in the order it happens on a landscape: the Runtime exists first. A tenant assigned to a
+	// runtime that does not exist, with no cluster either, is released (one way) by the pool's keeper, and that
+	// race is not what this test is about. While no free tenant exists the runtime cannot claim another one, so it
+	// waits for the pool until the claim is there.
 	adopted := "a1a1a1a1-0000-4000-8000-000000000a04"
 	w.addTenantIn(t, "tenant-prev", auditlog.StateAssigned, "eu-central-1")
+	art := kebRuntime(t, adopted, "c-al0004")
+	art.Spec.AuditLogAccessEnabled = ptrTo(true)
+	if err := w.kcp.Create(ctx, art); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, provisionTimeout, "the adopted runtime waiting for the pool before the previous claim is written", func() (bool, string) {
+		rt := w.runtime(t, adopted)
+		c := meta.FindStatusCondition(rt.Status.Conditions, imv1.ConditionReady)
+		return c != nil && c.Reason == string(lifecycle.ReasonAuditLogPoolEmpty), describe(rt)
+	})
 	prev := w.tenant(t, kube.TenantName(kcpNamespace, "tenant-prev"))
 	prev.SetLabels(map[string]string{kube.LabelReservedFor: adopted, kube.LabelReservedAt: "1780000000"})
 	if err := unstructured.SetNestedField(prev.Object, adopted, "spec", "assignedToRuntimeID"); err != nil {
@@ -50,10 +60,8 @@ func TestAuditLogIntegration(t *testing.T) {
 	if err := w.kcp.Update(ctx, prev); err != nil {
 		t.Fatal(err)
 	}
-	art := kebRuntime(t, adopted, "c-al0004")
-	art.Spec.AuditLogAccessEnabled = ptrTo(true)
-	if err := w.kcp.Create(ctx, art); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"tenant-a", "tenant-b"} {
+		w.addTenant(t, name)
 	}
 	ids := []string{"a1a1a1a1-0000-4000-8000-000000000a01", "a1a1a1a1-0000-4000-8000-000000000a02", "a1a1a1a1-0000-4000-8000-000000000a03"}
 	shoots := map[string]string{ids[0]: "c-al0001", ids[1]: "c-al0002", ids[2]: "c-al0003"}
