@@ -107,9 +107,15 @@ docker-build: ## Build the manager image IMG (version-stamped).
 PLATFORMS ?= linux/amd64,linux/arm64
 
 .PHONY: docker-buildx
-docker-buildx: ## Build and push the manager image IMG for PLATFORMS with an SBOM and a provenance attestation (docker buildx).
+docker-buildx: ## Build and push the manager image IMG for PLATFORMS with an SBOM and a provenance attestation (docker buildx); its digest goes to IMAGE_METADATA.
+	mkdir -p $(dir $(IMAGE_METADATA))
 	$(CONTAINER_TOOL) buildx build --platform=$(PLATFORMS) --sbom=true --provenance=mode=max --push \
-		--build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) --build-arg GIT_BRANCH=$(GIT_BRANCH) -t $(IMG) .
+		--build-arg VERSION=$(VERSION) --build-arg GIT_COMMIT=$(GIT_COMMIT) --build-arg GIT_BRANCH=$(GIT_BRANCH) -t $(IMG) \
+		--metadata-file $(IMAGE_METADATA) .
+
+# What docker-buildx pushed (buildx's metadata file: "containerimage.digest" is the image index's digest). The
+# release generates its bundle with the image by that digest (docs/release.md).
+IMAGE_METADATA ?= dist/manager-image.json
 
 .PHONY: docker-push
 docker-push: ## Push the manager image IMG.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // committedInput regenerates with the version and image of the committed bundle, so a release built with
@@ -129,6 +132,54 @@ func TestGenerateSetsVersionImageAndRBAC(t *testing.T) {
 	}
 	if strings.Contains(csv, "controller:latest") {
 		t.Error("CSV still has the kustomize placeholder image")
+	}
+}
+
+// TestGenerateTakesAnImageByDigest: the release generates its bundle with the manager image by the digest it pushed
+// (docs/release.md), and the CSV then names that digest everywhere it names the image: the Deployment, the
+// containerImage annotation and relatedImages (what a mirror for a disconnected landscape copies).
+func TestGenerateTakesAnImageByDigest(t *testing.T) {
+	in := committedInput(t)
+	in.Version, in.Image = "1.2.3", "ghcr.io/kyma-project/kim@sha256:"+strings.Repeat("ab", 32)
+	b, err := Generate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	if err := yaml.UnmarshalStrict(b.Files["manifests/kim.clusterserviceversion.yaml"], csv); err != nil {
+		t.Fatal(err)
+	}
+	if got := csv.Annotations["containerImage"]; got != in.Image {
+		t.Errorf("containerImage %q, want %q", got, in.Image)
+	}
+	if len(csv.Spec.RelatedImages) != 1 || csv.Spec.RelatedImages[0].Image != in.Image {
+		t.Errorf("relatedImages %+v, want only %s", csv.Spec.RelatedImages, in.Image)
+	}
+	if got := managerContainerOf(t, csv).Image; got != in.Image {
+		t.Errorf("manager container image %q, want %q", got, in.Image)
+	}
+}
+
+// TestInternalObjectsAreOwnedCRDs: the CSV's internal-objects annotation (OLM's convention: a JSON list of CRD names)
+// names the DeletionRecord, and only CRDs the bundle owns, so a renamed CRD cannot silently show up in a console
+// again.
+func TestInternalObjectsAreOwnedCRDs(t *testing.T) {
+	csv := loadCSV(t)
+	var internal []string
+	if err := json.Unmarshal([]byte(csv.Annotations["operators.operatorframework.io/internal-objects"]), &internal); err != nil {
+		t.Fatalf("internal-objects annotation %q is not a JSON list: %v", csv.Annotations["operators.operatorframework.io/internal-objects"], err)
+	}
+	owned := map[string]bool{}
+	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
+		owned[d.Name] = true
+	}
+	if !slices.Contains(internal, "deletionrecords.infrastructuremanager.kyma-project.io") {
+		t.Errorf("internal objects %v do not name the DeletionRecord CRD", internal)
+	}
+	for _, name := range internal {
+		if !owned[name] {
+			t.Errorf("internal object %s is not a CRD the CSV owns (%v)", name, owned)
+		}
 	}
 }
 

@@ -54,6 +54,7 @@ func parseFlags(args []string, lookupEnv func(string) (string, bool), output io.
 	// change it (--zap-encoder=console for people, --zap-log-level=debug, ...).
 	s.zap = zap.Options{TimeEncoder: zapcore.ISO8601TimeEncoder}
 	s.zap.BindFlags(fs)
+	zapDefaults(fs)
 	logFormat := fs.String("log-format", "", "deprecated alias of --zap-encoder (json or console)")
 	fs.BoolVar(&s.legacyMetrics, "legacy-metrics", false,
 		"also export the previous infrastructure manager's metrics (infrastructure_manager_im_*, unexpected_stops_total) for its dashboards and alerts")
@@ -167,5 +168,21 @@ func (s *settings) applyNamespaceDefaults(podNamespace string, given map[string]
 	}
 	if s.configMapNamespace == "" && len(s.opts.WatchNamespaces) > 0 {
 		s.configMapNamespace = s.opts.WatchNamespaces[0]
+	}
+}
+
+// zapDefaults rewrites the help of controller-runtime's --zap-* flags: theirs describes the library's defaults
+// (epoch timestamps, the development mode's levels), not what this manager logs when none is given.
+func zapDefaults(fs *flag.FlagSet) {
+	for name, usage := range map[string]string{
+		"zap-encoder":          "log encoding, json or console (default json)",
+		"zap-log-level":        "least level logged: debug, info, error, panic, or an integer > 0 for more verbose debug levels (default info)",
+		"zap-stacktrace-level": "level at and above which stack traces are logged: info, error or panic (default error)",
+		"zap-time-encoding":    "timestamp encoding: epoch, millis, nano, iso8601, rfc3339 or rfc3339nano (default iso8601)",
+		"zap-devel":            "development logging: console encoding, debug level, stack traces from warn (default false: JSON lines at info)",
+	} {
+		if f := fs.Lookup(name); f != nil {
+			f.Usage = usage
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
 )
@@ -229,5 +230,50 @@ func TestLoggingFlags(t *testing.T) {
 	}
 	if alias := logLine(t, "--log-format=console"); strings.HasPrefix(alias, "{") {
 		t.Errorf("--log-format=console (alias) ignored: %q", alias)
+	}
+}
+
+// TestHelpStatesTheLoggingDefaults: the manager's logger without any --zap-* flag writes JSON lines with ISO 8601
+// timestamps at info level and stack traces from error, and -h says so (controller-runtime's own help names its
+// library defaults, epoch timestamps among them).
+func TestHelpStatesTheLoggingDefaults(t *testing.T) {
+	s, err := parseFlags([]string{"--config=/f"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	log := zap.New(zap.UseFlagOptions(&s.zap), zap.WriteTo(&buf))
+	log.V(1).Info("debug line")
+	log.Info("info line")
+	log.Error(errors.New("boom"), "error line")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("logged %d lines, want the info and the error line only (level info):\n%s", len(lines), buf.String())
+	}
+	var info, failure map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &info); err != nil {
+		t.Fatalf("not a JSON line (encoder json): %v\n%s", err, lines[0])
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &failure); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := info["ts"].(string)
+	if _, err := time.Parse("2006-01-02T15:04:05.000Z0700", ts); err != nil {
+		t.Errorf("timestamp %v is not ISO 8601: %v", info["ts"], err)
+	}
+	if _, ok := info["stacktrace"]; ok {
+		t.Error("an info line carries a stack trace")
+	}
+	if _, ok := failure["stacktrace"]; !ok {
+		t.Error("an error line carries no stack trace (stack traces from error)")
+	}
+	out := help(t)
+	for _, want := range []string{"(default json)", "(default info)", "(default error)", "(default iso8601)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "'epoch'") || strings.Contains(out, "Defaults to") {
+		t.Errorf("help still states controller-runtime's library defaults:\n%s", out)
 	}
 }
