@@ -2,6 +2,7 @@ package gardenercluster
 
 import (
 	"errors"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,7 +63,7 @@ func setReady(gc *imv1.GardenerCluster) {
 // condition that applies is kept, as kstatus expects.
 func setKStatus(gc *imv1.GardenerCluster, ready metav1.Condition) {
 	skeleton.SetKStatus(&gc.Status.Conditions, gc.Generation, gc.Status.State == imv1.GardenerClusterStatePending,
-		gc.Status.State == imv1.GardenerClusterStateError, ready.Reason, ready.Message)
+		gc.Status.State == imv1.GardenerClusterStateError, ready.Reason, ready.Message, time.Time{})
 }
 
 // succeeded reports whether the status records a successful kubeconfig write or check (condition True).

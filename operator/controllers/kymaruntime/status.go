@@ -69,19 +69,11 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 // health check (Flux, Argo CD, kpt) then sees a Pending Runtime as in progress and a Failed one as failed, instead of
 // waiting for its timeout; a Ready one has neither.
 func setKStatus(st *imv1.RuntimeStatus, d lifecycle.Decision, generation int64, now time.Time) {
-	set := map[string]bool{imv1.ConditionReconciling: d.State == lifecycle.StatePending, imv1.ConditionStalled: d.State == lifecycle.StateFailed}
-	for _, typ := range []string{imv1.ConditionReconciling, imv1.ConditionStalled} {
-		if !set[typ] {
-			meta.RemoveStatusCondition(&st.Conditions, typ)
-			continue
-		}
-		reason := string(d.Reason)
-		if reason == "" {
-			reason = string(d.State) // a condition needs a reason
-		}
-		setCondition(st, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: d.Message,
-			ObservedGeneration: generation}, now)
+	reason := string(d.Reason)
+	if reason == "" {
+		reason = string(d.State) // a condition needs a reason
 	}
+	skeleton.SetKStatus(&st.Conditions, generation, d.State == lifecycle.StatePending, d.State == lifecycle.StateFailed, reason, d.Message, now)
 }
 
 // setDeprovisioned reports the previous manager's Deprovisioned condition while the Runtime is deleted: unknown

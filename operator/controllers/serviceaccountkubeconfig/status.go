@@ -1,6 +1,8 @@
 package serviceaccountkubeconfig
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -64,9 +66,9 @@ func setNotReady(s *imv1.ServiceAccountKubeconfig, state imv1.ServiceAccountKube
 func setKStatus(s *imv1.ServiceAccountKubeconfig) {
 	ready := meta.FindStatusCondition(s.Status.Conditions, imv1.ConditionReady)
 	if ready == nil || ready.Status == metav1.ConditionTrue || s.Status.State == imv1.ServiceAccountKubeconfigStateDeleting {
-		skeleton.SetKStatus(&s.Status.Conditions, s.Generation, false, false, "", "")
+		skeleton.SetKStatus(&s.Status.Conditions, s.Generation, false, false, "", "", time.Time{})
 		return
 	}
 	stalled := sakubeconfig.WaitsForAPerson(ready.Reason)
-	skeleton.SetKStatus(&s.Status.Conditions, s.Generation, !stalled, stalled, ready.Reason, ready.Message)
+	skeleton.SetKStatus(&s.Status.Conditions, s.Generation, !stalled, stalled, ready.Reason, ready.Message, time.Time{})
 }

@@ -1,6 +1,8 @@
 package skeleton
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -41,15 +43,20 @@ const (
 
 // SetKStatus sets kstatus' abnormal-true conditions (sigs.k8s.io/cli-utils, what Flux, Argo CD and kpt health checks
 // run) with reason and message: Reconciling while the object is on its way, Stalled when it cannot get there without
-// a person. Only a condition that applies is kept, as kstatus expects.
-func SetKStatus(conds *[]metav1.Condition, generation int64, reconciling, stalled bool, reason, message string) {
+// a person. Only a condition that applies is kept, as kstatus expects. A condition that turns true gets at as its
+// transition time (zero: the wall clock), so a controller with an injected clock stamps its own time; one that stays
+// true keeps its time. Every kind's controller sets them through here.
+func SetKStatus(conds *[]metav1.Condition, generation int64, reconciling, stalled bool, reason, message string, at time.Time) {
 	set := map[string]bool{conditionReconciling: reconciling, conditionStalled: stalled}
 	for _, typ := range []string{conditionReconciling, conditionStalled} {
 		if !set[typ] {
 			meta.RemoveStatusCondition(conds, typ)
 			continue
 		}
-		meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message,
-			ObservedGeneration: generation})
+		c := metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: generation}
+		if !at.IsZero() {
+			c.LastTransitionTime = metav1.NewTime(at)
+		}
+		meta.SetStatusCondition(conds, c)
 	}
 }
