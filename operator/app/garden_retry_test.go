@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The error the manager exited with when Gardener's discovery answered 503 once while it started (found by the
@@ -19,9 +21,8 @@ func discoveryFailed(code int) error {
 }
 
 func TestGardenClusterRetriesTransientAnswers(t *testing.T) {
-	zero := make([]time.Duration, 5)
 	calls := 0
-	v, err := retryTransient(zero, func() (int, error) {
+	v, err := retryTransient(t.Context(), wait.Backoff{Steps: 6}, func() (int, error) {
 		calls++
 		switch calls {
 		case 1:
@@ -42,7 +43,7 @@ func TestGardenClusterRetriesTransientAnswers(t *testing.T) {
 
 func TestGardenClusterGivesUpOnPermanentErrorsAndAfterTheBackoff(t *testing.T) {
 	calls := 0
-	_, err := retryTransient(make([]time.Duration, 3), func() (int, error) {
+	_, err := retryTransient(t.Context(), wait.Backoff{Steps: 4}, func() (int, error) {
 		calls++
 		return 0, discoveryFailed(http.StatusForbidden)
 	})
@@ -50,7 +51,7 @@ func TestGardenClusterGivesUpOnPermanentErrorsAndAfterTheBackoff(t *testing.T) {
 		t.Errorf("403: %v after %d calls, want the error at once", err, calls)
 	}
 	calls = 0
-	_, err = retryTransient(make([]time.Duration, 3), func() (int, error) {
+	_, err = retryTransient(t.Context(), wait.Backoff{Steps: 4}, func() (int, error) {
 		calls++
 		return 0, discoveryFailed(http.StatusServiceUnavailable)
 	})
@@ -59,5 +60,29 @@ func TestGardenClusterGivesUpOnPermanentErrorsAndAfterTheBackoff(t *testing.T) {
 	}
 	if transient(errors.New("invalid kubeconfig")) {
 		t.Error("a plain error counted as transient")
+	}
+}
+
+// TestGardenClusterRetryStopsWithTheContext: a SIGTERM (the manager's context ends) while Gardener does not answer
+// ends the start after the attempt under way, not after the backoff: the first wait here is an hour.
+func TestGardenClusterRetryStopsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	calls := 0
+	done := make(chan error, 1)
+	go func() {
+		_, err := retryTransient(ctx, wait.Backoff{Duration: time.Hour, Factor: 2, Steps: 9}, func() (int, error) {
+			calls++
+			cancel() // the signal arrives while the first attempt is under way
+			return 0, discoveryFailed(http.StatusServiceUnavailable)
+		})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !apierrors.IsServiceUnavailable(err) || calls != 1 {
+			t.Errorf("got %v after %d calls; want the cancellation and the last 503 after 1", err, calls)
+		}
+	case <-time.After(time.Minute): // a hang guard, not a timing assertion: without the context it waits an hour
+		t.Fatal("the retry did not stop when its context ended")
 	}
 }

@@ -64,7 +64,7 @@ func gardenConfig(garden *rest.Config, opts Options) (*rest.Config, error) {
 // Run starts the operator against the KCP cluster (kcp) and the Gardener API (garden) with the controllers opts
 // names and blocks until ctx is done or the manager fails.
 func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides ...Override) error {
-	mgr, err := NewManager(kcp, garden, opts, overrides...)
+	mgr, err := NewManager(ctx, kcp, garden, opts, overrides...)
 	if err != nil {
 		return err
 	}
@@ -72,8 +72,9 @@ func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides 
 }
 
 // NewManager builds the manager without starting it: the caches, the garden cluster, every adapter (buildPorts)
-// and the controllers opts names (Options.Controllers; all by default).
-func NewManager(kcp, garden *rest.Config, opts Options, overrides ...Override) (manager.Manager, error) {
+// and the controllers opts names (Options.Controllers; all by default). ctx bounds only the building: a Gardener
+// that does not answer is retried while it lasts.
+func NewManager(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides ...Override) (manager.Manager, error) {
 	if err := opts.ResolveConfig(); err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func NewManager(kcp, garden *rest.Config, opts Options, overrides ...Override) (
 	if err != nil {
 		return nil, err
 	}
-	mgr, gardenCluster, err := newManager(kcp, garden, opts)
+	mgr, gardenCluster, err := newManager(ctx, kcp, garden, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func NewManager(kcp, garden *rest.Config, opts Options, overrides ...Override) (
 
 // newManager builds the KCP manager (caches restricted to the watched namespaces and the operator's own Secrets and
 // ConfigMaps) and the garden cluster (restricted to the project namespace), with health checks.
-func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluster.Cluster, error) {
+func newManager(ctx context.Context, kcp, garden *rest.Config, opts Options) (manager.Manager, cluster.Cluster, error) {
 	scheme, err := setup.NewScheme()
 	if err != nil {
 		return nil, nil, err
@@ -159,7 +160,7 @@ func newManager(kcp, garden *rest.Config, opts Options) (manager.Manager, cluste
 	if err != nil {
 		return nil, nil, err
 	}
-	gardenCluster, err := newGardenCluster(gardenCfg, func(o *cluster.Options) {
+	gardenCluster, err := newGardenCluster(ctx, gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Shoots without managedFields and without the status the operator never reads.

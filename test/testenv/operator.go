@@ -73,7 +73,7 @@ func StartOperatorFrom(ctx context.Context, root string, kcp, garden *rest.Confi
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := app.NewManager(id.KCP, id.Garden, opts, overrides...)
+	mgr, err := app.NewManager(ctx, id.KCP, id.Garden, opts, overrides...)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 		}
 	}
 	log.Info("reconciling", "namespaces", opts.WatchNamespaces, "gardenNamespace", opts.GardenNamespace())
-	mgr, err := app.NewManager(kcp, garden, opts)
+	mgr, err := app.NewManager(ctx, kcp, garden, opts)
 	if err != nil {
 		return err
 	}
