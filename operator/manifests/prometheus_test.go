@@ -213,3 +213,35 @@ func TestPromCheckerCatchesMadeUpLabels(t *testing.T) {
 		t.Errorf("result labels %v: $labels.shoot must be reported as missing", sortedNames(out))
 	}
 }
+
+// TestDashboardShipsForTheSidecar: the bundle (and so config/default, which it renders) carries the dashboard as the
+// Grafana/Plutono dashboard sidecars load it: a ConfigMap labelled grafana_dashboard: "1" whose one key holds the
+// dashboard file unchanged.
+func TestDashboardShipsForTheSidecar(t *testing.T) {
+	raw, err := os.ReadFile(repoPath("bundle", "manifests", "kim-dashboard_v1_configmap.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Kind != "ConfigMap" || cm.Metadata.Labels["grafana_dashboard"] != "1" {
+		t.Errorf("%s %s with labels %v; want a ConfigMap labelled grafana_dashboard: \"1\"", cm.Kind, cm.Metadata.Name, cm.Metadata.Labels)
+	}
+	file, err := os.ReadFile(repoPath("config", "prometheus", "grafana", "kim-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Data) != 1 || cm.Data["kim-dashboard.json"] != string(file) {
+		t.Errorf("the ConfigMap's data (keys %d) is not the dashboard file under kim-dashboard.json", len(cm.Data))
+	}
+}
