@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kyma-project/kim/internal/cli"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // completionTimeout bounds the API call of a completion (the namespaces): a shell waits for it.
@@ -85,5 +89,53 @@ func namespaceCompletion(cmd *cobra.Command, _ []string, toComplete string) ([]c
 			out = append(out, ns.Name)
 		}
 	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// restorableShoots completes the shoot of `restore`: the shoots waiting for deletion, as the KCP's DeletionRecords
+// of the selected namespace name them (a record is named after its shoot), described by their runtime and when
+// the shoot would be deleted. Only the KCP is asked: the garden flags are often not typed yet.
+func restorableShoots(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	k := &kubeconfigFlags{}
+	k.kubeconfig, _ = cmd.Flags().GetString("kubeconfig")
+	k.context, _ = cmd.Flags().GetString("context")
+	k.namespace, _ = cmd.Flags().GetString("namespace")
+	namespace, err := k.runtimeNamespace()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	cfg, err := k.restConfig()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	cfg.Timeout = completionTimeout
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	// One request, no discovery: the resource is the operator's own.
+	records, err := dyn.Resource(imv1.GroupVersion.WithResource("deletionrecords")).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, r := range records.Items {
+		if !strings.HasPrefix(r.GetName(), toComplete) {
+			continue
+		}
+		var rec imv1.DeletionRecord
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(r.Object, &rec); err != nil {
+			out = append(out, cobra.Completion(r.GetName()))
+			continue
+		}
+		out = append(out, cobra.CompletionWithDesc(rec.Name, fmt.Sprintf("runtime %s, deleted at %s", rec.Spec.RuntimeID,
+			rec.Spec.DueAt.UTC().Format(time.RFC3339))))
+	}
+	slices.Sort(out)
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -151,12 +151,18 @@ func TestHelpIsComplete(t *testing.T) {
 // the list of namespaces).
 func TestFlagCompletion(t *testing.T) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/v1/namespaces" {
-			http.NotFound(w, r)
-			return
-		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","items":[{"metadata":{"name":"kcp-system"}},{"metadata":{"name":"kyma-system"}},{"metadata":{"name":"default"}}]}`)
+		switch r.URL.Path {
+		case "/api/v1/namespaces":
+			_, _ = io.WriteString(w, `{"kind":"NamespaceList","apiVersion":"v1","items":[{"metadata":{"name":"kcp-system"}},{"metadata":{"name":"kyma-system"}},{"metadata":{"name":"default"}}]}`)
+		case "/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/deletionrecords":
+			_, _ = io.WriteString(w, `{"kind":"DeletionRecordList","apiVersion":"infrastructuremanager.kyma-project.io/v1","items":[`+
+				`{"metadata":{"name":"c-2b3c4d"},"spec":{"runtimeID":"rt-2","shootUID":"u2","markedAt":"2026-12-01T10:00:00Z","dueAt":"2026-12-04T10:00:00Z"}},`+
+				`{"metadata":{"name":"c-1a2b3c"},"spec":{"runtimeID":"rt-1","shootUID":"u1","markedAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-04T09:00:00Z"}},`+
+				`{"metadata":{"name":"x-other"},"spec":{"runtimeID":"rt-3","shootUID":"u3","markedAt":"2026-12-01T09:00:00Z","dueAt":"2026-12-04T09:00:00Z"}}]}`)
+		default:
+			http.NotFound(w, r)
+		}
 	}))
 	defer api.Close()
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -169,6 +175,10 @@ func TestFlagCompletion(t *testing.T) {
 		{args: []string{"restore", "--kubeconfig", kubeconfig, "--context", ""}, want: "garden\tgarden\nkcp\tkcp\n:4\n"},
 		{args: []string{"migrate", "--kubeconfig", kubeconfig, "--garden-context", "g"}, want: "garden\tgarden\n:4\n"},
 		{args: []string{"probe", "--kubeconfig", kubeconfig, "-n", "k"}, want: "kcp-system\nkyma-system\n:4\n"},
+		// restore's shoot: the shoots waiting for deletion, from the KCP's DeletionRecords of the namespace.
+		{args: []string{"restore", "--kubeconfig", kubeconfig, "c-"},
+			want: "c-1a2b3c\truntime rt-1, deleted at 2026-12-04T09:00:00Z\nc-2b3c4d\truntime rt-2, deleted at 2026-12-04T10:00:00Z\n:4\n"},
+		{args: []string{"restore", "--kubeconfig", kubeconfig, "c-1a2b3c", ""}, want: ":4\n"},
 	} {
 		var stdout bytes.Buffer
 		if code := run(t.Context(), "kim", append([]string{cobra.ShellCompRequestCmd}, tc.args...), &stdout, io.Discard); code != 0 {

@@ -24,7 +24,7 @@ func newRestoreCommand(stdout io.Writer) *cobra.Command {
 	kcpFlags, gardenFlags := bindKCPFlags(fs), bindGardenFlags(fs)
 	landscape := bindLandscapeFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "only check that the shoot can be restored and print what would happen")
-	return command("restore SHOOT [flags]", "Bring back the Runtime of a shoot waiting for deletion",
+	cmd := command("restore SHOOT [flags]", "Bring back the Runtime of a shoot waiting for deletion",
 		"Restores the Runtime of a shoot that waits for deletion: marks the shoot for restore (so it is not deleted\n"+
 			"meanwhile) and re-creates the recorded Runtime in its recorded namespace; the operator then wakes the shoot.\n"+
 			"The Gardener project and the deletion windows come from the operator configuration, as for migrate.",
@@ -35,6 +35,8 @@ func newRestoreCommand(stdout io.Writer) *cobra.Command {
 		func(cmd *cobra.Command, args []string) error {
 			return restore(cmd.Context(), args[0], kcpFlags, gardenFlags, landscape, *dryRun, stdout)
 		})
+	cmd.ValidArgsFunction = restorableShoots
+	return cmd
 }
 
 func restore(ctx context.Context, shoot string, kcpFlags, gardenFlags *kubeconfigFlags, landscape *landscapeFlags, dryRun bool, stdout io.Writer) error {
