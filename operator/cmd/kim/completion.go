@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kyma-project/kim/internal/cli"
@@ -65,14 +66,10 @@ func contextCompletion(kubeconfigFlags ...string) cobra.CompletionFunc {
 
 // namespaceCompletion lists the namespaces of the cluster --kubeconfig and --context select.
 func namespaceCompletion(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	k := &kubeconfigFlags{}
-	k.kubeconfig, _ = cmd.Flags().GetString("kubeconfig")
-	k.context, _ = cmd.Flags().GetString("context")
-	cfg, err := k.restConfig()
+	cfg, _, err := completionCluster(cmd)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	cfg.Timeout = completionTimeout
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -99,19 +96,10 @@ func restorableShoots(cmd *cobra.Command, args []string, toComplete string) ([]c
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	k := &kubeconfigFlags{}
-	k.kubeconfig, _ = cmd.Flags().GetString("kubeconfig")
-	k.context, _ = cmd.Flags().GetString("context")
-	k.namespace, _ = cmd.Flags().GetString("namespace")
-	namespace, err := k.runtimeNamespace()
+	cfg, namespace, err := completionCluster(cmd)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	cfg, err := k.restConfig()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	cfg.Timeout = completionTimeout
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -138,4 +126,20 @@ func restorableShoots(cmd *cobra.Command, args []string, toComplete string) ([]c
 	}
 	slices.Sort(out)
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completionCluster is the KCP connection a completion asks (--kubeconfig, --context, bounded by completionTimeout)
+// and the namespace --namespace or the context selects.
+func completionCluster(cmd *cobra.Command) (*rest.Config, string, error) {
+	k := &kubeconfigFlags{}
+	k.kubeconfig, _ = cmd.Flags().GetString("kubeconfig")
+	k.context, _ = cmd.Flags().GetString("context")
+	k.namespace, _ = cmd.Flags().GetString("namespace")
+	cfg, err := k.restConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Timeout = completionTimeout
+	namespace, err := k.runtimeNamespace()
+	return cfg, namespace, err
 }
