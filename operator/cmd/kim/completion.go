@@ -118,7 +118,7 @@ func restorableShoots(cmd *cobra.Command, args []string, toComplete string) ([]c
 		}
 		var rec imv1.DeletionRecord
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(r.Object, &rec); err != nil {
-			out = append(out, cobra.Completion(r.GetName()))
+			out = append(out, r.GetName())
 			continue
 		}
 		out = append(out, cobra.CompletionWithDesc(rec.Name, fmt.Sprintf("runtime %s, deleted at %s", rec.Spec.RuntimeID,
