@@ -3,6 +3,7 @@ package gardenercluster
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,7 +73,7 @@ func TestDeletionFailureKeepsFinalizer(t *testing.T) {
 		t.Fatal("Reconcile succeeded although the Secret could not be deleted")
 	}
 	gc := w.get(rid)
-	if !containsString(gc.Finalizers, Finalizer) {
+	if !slices.Contains(gc.Finalizers, Finalizer) {
 		t.Error("finalizer removed although the Secret still exists")
 	}
 	if c := w.condition(rid); c.Reason != string(kubeconfig.ReasonFailedToDeleteSecret) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,7 +124,7 @@ func TestAdoption(t *testing.T) {
 			if c := w.condition(rid); c.Reason != tc.wantReason {
 				t.Errorf("%s: reason %s, want %s", tc.reason, c.Reason, tc.wantReason)
 			}
-			if !containsString(w.get(rid).Finalizers, Finalizer) {
+			if !slices.Contains(w.get(rid).Finalizers, Finalizer) {
 				t.Errorf("%s: adopted cluster has no finalizer", tc.reason)
 			}
 			md, _ := w.store.ReadMetadata(context.Background(), ports.SecretRef{Namespace: "kcp-system", Name: "kubeconfig-" + rid, Key: "config"}, ports.ReadLive)

@@ -3,6 +3,7 @@ package gardenercluster_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -95,7 +96,7 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 	}
 	w.verify(t, shoot, s.Data["config"])
 	gc, _, _ := condition(ctx, w.kcp, runtimeID)
-	if !containsString(gc.Finalizers, gardenercluster.Finalizer) {
+	if !slices.Contains(gc.Finalizers, gardenercluster.Finalizer) {
 		t.Errorf("finalizer missing: %v", gc.Finalizers)
 	}
 }
@@ -279,13 +280,4 @@ func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
 			t.Errorf("GardenerCluster %s written after the restart (resourceVersion %s -> %s)", id, rvs[id], gc.ResourceVersion)
 		}
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package gardenercluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,7 @@ func TestFirstKubeconfigForKEBCluster(t *testing.T) {
 	res := w.reconcile(rid)
 
 	gc := w.get(rid)
-	if !containsString(gc.Finalizers, Finalizer) {
+	if !slices.Contains(gc.Finalizers, Finalizer) {
 		t.Errorf("finalizer missing: %v", gc.Finalizers)
 	}
 	ref := ports.SecretRef{Namespace: "kcp-system", Name: "kubeconfig-" + rid, Key: "config"}
@@ -252,13 +253,4 @@ func TestForcedRotation(t *testing.T) {
 	if got := testutil.ToFloat64(w.m.Rotations.WithLabelValues(TriggerLabelForced)) - before; got != 3 {
 		t.Errorf("forced rotations +%v, want +3", got)
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -83,7 +83,7 @@ func TestPreviousFinalizerGoesWithOursAndNoOtherFinalizer(t *testing.T) {
 		t.Fatalf("after adoption: finalizers %v, want the operator's and the previous manager's", rt.Finalizers)
 	}
 	w.deleteWithAccessRemovalFailing(t, rt)
-	held := w.reconcile(t)
+	held := w.reconcileFailing(t)
 	if !slices.Contains(held.Finalizers, PreviousFinalizer) || !slices.Contains(held.Finalizers, Finalizer) {
 		t.Fatalf("before the deletion is done: finalizers %v, want both kept", held.Finalizers)
 	}
@@ -108,7 +108,7 @@ func TestPreviousManagersRuntimeDeletionSurvivesARestart(t *testing.T) {
 	w := newWorld(t)
 	rt := previousManagersRuntime(t, w)
 	w.deleteWithAccessRemovalFailing(t, rt)
-	held := w.reconcile(t)
+	held := w.reconcileFailing(t)
 	if held == nil || !slices.Equal(held.Finalizers, []string{PreviousFinalizer}) {
 		t.Fatalf("while the deletion fails: %v, want the Runtime held by the previous finalizer alone", held)
 	}

@@ -84,10 +84,22 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
+// reconcile runs one pass, which must not fail, and returns the Runtime as stored (nil when gone).
 func (w *world) reconcile(t *testing.T) *imv1.Runtime {
 	t.Helper()
-	if _, err := w.r.Reconcile(t.Context(), w.req); err != nil {
-		t.Logf("reconcile returned %v", err)
+	return w.pass(t, false)
+}
+
+// reconcileFailing runs one pass that must fail (the test injected the failure) and returns the Runtime as stored.
+func (w *world) reconcileFailing(t *testing.T) *imv1.Runtime {
+	t.Helper()
+	return w.pass(t, true)
+}
+
+func (w *world) pass(t *testing.T, wantErr bool) *imv1.Runtime {
+	t.Helper()
+	if _, err := w.r.Reconcile(t.Context(), w.req); (err != nil) != wantErr {
+		t.Errorf("reconcile returned %v, want an error: %v", err, wantErr)
 	}
 	rt := &imv1.Runtime{}
 	if err := w.kcp.Get(t.Context(), w.req.NamespacedName, rt); err != nil {
@@ -200,7 +212,7 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 	// Deletion: access gone, shoot hibernated and marked, Runtime NotFound. A failing step first: the Runtime
 	// stays and reports the previous system's Deprovisioned condition.
 	w.deleteWithAccessRemovalFailing(t, rt)
-	failing := w.reconcile(t)
+	failing := w.reconcileFailing(t)
 	if c := meta.FindStatusCondition(failing.Status.Conditions, lifecycle.ConditionDeprovisioned); c == nil || c.Status != metav1.ConditionFalse ||
 		c.Reason != lifecycle.ReasonGardenerError || !strings.Contains(c.Message, "KCP unavailable") {
 		t.Errorf("condition %s while removing access fails: %+v", lifecycle.ConditionDeprovisioned, c)

@@ -53,7 +53,7 @@ func TestStatusRecordsTheBootstrapAttempt(t *testing.T) {
 		source.set = configMapSet("v2")
 		w.cfg.FailBootstrap(rt.Name, true)
 		w.clock.Step(usecase.DefaultRolloutInterval)
-		rt = w.reconcile(t)
+		rt = w.reconcileFailing(t)
 		rc := rt.Status.RuntimeConfiguration
 		if rc == nil || rc.BootstrapHash != source.set.ContentHash() || !rc.BootstrapFailed || rc.Hash != reached {
 			t.Fatalf("runtimeConfiguration %+v; want the new set failed, the reached hash %s kept", rc, reached)
