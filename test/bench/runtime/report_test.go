@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -175,4 +176,21 @@ func namedReads(calls []call, n int) string {
 		fmt.Fprintf(&sb, "\n    %-60s %6.2f", k, float64(counts[k])/float64(n))
 	}
 	return sb.String()
+}
+
+// TestCountRequestsSplitsConflicts: discovery, lists and watches are the process's; a 409, and the 422 of a JSON
+// patch whose test failed, are conflicts; a 422 of any other request (an invalid object) is not.
+func TestCountRequestsSplitsConflicts(t *testing.T) {
+	calls := []call{
+		{key: "GET /apis"}, {key: "list seeds"}, {key: "watch shoots"},
+		{key: "create shoots", code: http.StatusCreated},
+		{key: "apply shoots", code: http.StatusConflict},
+		{key: "patch(json-patch) shoots", code: http.StatusUnprocessableEntity},
+		{key: "create shoots/adminkubeconfig", code: http.StatusUnprocessableEntity},
+		{key: "get shoots", code: http.StatusOK},
+	}
+	shared, own, conflicts := countRequests(calls)
+	if shared != 3 || own != 5 || conflicts != 2 {
+		t.Errorf("shared %d, own %d, conflicts %d; want 3, 5, 2", shared, own, conflicts)
+	}
 }

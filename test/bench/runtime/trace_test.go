@@ -27,6 +27,7 @@ type call struct {
 	key        string // verb resource[/subresource], e.g. "apply shoots", "create shoots/adminkubeconfig"
 	name       string // the object named in the path ("" for collections and creates)
 	start, end time.Time
+	code       int // the HTTP status of a request (0: no response, or not a request)
 }
 
 // trace collects calls; it is safe for concurrent use.
@@ -91,7 +92,11 @@ func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	start := time.Now()
 	resp, err := r.next.RoundTrip(req)
 	key, name := describe(req)
-	r.t.add(r.api, call{key: key, name: name, start: start, end: time.Now()})
+	code := 0
+	if resp != nil {
+		code = resp.StatusCode
+	}
+	r.t.add(r.api, call{key: key, name: name, start: start, end: time.Now(), code: code})
 	return resp, err
 }
 
