@@ -345,7 +345,7 @@ release-snapshot: $(GORELEASER) $(CYCLONEDX_GOMOD) $(KREW_VALIDATE) ## What a ta
 	@# drops the git information of a snapshot and stamps the commit "none".
 	git remote get-url origin >/dev/null 2>&1 || export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
 		GIT_CONFIG_VALUE_0=https://github.com/kyma-project/kim.git; \
-	PATH="$(BIN):$$PATH" $(GORELEASER) release --snapshot --clean
+	PATH="$(BIN):$$PATH" $(GORELEASER) release --snapshot --clean --skip=sign # keyless signing needs the release workflow's OIDC token
 	$(KREW_VALIDATE) -skip-install -manifest dist/release/krew/kim.yaml
 
 .PHONY: release

@@ -186,7 +186,8 @@ func TestGoreleaserSnapshot(t *testing.T) {
 	if err := os.WriteFile(cfg, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(goreleaser, "release", "--snapshot", "--clean", "--skip=before,sbom", "--config", cfg)
+	// Signing needs the release workflow's OIDC identity (keyless cosign); its configuration is checked apart.
+	cmd := exec.Command(goreleaser, "release", "--snapshot", "--clean", "--skip=before,sbom,sign", "--config", cfg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), originForGoreleaser(t)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -330,6 +331,34 @@ func tarGzFiles(t *testing.T, file string) []string {
 		}
 		if h.Typeflag == tar.TypeReg {
 			names = append(names, h.Name)
+		}
+	}
+}
+
+// TestGoreleaserSignsTheChecksums: the release signs checksums.txt, which covers every archive, SBOM and install.yaml,
+// keyless with cosign into one Sigstore bundle (the workflow installs cosign and grants the OIDC token).
+func TestGoreleaserSignsTheChecksums(t *testing.T) {
+	_, raw := readConfig(t)
+	signs, _ := raw["signs"].([]any)
+	if len(signs) != 1 {
+		t.Fatalf("signs: %v, want one cosign signature of the checksums", raw["signs"])
+	}
+	s, _ := signs[0].(map[string]any)
+	var args []string
+	for _, a := range s["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	if s["cmd"] != "cosign" || s["artifacts"] != "checksum" || s["signature"] != "${artifact}.sigstore.json" ||
+		!slices.Equal(args, []string{"sign-blob", "--bundle=${signature}", "--yes", "${artifact}"}) {
+		t.Errorf("signs[0] = %v; want cosign sign-blob of the checksum file into a Sigstore bundle", s)
+	}
+	wf, err := os.ReadFile(filepath.Join(root, ".github", "workflows", "release.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sigstore/cosign-installer@", "id-token: write", "cosign sign --yes --recursive"} {
+		if !strings.Contains(string(wf), want) {
+			t.Errorf("the release workflow lacks %q", want)
 		}
 	}
 }

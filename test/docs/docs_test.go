@@ -115,7 +115,7 @@ var foreignTools = map[string]bool{
 	"kubectl": true, "docker": true, "podman": true, "opm": true, "operator-sdk": true, "go": true, "curl": true,
 	"git": true, "helm": true, "promtool": true, "controller-gen": true, "setup-envtest": true, "gardenctl": true,
 	"openssl": true, "jq": true, "kustomize": true, "kind": true, "etcd": true, "kube-apiserver": true,
-	"gardener-apiserver": true, "gardenlet": true, "goreleaser": true,
+	"gardener-apiserver": true, "gardenlet": true, "goreleaser": true, "cosign": true, "sha256sum": true,
 }
 
 var (
