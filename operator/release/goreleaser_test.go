@@ -336,7 +336,8 @@ func tarGzFiles(t *testing.T, file string) []string {
 }
 
 // TestGoreleaserSignsTheChecksums: the release signs checksums.txt, which covers every archive, SBOM and install.yaml,
-// keyless with cosign into one Sigstore bundle (the workflow installs cosign and grants the OIDC token).
+// keyless with cosign into one Sigstore bundle (the workflow installs cosign and grants the OIDC token); the
+// workflow scans the manager image before it signs it.
 func TestGoreleaserSignsTheChecksums(t *testing.T) {
 	_, raw := readConfig(t)
 	signs, _ := raw["signs"].([]any)
@@ -356,7 +357,7 @@ func TestGoreleaserSignsTheChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"sigstore/cosign-installer@", "id-token: write", "cosign sign --yes --recursive"} {
+	for _, want := range []string{"sigstore/cosign-installer@", "id-token: write", "cosign sign --yes --recursive", "aquasecurity/trivy-action@"} {
 		if !strings.Contains(string(wf), want) {
 			t.Errorf("the release workflow lacks %q", want)
 		}
