@@ -237,6 +237,16 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
 
+# The oldest Kubernetes the bundle claims (the CSV's minKubeVersion, which bundlegen computes from the CRDs' CEL
+# functions): its kube-apiserver is built like the envtest binaries (hack/envtest.sh, cached) and judges the CRDs and
+# admission policies too. TestOldestKubeVersionIsTheClaimedMinimum keeps the two equal. Not part of make test yet:
+# on 1.31.14 one test fails (docs/install/olm.md#prerequisites), and the oldest version that passes is not known.
+OLDEST_KUBE_VERSION ?= 1.31.14
+
+.PHONY: test-admission-oldest
+test-admission-oldest: ## The admission tests (CRD schemas and CEL rules, the admission policies) on the oldest Kubernetes the bundle claims (OLDEST_KUBE_VERSION).
+	@assets="$$(KUBE_VERSION=$(OLDEST_KUBE_VERSION) hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 ./test/admission/
+
 .PHONY: test-two-replicas
 test-two-replicas: ## The two-replica chaos test alone (make test runs it once, in verify-mutants, as a mutant's judge).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/

@@ -72,6 +72,15 @@ GO
 if [ ! -x "${DEST}/etcd" ] || [ ! -x "${DEST}/kube-apiserver" ]; then
   exec 9>"${CACHE_ROOT}/.build.lock"
   flock 9
+  # The same etcd serves every kube-apiserver version: take it from another version's directory when one has it.
+  if [ ! -x "${DEST}/etcd" ]; then
+    for other in "${CACHE_ROOT}"/k8s-*-etcd-"${ETCD_VERSION}"/etcd; do
+      if [ -x "${other}" ]; then
+        cp "${other}" "${DEST}/etcd.tmp" && mv "${DEST}/etcd.tmp" "${DEST}/etcd"
+        break
+      fi
+    done
+  fi
   [ -x "${DEST}/etcd" ] || build_etcd
   [ -x "${DEST}/kube-apiserver" ] || build_kube_apiserver
 fi

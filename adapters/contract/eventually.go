@@ -1,11 +1,14 @@
 package contract
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kyma-project/kim/core/ports"
 )
 
 // patience is how long a suite waits for a real adapter's cache to show a write (fakes pass at once); tick is how
@@ -20,4 +23,19 @@ const (
 func eventually(t *testing.T, what string, cond func(c *assert.CollectT)) {
 	t.Helper()
 	require.EventuallyWithT(t, cond, patience, tick, what)
+}
+
+// untilNoConflict calls write again while it reports ports.ErrConflict, as the use cases do on their next pass: a
+// real garden writes the shoot meanwhile (the simulated gardenlet reports a running hibernation every half second),
+// and a port may answer ErrConflict for that. Ten attempts, 200 ms apart; the last error is returned.
+func untilNoConflict[T any](write func() (T, error)) (T, error) {
+	var v T
+	var err error
+	for range 10 {
+		if v, err = write(); !errors.Is(err, ports.ErrConflict) {
+			return v, err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return v, err
 }

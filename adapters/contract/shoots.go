@@ -281,14 +281,19 @@ func RunShootsContract(t *testing.T, newFixture func(t *testing.T) ShootsFixture
 			got, err := f.Shoots.Get(t.Context(), "ct-mark", ports.ReadCached)
 			return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
 		}, patience, tick, "the restore request is visible")
-		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", "", ports.Precondition{}); !errors.Is(err, ports.ErrShootNotManaged) {
+		if _, err := untilNoConflict(func() (shootstate.Shoot, error) {
+			return f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", "", ports.Precondition{})
+		}); !errors.Is(err, ports.ErrShootNotManaged) {
 			t.Errorf("cancel for a runtime the record does not name: %v, want ErrShootNotManaged", err)
 		}
 		if _, err := f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "", ports.Precondition{UID: "not-the-uid"}); !errors.Is(err, ports.ErrConflict) {
 			t.Errorf("cancel with another UID: %v, want ErrConflict", err)
 		}
 		// The caller's plan (the longest of record, shoot and runtime) is what the shoot keeps.
-		s, err = f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "azure", ports.Precondition{UID: s.UID})
+		uid := s.UID
+		s, err = untilNoConflict(func() (shootstate.Shoot, error) {
+			return f.Shoots.CancelDeletion(t.Context(), "ct-mark", id, "azure", ports.Precondition{UID: uid})
+		})
 		if err != nil {
 			t.Fatalf("cancel: %v", err)
 		}

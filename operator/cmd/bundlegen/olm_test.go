@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -175,6 +176,23 @@ func TestMinKubeVersionIsTheTrueMinimum(t *testing.T) {
 	}
 	if got := loadCSV(t).Spec.MinKubeVersion; got != need {
 		t.Errorf("CSV minKubeVersion %s, the CRDs need exactly %s", got, need)
+	}
+}
+
+// TestOldestKubeVersionIsTheClaimedMinimum: make test-admission-oldest runs the admission tests on the Kubernetes
+// minor the CSV claims as its minimum, so the claim is what is tested.
+func TestOldestKubeVersionIsTheClaimedMinimum(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^OLDEST_KUBE_VERSION \?= (\d+)\.(\d+)\.\d+$`).FindStringSubmatch(string(raw))
+	if m == nil {
+		t.Fatal("the Makefile sets no OLDEST_KUBE_VERSION ?= X.Y.Z")
+	}
+	claimed := loadCSV(t).Spec.MinKubeVersion
+	if want := m[1] + "." + m[2] + ".0"; claimed != want {
+		t.Errorf("CSV minKubeVersion %s, but test-admission-oldest runs Kubernetes %s.%s", claimed, m[1], m[2])
 	}
 }
 
