@@ -39,18 +39,14 @@ type ShootsFixture struct {
 // Gardener may change the shoot in between (a conflict, retried on a fresh read).
 func Reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 	t.Helper()
-	var err error
-	for range 10 {
-		var cur shootstate.Shoot
-		if cur, err = f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
-			return err
+	_, err := untilNoConflict(func() (shootstate.Shoot, error) {
+		cur, err := f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive)
+		if err != nil {
+			return cur, err
 		}
 		a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
-		if _, err = f.Shoots.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
-			return err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return f.Shoots.Apply(t.Context(), a)
+	})
 	return err
 }
 
