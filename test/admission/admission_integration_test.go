@@ -6,6 +6,7 @@ package admission_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,6 +171,45 @@ func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
 	}
 }
 
+// TestIntegrationPoolsWithoutZonesAreAccepted: KEB sends a pool without zones when its providers configuration lists
+// none for the region (docs/keb-contract.md); the operator fills them from the cloud profile, so admission takes the
+// Runtime as it is, the zones neither refused nor defaulted.
+func TestIntegrationPoolsWithoutZonesAreAccepted(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
+	base.SetNamespace("kcp-system")
+	for i, tc := range []struct {
+		name   string
+		mutate mutation
+	}{
+		// KEB's omitempty drops the empty list: the field is absent.
+		{"main pool without the zones field", func(o map[string]any) {
+			delete(o["spec"].(map[string]any)["shoot"].(map[string]any)["provider"].(map[string]any)["workers"].([]any)[0].(map[string]any), "zones")
+		}},
+		{"main pool with an empty zones list", set("spec.shoot.provider.workers[0].zones", []any{})},
+		{"additional pool without zones", set("spec.shoot.provider.additionalWorkers",
+			[]any{workerCopy(t, base, "big", func(w map[string]any) { delete(w, "zones") })})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := base.DeepCopy()
+			obj.SetName(fmt.Sprintf("20e5a0c1-0000-4000-8000-%012d", i))
+			tc.mutate(obj.Object)
+			if err := api.client.Create(ctx, obj); err != nil {
+				t.Fatalf("a Runtime whose pool has no zones was refused: %v", err)
+			}
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := api.client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+				t.Fatalf("read back: %v", err)
+			}
+			if w, g := canonical(t, obj.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
+				t.Errorf("spec changed on the way through the API server:\nsent %s\nread %s", w, g)
+			}
+		})
+	}
+}
+
 // mutation changes a valid document into an invalid one.
 type mutation func(obj map[string]any)
 
@@ -243,7 +283,6 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 		{"ACL entry is not a CIDR", set("spec.shoot.kubernetes.kubeAPIServer.acl", map[string]any{"allowedCIDRs": []any{"10.0.0.0/8", "1.2.3.4"}}),
 			"spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs[1]", "allowedCIDRs entry must be a CIDR"},
 		{"worker minimum above maximum", set("spec.shoot.provider.workers[0].minimum", int64(3)), "spec.shoot.provider.workers", "minimum <= maximum"},
-		{"worker without zones", set("spec.shoot.provider.workers[0].zones", []any{}), "spec.shoot.provider.workers", "at least one zone"},
 		{"maxSurge and maxUnavailable both zero", set("spec.shoot.provider.workers[0].maxSurge", int64(0)), "spec.shoot.provider.workers", "must not both be zero"},
 		{"maxSurge and maxUnavailable both zero percent", func(o map[string]any) {
 			set("spec.shoot.provider.workers[0].maxSurge", "0%")(o)
@@ -255,8 +294,6 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 			"spec.shoot.provider.additionalWorkers[1]", "Duplicate value"},
 		{"additional pool minimum above maximum", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { w["minimum"] = int64(5) })}),
 			"spec.shoot.provider.additionalWorkers", "minimum <= maximum"},
-		{"additional pool without zones", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { delete(w, "zones") })}),
-			"spec.shoot.provider.additionalWorkers", "at least one zone"},
 		{"shoot name with upper case", set("spec.shoot.name", "C-91F0E7A"), "spec.shoot.name", ""},
 		{"shoot name longer than Gardener allows", set("spec.shoot.name", "a-very-long-shoot-name-x"), "spec.shoot.name", ""},
 		{"shoot name with a double dash", set("spec.shoot.name", "c--91f0e7"), "spec.shoot.name", "must not contain '--'"},
