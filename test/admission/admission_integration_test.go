@@ -156,19 +156,35 @@ func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
 			if w := api.warnings.take(); len(w) > 0 {
 				t.Errorf("the API server warned about %s: %q", name, w)
 			}
-			got := &unstructured.Unstructured{}
-			got.SetGroupVersionKind(in.GroupVersionKind())
-			if err := api.client.Get(ctx, client.ObjectKeyFromObject(in), got); err != nil {
-				t.Fatalf("read back: %v", err)
-			}
-			if w, g := canonical(t, want.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
-				t.Errorf("spec changed on the way through the API server (pruned or defaulted):\nsent %s\nread %s", w, g)
-			}
+			got := readBackSameSpec(ctx, t, api, want)
 			if w, g := canonical(t, want.GetLabels()), canonical(t, got.GetLabels()); w != g {
 				t.Errorf("labels changed:\nsent %s\nread %s", w, g)
 			}
 		})
 	}
+}
+
+// readBackSameSpec reads the stored object of sent and fails the test when its spec is not the one sent (pruned or
+// defaulted by the API server).
+func readBackSameSpec(ctx context.Context, t *testing.T, api *apiServer, sent *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(sent.GroupVersionKind())
+	if err := api.client.Get(ctx, client.ObjectKeyFromObject(sent), got); err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if w, g := canonical(t, sent.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
+		t.Errorf("spec changed on the way through the API server (pruned or defaulted):\nsent %s\nread %s", w, g)
+	}
+	return got
+}
+
+// trialRuntime is KEB's trial Runtime fixture in the KCP namespace.
+func trialRuntime(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
+	base.SetNamespace("kcp-system")
+	return base
 }
 
 // TestIntegrationPoolsWithoutZonesAreAccepted: KEB sends a pool without zones when its providers configuration lists
@@ -177,8 +193,7 @@ func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
 func TestIntegrationPoolsWithoutZonesAreAccepted(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	base.SetNamespace("kcp-system")
+	base := trialRuntime(t)
 	for i, tc := range []struct {
 		name   string
 		mutate mutation
@@ -195,17 +210,11 @@ func TestIntegrationPoolsWithoutZonesAreAccepted(t *testing.T) {
 			obj := base.DeepCopy()
 			obj.SetName(fmt.Sprintf("20e5a0c1-0000-4000-8000-%012d", i))
 			tc.mutate(obj.Object)
+			sent := obj.DeepCopy() // Create overwrites obj with what the API server stored
 			if err := api.client.Create(ctx, obj); err != nil {
 				t.Fatalf("a Runtime whose pool has no zones was refused: %v", err)
 			}
-			got := &unstructured.Unstructured{}
-			got.SetGroupVersionKind(obj.GroupVersionKind())
-			if err := api.client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
-				t.Fatalf("read back: %v", err)
-			}
-			if w, g := canonical(t, obj.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
-				t.Errorf("spec changed on the way through the API server:\nsent %s\nread %s", w, g)
-			}
+			readBackSameSpec(ctx, t, api, sent)
 		})
 	}
 }
@@ -264,8 +273,7 @@ func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit
 func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	base.SetNamespace("kcp-system")
+	base := trialRuntime(t)
 	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
 
 	cases := []struct {
