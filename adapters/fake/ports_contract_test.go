@@ -70,3 +70,14 @@ func TestKubeconfigRequestsContract(t *testing.T) {
 			Delete: func(_ *testing.T, name string) { g.Delete("kcp-system", name) }}
 	})
 }
+
+func TestCloudProfilesContract(t *testing.T) {
+	contract.RunCloudProfilesContract(t, func(t *testing.T) contract.CloudProfilesFixture {
+		g := fake.NewGarden(fake.NewClock(time.Now()))
+		return contract.CloudProfilesFixture{Profiles: g, AddProfile: func(_ *testing.T, name string, regions map[string][]string) {
+			for region, zones := range regions {
+				g.SetRegionZones(name, region, zones...)
+			}
+		}}
+	})
+}

@@ -27,9 +27,11 @@ type Garden struct {
 	seeds  map[string]bool
 	// seedRegions maps seed names to regions.
 	seedRegions map[string]string
-	calls       map[string]int
-	version     int
-	uids        int
+	// profileZones maps "profile/region" to the zones of the region in the cloud profile, in its order.
+	profileZones map[string][]string
+	calls        map[string]int
+	version      int
+	uids         int
 	// lag and cache implement cached reads that miss recent writes.
 	lag    bool
 	cache  map[string]gardenShoot
@@ -45,7 +47,7 @@ type Garden struct {
 
 // NewGarden returns an empty garden whose timestamps come from clock.
 func NewGarden(clock ports.Clock) *Garden {
-	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, seedRegions: map[string]string{}, calls: map[string]int{},
+	return &Garden{clock: clock, shoots: map[string]*gardenShoot{}, seeds: map[string]bool{}, seedRegions: map[string]string{}, profileZones: map[string][]string{}, calls: map[string]int{},
 		cache: map[string]gardenShoot{}}
 }
 

@@ -54,6 +54,9 @@ type Provisioner struct {
 	// of a cluster that is restored (docs/adr/0005): the binding of a live cluster must not read as released.
 	Bindings ports.CredentialsBindings
 	Records  ports.DeletionRecords
+	// Profiles gives the zones a cloud profile offers in a region, for worker pools that come without zones (KEB
+	// sends such pools when its providers configuration lists no zones for the region); nil: such pools are refused.
+	Profiles ports.CloudProfiles
 	// Clock is the garden's clock: a restore keeps the label while another deletion's hold runs, in the garden's
 	// time (the earlier of it and the operator's). nil: the operator's clock.
 	Clock ports.ServerClock
@@ -199,13 +202,30 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 	if err != nil {
 		return lifecycle.Input{}, provisionFacts{}, err
 	}
-	fresh, genErr := shoot.Generate(rt, cfg)
-	spec := fresh
 	owned := observed.OwnedBy(rt.ID) && observed.Marks.PendingDeletion == nil
 	var cur *shoot.Current
-	if genErr == nil && owned {
+	curRead := false
+	if owned && slices.ContainsFunc(rt.Workers, func(w shoot.Worker) bool { return len(w.Zones) == 0 }) {
+		// A pool without zones keeps the zones its pool in the shoot has: read them before generating.
 		if cur, err = p.Shoots.Current(ctx, rt.Name); err != nil {
 			return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+		}
+		curRead = true
+	}
+	rt, genErr := p.fillZones(ctx, rt, cfg, cur)
+	if genErr != nil && shoot.AsValidationError(genErr) == nil {
+		return lifecycle.Input{}, provisionFacts{}, genErr
+	}
+	var fresh shoot.Spec
+	if genErr == nil {
+		fresh, genErr = shoot.Generate(rt, cfg)
+	}
+	spec := fresh
+	if genErr == nil && owned {
+		if !curRead {
+			if cur, err = p.Shoots.Current(ctx, rt.Name); err != nil {
+				return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
+			}
 		}
 		if cur != nil {
 			spec, genErr = shoot.GenerateUpdate(rt, cfg, *cur)
@@ -251,6 +271,25 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		in.Access.Configuration.OnlyReconcileTimeDiffers = obs.config.onlyReconcileTime
 	}
 	return in, obs, nil
+}
+
+// fillZones gives the pools of rt that come without zones the zones of their pool in the current shoot (cur; nil:
+// none yet), or the first zones the cluster's cloud profile offers in the region (shoot.FillZones). The profile is
+// read only when a pool needs it. Without a CloudProfiles port (or a cloud profile) rt is returned as it is, and
+// generation refuses it. A pool left without zones is a *shoot.ValidationError; any other error is the port's.
+func (p *Provisioner) fillZones(ctx context.Context, rt shoot.Runtime, cfg shoot.Config, cur *shoot.Current) (shoot.Runtime, error) {
+	if !shoot.NeedsProfileZones(rt, cur) {
+		return shoot.FillZones(rt, cur, "", nil)
+	}
+	profile := shoot.CloudProfileName(rt, cfg)
+	if p.Profiles == nil || profile == "" {
+		return rt, nil // generation refuses the pool, or the missing cloud profile
+	}
+	zones, err := p.Profiles.RegionZones(ctx, profile, rt.Region)
+	if err != nil {
+		return rt, fmt.Errorf("read the zones of region %s in cloud profile %s: %w", rt.Region, profile, err)
+	}
+	return shoot.FillZones(rt, cur, profile, zones)
 }
 
 // deletionsStopped reads the brake and the breaker from the cache, for a Runtime waiting for an old cluster.

@@ -50,7 +50,7 @@ func addController(mgr manager.Manager, name string, garden cluster.Cluster, p P
 // runtimeDeps is the Runtime controller's (and the shoot reaper's) share of the ports and settings.
 func runtimeDeps(garden cluster.Cluster, p Ports, s settings) kymaruntime.Deps {
 	d := kymaruntime.Deps{Garden: garden, Namespaces: s.Namespaces, Clock: p.Clock, ServerClock: p.ServerClock,
-		Shoots: p.Shoots, ShootLister: p.ShootLister, Seeds: p.Seeds, Credentials: p.Credentials, Access: p.Access,
+		Shoots: p.Shoots, ShootLister: p.ShootLister, Seeds: p.Seeds, Profiles: p.Profiles, Credentials: p.Credentials, Access: p.Access,
 		Configurator: p.Configurator, Guard: p.Guard, Records: p.Records, Bindings: p.Bindings, Registry: p.Registry,
 		RegistryCredentials: p.RegistryCredentials, Addresses: p.Addresses, AddressesSource: p.AddressesSource,
 		Bootstrap: p.Bootstrap, BootstrapSource: p.BootstrapSource, BootstrapPullSecret: p.BootstrapPullSecret,

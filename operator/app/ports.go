@@ -20,10 +20,12 @@ import (
 // Ports are the adapters the composition root built, before each controller gets its share of them in its
 // package's Deps (controllers.go). No controller sees this struct.
 type Ports struct {
-	Clock        ports.Clock
-	Shoots       ports.Shoots
-	ShootLister  ports.ShootLister
-	Seeds        ports.Seeds
+	Clock       ports.Clock
+	Shoots      ports.Shoots
+	ShootLister ports.ShootLister
+	Seeds       ports.Seeds
+	// Profiles gives the zones a cloud profile offers in a region (worker pools that come without zones).
+	Profiles     ports.CloudProfiles
 	Credentials  ports.CredentialsMigrator
 	Issuer       ports.KubeconfigIssuer
 	Secrets      ports.KubeconfigSecretStore
@@ -95,7 +97,7 @@ func buildPorts(mgr manager.Manager, garden cluster.Cluster, opts Options) (Port
 	runtimes := runtimeClients(kcp, live, ns)
 	p := Ports{
 		Clock:  clock.RealClock{},
-		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Credentials: shoots,
+		Shoots: shoots, ShootLister: shoots, Seeds: shoots, Profiles: shoots, Credentials: shoots,
 		Issuer:       gardener.NewAdminKubeconfigIssuer(issuerClient, opts.GardenNamespace()),
 		Secrets:      kube.NewKubeconfigSecretStore(kcp, live, kcp),
 		Access:       &kube.AccessObjects{Client: kcp},

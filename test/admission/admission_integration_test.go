@@ -6,6 +6,7 @@ package admission_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,17 +156,65 @@ func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
 			if w := api.warnings.take(); len(w) > 0 {
 				t.Errorf("the API server warned about %s: %q", name, w)
 			}
-			got := &unstructured.Unstructured{}
-			got.SetGroupVersionKind(in.GroupVersionKind())
-			if err := api.client.Get(ctx, client.ObjectKeyFromObject(in), got); err != nil {
-				t.Fatalf("read back: %v", err)
-			}
-			if w, g := canonical(t, want.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
-				t.Errorf("spec changed on the way through the API server (pruned or defaulted):\nsent %s\nread %s", w, g)
-			}
+			got := readBackSameSpec(ctx, t, api, want)
 			if w, g := canonical(t, want.GetLabels()), canonical(t, got.GetLabels()); w != g {
 				t.Errorf("labels changed:\nsent %s\nread %s", w, g)
 			}
+		})
+	}
+}
+
+// readBackSameSpec reads the stored object of sent and fails the test when its spec is not the one sent (pruned or
+// defaulted by the API server).
+func readBackSameSpec(ctx context.Context, t *testing.T, api *apiServer, sent *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(sent.GroupVersionKind())
+	if err := api.client.Get(ctx, client.ObjectKeyFromObject(sent), got); err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if w, g := canonical(t, sent.Object["spec"]), canonical(t, got.Object["spec"]); w != g {
+		t.Errorf("spec changed on the way through the API server (pruned or defaulted):\nsent %s\nread %s", w, g)
+	}
+	return got
+}
+
+// trialRuntime is KEB's trial Runtime fixture in the KCP namespace.
+func trialRuntime(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
+	base.SetNamespace("kcp-system")
+	return base
+}
+
+// TestIntegrationPoolsWithoutZonesAreAccepted: KEB sends a pool without zones when its providers configuration lists
+// none for the region (docs/keb-contract.md); the operator fills them from the cloud profile, so admission takes the
+// Runtime as it is, the zones neither refused nor defaulted.
+func TestIntegrationPoolsWithoutZonesAreAccepted(t *testing.T) {
+	api := startAPIServer(t)
+	ctx := context.Background()
+	base := trialRuntime(t)
+	for i, tc := range []struct {
+		name   string
+		mutate mutation
+	}{
+		// KEB's omitempty drops the empty list: the field is absent.
+		{"main pool without the zones field", func(o map[string]any) {
+			delete(o["spec"].(map[string]any)["shoot"].(map[string]any)["provider"].(map[string]any)["workers"].([]any)[0].(map[string]any), "zones")
+		}},
+		{"main pool with an empty zones list", set("spec.shoot.provider.workers[0].zones", []any{})},
+		{"additional pool without zones", set("spec.shoot.provider.additionalWorkers",
+			[]any{workerCopy(t, base, "big", func(w map[string]any) { delete(w, "zones") })})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := base.DeepCopy()
+			obj.SetName(fmt.Sprintf("20e5a0c1-0000-4000-8000-%012d", i))
+			tc.mutate(obj.Object)
+			sent := obj.DeepCopy() // Create overwrites obj with what the API server stored
+			if err := api.client.Create(ctx, obj); err != nil {
+				t.Fatalf("a Runtime whose pool has no zones was refused: %v", err)
+			}
+			readBackSameSpec(ctx, t, api, sent)
 		})
 	}
 }
@@ -224,8 +273,7 @@ func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit
 func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	base.SetNamespace("kcp-system")
+	base := trialRuntime(t)
 	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
 
 	cases := []struct {
@@ -243,7 +291,6 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 		{"ACL entry is not a CIDR", set("spec.shoot.kubernetes.kubeAPIServer.acl", map[string]any{"allowedCIDRs": []any{"10.0.0.0/8", "1.2.3.4"}}),
 			"spec.shoot.kubernetes.kubeAPIServer.acl.allowedCIDRs[1]", "allowedCIDRs entry must be a CIDR"},
 		{"worker minimum above maximum", set("spec.shoot.provider.workers[0].minimum", int64(3)), "spec.shoot.provider.workers", "minimum <= maximum"},
-		{"worker without zones", set("spec.shoot.provider.workers[0].zones", []any{}), "spec.shoot.provider.workers", "at least one zone"},
 		{"maxSurge and maxUnavailable both zero", set("spec.shoot.provider.workers[0].maxSurge", int64(0)), "spec.shoot.provider.workers", "must not both be zero"},
 		{"maxSurge and maxUnavailable both zero percent", func(o map[string]any) {
 			set("spec.shoot.provider.workers[0].maxSurge", "0%")(o)
@@ -255,8 +302,6 @@ func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 			"spec.shoot.provider.additionalWorkers[1]", "Duplicate value"},
 		{"additional pool minimum above maximum", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { w["minimum"] = int64(5) })}),
 			"spec.shoot.provider.additionalWorkers", "minimum <= maximum"},
-		{"additional pool without zones", set("spec.shoot.provider.additionalWorkers", []any{pool("big", func(w map[string]any) { delete(w, "zones") })}),
-			"spec.shoot.provider.additionalWorkers", "at least one zone"},
 		{"shoot name with upper case", set("spec.shoot.name", "C-91F0E7A"), "spec.shoot.name", ""},
 		{"shoot name longer than Gardener allows", set("spec.shoot.name", "a-very-long-shoot-name-x"), "spec.shoot.name", ""},
 		{"shoot name with a double dash", set("spec.shoot.name", "c--91f0e7"), "spec.shoot.name", "must not contain '--'"},

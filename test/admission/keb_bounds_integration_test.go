@@ -199,7 +199,6 @@ func TestIntegrationRuntimesStoredUnderThePreviousCRDStayWritable(t *testing.T) 
 	// Values our rules refuse that the previous CRD let through, each stored in one Runtime.
 	stored := map[string]mutation{
 		"pool minimum above maximum":            set("spec.shoot.provider.workers[0].minimum", int64(3)),
-		"pool without zones":                    set("spec.shoot.provider.workers[0].zones", []any{}),
 		"maxSurge and maxUnavailable both zero": set("spec.shoot.provider.workers[0].maxSurge", int64(0)),
 		"ACL entry that is not a CIDR":          set("spec.shoot.kubernetes.kubeAPIServer.acl", map[string]any{"allowedCIDRs": []any{"1.2.3.4"}}),
 		"purpose infrastructure":                set("spec.shoot.purpose", "infrastructure"),

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/kube"
@@ -24,6 +25,9 @@ const (
 	aclShoot     = "p-acl"
 	// aclConfigMap is shoot.acl.configMap of the golden configuration.
 	aclConfigMap = "acl-ip-list"
+
+	zonelessRuntimeID = "7c4e2a91-3f6b-4d8e-a1c5-9b0f2e6d8a37"
+	zonelessShoot     = "p-zoneless"
 )
 
 // landscapeScenarios cover the landscape rules of issue 13 that need the running operator.
@@ -33,6 +37,15 @@ func (w *world) landscapeScenarios(trial *imv1.Runtime) []scenario {
 			rt := freshRuntime(trial, aclRuntimeID, aclShoot)
 			rt.Spec.Shoot.Kubernetes.KubeAPIServer.ACL = &imv1.ACL{AllowedCIDRs: []string{"203.0.113.0/24"}}
 			w.aclFollowsControlPlaneAddresses(t, rt)
+		}},
+		{"PoolWithoutZonesGetsTheProfilesZones", func(t *testing.T) {
+			// As KEB sends it when its providers configuration lists no zones for the region: no zones, maxSurge
+			// the zone count it meant to use.
+			rt := freshRuntime(trial, zonelessRuntimeID, zonelessShoot)
+			two := intstr.FromInt32(2)
+			rt.Spec.Shoot.Provider.Workers[0].Zones, rt.Spec.Shoot.Provider.Workers[0].MaxSurge = nil, &two
+			rt.Spec.Shoot.Provider.Workers[0].Minimum, rt.Spec.Shoot.Provider.Workers[0].Maximum = 2, 2
+			w.poolWithoutZones(t, rt)
 		}},
 	}
 }
@@ -106,4 +119,41 @@ func (w *world) waitShootACL(t *testing.T, shootName string, want []string) {
 		}
 		return slices.Equal(cfg.Rule.CIDRs, want), strings.Join(cfg.Rule.CIDRs, ",")
 	})
+}
+
+// poolWithoutZones: a Runtime whose pool has no zones is admitted, reaches Ready, and its shoot's pool has the first
+// zones (maxSurge of them) the garden's cloud profile lists for the region, in the profile's order; the Runtime itself
+// is left as KEB wrote it.
+func (w *world) poolWithoutZones(t *testing.T, rt *imv1.Runtime) {
+	ctx := context.Background()
+	if err := w.kcp.Create(ctx, rt.DeepCopy()); err != nil {
+		t.Fatalf("create runtime %s with a pool without zones: %v", rt.Name, err)
+	}
+	got := w.waitReady(t, rt.Name, provisionTimeout)
+	s := w.shoot(t, rt.Spec.Shoot.Name)
+	if s == nil || s.Spec.CloudProfile == nil {
+		t.Fatalf("shoot %s of a Ready runtime without a cloud profile: %+v", rt.Spec.Shoot.Name, s)
+	}
+	profile := &gardencorev1beta1.CloudProfile{}
+	if err := w.garden.Get(ctx, client.ObjectKey{Name: s.Spec.CloudProfile.Name}, profile); err != nil {
+		t.Fatalf("read the cloud profile: %v", err)
+	}
+	var want []string
+	for _, r := range profile.Spec.Regions {
+		if r.Name == rt.Spec.Shoot.Region {
+			for _, z := range r.Zones[:min(2, len(r.Zones))] {
+				want = append(want, z.Name)
+			}
+		}
+	}
+	if len(want) < 2 {
+		t.Fatalf("the sandbox profile lists %v in %s; the test needs two zones", want, rt.Spec.Shoot.Region)
+	}
+	pool := worker(s, rt.Spec.Shoot.Provider.Workers[0].Name)
+	if pool == nil || !slices.Equal(pool.Zones, want) {
+		t.Errorf("shoot pool %+v; want zones %v, the profile's first two in %s", pool, want, rt.Spec.Shoot.Region)
+	}
+	if z := got.Spec.Shoot.Provider.Workers[0].Zones; len(z) != 0 {
+		t.Errorf("the Runtime's pool got zones %v; the operator must not write KEB's spec", z)
+	}
 }

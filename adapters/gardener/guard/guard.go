@@ -90,7 +90,8 @@ var (
 const registryCredentialsPrefix = "reg-cache-"
 
 // ProjectPolicy is what the operator needs in a Gardener project: manage shoots and their structured-authentication
-// ConfigMaps in the project namespace, request admin kubeconfigs, and list the seeds (their regions). Nothing more:
+// ConfigMaps in the project namespace, request admin kubeconfigs, list the seeds (their regions) and read cloud profiles by name (the zones of a
+// region). Nothing more:
 // every verb here has a caller (cached reads need get, list and watch; a server-side apply that may create needs
 // create and patch).
 // ConfigMaps are read through controller-runtime's cache (get, list, watch), written by server-side apply and a
@@ -106,6 +107,8 @@ func ProjectPolicy(projectNamespace string) Policy {
 		Rules: []Rule{
 			{Group: core, Resource: "shoots", Namespace: projectNamespace, Verbs: shootVerbs},
 			{Group: core, Resource: "shoots", Subresource: "adminkubeconfig", Namespace: projectNamespace, Verbs: []string{"create"}},
+			// The zones of a region, for worker pools that come without zones: one cloud profile read by name.
+			{Group: core, Resource: "cloudprofiles", Verbs: []string{"get"}},
 			{Group: "", Resource: "configmaps", Namespace: projectNamespace,
 				Verbs: []string{"get", "list", "watch", "create", "patch"}},
 			{Group: core, Resource: "seeds", Verbs: []string{"list"}},

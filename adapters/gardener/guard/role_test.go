@@ -65,7 +65,7 @@ func TestPolicyMatchesGardenerRole(t *testing.T) {
 // TestRBACIsLeastPrivilege holds the bundle: no wildcards; Secrets (the project's hold the cloud credentials) only
 // namespaced and only get, create and delete by name, never list, watch or deletecollection (RBAC cannot limit
 // those to the operator's copies, so either would reach every Secret of the project); nothing cluster-wide but
-// listing seeds.
+// listing seeds and getting cloud profiles.
 func TestGardenerRoleIsLeastPrivilege(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "..", "config", "gardener", "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -97,10 +97,11 @@ func TestGardenerRoleIsLeastPrivilege(t *testing.T) {
 						}
 					}
 				}
-				listsSeeds := slices.Equal(r.APIGroups, []string{"core.gardener.cloud"}) &&
-					slices.Equal(r.Resources, []string{"seeds"}) && slices.Equal(r.Verbs, []string{"list"})
-				if role.Kind == "ClusterRole" && !listsSeeds {
-					t.Errorf("%s %s: cluster-wide rule %+v; only listing seeds is cluster-wide", filepath.Base(f), role.Name, r)
+				gardenCore := slices.Equal(r.APIGroups, []string{"core.gardener.cloud"})
+				listsSeeds := gardenCore && slices.Equal(r.Resources, []string{"seeds"}) && slices.Equal(r.Verbs, []string{"list"})
+				getsProfiles := gardenCore && slices.Equal(r.Resources, []string{"cloudprofiles"}) && slices.Equal(r.Verbs, []string{"get"})
+				if role.Kind == "ClusterRole" && !listsSeeds && !getsProfiles {
+					t.Errorf("%s %s: cluster-wide rule %+v; only listing seeds and getting cloud profiles are cluster-wide", filepath.Base(f), role.Name, r)
 				}
 				if slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "secrets") {
 					for _, v := range r.Verbs {

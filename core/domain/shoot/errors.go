@@ -43,6 +43,10 @@ const (
 	// ReasonACLOperatorAddressesMissing: a Runtime restricts API server access but the operator's and KCP's egress
 	// addresses are not known; applying it would lock the control plane out.
 	ReasonACLOperatorAddressesMissing Reason = "ACLOperatorAddressesMissing"
+	// ReasonNoZonesInCloudProfile: a worker pool came without zones (KEB sends that when its providers configuration
+	// lists none for the region) and the cluster's cloud profile offers none for the region either, so the operator
+	// has nothing to fill in. The landscape adds the region's zones to the cloud profile (or KEB's configuration).
+	ReasonNoZonesInCloudProfile Reason = "NoZonesInCloudProfile"
 )
 
 // ValidationError says which input field is wrong, why (Reason) and what to do (Message).

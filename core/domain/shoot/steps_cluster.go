@@ -100,10 +100,7 @@ func stepProvider(in input, s *Spec) error {
 }
 
 func stepCloudProfile(in input, s *Spec) error {
-	name := in.cfg.CloudProfiles[in.rt.Provider]
-	if name == "" {
-		name = DefaultCloudProfiles[in.rt.Provider]
-	}
+	name := CloudProfileName(in.rt, in.cfg)
 	if name == "" {
 		return invalid(ReasonInvalidConfig, "shoot.cloudProfiles."+string(in.rt.Provider), "no cloud profile configured for this provider")
 	}

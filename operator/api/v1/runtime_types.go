@@ -227,24 +227,23 @@ type Provider struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="provider type is immutable"
 	Type string `json:"type"`
 	// Workers holds exactly one pool, named cpu-worker-0 by KEB, in Gardener's Worker shape. An empty machine image
-	// name or version means the operator's default.
+	// name or version means the operator's default. A pool without zones gets the first zones the cloud profile
+	// offers in the region (as many as its maxSurge, at least one); an existing pool keeps the zones it has.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=1
 	// +listType=atomic
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each worker pool needs minimum <= maximum"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
 	Workers []gardener.Worker `json:"workers"`
 	// AdditionalWorkers are further pools in Gardener's Worker shape; removing one removes the pool. Pool names must
 	// be unique across workers and additionalWorkers. At most 100 pools, far above what KEB sends: the bound keeps
 	// the admission rules within the API server's CEL cost budget (Gardener's Worker fields have no length limits of
-	// their own).
+	// their own). A pool without zones gets zones as a pool of Workers does.
 	// +optional
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each additional worker pool needs minimum <= maximum"
-	// +kubebuilder:validation:XValidation:rule="self.all(w, has(w.zones) && size(w.zones) > 0)",message="each additional worker pool needs at least one zone"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
 	AdditionalWorkers *[]gardener.Worker `json:"additionalWorkers,omitempty"`
 }

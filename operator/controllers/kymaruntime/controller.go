@@ -34,7 +34,7 @@ import (
 )
 
 // RBAC in KCP. In the garden the operator's project service account needs shoots (get, list, watch, create,
-// patch, update, delete), configmaps (get, list, watch, create, patch) in the project namespace and seeds (list).
+// patch, update, delete), configmaps (get, list, watch, create, patch) in the project namespace, seeds (list) and cloudprofiles (get).
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes/status,verbs=get;patch
 // +kubebuilder:rbac:groups=infrastructuremanager.kyma-project.io,namespace=kcp-system,resources=runtimes/finalizers,verbs=update
@@ -68,10 +68,13 @@ type Deps struct {
 	Namespaces []string
 	Clock      ports.Clock
 	// ServerClock is the garden's clock: deletion windows are measured on it.
-	ServerClock  ports.ServerClock
-	Shoots       ports.Shoots
-	ShootLister  ports.ShootLister
-	Seeds        ports.Seeds
+	ServerClock ports.ServerClock
+	Shoots      ports.Shoots
+	ShootLister ports.ShootLister
+	Seeds       ports.Seeds
+	// Profiles gives the zones a cloud profile offers in a region, for worker pools that come without zones; nil:
+	// such pools are refused.
+	Profiles     ports.CloudProfiles
 	Credentials  ports.CredentialsMigrator
 	Access       ports.AccessObjects
 	Configurator ports.RuntimeConfigurator
@@ -124,7 +127,7 @@ type Deps struct {
 
 // useCases builds the use cases of the Runtime controller and the reaper from deps.
 func useCases(d Deps) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
-	provision := &usecase.Provisioner{Shoots: d.Shoots, Seeds: d.Seeds, Access: d.Access, Configurator: d.Configurator,
+	provision := &usecase.Provisioner{Shoots: d.Shoots, Seeds: d.Seeds, Profiles: d.Profiles, Access: d.Access, Configurator: d.Configurator,
 		Guard: d.Guard, Config: d.Shoot, Policy: d.Deletion, Addresses: d.Addresses, Credentials: d.Credentials,
 		Bootstrap: d.Bootstrap, DriftPeriod: d.DriftPeriod, AdoptOnly: d.AdoptOnly, RegistryCredentials: d.RegistryCredentials,
 		Bindings: d.Bindings, Records: d.Records, Clock: d.ServerClock}
