@@ -190,17 +190,22 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 	if err := w.kcp.Create(ctx, bystander.DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
+	var unreachable string
 	testenv.Eventually(t, runtimeTimeout+stepTimeout, "the paused runtime to report RuntimeAPIServerUnreachable", func() (bool, string) {
 		rt := w.runtime(t, paused.Name)
 		c := meta.FindStatusCondition(rt.Status.Conditions, lifecycle.ConditionConfigured)
+		if c != nil {
+			unreachable = c.Message
+		}
 		return rt.Status.State == imv1.RuntimeStatePending && readyCondition(rt).Reason == string(lifecycle.ReasonRuntimeAPIServerUnreachable) &&
 			c != nil && c.Status == metav1.ConditionFalse && c.Reason == string(runtimeconfig.ReasonRuntimeAPIServerUnreachable), describe(rt)
 	})
-	took := time.Since(begin)
-	t.Logf("RuntimeAPIServerUnreachable reported %s after the change (timeout %s)", took.Round(100*time.Millisecond), runtimeTimeout)
-	// The first attempt ends at the timeout; a busy machine adds the reconcile and the status write.
-	if took > runtimeTimeout+15*time.Second {
-		t.Errorf("the condition came %s after the change; the timeout is %s", took, runtimeTimeout)
+	t.Logf("RuntimeAPIServerUnreachable reported %s after the change (timeout %s)", time.Since(begin).Round(100*time.Millisecond), runtimeTimeout)
+	// The attempt was ended by the operator's own timeout (runtime.timeout), not by a transport error or the
+	// system's TCP timeouts: the API server accepts connections and never answers. Judged by the cause, not by the
+	// time it took, which a busy machine stretches.
+	if !strings.Contains(unreachable, context.DeadlineExceeded.Error()) {
+		t.Errorf("the condition says %q; want the attempt ended by the configuration timeout (%v)", unreachable, context.DeadlineExceeded)
 	}
 	w.waitReady(t, bystander.Name, provisionTimeout)
 	if rt := w.runtime(t, paused.Name); rt.Status.State == imv1.RuntimeStateReady {
