@@ -33,8 +33,7 @@ var (
 )
 
 // gardenOptions: one runtime API server behind every shoot (kubeconfigs are used), a quick gardenlet that
-// reconciles the 20 shoots of the migration fixture at once. Creation takes 5 s: the probe test injects its fault
-// into a shoot it sees created, which must land before the simulated creation ends on a busy machine.
+// reconciles the 20 shoots of the migration fixture at once. Creation takes 5 s.
 var gardenOptions = testenv.GardenOptions{
 	RuntimeAPIServers: runtimeapi.ModeShared,
 	Gardenlet: gardenlet.Options{CreateDuration: 5 * time.Second, ReconcileDuration: time.Second,

@@ -23,7 +23,6 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/test/sandbox/gardenbox"
-	"github.com/kyma-project/kim/test/sandbox/gardenlet"
 	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/probeconfig"
 )
@@ -94,10 +93,9 @@ func TestProbeIntegration(t *testing.T) {
 	}
 
 	// Provisioning fails: Gardener refuses to create the probe's shoot.
-	stop := failNewProbeShoots(t, env)
+	failNewProbeShoots(t, env)
 	failed := filepath.Join(work, "failed.prom")
 	res, err = runProbeResult(t, args(failed))
-	stop()
 	if !errors.Is(err, probe.ErrFailed) || res.Success || res.Failed != probe.PhaseReady || !res.Kept {
 		t.Fatalf("a probe whose shoot fails: error %v, result %+v; want ErrFailed in phase ready, Runtime kept", err, res)
 	}
@@ -240,9 +238,10 @@ func probeRuntime(t *testing.T, env *testEnv, id string) *imv1.Runtime {
 	return rt
 }
 
-// failNewProbeShoots makes the simulated gardenlet fail the creation of every probe shoot that appears from now on
-// with a non-retryable error (as Gardener does without permission in the cloud account), until stop is called.
-func failNewProbeShoots(t *testing.T, env *testEnv) (stop func()) {
+// failNewProbeShoots makes the simulated gardenlet fail the creation of the first probe shoot that appears from now
+// on with a non-retryable error (as Gardener does without permission in the cloud account), until the test ends. The
+// rule is in place before the probe creates its shoot: nothing races the simulated creation.
+func failNewProbeShoots(t *testing.T, env *testEnv) {
 	t.Helper()
 	ns := env.Catalogue.ProjectNamespace()
 	existing := map[string]bool{}
@@ -253,32 +252,15 @@ func failNewProbeShoots(t *testing.T, env *testEnv) (stop func()) {
 	for _, s := range list.Items {
 		existing[s.Name] = true
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			var list gardencorev1beta1.ShootList
-			if err := env.GardenClient.List(ctx, &list, client.InNamespace(ns)); err == nil {
-				for i := range list.Items {
-					s := &list.Items[i]
-					if existing[s.Name] || !strings.HasPrefix(s.Name, "p-") {
-						continue
-					}
-					patch := client.MergeFrom(s.DeepCopy())
-					if s.Annotations == nil {
-						s.Annotations = map[string]string{}
-					}
-					s.Annotations[gardenlet.AnnotationFailWith] = "ERR_INFRA_UNAUTHORIZED"
-					s.Annotations[gardenlet.AnnotationFailOperation] = "Create"
-					if err := env.GardenClient.Patch(ctx, s, patch); err == nil {
-						existing[s.Name] = true
-					}
-				}
-			}
-			time.Sleep(100 * time.Millisecond)
+	var mu sync.Mutex
+	victim := ""
+	remove := env.Gardenlet.FailMatching(func(s *gardencorev1beta1.Shoot) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if victim == "" && s.Namespace == ns && strings.HasPrefix(s.Name, "p-") && !existing[s.Name] {
+			victim = s.Name
 		}
-	}()
-	return func() { cancel(); wg.Wait() }
+		return s.Namespace == ns && s.Name == victim
+	}, gardencorev1beta1.LastOperationTypeCreate, "ERR_INFRA_UNAUTHORIZED")
+	t.Cleanup(remove)
 }

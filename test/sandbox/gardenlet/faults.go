@@ -2,6 +2,7 @@ package gardenlet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +38,32 @@ type fault struct {
 
 func (f fault) none() bool { return len(f.codes) == 0 }
 
-// faultFor returns the fault configured (annotation first, then global options) for operation op.
+// faultRule is a fault FailMatching configured: operation op of the shoots match selects fails with codes.
+type faultRule struct {
+	match func(*gardencorev1beta1.Shoot) bool
+	op    gardencorev1beta1.LastOperationType
+	codes []gardencorev1beta1.ErrorCode
+}
+
+// FailMatching makes operation op (empty: every operation) of every shoot that match selects fail with codes, from
+// the gardenlet's next look at the shoot until remove is called. A test that must fail a shoot it does not create
+// itself (one a command under test creates) sets the rule before, instead of racing the operation's duration to
+// annotate the shoot. match is called from the gardenlet's workers, concurrently.
+func (g *Gardenlet) FailMatching(match func(*gardencorev1beta1.Shoot) bool, op gardencorev1beta1.LastOperationType,
+	codes ...gardencorev1beta1.ErrorCode) (remove func()) {
+	r := &faultRule{match: match, op: op, codes: codes}
+	g.mu.Lock()
+	g.rules = append(g.rules, r)
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.rules = slices.DeleteFunc(g.rules, func(x *faultRule) bool { return x == r })
+	}
+}
+
+// faultFor returns the fault configured (annotation first, then FailMatching's rules, then global options) for
+// operation op.
 func (g *Gardenlet) faultFor(shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType) fault {
 	ann := shoot.Annotations
 	if op == gardencorev1beta1.LastOperationTypeDelete && strings.EqualFold(ann[v1beta1constants.AnnotationConfirmationForceDeletion], "true") {
@@ -48,6 +74,14 @@ func (g *Gardenlet) faultFor(shoot *gardencorev1beta1.Shoot, op gardencorev1beta
 			return fault{}
 		}
 		return fault{codes: parseCodes(codes), message: ann[AnnotationFailMessage]}
+	}
+	g.mu.Lock()
+	rules := slices.Clone(g.rules)
+	g.mu.Unlock()
+	for _, r := range rules {
+		if (r.op == "" || r.op == op) && r.match(shoot) {
+			return fault{codes: r.codes}
+		}
 	}
 	if g.opts.FailWith != "" && (g.opts.FailOperation == "" || g.opts.FailOperation == op) {
 		return fault{codes: parseCodes(g.opts.FailWith)}

@@ -47,6 +47,30 @@ func TestFaultFor(t *testing.T) {
 	}
 }
 
+// TestFailMatching: a rule fails the operation it names of the shoots it selects, before the global options, and
+// nothing once removed.
+func TestFailMatching(t *testing.T) {
+	create := gardencorev1beta1.LastOperationTypeCreate
+	g := &Gardenlet{opts: Options{FailWith: "ERR_CONFIGURATION_PROBLEM", FailOperation: gardencorev1beta1.LastOperationTypeReconcile}.withDefaults()}
+	victim := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Name: "p-1"}}
+	other := &gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{Name: "c-1"}}
+	remove := g.FailMatching(func(s *gardencorev1beta1.Shoot) bool { return s.Name == "p-1" }, create, "ERR_INFRA_UNAUTHORIZED")
+	want := []gardencorev1beta1.ErrorCode{"ERR_INFRA_UNAUTHORIZED"}
+	if diff := cmp.Diff(want, g.faultFor(victim, create).codes); diff != "" {
+		t.Errorf("the selected shoot's creation (-want +got):\n%s", diff)
+	}
+	if f := g.faultFor(other, create); !f.none() {
+		t.Errorf("another shoot's creation fails: %v", f.codes)
+	}
+	if diff := cmp.Diff([]gardencorev1beta1.ErrorCode{"ERR_CONFIGURATION_PROBLEM"}, g.faultFor(victim, gardencorev1beta1.LastOperationTypeReconcile).codes); diff != "" {
+		t.Errorf("the selected shoot's reconcile takes the global fault (-want +got):\n%s", diff)
+	}
+	remove()
+	if f := g.faultFor(victim, create); !f.none() {
+		t.Errorf("the removed rule still fails the creation: %v", f.codes)
+	}
+}
+
 func TestDuration(t *testing.T) {
 	g := &Gardenlet{opts: Options{CreateDuration: 3 * time.Second}.withDefaults()}
 	for _, tc := range []struct {

@@ -99,6 +99,8 @@ type Gardenlet struct {
 	// deletions is the log of shoot deletions (Deletions); deletionSeen its index by UID.
 	deletions    []Deletion
 	deletionSeen map[types.UID]bool
+	// rules are the faults of FailMatching.
+	rules []*faultRule
 }
 
 // operation is the in-memory record of the operation in progress for a shoot.
