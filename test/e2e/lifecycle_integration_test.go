@@ -27,8 +27,10 @@ import (
 const (
 	awsWindow     = 30 * time.Second
 	defaultWindow = time.Hour
-	// provisionTimeout bounds waits for a whole provisioning (runtime API servers start on busy machines).
-	provisionTimeout = 4 * time.Minute
+	// provisionTimeout bounds waits for a whole provisioning. Each shoot has its own runtime API server here, and
+	// their starts are serialised: on a machine with a load of 20, four shoots of parallel scenarios waited four
+	// minutes at "Create Processing 0 %" (the gardenlet's description now says when a shoot waits for its server).
+	provisionTimeout = 8 * time.Minute
 	// stepTimeout bounds waits for a single Gardener operation and the operator's reaction.
 	stepTimeout = 2 * time.Minute
 	// bindingHold is deletion.bindingReleaseHold of the test configuration: short, so a sibling's binding is seen

@@ -113,7 +113,13 @@ func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any
 	if op != gardencorev1beta1.LastOperationTypeDelete && (shoot.Status.LastOperation == nil || shoot.Status.LastOperation.Type != op ||
 		shoot.Status.LastOperation.State != gardencorev1beta1.LastOperationStateProcessing) {
 		// Report Processing before the (possibly slow) runtime API server start.
-		if err := g.setLastOperation(ctx, shoot, op, gardencorev1beta1.LastOperationStateProcessing, 0, processingDescription(shoot, op), nil); err != nil {
+		desc := processingDescription(shoot, op)
+		if serve := !strings.EqualFold(shoot.Annotations[AnnotationNoRuntimeAPIServer], "true"); !g.runtime.Running(shoot.Namespace+"/"+shoot.Name, serve) {
+			// The start of its runtime API server is queued behind others: on a busy machine that is minutes, and a
+			// test waiting for the shoot then says why.
+			desc += fmt.Sprintf("; waiting for its runtime API server to start (%d starts queued or running)", g.runtime.Starts()+1)
+		}
+		if err := g.setLastOperation(ctx, shoot, op, gardencorev1beta1.LastOperationStateProcessing, 0, desc, nil); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -69,6 +70,22 @@ type Pool struct {
 	sharedC *CAs
 	servers map[string]*Server
 	stopped bool
+	// starts counts the server starts running or waiting for startMu (Starts).
+	starts atomic.Int32
+}
+
+// Starts is the number of server starts in progress or queued: a shoot whose operation waits for its server says
+// so with it (the simulated gardenlet's progress description), so a stall on a busy machine names its cause.
+func (p *Pool) Starts() int { return int(p.starts.Load()) }
+
+// Running reports whether the shoot identified by key has its endpoint without a start: a running server, or no
+// server needed (serve false, or no server mode).
+func (p *Pool) Running(key string, serve bool) bool {
+	if !serve || p.opts.Mode == ModeNone {
+		return true
+	}
+	srv, err := p.lookup(p.opts.Mode, key)
+	return srv != nil || err != nil
 }
 
 // NewPool creates a pool; servers start lazily on first use.
@@ -103,6 +120,8 @@ func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
 		}
 		return Endpoint{URL: srv.URL(), CAs: srv.CAs()}, nil
 	}
+	p.starts.Add(1)
+	defer p.starts.Add(-1)
 	p.startMu.Lock()
 	defer p.startMu.Unlock()
 	if srv, err := p.lookup(mode, key); srv != nil || err != nil {
