@@ -81,7 +81,7 @@ func Serve(opm, dir, logPath string) (*Registry, error) {
 	}
 	// Its profiling endpoint would take 127.0.0.1:6060 (a second server, or anything else there, fails to start), and
 	// its termination log would go to /dev/termination-log: both are moved next to the log.
-	cmd := exec.Command(opm, "serve", dir, fmt.Sprintf("--port=%d", port), "--pprof-addr=127.0.0.1:0", //nolint:gosec // the pinned opm of bin/
+	cmd := exec.Command(opm, "serve", dir, fmt.Sprintf("--port=%d", port), "--pprof-addr=127.0.0.1:0",
 		"--termination-log="+logPath+".termination")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
@@ -120,7 +120,7 @@ func (r *Registry) Stop() {
 }
 
 func run(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...) //nolint:gosec // the pinned tools of this repository
+	cmd := exec.CommandContext(ctx, name, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

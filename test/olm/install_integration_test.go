@@ -97,7 +97,6 @@ func TestInstalledByOLMIntegration(t *testing.T) {
 		_ = os.RemoveAll(work)
 	})
 
-
 	// The KCP starts with OLM's CRDs only, as a landscape's KCP has them: the operator's CRDs come from the bundle.
 	env := testenv.Garden(t, testenv.GardenOptions{RuntimeAPIServers: runtimeapi.ModeShared, CRDDirectory: filepath.Join(assets, "crds")})
 	kcp := env.KCPClient
@@ -361,14 +360,17 @@ func startOLM(t *testing.T, assets, kubeconfig, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(filepath.Join(assets, c.name), c.args...) //nolint:gosec // OLM built by hack/olm.sh
+		cmd := exec.Command(filepath.Join(assets, c.name), c.args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start %s: %v", c.name, err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
+		exited := make(chan struct{})
+		go func() {
+			_ = cmd.Wait() // killed at the end of the test: its exit status says nothing
+			close(exited)
+		}()
 		t.Cleanup(func() {
 			_ = cmd.Process.Kill()
 			<-exited
@@ -447,7 +449,7 @@ func gardenWrites(p *faultproxy.Proxy) []string {
 // operator/version) into path. Under make test-olm GOFIPS140 is set, as in the Dockerfile, and inherited.
 func buildManager(t *testing.T, path, version string) {
 	t.Helper()
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", //nolint:gosec // the repository's own command
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
 		"-ldflags=-s -w -X github.com/kyma-project/kim/operator/version.Version="+version, "-o", path, "./operator/cmd/manager")
 	cmd.Dir = testenv.RepoRoot()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

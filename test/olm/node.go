@@ -50,6 +50,11 @@ import (
 //   - the ServiceAccount's token and the API server's CA are not at /var/run/secrets/kubernetes.io/serviceaccount
 //     but in a kubeconfig named by KUBECONFIG, which controller-runtime reads before the in-cluster files.
 //
+// test/sandbox/node runs one pod more faithfully (its own root file system, paths and arguments unchanged, the
+// image's user) but on the host's network; this stand-in runs a Deployment of two replicas and rolls it out
+// surge-first, so up to four copies of the container run at once and each needs ports of its own: hence the
+// translated ports and, with them, the translated paths.
+//
 // A template change (a new generation) is rolled out surge-first: the new processes start, and once they are all
 // ready the old ones get SIGTERM, as a rolling update with maxUnavailable 0 does.
 type Node struct {
@@ -299,10 +304,10 @@ func (n *Node) writeStatus(ctx context.Context, d *appsv1.Deployment, want, read
 	now := metav1.Now()
 	st := appsv1.DeploymentStatus{
 		ObservedGeneration: d.Generation,
-		Replicas:           int32(want + old),  //nolint:gosec // a handful of replicas
-		UpdatedReplicas:    int32(want),        //nolint:gosec // a handful of replicas
-		ReadyReplicas:      int32(ready + old), //nolint:gosec // a handful of replicas
-		AvailableReplicas:  int32(ready + old), //nolint:gosec // a handful of replicas
+		Replicas:           int32(want + old),
+		UpdatedReplicas:    int32(want),
+		ReadyReplicas:      int32(ready + old),
+		AvailableReplicas:  int32(ready + old),
 		Conditions: []appsv1.DeploymentCondition{
 			{Type: appsv1.DeploymentAvailable, Status: available, Reason: reason, LastUpdateTime: now, LastTransitionTime: now},
 			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable", LastUpdateTime: now, LastTransitionTime: now},
@@ -403,7 +408,7 @@ func (n *Node) startPod(ctx context.Context, d *appsv1.Deployment, index int) (*
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(filepath.Join(root, filepath.Clean("/"+c.Command[0])), args...) //nolint:gosec // the test's own binary
+	cmd := exec.Command(filepath.Join(root, filepath.Clean("/"+c.Command[0])), args...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, dir, log, log
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
@@ -456,7 +461,7 @@ func (n *Node) mountVolumes(ctx context.Context, ns string, spec corev1.PodSpec,
 			}
 			files = s.Data
 			if v.Secret.DefaultMode != nil {
-				mode = os.FileMode(*v.Secret.DefaultMode) //nolint:gosec // a file mode
+				mode = os.FileMode(*v.Secret.DefaultMode)
 			}
 		case v.ConfigMap != nil:
 			cm, err := n.clients.CoreV1().ConfigMaps(ns).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
@@ -470,7 +475,7 @@ func (n *Node) mountVolumes(ctx context.Context, ns string, spec corev1.PodSpec,
 				files[k] = []byte(val)
 			}
 			if v.ConfigMap.DefaultMode != nil {
-				mode = os.FileMode(*v.ConfigMap.DefaultMode) //nolint:gosec // a file mode
+				mode = os.FileMode(*v.ConfigMap.DefaultMode)
 			}
 		case v.EmptyDir != nil:
 			if m.MountPath == "/tmp" {
@@ -535,7 +540,7 @@ func (n *Node) environment(ctx context.Context, ns, podName string, tmpl corev1.
 		switch {
 		case from.ConfigMapRef != nil:
 			cm, err := n.clients.CoreV1().ConfigMaps(ns).Get(ctx, from.ConfigMapRef.Name, metav1.GetOptions{})
-			if err != nil && !(apierrors.IsNotFound(err) && ptr.Deref(from.ConfigMapRef.Optional, false)) {
+			if err != nil && (!apierrors.IsNotFound(err) || !ptr.Deref(from.ConfigMapRef.Optional, false)) {
 				return nil, fmt.Errorf("envFrom configmap %s: %w", from.ConfigMapRef.Name, err)
 			}
 			if err == nil {
@@ -543,7 +548,7 @@ func (n *Node) environment(ctx context.Context, ns, podName string, tmpl corev1.
 			}
 		case from.SecretRef != nil:
 			s, err := n.clients.CoreV1().Secrets(ns).Get(ctx, from.SecretRef.Name, metav1.GetOptions{})
-			if err != nil && !(apierrors.IsNotFound(err) && ptr.Deref(from.SecretRef.Optional, false)) {
+			if err != nil && (!apierrors.IsNotFound(err) || !ptr.Deref(from.SecretRef.Optional, false)) {
 				return nil, fmt.Errorf("envFrom secret %s: %w", from.SecretRef.Name, err)
 			}
 			if err == nil {
@@ -647,7 +652,7 @@ func bindAddress(ports map[int32]int, v string) string {
 	if err != nil {
 		return v
 	}
-	local, ok := ports[int32(port)] //nolint:gosec // a port number
+	local, ok := ports[int32(port)]
 	if !ok {
 		return v
 	}
