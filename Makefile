@@ -201,7 +201,7 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: lint vulncheck verify-generated verify-mutants test-alerts test-fips test-all test-go-install ## What CI runs: lint, govulncheck, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, go install of the CLI.
+test: lint vulncheck verify-generated verify-mutants test-alerts test-fips test-all test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, the install through OLM, go install of the CLI.
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -230,12 +230,21 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 
 .PHONY: test-all
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST))$$' ./...
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' ./...
 	@# The two-replica chaos test (garden-in-a-box starts once per process, so it needs a process of its own) is the
 	@# judge of safety mutant 145: verify-mutants runs it on the unmutated tree, and `make test-two-replicas` alone.
 	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...
 
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
+
+# The install through OLM needs OLM's operators and opm besides the API servers: test-olm runs it, test-all skips it.
+# hack/olm.sh builds olm and catalog once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
+OLM_TEST := TestInstalledByOLMIntegration
+
+.PHONY: test-olm
+test-olm: opm ## Install bundle/ through OLM v0's own operators (built once by hack/olm.sh) into garden-in-a-box: CSV Succeeded, a Runtime Ready, an upgrade, an uninstall (docs/install/olm.md).
+	@assets="$$(hack/envtest.sh)" && olm="$$(hack/olm.sh)" && KUBEBUILDER_ASSETS="$$assets" OLM_ASSETS="$$olm" OPM=$(OPM) \
+		$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 30m -run '^$(OLM_TEST)$$' -v ./test/olm/
 
 # The oldest Kubernetes the bundle claims (the CSV's minKubeVersion, which bundlegen computes from the CRDs' CEL
 # functions): its kube-apiserver is built like the envtest binaries (hack/envtest.sh, cached) and judges the CRDs and
@@ -276,7 +285,7 @@ SAFETY_SEQUENCES ?= 1000000
 
 .PHONY: test-integration
 test-integration: ## Only the integration tests (test names containing "Integration").
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration ./...
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -timeout 40m -run Integration -skip '^$(OLM_TEST)$$' ./...
 
 .PHONY: bench-runtime
 bench-runtime: ## Runtime latency benchmark on garden-in-a-box: shoot Succeeded -> Runtime Ready, Gardener requests per runtime (BENCH_RUNTIMES, BENCH_INTERVAL, BENCH_CREATE).

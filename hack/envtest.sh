@@ -44,9 +44,21 @@ package tools
 import _ "k8s.io/kubernetes/cmd/kube-apiserver"
 GO
   GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
-  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags='-s -w' -o "${DEST}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  # Stamped with its version as Kubernetes' release build stamps it: /version then says v${KUBE_VERSION}, not
+  # v0.0.0-master, and clients that compare versions (OLM checks a CSV's minKubeVersion) see the real one.
+  local minor="${KUBE_VERSION#*.}"
+  minor="${minor%%.*}"
+  local v=k8s.io/component-base/version
+  CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath \
+    -ldflags="-s -w -X ${v}.gitVersion=v${KUBE_VERSION} -X ${v}.gitMajor=1 -X ${v}.gitMinor=${minor} -X ${v}.gitTreeState=clean" \
+    -o "${DEST}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "${DEST}/kube-apiserver.tmp" "${DEST}/kube-apiserver"
+  echo "v${KUBE_VERSION}" >"${DEST}/kube-apiserver.version"
 }
+
+# A kube-apiserver cached before it was stamped with its version is built again (the link step: the packages come
+# from the Go build cache).
+stamped() { [ -x "${DEST}/kube-apiserver" ] && [ "$(cat "${DEST}/kube-apiserver.version" 2>/dev/null)" = "v${KUBE_VERSION}" ]; }
 
 build_etcd() {
   log "building etcd ${ETCD_VERSION} from the Go module proxy (first time only)..."
@@ -69,7 +81,7 @@ GO
 }
 
 # Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
-if [ ! -x "${DEST}/etcd" ] || [ ! -x "${DEST}/kube-apiserver" ]; then
+if [ ! -x "${DEST}/etcd" ] || ! stamped; then
   exec 9>"${CACHE_ROOT}/.build.lock"
   flock 9
   # The same etcd serves every kube-apiserver version: take it from another version's directory when one has it.
@@ -82,6 +94,6 @@ if [ ! -x "${DEST}/etcd" ] || [ ! -x "${DEST}/kube-apiserver" ]; then
     done
   fi
   [ -x "${DEST}/etcd" ] || build_etcd
-  [ -x "${DEST}/kube-apiserver" ] || build_kube_apiserver
+  stamped || build_kube_apiserver
 fi
 echo "${DEST}"

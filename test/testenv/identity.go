@@ -159,6 +159,13 @@ func GrantBundleKCP(ctx context.Context, root string, admin *rest.Config, namesp
 	return grant(ctx, admin, objs, own, sa)
 }
 
+// GrantGarden is the garden half of GrantBundleRBAC, for an operator whose KCP side someone else installs (OLM):
+// config/gardener applied for the project namespace ns. It returns garden impersonating the operator's garden
+// ServiceAccount; the ServiceAccount's namespace and name are in the impersonated user name.
+func GrantGarden(ctx context.Context, root string, garden *rest.Config, ns string) (*rest.Config, error) {
+	return grantGarden(ctx, root, garden, ns)
+}
+
 // gardenFiles are the files of config/gardener's kustomization, in its order.
 var gardenFiles = []string{"service_account.yaml", "role.yaml", "role_binding.yaml", "admission_policy.yaml"}
 

@@ -36,6 +36,27 @@ func RequireAssets(t testing.TB) {
 	}
 }
 
+// RequireEnv returns the value of the environment variable name (a tool's location a make target sets, such as
+// OLM_ASSETS), or ends the test when it is empty, as Require does for a program; hint says how to set it.
+func RequireEnv(t testing.TB, name, hint string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		missing(t, name+" is not set ("+hint+")")
+	}
+	return v
+}
+
+// RequireFile returns path, or ends the test when no file is there, as Require does for a program on the PATH;
+// hint says how to make it.
+func RequireFile(t testing.TB, path, hint string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		missing(t, path+" is missing ("+hint+")")
+	}
+	return path
+}
+
 func missing(t testing.TB, what string) {
 	t.Helper()
 	if InCI() {
