@@ -20,7 +20,7 @@ type AccessFixture struct {
 	// OwnerUID is the UID of a Runtime the GardenerClusters can be owned by.
 	OwnerUID string
 	// SetKubeconfig writes the runtime's kubeconfig Secret as the GardenerCluster controller does, expiring at
-	// expires.
+	// expires; the zero time writes it as the previous infrastructure manager did, without a recorded expiry.
 	SetKubeconfig func(t *testing.T, namespace, runtimeID string, expires time.Time)
 	// AddLabel sets a label on the runtime's GardenerCluster as someone else (KEB) would.
 	AddLabel func(t *testing.T, namespace, runtimeID, key, value string)
@@ -126,7 +126,7 @@ func RunAccessObjectsContract(t *testing.T, newFixture func(t *testing.T) Access
 		f := newFixture(t)
 		s := spec(f, "d4e5f6a7")
 		now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
-		ready := func(want bool, what string) {
+		ready := func(want ports.KubeconfigState, what string) {
 			t.Helper()
 			eventually(t, what, func(c *assert.CollectT) {
 				got, err := f.Access.KubeconfigReady(t.Context(), f.Namespace, s.RuntimeID, now)
@@ -134,11 +134,13 @@ func RunAccessObjectsContract(t *testing.T, newFixture func(t *testing.T) Access
 				assert.Equal(c, want, got, "KubeconfigReady")
 			})
 		}
-		ready(false, "no Secret")
+		ready(ports.KubeconfigMissing, "no Secret")
+		f.SetKubeconfig(t, f.Namespace, s.RuntimeID, time.Time{})
+		ready(ports.KubeconfigUnrecorded, "the previous manager's Secret, no recorded expiry")
 		f.SetKubeconfig(t, f.Namespace, s.RuntimeID, now.Add(time.Hour))
-		ready(true, "a Secret valid for an hour")
+		ready(ports.KubeconfigValid, "a Secret valid for an hour")
 		f.SetKubeconfig(t, f.Namespace, s.RuntimeID, now.Add(-time.Minute))
-		ready(false, "an expired kubeconfig")
+		ready(ports.KubeconfigMissing, "an expired kubeconfig")
 	})
 
 	t.Run("Remove deletes the GardenerCluster and the Secret and says gone once they are", func(t *testing.T) {
@@ -155,7 +157,7 @@ func RunAccessObjectsContract(t *testing.T, newFixture func(t *testing.T) Access
 		inSync(t, f, s, false, "not in sync once removed")
 		ready, err := f.Access.KubeconfigReady(t.Context(), f.Namespace, s.RuntimeID, time.Now())
 		require.NoError(t, err)
-		require.False(t, ready, "the Secret is gone with it")
+		require.Equal(t, ports.KubeconfigMissing, ready, "the Secret is gone with it")
 		gone, err := f.Access.Remove(t.Context(), f.Namespace, "never-existed")
 		require.NoError(t, err)
 		require.True(t, gone, "removing what never existed is gone at once")

@@ -93,14 +93,22 @@ func (a *AccessObjects) AddLabel(namespace, runtimeID, key, value string) {
 }
 
 // KubeconfigReady implements ports.AccessObjects.
-func (a *AccessObjects) KubeconfigReady(_ context.Context, namespace, runtimeID string, now time.Time) (bool, error) {
+func (a *AccessObjects) KubeconfigReady(_ context.Context, namespace, runtimeID string, now time.Time) (ports.KubeconfigState, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.fail("KubeconfigReady"); err != nil {
-		return false, err
+		return ports.KubeconfigMissing, err
 	}
 	expires, ok := a.secrets[namespace+"/"+runtimeID]
-	return ok && now.Before(expires), nil
+	switch {
+	case !ok:
+		return ports.KubeconfigMissing, nil
+	case expires.IsZero():
+		return ports.KubeconfigUnrecorded, nil
+	case now.Before(expires):
+		return ports.KubeconfigValid, nil
+	}
+	return ports.KubeconfigMissing, nil
 }
 
 // Remove implements ports.AccessObjects; memory forgets at once, so the first call already reports gone.
@@ -120,7 +128,8 @@ func (a *AccessObjects) SetKubeconfig(namespace, runtimeID string) {
 	a.SetKubeconfigExpiring(namespace, runtimeID, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
 }
 
-// SetKubeconfigExpiring plays the GardenerCluster controller writing a kubeconfig that expires at expires.
+// SetKubeconfigExpiring plays the GardenerCluster controller writing a kubeconfig that expires at expires; the zero
+// time plays the previous infrastructure manager's Secret, which records no expiry.
 func (a *AccessObjects) SetKubeconfigExpiring(namespace, runtimeID string, expires time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -95,17 +95,26 @@ func (a *AccessObjects) Ensure(ctx context.Context, spec ports.GardenerClusterSp
 }
 
 // KubeconfigReady implements ports.AccessObjects.
-func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (bool, error) {
+func (a *AccessObjects) KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (ports.KubeconfigState, error) {
 	s := &corev1.Secret{}
 	err := a.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: kubeconfig.SecretName(runtimeID)}, s)
 	if apierrors.IsNotFound(err) {
-		return false, nil
+		return ports.KubeconfigMissing, nil
 	}
 	if err != nil {
-		return false, transient("get kubeconfig Secret of "+runtimeID, err)
+		return ports.KubeconfigMissing, transient("get kubeconfig Secret of "+runtimeID, err)
 	}
-	expires, err := time.Parse(time.RFC3339, s.Annotations[kubeconfig.AnnotationExpiresAt])
-	return hasData(s, kubeconfig.SecretKey, true) && err == nil && now.Before(expires), nil
+	if !hasData(s, kubeconfig.SecretKey, true) {
+		return ports.KubeconfigMissing, nil
+	}
+	recorded, ok := s.Annotations[kubeconfig.AnnotationExpiresAt]
+	if !ok {
+		return ports.KubeconfigUnrecorded, nil
+	}
+	if expires, err := time.Parse(time.RFC3339, recorded); err == nil && now.Before(expires) {
+		return ports.KubeconfigValid, nil
+	}
+	return ports.KubeconfigMissing, nil
 }
 
 // Remove implements ports.AccessObjects.

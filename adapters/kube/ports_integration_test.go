@@ -61,6 +61,11 @@ func TestIntegrationPortContracts(t *testing.T) {
 			return contract.AccessFixture{Access: &kube.AccessObjects{Client: cached}, Namespace: testenv.Namespace(t, c, "access"),
 				OwnerUID: "8d2c7f0e-0000-4000-8000-000000000001",
 				SetKubeconfig: func(t *testing.T, namespace, runtimeID string, expires time.Time) {
+					if expires.IsZero() { // as the previous infrastructure manager wrote it: its last-sync, no expiry
+						writeSecret(t, c, namespace, kubeconfig.SecretName(runtimeID), map[string]string{"operator.kyma-project.io/managed-by": "infrastructure-manager"},
+							map[string]string{"operator.kyma-project.io/last-sync": kubeconfig.FormatTime(time.Now())})
+						return
+					}
 					writeSecret(t, c, namespace, kubeconfig.SecretName(runtimeID), map[string]string{wire.LabelManagedBy: wire.ManagedByValue},
 						map[string]string{kubeconfig.AnnotationExpiresAt: kubeconfig.FormatTime(expires)})
 				},

@@ -94,7 +94,7 @@ func TestStoreAndAccessOnTheTrimmedCache(t *testing.T) {
 				t.Error("ReadMetadata hands out the cache's record as an annotation")
 			}
 			ready, err := (&AccessObjects{Client: cache}).KubeconfigReady(t.Context(), "kcp-system", "rt-1", now)
-			if err != nil || ready != want {
+			if err != nil || (ready == ports.KubeconfigValid) != want {
 				t.Errorf("KubeconfigReady: %v, %v; want %v", ready, err, want)
 			}
 		})

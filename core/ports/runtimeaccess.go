@@ -57,6 +57,20 @@ type GardenerClusterSpec struct {
 	SKRDomain string
 }
 
+// KubeconfigState is what AccessObjects.KubeconfigReady observed of a runtime's kubeconfig Secret.
+type KubeconfigState int
+
+const (
+	// KubeconfigMissing: no Secret, an empty key, or a recorded expiry that has passed.
+	KubeconfigMissing KubeconfigState = iota
+	// KubeconfigUnrecorded: a filled Secret without the operator's record of its expiry, as the previous
+	// infrastructure manager wrote it. The GardenerCluster controller replaces it with one of its own at once; until
+	// then nobody knows when it expires.
+	KubeconfigUnrecorded
+	// KubeconfigValid: a filled Secret whose recorded expiry is after now.
+	KubeconfigValid
+)
+
 // AccessObjects keeps the KCP objects that give access to a runtime: its GardenerCluster and, through it, the
 // kubeconfig Secret (written by the GardenerCluster controller).
 type AccessObjects interface {
@@ -65,9 +79,10 @@ type AccessObjects interface {
 	// Ensure creates the GardenerCluster (with spec's initial labels) or updates its spec, labels and annotation;
 	// labels set by others (KEB) are kept unless spec sets them. Idempotent.
 	Ensure(ctx context.Context, spec GardenerClusterSpec) error
-	// KubeconfigReady reports whether the kubeconfig Secret of the runtime exists with a non-empty key and a
-	// recorded expiry after now (a Runtime is not Ready on an expired kubeconfig). Reads the cache.
-	KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (bool, error)
+	// KubeconfigReady reports the state of the runtime's kubeconfig Secret: KubeconfigValid when it exists with a
+	// non-empty key and a recorded expiry after now (a Runtime is not Ready on an expired kubeconfig). Reads the
+	// cache.
+	KubeconfigReady(ctx context.Context, namespace, runtimeID string, now time.Time) (KubeconfigState, error)
 	// Remove deletes the GardenerCluster and the kubeconfig Secret. It returns true once both are observed gone;
 	// calling it again until then is expected and harmless.
 	Remove(ctx context.Context, namespace, runtimeID string) (gone bool, err error)

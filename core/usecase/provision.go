@@ -257,9 +257,11 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
 			return lifecycle.Input{}, provisionFacts{}, err
 		}
-		if in.Access.SecretExists, err = p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID, now); err != nil {
+		state, err := p.Access.KubeconfigReady(ctx, req.Namespace, rt.ID, now)
+		if err != nil {
 			return lifecycle.Input{}, provisionFacts{}, err
 		}
+		in.Access.SecretExists, in.Access.SecretUnrecorded = state == ports.KubeconfigValid, state == ports.KubeconfigUnrecorded
 	}
 	if genErr == nil && owned {
 		if obs.config, err = p.desiredConfiguration(ctx, req, spec, cur, observed, now); err != nil {

@@ -4,12 +4,17 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kyma-project/kim/adapters/gardener"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
@@ -48,6 +53,7 @@ func TestPreviousManagersRuntimesAreDeletableIntegration(t *testing.T) {
 		t.Fatalf("runtime %s: %s; want Terminating, held by the previous finalizer", deletedWhileDown.Name, describe(got))
 	}
 
+	states := w.watchRuntimeStates(t, takenOver.Name)
 	w.startOperator(t, w.writeConfig(t, "operator", deletionConfig(false)))
 	t.Run("DeletedBeforeTheSwitch", func(t *testing.T) { w.previousRuntimeGoes(t, deletedWhileDown) })
 	t.Run("TakenOverThenDeleted", func(t *testing.T) {
@@ -56,12 +62,63 @@ func TestPreviousManagersRuntimesAreDeletableIntegration(t *testing.T) {
 			return got != nil && slices.Contains(got.Finalizers, kymaruntime.Finalizer) && got.Status.ObservedGeneration == got.Generation &&
 				readyCondition(got).Reason != "", describe(got)
 		})
+		// Nothing KEB reads changes at the switch (item 0b): every state the Runtime's status took from the
+		// operator's start to the take-over is Ready.
+		t.Logf("states of the taken-over runtime at the switch: %v", states())
+		for _, st := range states() {
+			if !strings.HasPrefix(st, string(imv1.RuntimeStateReady)+" ") {
+				t.Errorf("the taken-over runtime left Ready at the switch: states seen %v", states())
+				break
+			}
+		}
 		if got := w.runtime(t, takenOver.Name); !slices.Contains(got.Finalizers, kymaruntime.PreviousFinalizer) {
 			t.Errorf("the previous finalizer was removed from a live Runtime: %v", got.Finalizers)
 		}
 		w.deleteAsKEB(t, takenOver)
 		w.previousRuntimeGoes(t, takenOver)
 	})
+}
+
+// watchRuntimeStates records every state (with the Ready condition's reason) the Runtime name's status takes from
+// now on, from a watch, so a state held for one status write is seen too; the returned func gives them so far.
+func (w *world) watchRuntimeStates(t *testing.T, name string) func() []string {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(w.env.KCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvr := imv1.GroupVersion.WithResource("runtimes")
+	watcher, err := dyn.Resource(gvr).Namespace(kcpNamespace).Watch(t.Context(),
+		metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	go func() {
+		for ev := range watcher.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			rt := &imv1.Runtime{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, rt); err != nil {
+				continue
+			}
+			st := string(rt.Status.State) + " " + readyCondition(rt).Reason
+			mu.Lock()
+			if len(seen) == 0 || seen[len(seen)-1] != st {
+				seen = append(seen, st)
+			}
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(watcher.Stop)
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // leftByPreviousManager creates rt's objects as the previous infrastructure manager leaves them for a Ready runtime:
@@ -72,6 +129,8 @@ func (w *world) leftByPreviousManager(t *testing.T, rt *imv1.Runtime) {
 	t.Helper()
 	ctx := context.Background()
 	s := w.predecessorShoot(t, rt)
+	// The previous manager records the Runtime generation it applied; the Runtime below is created: generation 1.
+	s.Annotations[shootdomain.AnnotationRuntimeGeneration] = "1"
 	if err := previous.Render(s); err != nil {
 		t.Fatal(err)
 	}

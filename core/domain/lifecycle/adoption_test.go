@@ -137,3 +137,34 @@ func TestAdoptionApprovedIsNormal(t *testing.T) {
 		t.Fatalf("a transient failure resumed as held")
 	}
 }
+
+// TestTakeOverKeepsReadyOnThePreviousKubeconfig: right after the adoption the kubeconfig Secret is still the previous
+// manager's (filled, no expiry recorded) until the GardenerCluster controller replaces it; a Runtime whose cluster
+// runs what KEB asked for stays Ready meanwhile (item 0b). It does not hide anything else: a Runtime that did not
+// report Ready, one KEB changed, and a kubeconfig of the operator's own that expired are Pending.
+func TestTakeOverKeepsReadyOnThePreviousKubeconfig(t *testing.T) {
+	taken := func() lc.Input {
+		in := ready()
+		in.ReportedReady = true
+		in.Shoot.Marks.AppliedRuntimeGeneration = in.Intent.Generation // applied by the operator's adoption pass
+		in.Access.SecretExists, in.Access.SecretUnrecorded = false, true
+		return in
+	}
+	if d := lc.Decide(taken(), now); d.State != lc.StateReady || d.Reason != lc.ReasonWaitingForKubeconfig ||
+		!strings.Contains(d.Message, "previous infrastructure manager") {
+		t.Fatalf("the previous manager's kubeconfig at the take-over: %s %s %q; want Ready while it is replaced", d.State, d.Reason, d.Message)
+	}
+	for name, in := range map[string]lc.Input{
+		"did not report Ready": func() lc.Input { in := taken(); in.ReportedReady = false; return in }(),
+		"changed by KEB":       func() lc.Input { in := taken(); in.Intent.Generation++; return in }(),
+		"own kubeconfig expired": func() lc.Input {
+			in := taken()
+			in.Access.SecretUnrecorded = false
+			return in
+		}(),
+	} {
+		if d := lc.Decide(in, now); d.State != lc.StatePending {
+			t.Errorf("%s: %s %s; want Pending", name, d.State, d.Reason)
+		}
+	}
+}

@@ -268,8 +268,16 @@ func access(in Input, now time.Time) Decision {
 		return pending(StepEnsureGardenerCluster, ActionEnsureGardenerCluster, ReasonCreatingGardenerCluster, 0,
 			"Shoot %s is reconciled; creating GardenerCluster %s.", it.ShootName, it.RuntimeID)
 	case !a.SecretExists:
-		return pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
+		d := pending(StepWaitForKubeconfig, ActionNone, ReasonWaitingForKubeconfig, 0,
 			"Waiting for the kubeconfig Secret of GardenerCluster %s.", it.RuntimeID)
+		if a.SecretUnrecorded && runsWhatKEBAsked(in) {
+			// The take-over of a running cluster: the previous manager's kubeconfig serves until the GardenerCluster
+			// controller replaces it, and nothing KEB can see changes at the switch.
+			d.State = StateReady
+			d.Message = fmt.Sprintf("The kubeconfig Secret of GardenerCluster %s is the previous infrastructure manager's; "+
+				"the operator replaces it with one of its own.", it.RuntimeID)
+		}
+		return d
 	case configurationDue(in, now):
 		return pending(StepConfigureRuntime, ActionConfigureRuntime, ReasonConfiguringRuntime, 0,
 			"Configuring the runtime (kyma-system, provisioning info, OIDC, administrators).")

@@ -73,8 +73,11 @@ type Problem struct {
 type Access struct {
 	// GardenerClusterInSync is true when the GardenerCluster named by the runtime ID exists with the expected spec.
 	GardenerClusterInSync bool
-	// SecretExists is true when the kubeconfig Secret exists and is filled.
+	// SecretExists is true when the kubeconfig Secret exists and is filled, with a recorded expiry after now.
 	SecretExists bool
+	// SecretUnrecorded is true when the kubeconfig Secret is filled but records no expiry: the previous
+	// infrastructure manager's, until the GardenerCluster controller replaces it.
+	SecretUnrecorded bool
 	// Configuration is what the operator knows of its configuration inside the runtime.
 	Configuration Configuration
 }
