@@ -37,18 +37,30 @@ fi
 max="${1:-20000}"
 filter="${2:-.}"
 seed="${SAFETY_SEED:-1}"
-echo "safety-mutants: property mutants judged by TestSafetyProperties with seed ${seed} and at most ${max} sequences"
+jobs="${MUTANT_JOBS:-2}"
+echo "safety-mutants: property mutants judged by TestSafetyProperties with seed ${seed} and at most ${max} sequences;" \
+  "${jobs} mutants judged at a time, integration tests one at a time"
 work="$(mktemp -d)"
-trap 'git -C "${root}" worktree remove --force "${work}/tree" >/dev/null 2>&1 || true; rm -rf "${work}"' EXIT
-git -C "${root}" worktree add --detach -q "${work}/tree" HEAD
+trees=()
+cleanup() {
+  for tree in "${trees[@]}"; do git -C "${root}" worktree remove --force "${tree}" >/dev/null 2>&1 || true; done
+  rm -rf "${work}"
+}
+trap cleanup EXIT
+# One scratch tree per slot: a mutant is applied to its slot's tree, so two mutants never see each other's patch.
+for slot in $(seq 1 "${jobs}"); do
+  git -C "${root}" worktree add --detach -q "${work}/tree-${slot}" HEAD
+  trees+=("${work}/tree-${slot}")
+done
 # The mutants patch HEAD (what CI's fresh clone holds): commit before running this on uncommitted work.
 
-# go_test <kind> <package> <go test flags...>: runs a package's tests the way a kill line of that kind asks.
+# go_test <kind> <package> <go test flags...>: runs a package's tests the way a kill line of that kind asks. Integration
+# tests (API servers, timing of leases and watches) run one at a time, whatever else runs beside them.
 go_test() {
   local kind="$1" pkg="$2"
   shift 2
   if [ "${kind}" = kill-integration ]; then
-    KUBEBUILDER_ASSETS="${assets:=$("${root}/hack/envtest.sh")}" go test -count=1 -v -timeout 30m "${pkg}" "$@"
+    KUBEBUILDER_ASSETS="${assets}" flock "${work}/integration.lock" go test -count=1 -v -timeout 30m "${pkg}" "$@"
   else
     go test -short -count=1 -v "${pkg}" "$@"
   fi
@@ -62,53 +74,64 @@ for patch in "${root}"/hack/safety-mutants/*.patch; do
   line="$(sed -n '/^diff --git/q;s/^\(kill\(-integration\)\{0,1\}\): *\(.*\)$/\1 \3/p' "${patch}" | awk '!n++')"
   judged+=("${name} ${line:-property ./core/usecase ^TestSafetyProperties\$}")
 done
+assets=""
+if printf '%s\n' "${judged[@]}" | grep -q '^[^ ]* kill-integration '; then
+  assets="$("${root}/hack/envtest.sh")"
+fi
 
-# Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each); a mutant
-# whose test did not pass here is not judged.
-declare -A baseline=()
-for group in $(printf '%s\n' "${judged[@]}" | awk '{print $2 "|" $3}' | sort -u); do
-  kind="${group%%|*}" pkg="${group#*|}"
-  union="$(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print "(" $4 ")"}' | sort -u | paste -sd'|')"
-  set +e
+# run_named <tree> <kind> <package> <regexp>: the named tests of a package in a tree, with the output of go test.
+run_named() {
+  local tree="$1" kind="$2" pkg="$3" run="$4"
   if [ "${kind}" = property ]; then
-    out="$(cd "${work}/tree" && go test -count=1 -v ./core/usecase -run "${union}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)"
+    (cd "${tree}" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
   else
-    out="$(cd "${work}/tree" && go_test "${kind}" "${pkg}" -run "${union}" 2>&1)"
+    (cd "${tree}" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)
   fi
-  set -e
-  baseline["${kind}|${pkg}"]="${out}"
+}
+
+# Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each; up to
+# ${jobs} groups at a time in the first slot's tree, which no mutant touches before the baseline is done); a mutant
+# whose test did not pass here is not judged.
+mkdir -p "${work}/baseline" "${work}/verdicts"
+groups=()
+while IFS= read -r group; do groups+=("${group}"); done < <(printf '%s\n' "${judged[@]}" | awk '{print $2 "|" $3}' | sort -u)
+for g in "${!groups[@]}"; do
+  kind="${groups[$g]%%|*}" pkg="${groups[$g]#*|}"
+  union="$(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print "(" $4 ")"}' | sort -u | paste -sd'|')"
+  while [ "$(jobs -rp | wc -l)" -ge "${jobs}" ]; do wait -n || true; done
+  { run_named "${work}/tree-1" "${kind}" "${pkg}" "${union}" > "${work}/baseline/${g}" || true; } &
 done
+wait
+declare -A baseline=()
+for g in "${!groups[@]}"; do baseline["${groups[$g]}"]="$(cat "${work}/baseline/${g}")"; done
 
 # baseline_verdicts <kind> <package> <regexp>: "PASS|FAIL|SKIP <test>" of each top-level test the regexp names.
 baseline_verdicts() {
   sed -n 's/^--- \(PASS\|FAIL\|SKIP\): \([^ ]*\) .*/\1 \2/p' <<<"${baseline["$1|$2"]}" | awk -v re="$3" '$2 ~ re'
 }
 
-unjudged=0
-for entry in "${judged[@]}"; do
-  read -r name kind pkg run <<<"${entry}"
-  patch="${root}/hack/safety-mutants/${name}.patch"
-  git -C "${work}/tree" checkout -q -- .
-  git -C "${work}/tree" clean -qfd
-  if ! git -C "${work}/tree" apply "${patch}"; then
+# judge <entry> <tree>: prints the verdict of one mutant, judged in tree.
+judge() {
+  local name kind pkg run tree="$2"
+  read -r name kind pkg run <<<"$1"
+  local patch="${root}/hack/safety-mutants/${name}.patch"
+  git -C "${tree}" checkout -q -- .
+  git -C "${tree}" clean -qfd
+  if ! git -C "${tree}" apply "${patch}"; then
     printf 'STALE       %-48s does not apply\n' "${name}"
-    unjudged=$((unjudged + 1))
-    continue
+    return
   fi
+  local verdicts
   verdicts="$(baseline_verdicts "${kind}" "${pkg}" "${run}")"
   if [ -z "${verdicts}" ] || grep -q '^\(FAIL\|SKIP\) ' <<<"${verdicts}"; then
     printf 'NOT JUDGED  %-48s %s -run %s did not pass on the unmutated tree: %s\n' "${name}" "${pkg}" "${run}" \
       "$(paste -sd' ' <<<"${verdicts:-no test of that name ran}")"
-    unjudged=$((unjudged + 1))
-    continue
+    return
   fi
+  local start out rc secs failed why
   start=$(date +%s)
   set +e
-  if [ "${kind}" = property ]; then
-    out="$(cd "${work}/tree" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)"
-  else
-    out="$(cd "${work}/tree" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)"
-  fi
+  out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
   rc=$?
   set -e
   secs=$(( $(date +%s) - start ))
@@ -117,7 +140,6 @@ for entry in "${judged[@]}"; do
   if grep -Eq '\[build failed\]|\[setup failed\]|^# ' <<<"${out}"; then
     printf 'NOT JUDGED  %-48s %s does not compile with the mutant\n' "${name}" "${pkg}"
     awk '/^# |\.go:[0-9]+/ && n++ < 4 {print "            " $0}' <<<"${out}"
-    unjudged=$((unjudged + 1))
   elif [ "${rc}" -ne 0 ] && [ -n "${failed}" ] && { [ "${kind}" != property ] || grep -q "safety invariant broken" <<<"${out}"; }; then
     # The failure's first message: the property's invariant, a test file's line, or (a contract suite) any Go file's.
     why="$(awk '/safety invariant broken|_test\.go:[0-9]+:/ && !n++' <<<"${out}")"
@@ -127,10 +149,39 @@ for entry in "${judged[@]}"; do
   elif [ "${rc}" -ne 0 ]; then
     printf 'NOT JUDGED  %-48s %s failed, but not in a test named %s (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
     awk '/^(--- FAIL|panic:|FAIL|\*\*\* Test killed)/ && n++ < 4 {print "            " $0}' <<<"${out}"
-    unjudged=$((unjudged + 1))
   else
     printf 'SURVIVED    %-48s %s -run %s passed (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
-    unjudged=$((unjudged + 1))
   fi
+}
+
+# The mutants, ${jobs} at a time, each in the tree of a free slot; verdicts are printed in name order as soon as
+# every earlier one is known. A verdict that is not "found" (or no verdict at all) makes the exit code 1.
+free=()
+for slot in $(seq 1 "${jobs}"); do free+=("${slot}"); done
+declare -A slot_of=()
+next=0 shown=0 unjudged=0
+while [ "${shown}" -lt "${#judged[@]}" ]; do
+  while [ "${#free[@]}" -gt 0 ] && [ "${next}" -lt "${#judged[@]}" ]; do
+    slot="${free[0]}"
+    free=("${free[@]:1}")
+    { judge "${judged[$next]}" "${work}/tree-${slot}" > "${work}/verdicts/${next}.part" 2>&1 || true
+      mv "${work}/verdicts/${next}.part" "${work}/verdicts/${next}"; } &
+    slot_of[$!]="${slot}"
+    next=$((next + 1))
+  done
+  if [ "${#slot_of[@]}" -gt 0 ]; then
+    pid=""
+    wait -n -p pid "${!slot_of[@]}" || true
+    if [ -n "${pid}" ]; then
+      free+=("${slot_of[$pid]}")
+      unset "slot_of[$pid]"
+    fi
+  fi
+  while [ "${shown}" -lt "${next}" ] && [ -f "${work}/verdicts/${shown}" ]; do
+    verdict="$(cat "${work}/verdicts/${shown}")"
+    printf '%s\n' "${verdict:-NOT JUDGED  ${judged[$shown]%% *} the judge printed no verdict}"
+    grep -q '^found ' <<<"${verdict}" || unjudged=$((unjudged + 1))
+    shown=$((shown + 1))
+  done
 done
 exit $(( unjudged > 0 ))
