@@ -164,7 +164,7 @@ bundle-push: ## Push the bundle image BUNDLE_IMG.
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
 .PHONY: opm
-opm: $(OPM) ## Build opm (operator-registry, pinned with checksums in hack/tools/opm/go.mod) into bin/.
+opm: $(OPM) ## Build opm (operator-registry, the version OLM requires, pinned with checksums in hack/tools/olm/go.mod) into bin/.
 
 .PHONY: catalog-build
 catalog-build: opm ## Build the file-based catalog image CATALOG_IMG with the bundle BUNDLE_IMG (pushed first) in CHANNELS, on CATALOG_BASE_IMG.
@@ -214,7 +214,8 @@ verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants
 # FIPS 140-3 mode of the image (Dockerfile): built against Go's FIPS module, only approved algorithms at run time.
 FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
 # Every test of `make test` is built against the FIPS module, so the safety mutants, test-fips and test-all compile each
-# package once between them (the build setting is part of every crypto-dependent package's cache key). Only test-fips
+# package once between them (the build setting is part of every crypto-dependent package's cache key); lint's go vet
+# and the release check use it too, so the dependencies they compile first on a cold cache are the tests' as well. Only test-fips
 # also sets fips140=only at run time: that GODEBUG is inherited by the etcd and kube-apiserver processes of the
 # integration tests, which do not start in that mode.
 FIPS_BUILD = GOFIPS140=v1.0.0
@@ -238,12 +239,12 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
 
 # The install through OLM needs OLM's operators and opm besides the API servers: test-olm runs it, test-all skips it.
-# hack/olm.sh builds olm and catalog once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
+# hack/olm.sh builds olm, catalog and opm once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
 OLM_TEST := TestInstalledByOLMIntegration
 
 .PHONY: test-olm
-test-olm: opm ## Install bundle/ through OLM v0's own operators (built once by hack/olm.sh) into garden-in-a-box: CSV Succeeded, a Runtime Ready, an upgrade, an uninstall (docs/install/olm.md).
-	@assets="$$(hack/envtest.sh)" && olm="$$(hack/olm.sh)" && KUBEBUILDER_ASSETS="$$assets" OLM_ASSETS="$$olm" OPM=$(OPM) \
+test-olm: ## Install bundle/ through OLM v0's own operators (built once by hack/olm.sh) into garden-in-a-box: CSV Succeeded, a Runtime Ready, an upgrade, an uninstall (docs/install/olm.md).
+	@assets="$$(hack/envtest.sh)" && olm="$$(hack/olm.sh)" && KUBEBUILDER_ASSETS="$$assets" OLM_ASSETS="$$olm" OPM="$$olm/opm" \
 		$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 30m -run '^$(OLM_TEST)$$' -v ./test/olm/
 
 # The oldest Kubernetes the bundle claims (the CSV's minKubeVersion, which bundlegen computes from the CRDs' CEL
@@ -299,9 +300,9 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 .PHONY: lint
 lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check release-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
 	$(ACTIONLINT) -no-color
-	$(GO) vet ./...
+	$(FIPS_BUILD) $(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
-	cd $(API_MOD_DIR) && $(API_ENV) $(GO) vet ./... && $(API_ENV) $(GOLANGCI_LINT) run ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) vet ./... && $(API_ENV) $(GOLANGCI_LINT) run ./...
 
 # `make vulncheck`. vuln.go.dev is out of reach, so `vulncheck db` (operator/cmd/vulncheck) builds the database from
 # this version of the module golang.org/x/vulndb (from the module proxy; VULNDB_SUM is its go.sum hash) into
@@ -356,7 +357,7 @@ tidy: ## go mod tidy in every module; the root as the workspace builds it, with 
 .PHONY: release-check
 release-check: $(GORELEASER) $(KREW_VALIDATE) ## goreleaser check of .goreleaser.yaml, and krew's validation of the plugin manifest goreleaser makes (stub binaries).
 	$(GORELEASER) check
-	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(GO) test $(GOTEST_FLAGS) -count=1 ./operator/release/
+	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 ./operator/release/
 
 .PHONY: release-snapshot
 release-snapshot: $(GORELEASER) $(CYCLONEDX_GOMOD) $(KREW_VALIDATE) ## What a tag releases, built locally into dist/ without publishing (goreleaser release --snapshot); no container engine needed.
@@ -404,10 +405,10 @@ $(GORELEASER): hack/tools/goreleaser/go.mod
 	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/goreleaser/goreleaser/v2
 $(CYCLONEDX_GOMOD): hack/tools/goreleaser/go.mod
 	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
-# The build tags of operator-registry's own Makefile: sqlite with JSON, and the pure-Go OpenPGP of containers/image
-# (no gpgme C library).
-$(OPM): hack/tools/opm/go.mod
-	GOWORK=off $(GO) build -modfile=hack/tools/opm/go.mod -tags=json1,containers_image_openpgp -o $@ github.com/operator-framework/operator-registry/cmd/opm
+# opm is built by hack/olm.sh together with OLM's operators (one module graph, hack/tools/olm/go.mod, and one build).
+$(OPM): hack/tools/olm/go.mod hack/olm.sh
+	@mkdir -p $(BIN)
+	cp "$$(hack/olm.sh)/opm" $@
 $(KREW_VALIDATE): hack/tools/krew/go.mod
 	GOWORK=off $(GO) build -modfile=hack/tools/krew/go.mod -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
 $(GOLANGCI_LINT): $(TOOLS_MOD)

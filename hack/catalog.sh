@@ -6,7 +6,7 @@
 #
 #   hack/catalog.sh DIR PACKAGE VERSION BUNDLE_IMG CHANNELS DEFAULT_CHANNEL
 # Env: OPM (default opm); CATALOG_BASE_IMG (required): the opm image the catalog image is built on (and its builder
-# stage), pinned by digest, e.g. quay.io/operator-framework/opm:v1.55.0@sha256:<64 hex digits>. A tag alone is
+# stage), pinned by digest, e.g. quay.io/operator-framework/opm:v1.56.0@sha256:<64 hex digits>. A tag alone is
 # refused: what a tag names can change between two builds of the same release (docs/release.md says where the
 # release's pin comes from).
 set -euo pipefail

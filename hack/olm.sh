@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Builds OLM v0's two operators (cmd/olm and cmd/catalog of operator-lifecycle-manager) from the Go module proxy for
-# `make test-olm`, and copies OLM's CRDs from the same module. Only the two commands are built (not package-server or
-# the rest of the module), -trimpath, and the result is cached outside the work tree keyed by version, like the
-# envtest API servers (hack/envtest.sh): a second run and every later clone reuse it.
+# Builds OLM v0's two operators (cmd/olm and cmd/catalog of operator-lifecycle-manager) and opm (operator-registry, the
+# version OLM requires) from the Go module proxy for `make test-olm`, and copies OLM's CRDs from the same module. Only
+# the three commands are built (not package-server or the rest of the modules), in one go build with the same flags
+# (opm's build tags, cgo for its sqlite, -trimpath) so they compile their shared dependencies once, and the result is
+# cached outside the work tree keyed by version, like the envtest API servers (hack/envtest.sh): a second run and every
+# later clone reuse it. `make opm` copies opm from here into bin/.
 #
 # The versions and checksums of every module they are built from are pinned in hack/tools/olm/go.mod and go.sum
-# (checked against the Go checksum database on first download), as opm's are in hack/tools/opm.
+# (checked against the Go checksum database on first download).
 #
 # The bundle's ServiceMonitor and PrometheusRule need the Prometheus Operator's CRDs, a prerequisite of the install
 # (docs/install/olm.md): they are copied from the module github.com/prometheus-operator/prometheus-operator at the
 # version of the monitoring API the operator is built with, checked against the go.sum hash below.
 #
-# Usage: hack/olm.sh   -> prints the directory holding olm, catalog, crds/ (OLM's CRDs) and monitoring-<version>/
+# Usage: hack/olm.sh   -> prints the directory holding olm, catalog, opm, crds/ (OLM's CRDs) and monitoring-<version>/
 #                         (the two monitoring CRDs): OLM_ASSETS of `make test-olm`
 # Env:   OLM_CACHE (default ~/.cache/kim/olm)
 set -euo pipefail
@@ -22,6 +24,10 @@ MODULE=github.com/operator-framework/operator-lifecycle-manager
 # The version is the one go.mod requires: one place to change it.
 OLM_VERSION="$(awk -v m="${MODULE}" '$1 == m {print $2; exit} $1 == "require" && $2 == m {print $3; exit}' "${MODFILE}")"
 [ -n "${OLM_VERSION}" ] || { echo "olm: no version of ${MODULE} in ${MODFILE}" >&2; exit 1; }
+OPM_PACKAGE=github.com/operator-framework/operator-registry/cmd/opm
+# opm's build tags (operator-registry's own Makefile: sqlite with JSON, the pure-Go OpenPGP of containers/image, no
+# gpgme C library), for all three: build tags are part of every package's cache key. cgo stays on (opm's sqlite).
+BUILD_FLAGS=(-tags=json1,containers_image_openpgp -trimpath "-ldflags=-s -w")
 PROMETHEUS_OPERATOR=github.com/prometheus-operator/prometheus-operator
 PROMETHEUS_OPERATOR_VERSION=v0.93.1
 PROMETHEUS_OPERATOR_SUM='h1:4Juk8v93RdG1DSGD/mGp+SeQKPmnlLIj2iq3blLZgFY='
@@ -32,7 +38,7 @@ log() { echo "olm: $*" >&2; }
 
 MONITORING="${DEST}/monitoring-${PROMETHEUS_OPERATOR_VERSION}"
 
-ready() { [ -x "${DEST}/olm" ] && [ -x "${DEST}/catalog" ] && [ -d "${DEST}/crds" ] && [ -d "${MONITORING}" ]; }
+ready() { [ -x "${DEST}/olm" ] && [ -x "${DEST}/catalog" ] && [ -x "${DEST}/opm" ] && [ -d "${DEST}/crds" ] && [ -d "${MONITORING}" ]; }
 
 # module_dir MODULE@VERSION: the module's directory in the module cache (downloaded, checksum-verified, if missing).
 module_dir() {
@@ -58,13 +64,14 @@ if ! ready; then
   flock 9
   if ! ready; then
     mkdir -p "${DEST}"
-    for cmd in olm catalog; do
-      [ -x "${DEST}/${cmd}" ] && continue
-      log "building ${cmd} ${OLM_VERSION} from the Go module proxy (first time only)..."
-      GOWORK=off CGO_ENABLED=0 go build -modfile="${MODFILE}" -trimpath -ldflags='-s -w' -o "${DEST}/${cmd}.tmp" \
-        "${MODULE}/cmd/${cmd}"
-      mv "${DEST}/${cmd}.tmp" "${DEST}/${cmd}"
-    done
+    if [ ! -x "${DEST}/olm" ] || [ ! -x "${DEST}/catalog" ] || [ ! -x "${DEST}/opm" ]; then
+      log "building olm, catalog (${OLM_VERSION}) and opm from the Go module proxy (first time only)..."
+      rm -rf "${DEST}/bin.tmp" && mkdir -p "${DEST}/bin.tmp"
+      GOWORK=off go build -modfile="${MODFILE}" "${BUILD_FLAGS[@]}" -o "${DEST}/bin.tmp/" \
+        "${MODULE}/cmd/olm" "${MODULE}/cmd/catalog" "${OPM_PACKAGE}"
+      for cmd in olm catalog opm; do mv "${DEST}/bin.tmp/${cmd}" "${DEST}/${cmd}"; done
+      rmdir "${DEST}/bin.tmp"
+    fi
     if [ ! -d "${DEST}/crds" ]; then
       src="$(cd hack/tools/olm && module_dir "${MODULE}@${OLM_VERSION}")"
       copy_crds "${src}/deploy/chart/crds" "${DEST}/crds" $(cd "${src}/deploy/chart/crds" && ls -- *.yaml)

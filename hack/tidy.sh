@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # go mod tidy in every module of the repository: the root, the API module (operator/api) and the pinned tools
-# (hack/tools, hack/tools/actionlint, hack/tools/goreleaser, hack/tools/krew, hack/tools/opm, hack/tools/olm). With --check (make tidy-check) nothing is written and any difference fails;
+# (hack/tools, hack/tools/actionlint, hack/tools/goreleaser, hack/tools/krew, hack/tools/olm). With --check (make tidy-check) nothing is written and any difference fails;
 # without it (make tidy) the go.mod and go.sum files are rewritten.
 #
 # The root requires the API module at its release version, which may not be published yet, and go mod tidy does not
@@ -20,7 +20,7 @@ api=github.com/kyma-project/kim/operator/api
 export GOWORK=off
 status=0
 
-for dir in operator/api hack/tools hack/tools/actionlint hack/tools/goreleaser hack/tools/krew hack/tools/opm hack/tools/olm; do
+for dir in operator/api hack/tools hack/tools/actionlint hack/tools/goreleaser hack/tools/krew hack/tools/olm; do
   if "${check}"; then
     (cd "${root}/${dir}" && go mod tidy -diff) || {
       echo "tidy-check: go.mod of ${dir} is not tidy: run make tidy" >&2

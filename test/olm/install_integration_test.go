@@ -74,11 +74,12 @@ var (
 func TestInstalledByOLMIntegration(t *testing.T) {
 	testenv.RequireAssets(t)
 	assets := tools.RequireEnv(t, "OLM_ASSETS", "run `export OLM_ASSETS=$(hack/olm.sh)` or `make test-olm`")
+	// hack/olm.sh builds opm with OLM's operators (one module graph); OPM names another.
 	opm := os.Getenv("OPM")
 	if opm == "" {
-		opm = filepath.Join(testenv.RepoRoot(), "bin", "opm")
+		opm = filepath.Join(assets, "opm")
 	}
-	tools.RequireFile(t, opm, "run `make opm`, or set OPM")
+	tools.RequireFile(t, opm, "run hack/olm.sh, or set OPM")
 	monitoringCRDs, globErr := filepath.Glob(filepath.Join(assets, "monitoring-*"))
 	if globErr != nil || len(monitoringCRDs) != 1 {
 		t.Fatalf("want one directory of monitoring CRDs in %s, found %v (%v): run hack/olm.sh", assets, monitoringCRDs, globErr)
