@@ -177,6 +177,10 @@ while [ "${shown}" -lt "${#judged[@]}" ]; do
       unset "slot_of[$pid]"
     fi
   fi
+  if [ "${#slot_of[@]}" -eq 0 ] && [ "${next}" -ge "${#judged[@]}" ]; then
+    # Nothing runs any more: a mutant without a verdict file (its job died) gets the empty verdict, not a hang.
+    for i in $(seq "${shown}" $(( ${#judged[@]} - 1 ))); do touch "${work}/verdicts/${i}"; done
+  fi
   while [ "${shown}" -lt "${next}" ] && [ -f "${work}/verdicts/${shown}" ]; do
     verdict="$(cat "${work}/verdicts/${shown}")"
     printf '%s\n' "${verdict:-NOT JUDGED  ${judged[$shown]%% *} the judge printed no verdict}"
