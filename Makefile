@@ -215,7 +215,8 @@ verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants
 FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
 # Every test of `make test` is built against the FIPS module, so the safety mutants, test-fips and test-all compile each
 # package once between them (the build setting is part of every crypto-dependent package's cache key); lint's go vet
-# and the release check use it too, so the dependencies they compile first on a cold cache are the tests' as well. Only test-fips
+# and golangci-lint (which load the dependencies' export data from the build cache) and the release check use it too,
+# so the dependencies they compile first on a cold cache are the tests' as well. Only test-fips
 # also sets fips140=only at run time: that GODEBUG is inherited by the etcd and kube-apiserver processes of the
 # integration tests, which do not start in that mode.
 FIPS_BUILD = GOFIPS140=v1.0.0
@@ -301,8 +302,8 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 lint: $(GOLANGCI_LINT) $(ACTIONLINT) tidy-check release-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
 	$(ACTIONLINT) -no-color
 	$(FIPS_BUILD) $(GO) vet ./...
-	$(GOLANGCI_LINT) run ./...
-	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) vet ./... && $(API_ENV) $(GOLANGCI_LINT) run ./...
+	$(FIPS_BUILD) $(GOLANGCI_LINT) run ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) vet ./... && $(API_ENV) $(FIPS_BUILD) $(GOLANGCI_LINT) run ./...
 
 # `make vulncheck`. vuln.go.dev is out of reach, so `vulncheck db` (operator/cmd/vulncheck) builds the database from
 # this version of the module golang.org/x/vulndb (from the module proxy; VULNDB_SUM is its go.sum hash) into
