@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -50,6 +49,9 @@ func Execute(ctx context.Context, root *cobra.Command, name string, args []strin
 	root.SetErr(stderr)
 	root.SilenceErrors, root.SilenceUsage = true, true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageError{err} })
+	// pflag's own messages (a deprecated flag's warning) are diagnostics; cobra would print them to stdout, into
+	// the report a script parses.
+	flagsWarnTo(root, stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	switch {
 	case err == nil, errors.Is(err, pflag.ErrHelp):
@@ -63,6 +65,14 @@ func Execute(ctx context.Context, root *cobra.Command, name string, args []strin
 	default:
 		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
 		return ExitFailed
+	}
+}
+
+// flagsWarnTo sends the flag messages of c and every command below it to w.
+func flagsWarnTo(c *cobra.Command, w io.Writer) {
+	c.Flags().SetOutput(w)
+	for _, sub := range c.Commands() {
+		flagsWarnTo(sub, w)
 	}
 }
 
@@ -129,44 +139,3 @@ func WriteReport(out io.Writer, output string, report any, text func(io.Writer) 
 	}
 	return text(out)
 }
-
-// AddGoFlags adds the flags of a Go flag set (shared with the manager and the probe binary) to a command's pflag
-// set, kubectl style: a one-letter Go flag documented as "shorthand for --NAME" becomes the shorthand of NAME (-n
-// for --namespace, -o for --output), and a flag documented as "deprecated: ..." keeps working, hidden from the
-// help, with a warning when used.
-func AddGoFlags(pfs *pflag.FlagSet, fs *flag.FlagSet) {
-	shorthands := map[string]string{}
-	fs.VisitAll(func(f *flag.Flag) {
-		if long, ok := strings.CutPrefix(f.Usage, "shorthand for --"); ok && len(f.Name) == 1 {
-			shorthands[long] = f.Name
-		}
-	})
-	fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := strings.CutPrefix(f.Usage, "shorthand for --"); ok && len(f.Name) == 1 {
-			return
-		}
-		pf := pflag.PFlagFromGoFlag(f)
-		pf.Shorthand = shorthands[f.Name]
-		if !slices.Contains(pflagTypes, pf.Value.Type()) {
-			// pflag names a Go flag.Value of its own type after the Go type (listFlag, stringSlice...): the help
-			// would show an identifier of our code. Go's flag package calls such a flag's argument "value".
-			pf.Value = namedValue{Value: pf.Value, name: "value"}
-		}
-		if why, ok := strings.CutPrefix(f.Usage, "deprecated: "); ok {
-			pf.Deprecated, pf.Hidden = why, true
-		}
-		pfs.AddFlag(pf)
-	})
-}
-
-// pflagTypes are the type names pflag's help shows for the values of Go's flag package that it knows.
-var pflagTypes = []string{"string", "bool", "int", "int64", "uint", "uint64", "float64", "duration",
-	"stringArray", "stringSlice", "strings"}
-
-// namedValue is a flag value whose help shows name as its type.
-type namedValue struct {
-	pflag.Value
-	name string
-}
-
-func (v namedValue) Type() string { return v.name }

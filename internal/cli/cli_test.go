@@ -4,49 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 )
-
-// TestAddGoFlags: Go flags become kubectl-style flags: "shorthand for --X" aliases become X's shorthand, deprecated
-// flags keep working but are hidden, everything else is taken as it is.
-func TestAddGoFlags(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	ns := fs.String("namespace", "", "the namespace")
-	fs.StringVar(ns, "n", "", "shorthand for --namespace")
-	old := fs.String("old-name", "", "deprecated: use --namespace")
-	verbose := fs.Bool("verbose", false, "talk")
-	var labels repeated
-	fs.Var(&labels, "label", "a label (repeatable)")
-	cmd := &cobra.Command{Use: "t", Run: func(*cobra.Command, []string) {}}
-	AddGoFlags(cmd.Flags(), fs)
-	if err := cmd.ParseFlags([]string{"-n", "kcp", "--old-name=x", "--verbose", "--label", "a", "--label=b"}); err != nil {
-		t.Fatal(err)
-	}
-	if *ns != "kcp" || *old != "x" || !*verbose || strings.Join(labels, ",") != "a,b" {
-		t.Errorf("namespace %q, old-name %q, verbose %t, labels %v; want kcp, x, true, [a b]", *ns, *old, *verbose, labels)
-	}
-	var help bytes.Buffer
-	cmd.SetOut(&help)
-	_ = cmd.Help()
-	if !strings.Contains(help.String(), "-n, --namespace string") || strings.Contains(help.String(), "old-name") ||
-		strings.Contains(help.String(), "shorthand for") {
-		t.Errorf("help:\n%s\nwant -n, --namespace and neither the deprecated flag nor the alias", help.String())
-	}
-	// A Go flag.Value of our own shows Go's word for its argument, not the name of our Go type.
-	if !strings.Contains(help.String(), "--label value") || strings.Contains(help.String(), "repeated") {
-		t.Errorf("help:\n%s\nwant --label value, not the Go type name", help.String())
-	}
-}
-
-// repeated is a Go flag.Value that collects a repeated flag.
-type repeated []string
-
-func (r *repeated) String() string     { return strings.Join(*r, ",") }
-func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 // TestExecuteExitCodes: 0 for success and help, 2 for usage errors (flags and arguments), 130 for an interruption,
 // 1 for anything else, each with one line on stderr.
@@ -75,6 +37,29 @@ func TestExecuteExitCodes(t *testing.T) {
 		if code != tc.code || strings.TrimSuffix(stderr.String(), "\n") != tc.line {
 			t.Errorf("%v with %v: exit %d, stderr %q; want %d, %q", tc.args, tc.err, code, stderr.String(), tc.code, tc.line)
 		}
+	}
+}
+
+// TestDeprecationWarningsGoToStderr: a deprecated flag's warning is a diagnostic: it never lands in a report on
+// stdout (cobra prints pflag's messages to the output writer otherwise).
+func TestDeprecationWarningsGoToStderr(t *testing.T) {
+	root := &cobra.Command{Use: "x"}
+	var old string
+	do := &cobra.Command{Use: "do", Args: NoArgs, RunE: func(c *cobra.Command, _ []string) error {
+		c.Print("report")
+		return nil
+	}}
+	do.Flags().StringVar(&old, "old", "", "the old name")
+	if err := do.Flags().MarkDeprecated("old", "use --new"); err != nil {
+		t.Fatal(err)
+	}
+	root.AddCommand(do)
+	var stdout, stderr bytes.Buffer
+	if code := Execute(context.Background(), root, "x", []string{"do", "--old=v"}, &stdout, &stderr); code != ExitOK || old != "v" {
+		t.Fatalf("exit %d, --old %q; want 0 and v", code, old)
+	}
+	if stdout.String() != "report" || !strings.Contains(stderr.String(), "--old has been deprecated, use --new") {
+		t.Errorf("stdout %q, stderr %q; want only the report on stdout and the warning on stderr", stdout.String(), stderr.String())
 	}
 }
 

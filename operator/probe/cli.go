@@ -3,12 +3,12 @@ package probe
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -33,7 +33,7 @@ type CLI struct {
 }
 
 // Bind registers the probe's flags.
-func (c *CLI) Bind(fs *flag.FlagSet) {
+func (c *CLI) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.templateFile, "runtime", "/etc/kim-probe/runtime.yaml",
 		"the Runtime to provision, as KEB sends it for the probe's plan (the probe gives it its runtime ID and a fresh shoot name)")
 	fs.StringVar(&c.runtimeIDs, "runtime-ids", "",
@@ -46,8 +46,7 @@ func (c *CLI) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.pushgateway, "pushgateway", "", "push the probe's metrics to this Prometheus Pushgateway URL (job kim-probe)")
 	fs.StringVar(&c.metricsFile, "metrics-file", "", "write the probe's metrics to this file (Prometheus text format, e.g. for node-exporter's textfile collector)")
 	fs.StringVar(&c.instance, "instance", "", "instance label of the pushed metrics (default: the KCP namespace)")
-	fs.StringVar(&c.output, "output", "text", "result format: text, json or yaml")
-	fs.StringVar(&c.output, "o", "text", "shorthand for --output")
+	fs.StringVarP(&c.output, "output", "o", "text", "result format: text, json or yaml")
 }
 
 // Execute runs one probe in namespace of kcp, prints the result to out and exports the metrics. It returns

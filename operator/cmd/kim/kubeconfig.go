@@ -2,8 +2,9 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+
+	"github.com/spf13/pflag"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -23,19 +24,20 @@ type kubeconfigFlags struct {
 }
 
 // bindKCPFlags registers kubectl's names: --kubeconfig, --context, --namespace and -n.
-func bindKCPFlags(fs *flag.FlagSet) *kubeconfigFlags {
+func bindKCPFlags(fs *pflag.FlagSet) *kubeconfigFlags {
 	k := &kubeconfigFlags{kubeconfigFlag: "kubeconfig", contextFlag: "context"}
 	fs.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig file of KCP (default: $KUBECONFIG, else ~/.kube/config)")
 	fs.StringVar(&k.context, "context", "", "kubeconfig context of KCP (default: the current context)")
-	fs.StringVar(&k.namespace, "namespace", "", "KCP namespace of the Runtimes (default: the context's namespace, else kcp-system)")
-	fs.StringVar(&k.namespace, "n", "", "shorthand for --namespace")
-	fs.StringVar(&k.deprecatedKubeconfig, "kcp-kubeconfig", "", "deprecated: use --kubeconfig")
+	fs.StringVarP(&k.namespace, "namespace", "n", "", "KCP namespace of the Runtimes (default: the context's namespace, else kcp-system)")
+	fs.StringVar(&k.deprecatedKubeconfig, "kcp-kubeconfig", "", "KCP kubeconfig file")
+	// Existing runbooks keep working; pflag hides the flag from the help and warns when it is used.
+	_ = fs.MarkDeprecated("kcp-kubeconfig", "use --kubeconfig")
 	return k
 }
 
 // bindGardenFlags registers --garden-kubeconfig and --garden-context: the garden is usually another context of
 // the same kubeconfig files.
-func bindGardenFlags(fs *flag.FlagSet) *kubeconfigFlags {
+func bindGardenFlags(fs *pflag.FlagSet) *kubeconfigFlags {
 	k := &kubeconfigFlags{kubeconfigFlag: "garden-kubeconfig", contextFlag: "garden-context"}
 	fs.StringVar(&k.kubeconfig, "garden-kubeconfig", "", "kubeconfig file of the Gardener project (default: the same files as KCP)")
 	fs.StringVar(&k.context, "garden-context", "", "kubeconfig context of the Gardener project")

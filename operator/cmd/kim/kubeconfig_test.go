@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,9 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/kyma-project/kim/internal/cli"
 )
 
 func writeKubeconfig(t *testing.T, path, current string, contexts map[string][2]string) {
@@ -82,7 +81,7 @@ func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
 			} else {
 				t.Setenv("KUBECONFIG", tc.kubeconfig)
 			}
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			kcp, garden := bindKCPFlags(fs), bindGardenFlags(fs)
 			if _, err := parseLikeTheCLI(fs, tc.args); err != nil {
 				t.Fatal(err)
@@ -108,9 +107,9 @@ func TestKubeconfigLoadsLikeKubectl(t *testing.T) {
 }
 
 // parseLikeTheCLI parses args with the flags of fs as every kim command does; it returns the positional arguments.
-func parseLikeTheCLI(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseLikeTheCLI(fs *pflag.FlagSet, args []string) ([]string, error) {
 	cmd := &cobra.Command{Use: "test"}
-	cli.AddGoFlags(cmd.Flags(), fs)
+	cmd.Flags().AddFlagSet(fs)
 	if err := cmd.ParseFlags(args); err != nil {
 		return nil, err
 	}
@@ -131,7 +130,7 @@ func TestFlagsWhereverTheyStand(t *testing.T) {
 		{args: []string{"a", "--context", "kcp", "b", "--namespace=x"}, wantPos: []string{"a", "b"}, wantCtx: "kcp", wantNS: "x"},
 		{args: []string{"--context", "kcp", "--", "--not-a-flag"}, wantPos: []string{"--not-a-flag"}, wantCtx: "kcp"},
 	} {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 		k := bindKCPFlags(fs)
 		pos, err := parseLikeTheCLI(fs, tc.args)
 		if err != nil {
@@ -156,7 +155,7 @@ func TestNoKubeconfig(t *testing.T) {
 	clientcmd.RecommendedHomeFile = filepath.Join(home, ".kube", "config")
 	t.Cleanup(func() { clientcmd.RecommendedHomeFile = saved })
 
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	kcp, garden := bindKCPFlags(fs), bindGardenFlags(fs)
 	for _, tc := range []struct {
 		flags *kubeconfigFlags
@@ -197,9 +196,9 @@ func TestMigrateDryRunMeansWhatItSays(t *testing.T) {
 		{args: []string{"--apply", "--dry-run=true"}, wantErr: true},
 	} {
 		cmd := &cobra.Command{Use: "migrate"}
-		fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("migrate", pflag.ContinueOnError)
 		f := bindMigrateFlags(fs)
-		cli.AddGoFlags(cmd.Flags(), fs)
+		cmd.Flags().AddFlagSet(fs)
 		if err := cmd.ParseFlags(tc.args); err != nil {
 			t.Fatal(err)
 		}
@@ -207,5 +206,42 @@ func TestMigrateDryRunMeansWhatItSays(t *testing.T) {
 		if apply != tc.apply || (err != nil) != tc.wantErr {
 			t.Errorf("%v: apply %t, error %v; want apply %t, an error: %t", tc.args, apply, err, tc.apply, tc.wantErr)
 		}
+	}
+}
+
+// TestFlagsKubectlStyle: the shorthands, the deprecated --kcp-kubeconfig (working, hidden, with a warning) and the
+// repeatable --accept, whose values are taken whole (a path may hold a comma).
+func TestFlagsKubectlStyle(t *testing.T) {
+	cmd := newMigrateCommand(&bytes.Buffer{}, &bytes.Buffer{})
+	var warnings bytes.Buffer
+	cmd.Flags().SetOutput(&warnings) // as cli.Execute does: warnings to stderr
+	if err := cmd.ParseFlags([]string{"-n", "kcp", "--kcp-kubeconfig=old.yaml", "-o", "json",
+		"--accept", "spec.a", "--accept=rt-1:spec.b,c"}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) string { return cmd.Flags().Lookup(name).Value.String() }
+	accept, err := cmd.Flags().GetStringArray("accept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if get("namespace") != "kcp" || get("kcp-kubeconfig") != "old.yaml" || get("output") != "json" ||
+		!cmp.Equal(accept, []string{"spec.a", "rt-1:spec.b,c"}) {
+		t.Errorf("namespace %q, kcp-kubeconfig %q, output %q, accept %q", get("namespace"), get("kcp-kubeconfig"), get("output"), accept)
+	}
+	if !strings.Contains(warnings.String(), "--kcp-kubeconfig has been deprecated, use --kubeconfig") {
+		t.Errorf("no deprecation warning: %q", warnings.String())
+	}
+	var help bytes.Buffer
+	cmd.SetOut(&help)
+	if err := cmd.Help(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-n, --namespace string", "-o, --output string", "--accept [RUNTIME_ID_OR_SHOOT:]PATH"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
+	}
+	if strings.Contains(help.String(), "kcp-kubeconfig") {
+		t.Errorf("help shows the deprecated flag:\n%s", help.String())
 	}
 }

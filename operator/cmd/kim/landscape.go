@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,7 +19,7 @@ type landscapeFlags struct {
 }
 
 // bindLandscapeFlags registers --gardener-project, --config and --config-map.
-func bindLandscapeFlags(fs *flag.FlagSet) *landscapeFlags {
+func bindLandscapeFlags(fs *pflag.FlagSet) *landscapeFlags {
 	l := &landscapeFlags{}
 	fs.StringVar(&l.project, "gardener-project", "", "Gardener project (default: gardener.project of the operator configuration)")
 	fs.StringVar(&l.configFile, "config", "", "operator configuration file; default: the operator's ConfigMap (--config-map)")
@@ -64,8 +64,7 @@ func loadOperatorConfig(ctx context.Context, kcp client.Client, namespace, file,
 }
 
 // bindOutputFlag registers -o/--output for a command's report.
-func bindOutputFlag(fs *flag.FlagSet) *string {
-	output := fs.String("output", "text", "report format: text, json or yaml")
-	fs.StringVar(output, "o", "text", "shorthand for --output")
+func bindOutputFlag(fs *pflag.FlagSet) *string {
+	output := fs.StringP("output", "o", "text", "report format: text, json or yaml")
 	return output
 }

@@ -44,7 +44,8 @@ func run(ctx context.Context, argv0 string, args []string, stdout, stderr io.Wri
 }
 
 // newRootCommand is the CLI: cobra for the command tree, flags, help and shell completion. Each command binds its
-// flags on a Go flag set (shared with the probe binary and kept testable), added to cobra kubectl style. Under
+// flags on a pflag set of its own (the probe's are shared with the probe binary), kubectl style: shorthands such as
+// -n and -o, deprecated names hidden with a warning, repeatable flags as string arrays. Under
 // kubectl the root carries cobra's display name "kubectl kim", so every usage line, help text and error hint says
 // so, while the command's name stays kim.
 func newRootCommand(how invocation, stdout, stderr io.Writer) *cobra.Command {

@@ -57,7 +57,7 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"migrate", "extra"}, code: 2, stderrLine: "kim: unexpected arguments [extra] (see: kim migrate --help)"},
 		{args: []string{"migrate", "-o", "xml"}, code: 2, stderrLine: `kim: --output "xml": want one of text, json, yaml (see: kim migrate --help)`},
 		{args: []string{"probe", "--ready-timeout=soon"}, code: 2,
-			stderrLine: `kim: invalid argument "soon" for "--ready-timeout" flag: parse error (see: kim probe --help)`},
+			stderrLine: `kim: invalid argument "soon" for "--ready-timeout" flag: time: invalid duration "soon" (see: kim probe --help)`},
 		{args: []string{"probe", "--kubeconfig", kubeconfig, "--runtime", probeRuntime}, ctx: interrupted, code: 130,
 			stdoutHas: "kim probe: INTERRUPTED in phase cleanup", stderrLine: "kim probe: interrupted in phase cleanup (metrics not exported)"},
 		{args: []string{"migrate", "--kubeconfig", kubeconfig, "--garden-kubeconfig", kubeconfig, "--config", operatorConfig}, ctx: interrupted, code: 130,
@@ -115,9 +115,9 @@ func lastLine(s string) string {
 }
 
 // TestHelpIsComplete: every command's help, as kim and as kubectl kim, has Examples that call the CLI by that name,
-// and no flag shows a Go type name as its argument (pflag names a Go flag.Value of ours after its Go type).
+// and no flag shows a Go type name as its argument (pflag names a flag.Value it does not know after its Go type).
 func TestHelpIsComplete(t *testing.T) {
-	known := map[string]bool{"": true, "string": true, "int": true, "duration": true, "strings": true, "stringArray": true, "value": true}
+	known := map[string]bool{"": true, "string": true, "int": true, "duration": true, "strings": true, "stringArray": true}
 	for _, argv0 := range []string{"kim", "kubectl-kim"} {
 		root := newRootCommand(invokedAs(argv0), &bytes.Buffer{}, &bytes.Buffer{})
 		walk(root, func(c *cobra.Command) {

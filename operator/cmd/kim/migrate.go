@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/migration"
@@ -20,12 +19,6 @@ import (
 	"github.com/kyma-project/kim/operator/migrate"
 )
 
-// listFlag collects a repeated flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 // errMigrationFailed: some writes failed; the report says which.
 var errMigrationFailed = errors.New("some runtimes could not be migrated (outcome Failed in the report); run again to retry them")
 
@@ -34,7 +27,7 @@ type migrateFlags struct {
 	kcp, garden        *kubeconfigFlags
 	landscape          *landscapeFlags
 	dryRun, apply      *bool
-	accept             listFlag
+	accept             []string
 	reportFile, output *string
 	noServerDryRun     *bool
 	parallel           *int
@@ -42,7 +35,7 @@ type migrateFlags struct {
 
 // newMigrateCommand is `kim migrate`: see docs/operations/migration.md.
 func newMigrateCommand(stdout, stderr io.Writer) *cobra.Command {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("migrate", pflag.ContinueOnError)
 	f := bindMigrateFlags(fs)
 	return command("migrate [flags]", "Take over the runtimes of the previous infrastructure manager (dry run by default)",
 		"Takes over the runtimes of the previous infrastructure manager: GardenerClusters for KEB's Kyma resources that\n"+
@@ -60,13 +53,13 @@ func newMigrateCommand(stdout, stderr io.Writer) *cobra.Command {
 }
 
 // bindMigrateFlags registers the flags of `kim migrate` on fs.
-func bindMigrateFlags(fs *flag.FlagSet) *migrateFlags {
+func bindMigrateFlags(fs *pflag.FlagSet) *migrateFlags {
 	f := &migrateFlags{}
 	f.kcp, f.garden = bindKCPFlags(fs), bindGardenFlags(fs)
 	f.landscape = bindLandscapeFlags(fs)
 	f.dryRun = fs.Bool("dry-run", true, "only report what would be done (the default); --dry-run=false acts as --apply does")
 	f.apply = fs.Bool("apply", false, "create the missing GardenerClusters and Runtimes (the same as --dry-run=false)")
-	fs.Var(&f.accept, "accept", "accept a difference the operator's first apply would write, given as `[RUNTIME_ID_OR_SHOOT:]PATH` (a path prefix as the report prints it; repeatable)")
+	fs.StringArrayVar(&f.accept, "accept", nil, "accept a difference the operator's first apply would write, given as `[RUNTIME_ID_OR_SHOOT:]PATH` (a path prefix as the report prints it; repeatable)")
 	f.reportFile = fs.String("report", "", "also write the report as JSON to this file")
 	f.output = bindOutputFlag(fs)
 	f.noServerDryRun = fs.Bool("no-server-dry-run", false, "do not ask the gardener-apiserver for dry runs of the operator's apply (compare only)")

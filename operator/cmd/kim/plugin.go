@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/kyma-project/kim/internal/cli"
+	"github.com/spf13/pflag"
 )
 
 const (
@@ -67,11 +65,11 @@ func newPluginCompletionCommand() *cobra.Command {
 	}
 }
 
-// command is a subcommand whose flags are bound on the Go flag set fs; example is its help's Examples section.
-func command(use, short, long, example string, args cobra.PositionalArgs, fs *flag.FlagSet,
+// command is a subcommand with the flags of fs; example is its help's Examples section.
+func command(use, short, long, example string, args cobra.PositionalArgs, fs *pflag.FlagSet,
 	runE func(cmd *cobra.Command, args []string) error) *cobra.Command {
 	cmd := &cobra.Command{Use: use, Short: short, Long: long, Example: example, Args: args, RunE: runE}
-	cli.AddGoFlags(cmd.Flags(), fs)
+	cmd.Flags().AddFlagSet(fs)
 	return cmd
 }
 

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/internal/cli"
@@ -16,7 +16,7 @@ import (
 
 // newProbeCommand is `kim probe`: one end-to-end probe of the landscape (docs/operations/on-call.md#the-end-to-end-probe).
 func newProbeCommand(stdout, stderr io.Writer) *cobra.Command {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
 	kcpFlags := bindKCPFlags(fs)
 	p := &probe.CLI{}
 	p.Bind(fs)

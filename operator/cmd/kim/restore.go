@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -20,7 +20,7 @@ import (
 // docs/deletion.md): it marks the shoot for restore and re-creates the Runtime recorded on it; the operator then
 // cancels the deletion and wakes the shoot.
 func newRestoreCommand(stdout io.Writer) *cobra.Command {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("restore", pflag.ContinueOnError)
 	kcpFlags, gardenFlags := bindKCPFlags(fs), bindGardenFlags(fs)
 	landscape := bindLandscapeFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "only check that the shoot can be restored and print what would happen")

@@ -5,10 +5,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,13 +18,13 @@ import (
 )
 
 func main() {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", "", "KCP kubeconfig file (default: in-cluster, else $KUBECONFIG)")
 	namespace := fs.String("namespace", "kcp-system", "KCP namespace of the Runtimes")
 	cli := &probe.CLI{}
 	cli.Bind(fs)
 	if err := fs.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, pflag.ErrHelp) {
 			os.Exit(0)
 		}
 		os.Exit(2)
