@@ -160,6 +160,7 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 		return err
 	}
 	r.created = time.Since(start)
+	r.createdEnd = time.Now()
 	stopSampling := harness.SampleMemory(ctx, m, time.Second)
 	defer func() { r.convergePeaks = stopSampling() }()
 	var p progress
@@ -215,8 +216,20 @@ func writeHeapProfile(ctx context.Context, m *harness.Manager, dir, name string)
 // phaseSteady measures the idle manager, then the gardenlet reporting on a share of the shoots a minute.
 func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manager, r *report) error {
 	s := &r.steady
+	if s.waited = time.Until(r.createdEnd.Add(registryCacheStartSpread)); s.waited > 0 {
+		harness.Logf("steady state: waiting %s until the registry cache's first syncs are done", s.waited.Round(time.Second))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.waited):
+		}
+	}
 	harness.Logf("steady state: %s idle baseline, then %.0f%% of the shoots a minute for %s", c.idleWindow, 100*c.touchPerMinute, c.steady)
 	cpu0, err := m.CPUTime()
+	if err != nil {
+		return err
+	}
+	idleFrom, err := readCounters(ctx, m, w)
 	if err != nil {
 		return err
 	}
@@ -234,6 +247,7 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 	if err != nil {
 		return err
 	}
+	s.idleBackground = before.minus(idleFrom).background
 	s.events = max(1, int(c.touchPerMinute*float64(c.runtimes)*c.steady.Minutes()+0.5))
 	interval := c.steady / time.Duration(s.events)
 	// Where the CPU of the events goes: a profile of the whole event window, next to the heap profiles.

@@ -30,6 +30,11 @@ type steadyResult struct {
 	// idleCPU in the idle baseline before (of the configured idle window).
 	window, cpu, idleCPU time.Duration
 	counters             counters
+	// idleBackground are the background controllers' reconciles in the idle baseline; counters.background those
+	// in the window: the idle rate subtracted stands for them only when the two rates are alike.
+	idleBackground map[string]float64
+	// waited is how long the phase waited for the registry cache's start spread to end.
+	waited time.Duration
 	load                 string
 }
 
@@ -39,6 +44,8 @@ type report struct {
 	started            time.Time
 	setup              time.Duration
 	created, converged time.Duration
+	// createdEnd is when the last Runtime was created.
+	createdEnd time.Time
 	first, restart     phaseResult
 	steady             steadyResult
 	// gardenCPU is the CPU time of the harness process during phase 1: mostly the in-process API servers.
@@ -81,6 +88,8 @@ func (r report) print(out io.Writer) {
 	p("  manager CPU                          idle %.3f s/s; in the window %s; per shoot event %.1f ms (net of idle)",
 		idleRate, s.cpu.Round(10*time.Millisecond), 1000*net/float64(s.events))
 	p("  reconciles                           %s", join(s.counters.reconciles))
+	p("  background reconciles                idle baseline %s; window %s (waited %s for the registry cache's start spread)",
+		orNone(join(s.idleBackground)), orNone(join(s.counters.background)), s.waited.Round(time.Second))
 	p("  requests                             Gardener %s; KCP %s", join(s.counters.garden), join(s.counters.kcp))
 	p("")
 	rs := r.restart
