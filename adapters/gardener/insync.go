@@ -24,8 +24,25 @@ func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	a.Spec.Namespace = c.Namespace
 	current, err := c.get(ctx, a.Spec.Name)
 	if err != nil || current == nil || current.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
+		c.inSync.forget(a.Spec.Name)
 		return false, err
 	}
+	key, keyed := inSyncKeyOf(a, current)
+	if !keyed || !c.inSync.holds(a.Spec.Name, key) {
+		same, err := c.compare(a, current)
+		if !same || err != nil {
+			return false, err
+		}
+		if keyed {
+			c.inSync.remember(a.Spec.Name, key)
+		}
+	}
+	return c.authConfigMapInSync(ctx, a, current)
+}
+
+// compare reports whether current holds every value of what Apply would send for a.
+func (c *Shoots) compare(a ports.ShootApply, current *gardencorev1beta1.Shoot) (bool, error) {
+	c.inSync.count()
 	desired, err := c.desired(a, current)
 	if err != nil {
 		return false, nil //nolint:nilerr // not in sync: Apply reports the rejection with its reason
@@ -38,10 +55,7 @@ func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("compare shoot %s: %w", a.Spec.Name, err)
 	}
-	if len(current.Spec.Provider.Workers) != len(desired.Spec.Provider.Workers) || len(shootDifferences(want.Object, have)) > 0 {
-		return false, nil
-	}
-	return c.authConfigMapInSync(ctx, a, current)
+	return len(current.Spec.Provider.Workers) == len(desired.Spec.Provider.Workers) && len(shootDifferences(want.Object, have)) == 0, nil
 }
 
 // authConfigMapInSync reports whether the structured-authentication ConfigMap holds what Apply writes: it decides

@@ -36,6 +36,8 @@ type Shoots struct {
 
 	// seeds caches the regions of the garden's seeds (see SeedRegion).
 	seeds seedRegions
+	// inSync remembers the shoots found in sync (see InSync).
+	inSync inSyncMemo
 }
 
 var _ ports.Shoots = (*Shoots)(nil)

@@ -1,0 +1,83 @@
+package gardener
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"sync"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// inSyncMemo remembers, per shoot, the inputs of the last comparison that found the shoot in sync with an apply.
+// Gardener reports on a healthy shoot many times an hour (its last operation, conditions), each report is an event
+// for the Runtime controller, and comparing the apply with the shoot field by field was the largest share of the
+// CPU such an event costs. The comparison is a function of the apply, the shoot's spec and its labels and
+// annotations: Gardener raises the generation with every change of the spec (its update strategy), so the same UID,
+// generation, metadata and apply give the same answer without comparing again. Only answers "in sync" are kept:
+// a shoot out of sync is written next, which changes the key anyway.
+type inSyncMemo struct {
+	mu     sync.Mutex
+	byName map[string]inSyncKey
+	// compared counts the comparisons made (tests).
+	compared int
+}
+
+// inSyncKey is what a comparison depends on.
+type inSyncKey struct {
+	uid        types.UID
+	generation int64
+	// inputs is a digest of the apply and of the shoot's labels and annotations.
+	inputs [sha256.Size]byte
+}
+
+// inSyncKeyOf is the key of a comparison of a with current; false when the inputs cannot be encoded (the
+// comparison then always runs).
+func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot) (inSyncKey, bool) {
+	// Precondition and HoldAdoptedChanges are left out: they pin or hold a write and change nothing compared.
+	// encoding/json writes maps in key order, so equal inputs encode equally.
+	raw, err := json.Marshal(struct {
+		Spec                                 any
+		RuntimeID, SpecHash, Plan, Namespace string
+		RuntimeGeneration                    int64
+		Labels, Annotations                  map[string]string
+	}{a.Spec, a.RuntimeID, a.SpecHash, a.Plan, a.Spec.Namespace, a.RuntimeGeneration, current.Labels, current.Annotations})
+	if err != nil {
+		return inSyncKey{}, false
+	}
+	return inSyncKey{uid: current.UID, generation: current.Generation, inputs: sha256.Sum256(raw)}, true
+}
+
+// holds reports whether the last comparison of the shoot name had key and found it in sync.
+func (m *inSyncMemo) holds(name string, key inSyncKey) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.byName[name]
+	return ok && k == key
+}
+
+// remember records that the shoot name was found in sync under key.
+func (m *inSyncMemo) remember(name string, key inSyncKey) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.byName == nil {
+		m.byName = map[string]inSyncKey{}
+	}
+	m.byName[name] = key
+}
+
+// forget drops the shoot name (gone, or not ours).
+func (m *inSyncMemo) forget(name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.byName, name)
+}
+
+// count records a comparison.
+func (m *inSyncMemo) count() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.compared++
+}

@@ -1,0 +1,86 @@
+package gardener
+
+import (
+	"context"
+	"testing"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kyma-project/kim/core/domain/shoot"
+	"github.com/kyma-project/kim/core/ports"
+)
+
+// TestInSyncComparesOnlyWhenSomethingItReadsChanged: a shoot found in sync is not compared again while Gardener
+// only reports on it (status, resourceVersion); a changed apply, spec (a new generation), label or annotation, or a
+// re-created shoot is compared again, and the answer is the comparison's.
+func TestInSyncComparesOnlyWhenSomethingItReadsChanged(t *testing.T) {
+	a := goldenApplies(t)["aws"]
+	if a.Spec.Authentication != nil {
+		a.Spec.Authentication = nil // the ConfigMap is read on every call anyway; the shoot is what is remembered
+	}
+	base := serverShoot(t, a, true, false)
+	for _, tc := range []struct {
+		name       string
+		change     func(s *gardencorev1beta1.Shoot, a *ports.ShootApply)
+		compared   int
+		wantInSync bool
+	}{
+		{name: "a status report", change: func(s *gardencorev1beta1.Shoot, _ *ports.ShootApply) {
+			s.ResourceVersion = "4712"
+			s.Status.LastOperation.Description = "reconciled again"
+		}, compared: 1, wantInSync: true},
+		{name: "a new Runtime generation", change: func(_ *gardencorev1beta1.Shoot, a *ports.ShootApply) { a.RuntimeGeneration++ },
+			compared: 2, wantInSync: false},
+		{name: "another spec wanted", change: func(_ *gardencorev1beta1.Shoot, a *ports.ShootApply) { a.Spec.Workers[0].Maximum++ },
+			compared: 2, wantInSync: false},
+		{name: "the spec changed (new generation)", change: func(s *gardencorev1beta1.Shoot, _ *ports.ShootApply) {
+			s.Generation++
+			s.Spec.Provider.Workers[0].Maximum++
+		}, compared: 2, wantInSync: false},
+		{name: "an annotation removed", change: func(s *gardencorev1beta1.Shoot, _ *ports.ShootApply) {
+			delete(s.Annotations, shoot.AnnotationRuntimeGeneration)
+		}, compared: 2, wantInSync: false},
+		{name: "an unrelated annotation added", change: func(s *gardencorev1beta1.Shoot, _ *ports.ShootApply) {
+			s.Annotations["example.com/other"] = "x"
+		}, compared: 2, wantInSync: true},
+		{name: "the shoot re-created", change: func(s *gardencorev1beta1.Shoot, _ *ports.ShootApply) { s.UID += "-2" },
+			compared: 2, wantInSync: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			cache := newMapClient(cached(t, base))
+			adapter := &Shoots{Client: cache, Live: cache, Namespace: base.Namespace, RuntimeNamespace: "kcp-system"}
+			if in, err := adapter.InSync(ctx, a); err != nil || !in {
+				t.Fatalf("first InSync: %v, %v; want in sync", in, err)
+			}
+			s, changed := base.DeepCopy(), a
+			changed.Spec.Workers = append([]shoot.WorkerSpec(nil), a.Spec.Workers...)
+			tc.change(s, &changed)
+			cache.objs[objKey(s, client.ObjectKeyFromObject(s))] = cached(t, s)
+			in, err := adapter.InSync(ctx, changed)
+			if err != nil || in != tc.wantInSync || adapter.inSync.compared != tc.compared {
+				t.Errorf("InSync %v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			}
+		})
+	}
+}
+
+// TestInSyncForgetsAGoneShoot: a shoot that is gone leaves nothing behind.
+func TestInSyncForgetsAGoneShoot(t *testing.T) {
+	a := goldenApplies(t)["aws"]
+	a.Spec.Authentication = nil
+	s := serverShoot(t, a, true, false)
+	cache := newMapClient(cached(t, s))
+	adapter := &Shoots{Client: cache, Live: cache, Namespace: s.Namespace, RuntimeNamespace: "kcp-system"}
+	if in, err := adapter.InSync(context.Background(), a); err != nil || !in {
+		t.Fatalf("InSync: %v, %v", in, err)
+	}
+	delete(cache.objs, objKey(s, client.ObjectKeyFromObject(s)))
+	if in, err := adapter.InSync(context.Background(), a); err != nil || in {
+		t.Fatalf("InSync of a gone shoot: %v, %v", in, err)
+	}
+	if n := len(adapter.inSync.byName); n != 0 {
+		t.Errorf("%d shoots remembered after the shoot went", n)
+	}
+}
