@@ -11,12 +11,16 @@ import (
 	"strings"
 )
 
-// flagDefiners are the flag.FlagSet methods that define a flag, with the position of the name argument.
+// flagDefiners are the flag.FlagSet and pflag.FlagSet methods that define a flag, with the position of the name
+// argument (pflag's ...P forms take the shorthand after it).
 var flagDefiners = map[string]int{
 	"String": 0, "Bool": 0, "Int": 0, "Int64": 0, "Uint": 0, "Uint64": 0, "Float64": 0, "Duration": 0,
 	"Func": 0, "BoolFunc": 0,
 	"StringVar": 1, "BoolVar": 1, "IntVar": 1, "Int64Var": 1, "UintVar": 1, "Uint64Var": 1, "Float64Var": 1,
 	"DurationVar": 1, "Var": 1, "TextVar": 1,
+	"StringP": 0, "BoolP": 0, "IntP": 0, "DurationP": 0, "StringArray": 0, "StringSlice": 0,
+	"StringVarP": 1, "BoolVarP": 1, "IntVarP": 1, "DurationVarP": 1, "VarP": 1,
+	"StringArrayVar": 1, "StringArrayVarP": 1, "StringSliceVar": 1, "StringSliceVarP": 1,
 }
 
 // DefinedFlags returns the names of the command-line flags defined in the non-test Go files below dir (relative to
