@@ -163,6 +163,14 @@ bundle-build: ## Build the bundle image BUNDLE_IMG from bundle/ (run `make bundl
 bundle-push: ## Push the bundle image BUNDLE_IMG.
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
+.PHONY: sign-olm-images
+sign-olm-images: ## Sign the pushed bundle and catalog images by their digests, keyless (cosign; the release workflow's OIDC identity).
+	@for img in $(BUNDLE_IMG) $(CATALOG_IMG); do \
+		ref="$$($(CONTAINER_TOOL) inspect --format '{{index .RepoDigests 0}}' "$$img")" || exit 1; \
+		case "$$ref" in *@sha256:*) ;; *) echo "no pushed digest for $$img: '$$ref' (push it first)" >&2; exit 1 ;; esac; \
+		cosign sign --yes "$$ref" || exit 1; \
+	done
+
 .PHONY: opm
 opm: $(OPM) ## Build opm (operator-registry, the version OLM requires, pinned with checksums in hack/tools/olm/go.mod) into bin/.
 

@@ -357,7 +357,7 @@ func TestGoreleaserSignsTheChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"sigstore/cosign-installer@", "id-token: write", "cosign sign --yes --recursive", "aquasecurity/trivy-action@"} {
+	for _, want := range []string{"sigstore/cosign-installer@", "id-token: write", "cosign sign --yes --recursive", "aquasecurity/trivy-action@", "make sign-olm-images"} {
 		if !strings.Contains(string(wf), want) {
 			t.Errorf("the release workflow lacks %q", want)
 		}
