@@ -22,6 +22,13 @@ const (
 	newestKubeMinor = 36
 )
 
+// statusRatchetingMinor is the first Kubernetes minor whose API server ratchets CRD validation on writes of the
+// status subresource too (kubernetes/kubernetes#129506, in apiextensions-apiserver from v0.33; v0.32's status
+// strategy validates without it). The operator takes over Runtimes stored under the previous manager's looser CRD:
+// before 1.33 a status write of such a Runtime is judged against every rule of its unchanged spec and refused, so
+// the operator could not report on it (TestIntegrationRuntimesStoredUnderThePreviousCRDStayWritable fails on 1.31).
+const statusRatchetingMinor = 33
+
 // minKubeVersion returns the oldest Kubernetes version (1.<minor>.0) whose API server accepts the CRDs' validation
 // rules. A kube-apiserver of version N compiles the rules of a new or changed CRD with the CEL libraries of N-1 (its
 // compatibility version, so a rollback to N-1 keeps working): a library introduced in 1.30 (e.g. isCIDR) is usable in
@@ -90,9 +97,24 @@ func compileNode(s *schema.Structural, path string, root bool, envSet *environme
 	return errs
 }
 
+// requiredKubeVersion is the oldest Kubernetes the CRDs work on, and why: their rules compile there
+// (minKubeVersion), and it ratchets validation on status writes (statusRatchetingMinor).
+func requiredKubeVersion(crds []*apiextensionsv1.CustomResourceDefinition) (need, why string, err error) {
+	need, err = minKubeVersion(crds)
+	if err != nil {
+		return "", "", err
+	}
+	why = "the CRDs' validation rules need it (a kube-apiserver compiles new rules with the CEL libraries of the previous minor version)"
+	if ratcheting := fmt.Sprintf("1.%d.0", statusRatchetingMinor); version.MustParseGeneric(need).LessThan(version.MustParseGeneric(ratcheting)) {
+		need, why = ratcheting, "before it the API server does not ratchet validation on status writes: a Runtime stored under "+
+			"the previous manager's CRD that breaks a rule of ours could not get a status"
+	}
+	return need, why, nil
+}
+
 // checkMinKubeVersion fails when the CSV base promises an older Kubernetes than the CRDs need.
 func checkMinKubeVersion(declared string, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	need, err := minKubeVersion(crds)
+	need, why, err := requiredKubeVersion(crds)
 	if err != nil {
 		return err
 	}
@@ -101,9 +123,8 @@ func checkMinKubeVersion(declared string, crds []*apiextensionsv1.CustomResource
 		return fmt.Errorf("minKubeVersion %q of the CSV base: %w", declared, err)
 	}
 	if d.LessThan(version.MustParseGeneric(need)) {
-		return fmt.Errorf("the CSV base declares minKubeVersion %s, but the CRDs' validation rules need Kubernetes %s "+
-			"(a kube-apiserver compiles new rules with the CEL libraries of the previous minor version); set %s in "+
-			"config/manifests/bases", declared, need, need)
+		return fmt.Errorf("the CSV base declares minKubeVersion %s, but the operator needs Kubernetes %s: %s; set %s in "+
+			"config/manifests/bases", declared, need, why, need)
 	}
 	return nil
 }

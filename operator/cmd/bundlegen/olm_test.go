@@ -170,12 +170,12 @@ func TestMinKubeVersionIsTheTrueMinimum(t *testing.T) {
 		}
 		crds = append(crds, crd)
 	}
-	need, err := minKubeVersion(crds)
+	need, _, err := requiredKubeVersion(crds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := loadCSV(t).Spec.MinKubeVersion; got != need {
-		t.Errorf("CSV minKubeVersion %s, the CRDs need exactly %s", got, need)
+		t.Errorf("CSV minKubeVersion %s, the operator needs exactly %s", got, need)
 	}
 }
 
@@ -231,8 +231,15 @@ func TestMinKubeVersionFollowsCELLibraries(t *testing.T) {
 	if _, err := minKubeVersion(crdWithRule("self.noSuchFunction()")); err == nil {
 		t.Error("a rule no Kubernetes compiles must be an error")
 	}
-	if err := checkMinKubeVersion("1.30.0", crdWithRule("isCIDR(self)")); err == nil || !strings.Contains(err.Error(), "need Kubernetes 1.31.0") {
-		t.Errorf("declaring 1.30 for a CRD with isCIDR: %v", err)
+	if err := checkMinKubeVersion("1.30.0", crdWithRule("isCIDR(self)")); err == nil || !strings.Contains(err.Error(), "needs Kubernetes 1.33.0") {
+		t.Errorf("declaring 1.30 for a CRD with isCIDR: %v, want 1.33", err)
+	}
+	// The rules compile on 1.31, but status writes of Runtimes stored under the previous CRD need 1.33.
+	if err := checkMinKubeVersion("1.32.0", crdWithRule("isCIDR(self)")); err == nil || !strings.Contains(err.Error(), "ratchet validation on status writes") {
+		t.Errorf("declaring 1.32: %v, want the status ratcheting floor", err)
+	}
+	if err := checkMinKubeVersion("1.33.0", crdWithRule("isCIDR(self)")); err != nil {
+		t.Errorf("declaring 1.33: %v", err)
 	}
 }
 
