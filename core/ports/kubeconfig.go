@@ -40,7 +40,8 @@ type KubeconfigSecretMetadata struct {
 	Annotations map[string]string
 	// HasKubeconfig is true when the key holds non-empty data.
 	HasKubeconfig bool
-	// Name, UID and ResourceVersion identify the Secret and its version (for CheckSecret and preconditions).
+	// Name, UID and ResourceVersion identify the Secret and its version (for the ownership checks,
+	// kubeconfig.CheckClusterSecret and sakubeconfig.CheckRequestSecret, and for preconditions).
 	Name, UID, ResourceVersion string
 }
 

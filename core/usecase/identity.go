@@ -100,7 +100,7 @@ func (u *IdentityKubeconfigs) observe(ctx context.Context, req sakubeconfig.Requ
 		return secretState{}, fmt.Errorf("read kubeconfig secret %s: %w", secretOf(req), err)
 	}
 	s := secretState{md: md, rec: sakubeconfig.RecordedFrom(exists, md.HasKubeconfig, md.Annotations)}
-	s.verdict, err = sakubeconfig.CheckSecret(req.Owner, req.SecretName, exists, md.Annotations)
+	s.verdict, err = sakubeconfig.CheckRequestSecret(req.Owner, req.SecretName, exists, md.Annotations)
 	return s, err
 }
 

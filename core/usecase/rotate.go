@@ -118,7 +118,7 @@ func (r *Rotator) decide(ctx context.Context, req ports.KubeconfigRequest, mode 
 		return observation{}, err
 	}
 	o := observation{md: md, missed: ex == nil && mode == ports.ReadCached}
-	if o.verdict, err = kubeconfig.CheckSecret(req.Namespace, req.Name, req.Secret.Namespace, req.Secret.Name, ex); err != nil {
+	if o.verdict, err = kubeconfig.CheckClusterSecret(req.Namespace, req.Name, req.Secret.Namespace, req.Secret.Name, ex); err != nil {
 		return o, err
 	}
 	if o.shoot, err = r.shootRef(ctx, req, mode); err != nil {
@@ -199,7 +199,7 @@ func (r *Rotator) write(ctx context.Context, req ports.KubeconfigRequest, o obse
 		if rerr != nil {
 			return rerr
 		}
-		if verdict, rerr = kubeconfig.CheckSecret(req.Namespace, req.Name, s.Ref.Namespace, s.Ref.Name, ex); rerr != nil {
+		if verdict, rerr = kubeconfig.CheckClusterSecret(req.Namespace, req.Name, s.Ref.Namespace, s.Ref.Name, ex); rerr != nil {
 			return rerr
 		}
 	}
@@ -221,7 +221,7 @@ func (r *Rotator) readMetadata(ctx context.Context, ref ports.SecretRef, mode po
 	return md, nil
 }
 
-// existingSecret turns the store's metadata into what kubeconfig.CheckSecret looks at; nil when there is no Secret.
+// existingSecret turns the store's metadata into what kubeconfig.CheckClusterSecret looks at; nil when there is no Secret.
 func existingSecret(md ports.KubeconfigSecretMetadata, err error) (*kubeconfig.ExistingSecret, error) {
 	switch {
 	case errors.Is(err, ports.ErrSecretNotFound):

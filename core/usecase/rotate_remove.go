@@ -53,7 +53,7 @@ func (r *Rotator) Remove(ctx context.Context, req ports.KubeconfigRequest) (Remo
 			continue
 		}
 		if i == 0 {
-			verdict, err := kubeconfig.CheckSecret(req.Namespace, req.Name, ref.Namespace, ref.Name, ex)
+			verdict, err := kubeconfig.CheckClusterSecret(req.Namespace, req.Name, ref.Namespace, ref.Name, ex)
 			if err != nil || (verdict != kubeconfig.SecretOwned && (verdict != kubeconfig.SecretLegacy || !primaryRecorded)) {
 				res.Kept = append(res.Kept, ref)
 				continue

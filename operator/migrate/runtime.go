@@ -200,7 +200,7 @@ func (m *Migrator) checkSecret(ctx context.Context, c migration.Candidate) *migr
 	if err != nil {
 		return &migration.Problem{Reason: migration.ReasonSecretNotOwned, Message: fmt.Sprintf("read Secret %s: %v", kubeconfig.SecretName(c.RuntimeID), err)}
 	}
-	_, err = kubeconfig.CheckSecret(c.Namespace, c.RuntimeID, c.Namespace, sec.Name,
+	_, err = kubeconfig.CheckClusterSecret(c.Namespace, c.RuntimeID, c.Namespace, sec.Name,
 		&kubeconfig.ExistingSecret{Name: sec.Name, Labels: sec.Labels, Annotations: sec.Annotations})
 	if err != nil {
 		return &migration.Problem{Reason: migration.ReasonSecretNotOwned, Message: err.Error()}

@@ -27,7 +27,7 @@ var (
 // SecretVerdict is what a GardenerCluster may do with the Secret it names.
 type SecretVerdict int
 
-// Verdicts of CheckSecret.
+// Verdicts of CheckClusterSecret.
 const (
 	// SecretAbsent: the Secret does not exist; it may be created.
 	SecretAbsent SecretVerdict = iota
@@ -38,19 +38,20 @@ const (
 	SecretLegacy
 )
 
-// ExistingSecret is what CheckSecret needs to know of a Secret that exists.
+// ExistingSecret is what CheckClusterSecret needs to know of a Secret that exists.
 type ExistingSecret struct {
 	Name        string
 	Labels      map[string]string
 	Annotations map[string]string
 }
 
-// CheckSecret decides whether GardenerCluster clusterNamespace/clusterName may write the Secret secretNamespace/
-// secretName (existing is nil when the Secret does not exist; otherwise existing.Name is secretName). A
-// GardenerCluster is written by whoever may create one in the KCP: it must not be able to make the operator
-// overwrite or delete another runtime's kubeconfig, or any other Secret, nor create a Secret under a name someone
-// else relies on (another runtime's kubeconfig before its GardenerCluster writes it, another team's before they do).
-func CheckSecret(clusterNamespace, clusterName, secretNamespace, secretName string, existing *ExistingSecret) (SecretVerdict, error) {
+// CheckClusterSecret decides whether GardenerCluster clusterNamespace/clusterName may write the kubeconfig Secret
+// secretNamespace/secretName it names (existing is nil when the Secret does not exist; otherwise existing.Name is
+// secretName). A GardenerCluster is written by whoever may create one in the KCP: it must not be able to make the
+// operator overwrite or delete another runtime's kubeconfig, or any other Secret, nor create a Secret under a name
+// someone else relies on (another runtime's kubeconfig before its GardenerCluster writes it, another team's before
+// they do). The Secrets of ServiceAccountKubeconfigs have their own rule, sakubeconfig.CheckRequestSecret.
+func CheckClusterSecret(clusterNamespace, clusterName, secretNamespace, secretName string, existing *ExistingSecret) (SecretVerdict, error) {
 	if secretNamespace != clusterNamespace {
 		return 0, fmt.Errorf("%w: spec.kubeconfig.secret.namespace is %q, the GardenerCluster is in %q", ErrSecretOtherNamespace, secretNamespace, clusterNamespace)
 	}

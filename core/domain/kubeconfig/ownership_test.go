@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestCheckSecret(t *testing.T) {
+func TestCheckClusterSecret(t *testing.T) {
 	const ns, id, other = "kcp-system", "rid", "other"
 	cases := []struct {
 		reason    string
@@ -31,18 +31,18 @@ func TestCheckSecret(t *testing.T) {
 		if tc.existing != nil {
 			name = tc.existing.Name
 		}
-		got, err := CheckSecret(ns, id, tc.secretNS, name, tc.existing)
+		got, err := CheckClusterSecret(ns, id, tc.secretNS, name, tc.existing)
 		if !errors.Is(err, tc.wantError) || (tc.wantError == nil && err != nil) || (err == nil && got != tc.want) {
 			t.Errorf("%s: got %v, %v; want %v, %v", tc.reason, got, err, tc.want, tc.wantError)
 		}
 	}
 }
 
-// TestCheckSecretNewNames: a GardenerCluster may create only kubeconfig-<its name>. Any other absent name is refused
+// TestCheckClusterSecretNewNames: a GardenerCluster may create only kubeconfig-<its name>. Any other absent name is refused
 // (ErrSecretName): it could create another runtime's kubeconfig Secret before that runtime's GardenerCluster does
 // (which then finds it owned by someone else, and KEB reads the squatter's kubeconfig), or a Secret another team is
 // about to create. A legacy name that exists and was written for the GardenerCluster keeps working.
-func TestCheckSecretNewNames(t *testing.T) {
+func TestCheckClusterSecretNewNames(t *testing.T) {
 	const ns, id = "kcp-system", "rid"
 	for _, tc := range []struct {
 		reason, name string
@@ -57,7 +57,7 @@ func TestCheckSecretNewNames(t *testing.T) {
 		{"a legacy name that exists and was written for it", "my-old-kubeconfig",
 			&ExistingSecret{Name: "my-old-kubeconfig", Annotations: map[string]string{AnnotationOwner: ns + "/" + id}}, SecretOwned, nil},
 	} {
-		got, err := CheckSecret(ns, id, ns, tc.name, tc.existing)
+		got, err := CheckClusterSecret(ns, id, ns, tc.name, tc.existing)
 		if !errors.Is(err, tc.wantError) || (tc.wantError == nil && err != nil) || (err == nil && got != tc.want) {
 			t.Errorf("%s: got %v, %v; want %v, %v", tc.reason, got, err, tc.want, tc.wantError)
 		}

@@ -158,7 +158,7 @@ func DeleteFailed(secret, cause string) Status {
 		Message: fmt.Sprintf("deleting kubeconfig Secret %s failed: %s", secret, cause), Retry: true}
 }
 
-// Refusal reports whether err is a refusal of the ownership checks (CheckSecret, CheckShoot), as opposed to a
+// Refusal reports whether err is a refusal of the ownership checks (CheckClusterSecret, CheckShoot), as opposed to a
 // failure to read.
 func Refusal(err error) bool {
 	for _, e := range []error{ErrSecretOtherNamespace, ErrSecretNotOwned, ErrSecretName, ErrShootOfAnotherRuntime, ErrShootPendingDeletion} {

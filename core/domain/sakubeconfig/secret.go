@@ -70,15 +70,16 @@ var ErrSecretNotOwned = kubeconfig.ErrSecretNotOwned
 // SecretVerdict says what the request may do with the Secret it names.
 type SecretVerdict int
 
-// Verdicts of CheckSecret.
+// Verdicts of CheckRequestSecret.
 const (
 	SecretAbsent SecretVerdict = iota
 	SecretOwned
 )
 
-// CheckSecret decides whether owner may write the Secret name (annotations nil: it does not exist). Only a Secret
-// written for exactly this owner may be replaced or deleted.
-func CheckSecret(owner Owner, name string, exists bool, annotations map[string]string) (SecretVerdict, error) {
+// CheckRequestSecret decides whether the request owner may write the Secret it names, name in the owner's namespace
+// (exists false: the Secret does not exist). Only a Secret written for exactly this request may be replaced or
+// deleted. Not to be confused with kubeconfig.CheckClusterSecret, the rules for a GardenerCluster's Secret.
+func CheckRequestSecret(owner Owner, name string, exists bool, annotations map[string]string) (SecretVerdict, error) {
 	if !exists {
 		return SecretAbsent, nil
 	}

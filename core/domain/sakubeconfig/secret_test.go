@@ -50,19 +50,19 @@ func TestRotation(t *testing.T) {
 	}
 }
 
-func TestCheckSecret(t *testing.T) {
+func TestCheckRequestSecret(t *testing.T) {
 	owner := Owner{Namespace: "kcp-system", Name: "lm"}
-	if v, err := CheckSecret(owner, "s", false, nil); v != SecretAbsent || err != nil {
+	if v, err := CheckRequestSecret(owner, "s", false, nil); v != SecretAbsent || err != nil {
 		t.Errorf("absent: %v %v", v, err)
 	}
-	if v, err := CheckSecret(owner, "s", true, Annotations(owner)); v != SecretOwned || err != nil {
+	if v, err := CheckRequestSecret(owner, "s", true, Annotations(owner)); v != SecretOwned || err != nil {
 		t.Errorf("ours: %v %v", v, err)
 	}
 	admin := map[string]string{kubeconfig.AnnotationOwner: "kcp-system/rid"}
-	if _, err := CheckSecret(owner, "kubeconfig-rid", true, admin); !errors.Is(err, ErrSecretNotOwned) {
+	if _, err := CheckRequestSecret(owner, "kubeconfig-rid", true, admin); !errors.Is(err, ErrSecretNotOwned) {
 		t.Errorf("an admin kubeconfig Secret: %v, want ErrSecretNotOwned", err)
 	}
-	if _, err := CheckSecret(owner, "s", true, Annotations(Owner{Namespace: "kcp-system", Name: "keb"})); !errors.Is(err, ErrSecretNotOwned) || !strings.Contains(err.Error(), "kcp-system/keb") {
+	if _, err := CheckRequestSecret(owner, "s", true, Annotations(Owner{Namespace: "kcp-system", Name: "keb"})); !errors.Is(err, ErrSecretNotOwned) || !strings.Contains(err.Error(), "kcp-system/keb") {
 		t.Errorf("another request's Secret: %v", err)
 	}
 }
