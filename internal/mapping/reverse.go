@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -45,14 +45,14 @@ func RuntimeCR(rt shoot.Runtime, namespace string, labels map[string]string) (*i
 		api.ACL = &imv1.ACL{AllowedCIDRs: slices.Clone(rt.ACL)}
 	}
 	s.Provider.Type = string(rt.Provider)
-	additional := []gardener.Worker{}
+	additional := []gardencorev1beta1.Worker{}
 	for i, w := range rt.Workers {
 		gw, err := workerCR(w)
 		if err != nil {
 			return nil, fmt.Errorf("worker pool %s: %w", w.Name, err)
 		}
 		if i == 0 {
-			s.Provider.Workers = []gardener.Worker{gw}
+			s.Provider.Workers = []gardencorev1beta1.Worker{gw}
 			continue
 		}
 		additional = append(additional, gw)
@@ -64,8 +64,8 @@ func RuntimeCR(rt shoot.Runtime, namespace string, labels map[string]string) (*i
 		s.Networking.DualStack = ptr.To(true)
 	}
 	if rt.HAFailureTolerance != "" {
-		s.ControlPlane = &gardener.ControlPlane{HighAvailability: &gardener.HighAvailability{
-			FailureTolerance: gardener.FailureTolerance{Type: gardener.FailureToleranceType(rt.HAFailureTolerance)}}}
+		s.ControlPlane = &gardencorev1beta1.ControlPlane{HighAvailability: &gardencorev1beta1.HighAvailability{
+			FailureTolerance: gardencorev1beta1.FailureTolerance{Type: gardencorev1beta1.FailureToleranceType(rt.HAFailureTolerance)}}}
 	}
 	cr.Spec.Security.Administrators = append([]string{}, rt.Administrators...)
 	cr.Spec.Security.Networking.Filter.Egress.Enabled = rt.EgressFilter
@@ -103,19 +103,19 @@ func oidcCR(c shoot.OIDC) imv1.OIDCConfig {
 
 // workerCR is the pool in Gardener's shape: its JSON as recorded (every field passes through), else built from
 // the domain fields.
-func workerCR(w shoot.Worker) (gardener.Worker, error) {
-	var gw gardener.Worker
+func workerCR(w shoot.Worker) (gardencorev1beta1.Worker, error) {
+	var gw gardencorev1beta1.Worker
 	if len(w.Raw) > 0 {
 		if err := json.Unmarshal(w.Raw, &gw); err != nil {
-			return gardener.Worker{}, fmt.Errorf("decode pool: %w", err)
+			return gardencorev1beta1.Worker{}, fmt.Errorf("decode pool: %w", err)
 		}
 		return gw, nil
 	}
 	gw.Name, gw.Machine.Type, gw.Minimum, gw.Maximum = w.Name, w.MachineType, w.Minimum, w.Maximum
-	gw.Machine.Image = &gardener.ShootMachineImage{Name: w.ImageName, Version: ptr.To(w.ImageVersion)}
+	gw.Machine.Image = &gardencorev1beta1.ShootMachineImage{Name: w.ImageName, Version: ptr.To(w.ImageVersion)}
 	gw.Zones, gw.Labels, gw.Annotations = slices.Clone(w.Zones), maps.Clone(w.Labels), maps.Clone(w.Annotations)
 	if w.VolumeSize != "" {
-		gw.Volume = &gardener.Volume{VolumeSize: w.VolumeSize, Type: nonEmpty(w.VolumeType)}
+		gw.Volume = &gardencorev1beta1.Volume{VolumeSize: w.VolumeSize, Type: nonEmpty(w.VolumeType)}
 	}
 	return gw, nil
 }

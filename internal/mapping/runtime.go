@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
@@ -93,7 +93,7 @@ func oidc(c imv1.OIDCConfig) shoot.OIDC {
 	}
 }
 
-func worker(w gardener.Worker) shoot.Worker {
+func worker(w gardencorev1beta1.Worker) shoot.Worker {
 	out := shoot.Worker{
 		Name: w.Name, MachineType: w.Machine.Type, Minimum: w.Minimum, Maximum: w.Maximum,
 		Zones: append([]string(nil), w.Zones...), Labels: w.Labels, Annotations: w.Annotations,

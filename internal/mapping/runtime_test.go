@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -84,12 +84,12 @@ func TestWorkerPassThroughAndNodeSettings(t *testing.T) {
 	data := []byte(`{"name":"gvisor","machine":{"type":"m6i.large","architecture":"arm64"},"minimum":1,"maximum":2,
 	  "cri":{"name":"containerd","containerRuntimes":[{"type":"gvisor","providerConfig":{"configFlags":{"net-raw":false,"debug":"true"}}}]},
 	  "machineControllerManager":{"machineDrainTimeout":"45m","maxEvictRetries":9},"priority":3,"sysctls":{"net.ipv4.ip_forward":"1"}}`)
-	var w gardener.Worker
+	var w gardencorev1beta1.Worker
 	if err := json.Unmarshal(data, &w); err != nil {
 		t.Fatal(err)
 	}
 	cr := &imv1.Runtime{}
-	cr.Spec.Shoot.Provider.Workers = []gardener.Worker{w}
+	cr.Spec.Shoot.Provider.Workers = []gardencorev1beta1.Worker{w}
 	cr.Spec.Shoot.EnableNvidiaOpenshell = ptr.To(true)
 	rt := Runtime(cr)
 	got := rt.Workers[0]

@@ -1,7 +1,7 @@
 package v1
 
 import (
-	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -122,7 +122,7 @@ type RuntimeShoot struct {
 	Networking Networking `json:"networking"`
 	// ControlPlane configures control plane high availability (failure tolerance zone or node).
 	// +optional
-	ControlPlane *gardener.ControlPlane `json:"controlPlane,omitempty"`
+	ControlPlane *gardencorev1beta1.ControlPlane `json:"controlPlane,omitempty"`
 }
 
 // Kubernetes holds the Kubernetes version and API server settings.
@@ -234,7 +234,7 @@ type Provider struct {
 	// +listType=atomic
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of a worker pool must not both be zero"
-	Workers []gardener.Worker `json:"workers"`
+	Workers []gardencorev1beta1.Worker `json:"workers"`
 	// AdditionalWorkers are further pools in Gardener's Worker shape; removing one removes the pool. Pool names must
 	// be unique across workers and additionalWorkers. At most 100 pools, far above what KEB sends: the bound keeps
 	// the admission rules within the API server's CEL cost budget (Gardener's Worker fields have no length limits of
@@ -245,7 +245,7 @@ type Provider struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:XValidation:rule="self.all(w, w.minimum <= w.maximum)",message="each additional worker pool needs minimum <= maximum"
 	// +kubebuilder:validation:XValidation:rule="self.all(w, !(has(w.maxSurge) && has(w.maxUnavailable) && (w.maxSurge == 0 || w.maxSurge == '0%') && (w.maxUnavailable == 0 || w.maxUnavailable == '0%')))",message="maxSurge and maxUnavailable of an additional worker pool must not both be zero"
-	AdditionalWorkers *[]gardener.Worker `json:"additionalWorkers,omitempty"`
+	AdditionalWorkers *[]gardencorev1beta1.Worker `json:"additionalWorkers,omitempty"`
 }
 
 // Networking holds the network type and CIDRs of the cluster. The CIDRs are immutable.
@@ -411,11 +411,11 @@ type RuntimeStatus struct {
 	ProvisioningCompleted bool `json:"provisioningCompleted,omitempty"`
 	// ShootLastOperation mirrors the shoot's last Gardener operation.
 	// +optional
-	ShootLastOperation *gardener.LastOperation `json:"shootLastOperation,omitempty"`
+	ShootLastOperation *gardencorev1beta1.LastOperation `json:"shootLastOperation,omitempty"`
 	// ShootLastErrors mirrors the shoot's last Gardener errors.
 	// +optional
 	// +listType=atomic
-	ShootLastErrors []gardener.LastError `json:"shootLastErrors,omitempty"`
+	ShootLastErrors []gardencorev1beta1.LastError `json:"shootLastErrors,omitempty"`
 	// AuditLogCR names the AuditLog resource (the dedicated audit log tenant) claimed for the runtime:
 	// <namespace>/<name> for a namespaced pool, <name> for a cluster-scoped one.
 	// +optional

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	gardener "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -113,17 +113,17 @@ func PlanRuntime(p Plan, runtimeID, shootName string) (*imv1.Runtime, error) {
 	s.Region, s.Purpose, s.SecretBindingName = p.Region, p.Purpose, p.Binding
 	s.Provider.Type = p.ProviderType
 	surge, unavailable := intstr.FromInt32(int32(len(p.Zones))), intstr.FromInt32(0)
-	w := gardener.Worker{
+	w := gardencorev1beta1.Worker{
 		Name:    "cpu-worker-0",
-		Machine: gardener.Machine{Type: p.MachineType, Image: &gardener.ShootMachineImage{Name: "", Version: ptr.To("")}},
+		Machine: gardencorev1beta1.Machine{Type: p.MachineType, Image: &gardencorev1beta1.ShootMachineImage{Name: "", Version: ptr.To("")}},
 		Minimum: p.Minimum, Maximum: p.Maximum, MaxSurge: &surge, MaxUnavailable: &unavailable,
-		Volume: &gardener.Volume{VolumeSize: "80Gi"}, Zones: append([]string(nil), p.Zones...),
+		Volume: &gardencorev1beta1.Volume{VolumeSize: "80Gi"}, Zones: append([]string(nil), p.Zones...),
 	}
 	if p.VolumeType != "" {
 		w.Volume.Type = ptr.To(p.VolumeType)
 	}
-	s.Provider.Workers = []gardener.Worker{w}
-	s.Provider.AdditionalWorkers = &[]gardener.Worker{}
+	s.Provider.Workers = []gardencorev1beta1.Worker{w}
+	s.Provider.AdditionalWorkers = &[]gardencorev1beta1.Worker{}
 	// KEB filters egress unless the subaccount has an external licence type.
 	rt.Spec.Security.Networking.Filter.Egress.Enabled = true
 	return rt, nil
