@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -146,12 +147,29 @@ func (g *RegistryCacheGarden) Shoot(_ context.Context, name string, _ ports.Read
 	return v, nil
 }
 
-// Resolver is a ports.UpstreamResolver answering from a table: hosts in Unresolvable do not resolve.
+// Resolver is a ports.UpstreamResolver answering from a table: a host in Unresolvable does not resolve (its value
+// is the reason), every other name with a dot does. Like the real resolver it accepts IP addresses and refuses
+// single-label names without a lookup, and it fails (Err, a cancelled context) rather than judge a name it could
+// not look up.
 type Resolver struct {
 	Unresolvable map[string]string
+	// Err, when set, is the failure of every lookup: no DNS server answers.
+	Err error
 }
 
 // Resolve implements ports.UpstreamResolver.
-func (r Resolver) Resolve(_ context.Context, host string) (string, error) {
+func (r Resolver) Resolve(ctx context.Context, host string) (string, error) {
+	if net.ParseIP(host) != nil {
+		return "", nil
+	}
+	if !strings.Contains(strings.TrimSuffix(host, "."), ".") {
+		return "a single-label name is not resolved", nil
+	}
+	if r.Err != nil {
+		return "", fmt.Errorf("resolve %s: %w", host, r.Err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("resolve %s: %w", host, err)
+	}
 	return r.Unresolvable[host], nil
 }
