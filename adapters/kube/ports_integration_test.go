@@ -150,6 +150,21 @@ func TestIntegrationPortContracts(t *testing.T) {
 		})
 	})
 
+	t.Run("BootstrapSource", func(t *testing.T) {
+		contract.RunBootstrapSourceContract(t, func(t *testing.T, o contract.BootstrapSourceOptions) contract.BootstrapSourceFixture {
+			// Read as the operator reads: through the cache made for exactly these two objects.
+			return bootstrapSourceFixture(t, c, testenv.Namespace(t, c, "bootstrap"), o, func(cm client.ObjectKey, pull *client.ObjectKey) client.Reader {
+				bc, err := kube.NewBootstrapCache(k.Config, c.Scheme(), cm, pull)
+				require.NoError(t, err)
+				ctx, cancel := context.WithCancel(context.Background())
+				t.Cleanup(cancel)
+				go func() { _ = bc.Start(ctx) }()
+				require.True(t, bc.WaitForCacheSync(ctx))
+				return bc
+			})
+		})
+	})
+
 	// The RuntimeConfigurator contract runs on real runtime API servers (TestIntegrationRuntimeConfigurator); here
 	// its source of kubeconfigs, the Secrets in KCP, read through the manager-like cache.
 	t.Run("SecretKubeconfigs", func(t *testing.T) {
