@@ -18,9 +18,11 @@ func TestBootstrapSourceContract(t *testing.T) {
 		}
 		s := fake.NewBootstrapSource("kcp-system/kim-bootstrap", pull, allowed)
 		return contract.BootstrapSourceFixture{Source: s, Allowed: allowed,
-			PutManifests:         func(_ *testing.T, objects []runtimeconfig.BootstrapObject) { s.SetManifests(objects) },
-			PutUnusableManifests: func(*testing.T) { s.SetUnusableManifests("a.yaml: document 1 needs apiVersion, kind and metadata.name") },
-			RemoveManifests:      func(*testing.T) { s.RemoveManifests() },
+			PutManifests: func(_ *testing.T, objects []runtimeconfig.BootstrapObject) { s.SetManifests(objects) },
+			PutUnusableManifests: func(*testing.T) {
+				s.SetUnusableManifests("a.yaml: document 1 needs apiVersion, kind and metadata.name")
+			},
+			RemoveManifests: func(*testing.T) { s.RemoveManifests() },
 			PutPullSecret: func(_ *testing.T, typ string, labels map[string]string, data map[string][]byte) {
 				s.SetPullSecret(typ, labels, data)
 			},

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -26,7 +27,7 @@ func (c *Shoots) Adopt(ctx context.Context, name, runtimeID, plan string) (shoot
 		if err := c.Live.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s); err != nil {
 			return err
 		}
-		if owner, _ := RuntimeIDOf(s.Annotations); owner != runtimeID || (s.Labels[wire.LabelManagedBy] != "" && s.Labels[wire.LabelManagedBy] != wire.ManagedByValue) {
+		if owner, _ := translate.RuntimeIDOf(s.Annotations); owner != runtimeID || (s.Labels[wire.LabelManagedBy] != "" && s.Labels[wire.LabelManagedBy] != wire.ManagedByValue) {
 			return fmt.Errorf("runtime-id annotation %q, managed-by label %q, not runtime %s: %w", owner, s.Labels[wire.LabelManagedBy], runtimeID, ports.ErrShootNotManaged)
 		}
 		adopted = s

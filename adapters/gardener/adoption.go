@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
@@ -76,7 +77,7 @@ const AuthenticationPath = ".authenticationConfigMap"
 // authenticationDifferences compares the configuration the operator writes with the live one, as documents (the
 // previous system may have rendered it differently): a JWT authenticator added, removed or changed is a difference.
 func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]Difference, error) {
-	want, err := AuthenticationConfigMapData(spec.Authentication)
+	want, err := translate.AuthenticationConfigMapData(spec.Authentication)
 	if err != nil {
 		return nil, err
 	}
@@ -88,16 +89,16 @@ func authenticationDifferences(spec shoot.Spec, liveAuth map[string]string) ([]D
 		return []Difference{{Path: path, Want: "ConfigMap " + spec.Authentication.ConfigMapName, Have: nil}}, nil
 	}
 	var w, h any
-	if err := yaml.Unmarshal([]byte(want[AuthenticationConfigKey]), &w); err != nil {
+	if err := yaml.Unmarshal([]byte(want[translate.AuthenticationConfigKey]), &w); err != nil {
 		return nil, fmt.Errorf("decode the generated authentication configuration: %w", err)
 	}
-	if err := yaml.Unmarshal([]byte(liveAuth[AuthenticationConfigKey]), &h); err != nil {
+	if err := yaml.Unmarshal([]byte(liveAuth[translate.AuthenticationConfigKey]), &h); err != nil {
 		return []Difference{{Path: path, Want: "a valid configuration", Have: "unreadable: " + err.Error()}}, nil
 	}
 	if reflect.DeepEqual(w, h) {
 		return nil, nil
 	}
-	return []Difference{{Path: path + ".data." + AuthenticationConfigKey, Want: w, Have: h}}, nil
+	return []Difference{{Path: path + ".data." + translate.AuthenticationConfigKey, Want: w, Have: h}}, nil
 }
 
 // DryRunAdoption asks the gardener-apiserver what the operator's first write after adopting live would store: the

@@ -11,11 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 )
 
 // TestAuthConfigMapOwnedByShootIntegration: the structured-authentication ConfigMap is owned by its shoot (the
@@ -24,7 +26,7 @@ import (
 // instead of being orphaned next to a new one.
 func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 	env := GardenBox(t)
-	cfg := goldenConfig(t, "aws-acl-multi-oidc")
+	cfg := goldenshoots.Config(t, "aws-acl-multi-oidc")
 	c := env.GardenClient
 	ns := env.Catalogue.ProjectNamespace()
 	adapter := &Shoots{Client: c, Live: c, Namespace: ns, RuntimeNamespace: "kcp-system"}
@@ -52,11 +54,11 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 		legacy := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: shoot.LegacyAuthenticationConfigMapPrefix + name, Namespace: ns},
-			Data: map[string]string{AuthenticationConfigKey: data}}
+			Data: map[string]string{translate.AuthenticationConfigKey: data}}
 		if err := c.Create(t.Context(), legacy); err != nil {
 			t.Fatal(err)
 		}
-		predecessor, err := ToShoot(spec)
+		predecessor, err := translate.ToShoot(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +73,7 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := getShoot(t, c, ns, name)
-		cur, err := CurrentFromShoot(live)
+		cur, err := translate.CurrentFromShoot(live)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,11 +132,11 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		}
 		s := getShoot(t, c, ns, "adopt-cm")
 		cm := configMap(legacyName)
-		want, err := AuthenticationConfigMapData(spec.Authentication)
+		want, err := translate.AuthenticationConfigMapData(spec.Authentication)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || cm.Data[AuthenticationConfigKey] != want[AuthenticationConfigKey] || !ownedByShoot(cm.OwnerReferences, s) {
+		if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || cm.Data[translate.AuthenticationConfigKey] != want[translate.AuthenticationConfigKey] || !ownedByShoot(cm.OwnerReferences, s) {
 			t.Errorf("legacy ConfigMap not taken over: labels %v, owners %v, data %q", cm.Labels, cm.OwnerReferences, cm.Data)
 		}
 		if other := configMap(shoot.AuthenticationConfigMapPrefix + "adopt-cm"); other != nil {

@@ -9,12 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 )
 
 // fullShoot is a golden shoot with the status and managedFields a real garden gives it.
 func fullShoot(t *testing.T) *gardencorev1beta1.Shoot {
 	t.Helper()
-	shoots, err := LoadShoots("testdata/shoots")
+	shoots, err := translate.LoadShoots("testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +61,8 @@ func TestCacheTransformKeepsWhatTheOperatorReads(t *testing.T) {
 	if !reflect.DeepEqual(Observe(full), Observe(trimmed)) {
 		t.Errorf("the observation changed:\n full:    %+v\n trimmed: %+v", Observe(full), Observe(trimmed))
 	}
-	curFull, err1 := CurrentFromShoot(full)
-	curTrimmed, err2 := CurrentFromShoot(trimmed)
+	curFull, err1 := translate.CurrentFromShoot(full)
+	curTrimmed, err2 := translate.CurrentFromShoot(trimmed)
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(curFull, curTrimmed) {
 		t.Errorf("the current spec changed (%v, %v):\n full:    %+v\n trimmed: %+v", err1, err2, curFull, curTrimmed)
 	}

@@ -20,11 +20,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 )
 
 // mapClient serves Get from a fixed set of objects (an API server, or a cache holding transformed copies) and
@@ -84,7 +86,7 @@ func goldenApplies(t *testing.T) map[string]ports.ShootApply {
 		if err := yaml.Unmarshal(data, &cr); err != nil {
 			t.Fatal(err)
 		}
-		spec, err := shoot.Generate(mapping.Runtime(&cr), goldenConfig(t, name))
+		spec, err := shoot.Generate(mapping.Runtime(&cr), goldenshoots.Config(t, name))
 		if err != nil {
 			continue // a runtime that must be rejected has no shoot
 		}
@@ -128,12 +130,12 @@ func serverShoot(t *testing.T, a ports.ShootApply, applied, drift bool) *gardenc
 // alters one value.
 func authConfigMap(t *testing.T, a ports.ShootApply, s *gardencorev1beta1.Shoot, changed bool) *corev1.ConfigMap {
 	t.Helper()
-	data, err := AuthenticationConfigMapData(a.Spec.Authentication)
+	data, err := translate.AuthenticationConfigMapData(a.Spec.Authentication)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if changed {
-		data[AuthenticationConfigKey] += "\n# changed"
+		data[translate.AuthenticationConfigKey] += "\n# changed"
 	}
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: a.Spec.Authentication.ConfigMapName,
 		ResourceVersion: "815", Labels: map[string]string{wire.LabelManagedBy: wire.ManagedByValue},
@@ -290,9 +292,9 @@ func TestCacheRecordsCannotBeForged(t *testing.T) {
 		}
 	}
 	cm := authConfigMap(t, a, serverShoot(t, a, true, false), false)
-	want := cm.Data[AuthenticationConfigKey]
+	want := cm.Data[translate.AuthenticationConfigKey]
 	copied := cached(t, cm).Annotations[annotationCachedDigests]
-	for _, forged := range []string{"815:" + digest("x"), "815::" + AuthenticationConfigKey + "=" + digest("x"), copied} {
+	for _, forged := range []string{"815:" + digest("x"), "815::" + translate.AuthenticationConfigKey + "=" + digest("x"), copied} {
 		for _, withData := range []bool{true, false} {
 			server := cm.DeepCopy()
 			server.Annotations = map[string]string{annotationCachedDigests: forged}
@@ -305,11 +307,11 @@ func TestCacheRecordsCannotBeForged(t *testing.T) {
 			if _, ok := cachedDigests(server); ok {
 				t.Errorf("a ConfigMap read live with record %q (data: %v) counts as a cached copy", forged, withData)
 			}
-			if configMapHolds(server, AuthenticationConfigKey, want) != withData {
+			if configMapHolds(server, translate.AuthenticationConfigKey, want) != withData {
 				t.Errorf("record %q (data: %v) decides what the ConfigMap holds", forged, withData)
 			}
-			if got := cached(t, server); configMapHolds(got, AuthenticationConfigKey, want) != withData ||
-				(withData && configMapHolds(got, AuthenticationConfigKey, "x")) {
+			if got := cached(t, server); configMapHolds(got, translate.AuthenticationConfigKey, want) != withData ||
+				(withData && configMapHolds(got, translate.AuthenticationConfigKey, "x")) {
 				t.Errorf("record %q (data: %v) on the server survives the transform: %v", forged, withData, got.Annotations)
 			}
 		}

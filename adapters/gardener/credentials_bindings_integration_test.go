@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
@@ -82,7 +83,7 @@ func TestCredentialsBindingsContractIntegration(t *testing.T) {
 				if err := shoots.applyAuthConfigMap(t.Context(), ports.ShootApply{Spec: spec}); err != nil {
 					t.Fatal(err)
 				}
-				s, err := ToShoot(spec)
+				s, err := translate.ToShoot(spec)
 				if err != nil {
 					t.Fatal(err)
 				}

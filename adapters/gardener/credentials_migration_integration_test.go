@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
@@ -53,7 +54,7 @@ func TestCredentialsMigratorContractIntegration(t *testing.T) {
 				if err := adapter.applyAuthConfigMap(t.Context(), ports.ShootApply{Spec: spec}); err != nil {
 					t.Fatal(err)
 				}
-				s, err := ToShoot(spec)
+				s, err := translate.ToShoot(spec)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 )
 
 // TestGoldenShootsIntegration creates every golden Shoot (testdata/shoots) together with the structured
@@ -28,7 +30,7 @@ import (
 // The test uses catalogue.Default() unmodified on purpose: it is what the sandbox command (`test/cmd/sandbox`) offers, so a shoot
 // that needs something the catalogue lacks is a gap the sandbox's real Runtimes would hit as well.
 func TestGoldenShootsIntegration(t *testing.T) {
-	shoots, err := LoadShoots("testdata/shoots")
+	shoots, err := translate.LoadShoots("testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
 	}

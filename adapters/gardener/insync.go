@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -65,7 +66,7 @@ func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply, ow
 	if auth == nil {
 		return true, nil
 	}
-	want, err := AuthenticationConfigMapData(auth)
+	want, err := translate.AuthenticationConfigMapData(auth)
 	if err != nil {
 		return false, nil //nolint:nilerr // not in sync: Apply reports the rejection with its reason
 	}

@@ -7,6 +7,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -37,40 +38,6 @@ const (
 	// FieldManager is the server-side apply field manager of the operator.
 	FieldManager = "kim"
 )
-
-// Annotations of the provisioner that preceded the previous infrastructure manager. Its shoots name their runtime
-// with AnnotationProvisionerRuntimeID instead of shoot.AnnotationRuntimeID; the operator reads both (see
-// RuntimeIDOf) and writes only its own.
-const (
-	AnnotationProvisionerRuntimeID   = "kcp.provisioner.kyma-project.io/runtime-id"
-	AnnotationProvisionerLicenceType = "kcp.provisioner.kyma-project.io/licence-type"
-)
-
-// Predecessor names the system that created a shoot, as far as its annotations tell.
-type Predecessor string
-
-// Predecessors RuntimeIDOf recognises.
-const (
-	// PredecessorNone: the shoot names no runtime.
-	PredecessorNone Predecessor = ""
-	// PredecessorInfrastructureManager: the previous infrastructure manager (or this operator): the
-	// infrastructuremanager.kyma-project.io/runtime-id annotation.
-	PredecessorInfrastructureManager Predecessor = "infrastructure-manager"
-	// PredecessorProvisioner: the provisioner before it: the kcp.provisioner.kyma-project.io/runtime-id annotation.
-	PredecessorProvisioner Predecessor = "provisioner"
-)
-
-// RuntimeIDOf returns the runtime a shoot was created for and by which system. The infrastructure manager's
-// annotation wins: a shoot the previous infrastructure manager took over from the provisioner carries both.
-func RuntimeIDOf(annotations map[string]string) (string, Predecessor) {
-	if id := annotations[shoot.AnnotationRuntimeID]; id != "" {
-		return id, PredecessorInfrastructureManager
-	}
-	if id := annotations[AnnotationProvisionerRuntimeID]; id != "" {
-		return id, PredecessorProvisioner
-	}
-	return "", PredecessorNone
-}
 
 // deletionAnnotations are removed when a deletion is cancelled.
 var deletionAnnotations = []string{AnnotationDeletionRuntimeID, AnnotationDeletionPlan, AnnotationDeletionMarkedAt,
@@ -118,7 +85,7 @@ func Observe(s *gardencorev1beta1.Shoot) shootstate.Shoot {
 	}
 	m := &out.Marks
 	m.Managed = s.Labels[wire.LabelManagedBy] == wire.ManagedByValue
-	m.RuntimeID, _ = RuntimeIDOf(a)
+	m.RuntimeID, _ = translate.RuntimeIDOf(a)
 	m.AppliedRuntimeGeneration = atoi(a[shoot.AnnotationRuntimeGeneration])
 	m.AppliedSpecHash = a[AnnotationSpecHash]
 	m.RetryAttempts = int(atoi(a[AnnotationRetryAttempts]))

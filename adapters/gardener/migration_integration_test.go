@@ -15,11 +15,13 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 	"github.com/kyma-project/kim/test/testenv/previous"
 )
 
@@ -175,7 +177,7 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 		return op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded && s.Status.ObservedGeneration == s.Generation
 	}, 60*time.Second, 200*time.Millisecond, "shoot settled")
 	before := getShoot(t, c, ns, "mig-prev")
-	current, err := CurrentFromShoot(before)
+	current, err := translate.CurrentFromShoot(before)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 		t.Fatalf("first apply after adoption: %v", err)
 	}
 	after := getShoot(t, c, ns, "mig-prev")
-	if diff := cmp.Diff(extensionsYAML(t, before.Spec.Extensions), extensionsYAML(t, after.Spec.Extensions)); diff != "" {
+	if diff := cmp.Diff(goldenshoots.ExtensionsText(t, before.Spec.Extensions), goldenshoots.ExtensionsText(t, after.Spec.Extensions)); diff != "" {
 		t.Errorf("extensions changed by the adoption (-before +after):\n%s", diff)
 	}
 	if diff := cmp.Diff(before.Spec.DNS, after.Spec.DNS); diff != "" {

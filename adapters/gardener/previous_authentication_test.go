@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -125,17 +126,17 @@ func TestPreviousAuthenticationConfigMapUnchanged(t *testing.T) {
 			if got, want := update.Authentication.ConfigMapName, "structured-auth-config-"+rt.Spec.Shoot.Name; got != want {
 				t.Errorf("ConfigMap %s, the adopted shoot references %s", got, want)
 			}
-			data, err := AuthenticationConfigMapData(update.Authentication)
+			data, err := translate.AuthenticationConfigMapData(update.Authentication)
 			if err != nil {
 				t.Fatal(err)
 			}
-			live := map[string]string{AuthenticationConfigKey: tc.previous}
+			live := map[string]string{translate.AuthenticationConfigKey: tc.previous}
 			diffs, err := authenticationDifferences(update, live)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.changed {
-				if data[AuthenticationConfigKey] == tc.previous || len(diffs) == 0 {
+				if data[translate.AuthenticationConfigKey] == tc.previous || len(diffs) == 0 {
 					t.Errorf("the landscape chose this operator's rules, but the ConfigMap stays as the previous manager wrote it")
 				}
 				return
@@ -226,12 +227,12 @@ func adoptedUpdate(t *testing.T, rt *imv1.Runtime, cfg shoot.Config) shoot.Spec 
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := ToShoot(spec)
+	live, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	live.Spec.Kubernetes.KubeAPIServer.StructuredAuthentication.ConfigMapName = shoot.LegacyAuthenticationConfigMapPrefix + rt.Spec.Shoot.Name
-	cur, err := CurrentFromShoot(live)
+	cur, err := translate.CurrentFromShoot(live)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package gardener
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -15,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/registrycache"
-	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -147,49 +146,11 @@ func (g *RegistryCacheGarden) Shoot(ctx context.Context, name string, mode ports
 // extension (credentials resolved through spec.resources), every Secret spec.resources references, and whether
 // Gardener reconciled the current generation.
 func RegistryCacheView(s *gardencorev1beta1.Shoot) registrycache.ShootView {
-	v := registrycache.ShootView{Exists: true, Reconciled: Observe(s).Reconciled()}
-	targets := map[string]string{}
+	v := registrycache.ShootView{Exists: true, Reconciled: Observe(s).Reconciled(), Caches: translate.RegistryCaches(s)}
 	for _, r := range s.Spec.Resources {
 		if r.ResourceRef.Kind == "Secret" {
-			targets[r.Name] = r.ResourceRef.Name
 			v.ReferencedSecrets = append(v.ReferencedSecrets, r.ResourceRef.Name)
 		}
 	}
-	for _, e := range s.Spec.Extensions {
-		if e.Type != shoot.ExtensionRegistryCache || ptr.Deref(e.Disabled, false) || e.ProviderConfig == nil {
-			continue
-		}
-		var cfg registryConfig
-		if err := json.Unmarshal(e.ProviderConfig.Raw, &cfg); err != nil {
-			continue // not a config the operator wrote: nothing of it counts as applied
-		}
-		for _, c := range cfg.Caches {
-			v.Caches = append(v.Caches, domainCache(c, targets))
-		}
-	}
 	return v
-}
-
-// domainCache is the inverse of registryCacheConfig's per-cache mapping.
-func domainCache(c registryCache, targets map[string]string) shoot.RegistryCache {
-	out := shoot.RegistryCache{Upstream: c.Upstream, RemoteURL: c.RemoteURL, SecretReferenceName: c.SecretReferenceName}
-	if c.SecretReferenceName != "" {
-		out.CredentialsSecret = targets[c.SecretReferenceName]
-	}
-	if c.Volume != nil {
-		out.VolumeSize, out.VolumeStorageClass = c.Volume.Size, c.Volume.StorageClassName
-	}
-	if c.GarbageCollection != nil {
-		out.GarbageCollectionTTL = c.GarbageCollection.TTL
-	}
-	if c.HighAvailability != nil {
-		out.HighAvailability = c.HighAvailability.Enabled
-	}
-	if c.Proxy != nil {
-		out.HTTPProxy, out.HTTPSProxy = c.Proxy.HTTPProxy, c.Proxy.HTTPSProxy
-	}
-	if c.HTTP != nil {
-		out.TLS = ptr.To(c.HTTP.TLS)
-	}
-	return out
 }

@@ -3,53 +3,44 @@ package gardener
 import (
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/registrycache"
-	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 )
 
-// TestRegistryCacheViewReadsWhatTheGeneratorWrites: every cache the generator puts into a shoot is recognised as
-// applied (same values, credentials resolved through spec.resources), and nothing else is.
-func TestRegistryCacheViewReadsWhatTheGeneratorWrites(t *testing.T) {
-	caches := []shoot.RegistryCache{
-		{Upstream: "docker.io", RemoteURL: "https://registry-1.docker.io", VolumeSize: "20Gi", VolumeStorageClass: "fast",
-			GarbageCollectionTTL: "168h", SecretReferenceName: "reg-cache-1", CredentialsSecret: "reg-cache-1",
-			HTTPProxy: "http://p:3128", HTTPSProxy: "http://p:3129", TLS: ptr.To(false)},
-		{Upstream: "quay.io"},
-	}
-	exts, err := extensions([]shoot.Extension{{Type: shoot.ExtensionRegistryCache, Config: shoot.RegistryCacheConfig{Caches: caches}}})
+// TestRegistryCacheView: the view of a shoot with registry caches (the golden shoot of a Runtime with caches) holds
+// its caches, the Secrets its spec.resources reference, and whether Gardener reconciled it; which caches count as
+// the generator's is translate.RegistryCaches' decision (its own test).
+func TestRegistryCacheView(t *testing.T) {
+	shoots, err := translate.LoadShoots("testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &gardencorev1beta1.Shoot{Spec: gardencorev1beta1.ShootSpec{Extensions: exts, Resources: []gardencorev1beta1.NamedResourceReference{
-		{Name: "reg-cache-1", ResourceRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "v1", Kind: "Secret", Name: "reg-cache-1"}}}}}
-	v := RegistryCacheView(s)
-	if !v.Exists || len(v.Caches) != 2 || len(v.ReferencedSecrets) != 1 || v.ReferencedSecrets[0] != "reg-cache-1" {
-		t.Fatalf("view %+v", v)
+	s := shoots["aws-registry-cache"]
+	if s == nil {
+		t.Fatal("no golden shoot aws-registry-cache")
 	}
-	for i := range caches {
-		if !registrycache.CacheEqual(caches[i], v.Caches[i]) {
-			t.Errorf("cache %d read back as %+v, written %+v", i, v.Caches[i], caches[i])
+	v := RegistryCacheView(s)
+	var secrets []string
+	for _, r := range s.Spec.Resources {
+		if r.ResourceRef.Kind == "Secret" {
+			secrets = append(secrets, r.ResourceRef.Name)
 		}
 	}
-	other := caches[0]
-	other.CredentialsSecret = "reg-cache-2"
-	if registrycache.CacheEqual(other, v.Caches[0]) {
-		t.Error("a cache with other credentials counts as applied")
+	if !v.Exists || len(v.Caches) == 0 || !slices.Equal(v.ReferencedSecrets, secrets) || len(secrets) == 0 {
+		t.Fatalf("view %+v; want the caches and the referenced Secrets %v", v, secrets)
 	}
-	s.Spec.Extensions[0].Disabled = ptr.To(true)
-	if v := RegistryCacheView(s); len(v.Caches) != 0 {
-		t.Errorf("a disabled extension holds caches: %+v", v.Caches)
+	if v.Reconciled != Observe(s).Reconciled() {
+		t.Errorf("view says reconciled %v, the observation %v", v.Reconciled, Observe(s).Reconciled())
 	}
 }
 

@@ -14,14 +14,16 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 )
 
 // TestMigrationRoundTripGolden runs every golden Runtime (one or more per provider) through generation and back:
-// Runtime -> shoot -> (RuntimeFromShoot, mapping.RuntimeCR) -> Runtime'. Runtime' must generate exactly the same
+// Runtime -> shoot -> (translate.RuntimeFromShoot, mapping.RuntimeCR) -> Runtime'. Runtime' must generate exactly the same
 // shoot and authentication ConfigMap, adopting the shoot with it must change nothing (AdoptionDifferences is empty),
 // Runtime' must be a fixed point (its shoot gives Runtime' again), and every field a shoot records must be the
 // Runtime's. What a shoot does not record is listed in lossy and checked to be the only differences.
@@ -39,12 +41,12 @@ func TestMigrationRoundTripGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			original := loadRuntime(t, f)
 			providers[original.Spec.Shoot.Provider.Type] = true
-			cfg := goldenConfig(t, name)
+			cfg := goldenshoots.Config(t, name)
 			live, auth := generatedShoot(t, original, cfg)
 
 			recovered := recoverRuntime(t, live, auth, cfg, original)
 			again, againAuth := generatedShoot(t, recovered, cfg)
-			if diff := cmp.Diff(objectYAML(t, live), objectYAML(t, again)); diff != "" {
+			if diff := cmp.Diff(goldenshoots.ObjectYAML(t, live), goldenshoots.ObjectYAML(t, again)); diff != "" {
 				t.Errorf("the recovered Runtime generates another shoot (-original +recovered):\n%s", diff)
 			}
 			if diff := cmp.Diff(auth, againAuth); diff != "" {
@@ -72,7 +74,7 @@ func generatedShoot(t *testing.T, cr *imv1.Runtime, cfg shoot.Config) (*gardenco
 	if err != nil {
 		t.Fatalf("generate: %v", err)
 	}
-	s, err := ToShoot(spec)
+	s, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func generatedShoot(t *testing.T, cr *imv1.Runtime, cfg shoot.Config) (*gardenco
 	if err := json.Unmarshal(raw, out); err != nil {
 		t.Fatal(err)
 	}
-	auth, err := AuthenticationConfigMapData(spec.Authentication)
+	auth, err := translate.AuthenticationConfigMapData(spec.Authentication)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +97,11 @@ func generatedShoot(t *testing.T, cr *imv1.Runtime, cfg shoot.Config) (*gardenco
 // and the runtime cluster tell (labels, platform region, administrators), as a CR stored by the API server.
 func recoverRuntime(t *testing.T, live *gardencorev1beta1.Shoot, auth map[string]string, cfg shoot.Config, keb *imv1.Runtime) *imv1.Runtime {
 	t.Helper()
-	rec := RuntimeFromShoot(live, auth, cfg)
+	rec := translate.RuntimeFromShoot(live, auth, cfg)
 	if len(rec.Problems) > 0 {
 		t.Fatalf("shoot %s cannot be expressed as a Runtime: %v", live.Name, rec.Problems)
 	}
-	if rec.Predecessor != PredecessorInfrastructureManager || rec.Runtime.ID != keb.Name {
+	if rec.Predecessor != translate.PredecessorInfrastructureManager || rec.Runtime.ID != keb.Name {
 		t.Errorf("recovered runtime %q by %q, want %s by the infrastructure manager", rec.Runtime.ID, rec.Predecessor, keb.Name)
 	}
 	rec.Runtime.PlatformRegion = keb.Labels[imv1.LabelPlatformRegion]
@@ -130,7 +132,7 @@ func recoverRuntime(t *testing.T, live *gardencorev1beta1.Shoot, auth map[string
 // from the shoot as it is (GenerateUpdate) and would write nothing new.
 func checkAdoptionChangesNothing(t *testing.T, live *gardencorev1beta1.Shoot, auth map[string]string, cr *imv1.Runtime, cfg shoot.Config) {
 	t.Helper()
-	cur, err := CurrentFromShoot(live)
+	cur, err := translate.CurrentFromShoot(live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,44 +243,44 @@ func issuers(rt shoot.Runtime, cfg shoot.Config) []string {
 // TestMigrationRuntimeFromShootPredecessors: shoots of the provisioner and shoots still on a SecretBinding are
 // recognised; what a Runtime cannot say is a problem, never silently dropped.
 func TestMigrationRuntimeFromShootPredecessors(t *testing.T) {
-	cfg := goldenConfig(t, "aws")
+	cfg := goldenshoots.Config(t, "aws")
 	base, auth := generatedShoot(t, loadRuntime(t, "testdata/runtimes/aws.yaml"), cfg)
 	for _, tc := range []struct {
 		reason      string
 		change      func(s *gardencorev1beta1.Shoot, auth map[string]string)
 		noAuth      bool
-		wantBy      Predecessor
+		wantBy      translate.Predecessor
 		wantID      string
 		wantBinding string
 		wantSB      string
 		wantProblem string
 	}{
 		{reason: "the previous infrastructure manager's shoot", change: func(*gardencorev1beta1.Shoot, map[string]string) {},
-			wantBy: PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1"},
+			wantBy: translate.PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1"},
 		{reason: "the provisioner's shoot with its own annotations", change: func(s *gardencorev1beta1.Shoot, _ map[string]string) {
-			s.Annotations = map[string]string{AnnotationProvisionerRuntimeID: "rt-prov", AnnotationProvisionerLicenceType: "PARTNER"}
-		}, wantBy: PredecessorProvisioner, wantID: "rt-prov", wantBinding: "aws-kyma-1"},
+			s.Annotations = map[string]string{translate.AnnotationProvisionerRuntimeID: "rt-prov", translate.AnnotationProvisionerLicenceType: "PARTNER"}
+		}, wantBy: translate.PredecessorProvisioner, wantID: "rt-prov", wantBinding: "aws-kyma-1"},
 		{reason: "a shoot without a runtime ID", change: func(s *gardencorev1beta1.Shoot, _ map[string]string) { s.Annotations = nil },
-			wantBy: PredecessorNone, wantBinding: "aws-kyma-1"},
+			wantBy: translate.PredecessorNone, wantBinding: "aws-kyma-1"},
 		{reason: "a shoot still on a SecretBinding names the CredentialsBinding of the same name", change: func(s *gardencorev1beta1.Shoot, _ map[string]string) {
 			s.Spec.CredentialsBindingName = nil
 			s.Spec.SecretBindingName = ptr.To("aws-kyma-legacy") //nolint:staticcheck // the legacy field under test
-		}, wantBy: PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-legacy", wantSB: "aws-kyma-legacy"},
+		}, wantBy: translate.PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-legacy", wantSB: "aws-kyma-legacy"},
 		{reason: "an unknown field of the networking filter", change: func(s *gardencorev1beta1.Shoot, _ map[string]string) {
 			for i := range s.Spec.Extensions {
 				if s.Spec.Extensions[i].Type == shoot.ExtensionNetworkingFilter {
 					s.Spec.Extensions[i].ProviderConfig = rawJSON(t, `{"egressFilter":{"blackholingEnabled":true,"staticFilterList":[]}}`)
 				}
 			}
-		}, wantBy: PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
+		}, wantBy: translate.PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
 			wantProblem: "staticFilterList"},
 		{reason: "a CEL rule in the authentication configuration", change: func(_ *gardencorev1beta1.Shoot, auth map[string]string) {
-			auth[AuthenticationConfigKey] = strings.Replace(auth[AuthenticationConfigKey], "claimMappings:",
+			auth[translate.AuthenticationConfigKey] = strings.Replace(auth[translate.AuthenticationConfigKey], "claimMappings:",
 				"claimValidationRules:\n  - expression: claims.exp > 0\n  claimMappings:", 1)
-		}, wantBy: PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
+		}, wantBy: translate.PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
 			wantProblem: "expression"},
 		{reason: "a referenced authentication ConfigMap that is missing", change: func(*gardencorev1beta1.Shoot, map[string]string) {}, noAuth: true,
-			wantBy: PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
+			wantBy: translate.PredecessorInfrastructureManager, wantID: base.Annotations[shoot.AnnotationRuntimeID], wantBinding: "aws-kyma-1",
 			wantProblem: "does not exist"},
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -291,7 +293,7 @@ func TestMigrationRuntimeFromShootPredecessors(t *testing.T) {
 			if tc.noAuth {
 				a = nil
 			}
-			got := RuntimeFromShoot(s, a, cfg)
+			got := translate.RuntimeFromShoot(s, a, cfg)
 			if got.Predecessor != tc.wantBy || got.Runtime.ID != tc.wantID || got.Runtime.CredentialsBinding != tc.wantBinding || got.SecretBinding != tc.wantSB {
 				t.Errorf("got runtime %q by %q, binding %q, SecretBinding %q; want %q by %q, %q, %q", got.Runtime.ID, got.Predecessor,
 					got.Runtime.CredentialsBinding, got.SecretBinding, tc.wantID, tc.wantBy, tc.wantBinding, tc.wantSB)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -138,7 +139,7 @@ func (c *Shoots) Current(ctx context.Context, name string) (*shoot.Current, erro
 	if err != nil || s == nil {
 		return nil, err
 	}
-	cur, err := CurrentFromShoot(s)
+	cur, err := translate.CurrentFromShoot(s)
 	if err != nil {
 		return nil, fmt.Errorf("current state of shoot %s: %w", name, err)
 	}

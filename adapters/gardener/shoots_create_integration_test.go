@@ -12,6 +12,7 @@ import (
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/internal/mapping"
 	"github.com/kyma-project/kim/test/sandbox/gardenbox"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 )
 
 // countingShoots returns the adapter on the garden-in-a-box with its requests counted by verb ("verb/error" for
@@ -44,7 +45,7 @@ func TestShootCreateRequestsIntegration(t *testing.T) {
 	env := GardenBox(t)
 	rt := loadRuntime(t, "testdata/runtimes/aws-acl-multi-oidc.yaml")
 	rt.Spec.Shoot.Name = "cr-requests"
-	spec, err := shoot.Generate(mapping.Runtime(rt), goldenConfig(t, "aws-acl-multi-oidc"))
+	spec, err := shoot.Generate(mapping.Runtime(rt), goldenshoots.Config(t, "aws-acl-multi-oidc"))
 	if err != nil || spec.Authentication == nil {
 		t.Fatalf("generate: %v (authentication %v)", err, spec.Authentication)
 	}
@@ -77,7 +78,7 @@ func TestShootCreateHandOverFallbackIntegration(t *testing.T) {
 	adapter, requests := countingShoots(env)
 	rt := loadRuntime(t, "testdata/runtimes/aws.yaml")
 	rt.Spec.Shoot.Name = "cr-fallback"
-	spec, err := shoot.Generate(mapping.Runtime(rt), goldenConfig(t, "aws"))
+	spec, err := shoot.Generate(mapping.Runtime(rt), goldenshoots.Config(t, "aws"))
 	if err != nil {
 		t.Fatal(err)
 	}

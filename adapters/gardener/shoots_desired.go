@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
@@ -20,12 +21,12 @@ import (
 // desired is the object to apply: the generated shoot plus, for an existing shoot, the parts the update rules
 // compute from the current state (merged provider configs, kept immutable fields, pools with their versions).
 func (c *Shoots) desired(a ports.ShootApply, current *gardencorev1beta1.Shoot) (*gardencorev1beta1.Shoot, error) {
-	d, err := ToShoot(a.Spec)
+	d, err := translate.ToShoot(a.Spec)
 	if err != nil {
 		return nil, err
 	}
 	if current != nil {
-		merged, err := ApplySpec(current, a.Spec)
+		merged, err := translate.ApplySpec(current, a.Spec)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +96,7 @@ func (c *Shoots) applyAuthConfigMap(ctx context.Context, a ports.ShootApply) err
 	if spec.Authentication == nil {
 		return nil
 	}
-	data, err := AuthenticationConfigMapData(spec.Authentication)
+	data, err := translate.AuthenticationConfigMapData(spec.Authentication)
 	if err != nil {
 		return fmt.Errorf("authentication of shoot %s: %w: %w", spec.Name, ports.ErrShootRejected, err)
 	}

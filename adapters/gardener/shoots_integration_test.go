@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/kim/adapters/contract"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
@@ -26,6 +27,7 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/test/sandbox/gardenlet"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 )
 
 // reapplyLive applies a to an existing shoot as the provisioning use case does, pinned to the shoot observed (read
@@ -106,7 +108,7 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 	env := GardenBox(t)
 	rt := loadRuntime(t, "testdata/runtimes/aws-acl-multi-oidc.yaml")
 	rt.Spec.Shoot.Name = "is-authcm"
-	spec, err := shoot.Generate(mapping.Runtime(rt), goldenConfig(t, "aws-acl-multi-oidc"))
+	spec, err := shoot.Generate(mapping.Runtime(rt), goldenshoots.Config(t, "aws-acl-multi-oidc"))
 	if err != nil || spec.Authentication == nil {
 		t.Fatalf("generate: %v (authentication %v)", err, spec.Authentication)
 	}
@@ -135,7 +137,7 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 		t.Errorf("ConfigMap does not lead back to its Runtime: %s/%s %v", ns, name, ok)
 	}
 	patch := client.MergeFrom(cm.DeepCopy())
-	cm.Data[AuthenticationConfigKey] += "\n# changed by someone else\n"
+	cm.Data[translate.AuthenticationConfigKey] += "\n# changed by someone else\n"
 	if err := c.Patch(t.Context(), cm, patch); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 			if len(rt.Spec.Shoot.Name) > 14 {
 				rt.Spec.Shoot.Name = rt.Spec.Shoot.Name[:14]
 			}
-			spec, err := shoot.Generate(mapping.Runtime(rt), goldenConfig(t, name))
+			spec, err := shoot.Generate(mapping.Runtime(rt), goldenshoots.Config(t, name))
 			if err != nil {
 				if _, statErr := os.Stat("testdata/shoots/" + name + ".error"); statErr == nil {
 					t.Skipf("no shoot for this runtime (an .error golden): %v", err)
@@ -197,7 +199,7 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 			if err != nil || cur == nil {
 				t.Fatalf("current: %v, %v", cur, err)
 			}
-			update, err := shoot.GenerateUpdate(mapping.Runtime(rt), goldenConfig(t, name), *cur)
+			update, err := shoot.GenerateUpdate(mapping.Runtime(rt), goldenshoots.Config(t, name), *cur)
 			if err != nil {
 				t.Fatalf("generate update: %v", err)
 			}
@@ -225,7 +227,7 @@ func createUnmarkedAs(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID 
 	if err := adapter.applyAuthConfigMap(t.Context(), ports.ShootApply{Spec: spec}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ToShoot(spec)
+	s, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +249,7 @@ func createProvisioned(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID
 	createUnmarked(t, adapter, spec, "")
 	s := getShoot(t, adapter.Client, adapter.Namespace, spec.Name)
 	patch := client.MergeFrom(s.DeepCopy())
-	s.Annotations = map[string]string{AnnotationProvisionerRuntimeID: runtimeID, AnnotationProvisionerLicenceType: "PARTNER"}
+	s.Annotations = map[string]string{translate.AnnotationProvisionerRuntimeID: runtimeID, translate.AnnotationProvisionerLicenceType: "PARTNER"}
 	if err := adapter.Client.Patch(t.Context(), s, patch); err != nil {
 		t.Fatalf("annotate shoot %s as the provisioner did: %v", spec.Name, err)
 	}

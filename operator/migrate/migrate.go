@@ -1,7 +1,7 @@
 // Package migrate takes over a landscape of the previous infrastructure manager (and of the provisioner before it)
 // without changing anything anybody uses: for every Kyma resource of KEB it creates the GardenerCluster the
 // runtime lacks (the operator then takes over KEB's kubeconfig Secret, which is never empty meanwhile) and, for
-// its shoot, a Runtime generated back from the shoot (gardener.RuntimeFromShoot, mapping.RuntimeCR) such that the
+// its shoot, a Runtime generated back from the shoot (translate.RuntimeFromShoot, mapping.RuntimeCR) such that the
 // operator adopts the shoot without changing it. What cannot be taken over safely is reported and left alone.
 //
 // It is the engine of `kim migrate` (operator/cmd/kim). It never writes to the garden (its client refuses every

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/wire"
@@ -90,7 +91,7 @@ func (m *Migrator) observe(ctx context.Context) (*landscape, error) {
 	for i := range shoots.Items {
 		s := &shoots.Items[i]
 		land.shoots[s.Name] = s
-		id, by := gardener.RuntimeIDOf(s.Annotations)
+		id, by := translate.RuntimeIDOf(s.Annotations)
 		land.shootList = append(land.shootList, migration.Shoot{Name: s.Name, RuntimeID: id, CreatedBy: string(by),
 			Managed: s.Labels[wire.LabelManagedBy] == wire.ManagedByValue, Deleting: s.DeletionTimestamp != nil,
 			TakenOver: gardener.TakenOver(s)})

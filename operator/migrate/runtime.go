@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/shoot"
@@ -54,7 +55,7 @@ func (m *Migrator) prepareRuntime(ctx context.Context, land *landscape, c migrat
 	if err != nil {
 		return prepared{}, err
 	}
-	rec := gardener.RuntimeFromShoot(s, auth, cfg)
+	rec := translate.RuntimeFromShoot(s, auth, cfg)
 	out := prepared{secretBinding: rec.SecretBinding}
 	for _, p := range rec.Problems {
 		out.problems = append(out.problems, notExpressible("shoot %s: %s", s.Name, p))
@@ -109,7 +110,7 @@ func (m *Migrator) takeoverDifferences(ctx context.Context, s *gardencorev1beta1
 	generation int64, c migration.Candidate, cfg shoot.Config, out *prepared) error {
 	domain := mapping.Runtime(cr)
 	domain.Generation = generation
-	cur, err := gardener.CurrentFromShoot(s)
+	cur, err := translate.CurrentFromShoot(s)
 	if err != nil {
 		out.problems = append(out.problems, notExpressible("%v", err))
 		return nil

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
@@ -112,7 +112,7 @@ func (w *world) checkShootMatchesGenerated(t testing.TB, rt *imv1.Runtime) {
 	if err != nil {
 		t.Fatalf("generate shoot of %s: %v", rt.Name, err)
 	}
-	want, err := gardener.ToShoot(spec)
+	want, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

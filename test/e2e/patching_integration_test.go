@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/sandbox/catalogue"
@@ -265,7 +265,7 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 	if err := w.garden.Get(context.Background(), key, cm); err != nil {
 		t.Fatalf("get authentication ConfigMap of shoot %s: %v", shootName, err)
 	}
-	want := cm.Data[gardener.AuthenticationConfigKey]
+	want := cm.Data[translate.AuthenticationConfigKey]
 	issuer := ""
 	if len(w.shootConfig.OperatorOIDC) > 0 {
 		issuer = w.shootConfig.OperatorOIDC[0].IssuerURL
@@ -274,7 +274,7 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 		t.Fatalf("authentication ConfigMap %s does not name the operator's issuer %q: %q", key.Name, issuer, want)
 	}
 	patch := client.MergeFrom(cm.DeepCopy())
-	cm.Data[gardener.AuthenticationConfigKey] = strings.ReplaceAll(want, issuer, "https://issuer.attacker.example.com")
+	cm.Data[translate.AuthenticationConfigKey] = strings.ReplaceAll(want, issuer, "https://issuer.attacker.example.com")
 	if err := w.garden.Patch(context.Background(), cm, patch); err != nil {
 		t.Fatalf("change authentication ConfigMap %s: %v", key.Name, err)
 	}
@@ -283,7 +283,7 @@ func (w *world) authConfigMapDrift(t *testing.T, rt *imv1.Runtime) {
 		if err := w.garden.Get(context.Background(), key, cur); err != nil {
 			t.Fatalf("get authentication ConfigMap %s: %v", key.Name, err)
 		}
-		return cur.Data[gardener.AuthenticationConfigKey] == want, "issuer still replaced"
+		return cur.Data[translate.AuthenticationConfigKey] == want, "issuer still replaced"
 	})
 	w.waitReady(t, rt.Name, stepTimeout)
 }

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	shootdomain "github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
@@ -194,7 +194,7 @@ func (w *world) predecessorShoot(t *testing.T, rt *imv1.Runtime) *gardencorev1be
 		t.Fatal(err)
 	}
 	if spec.Authentication != nil {
-		data, err := gardener.AuthenticationConfigMapData(spec.Authentication)
+		data, err := translate.AuthenticationConfigMapData(spec.Authentication)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func (w *world) predecessorShoot(t *testing.T, rt *imv1.Runtime) *gardencorev1be
 			t.Fatalf("create the predecessor's authentication ConfigMap: %v", err)
 		}
 	}
-	s, err := gardener.ToShoot(spec)
+	s, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}

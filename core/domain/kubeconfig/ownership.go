@@ -91,8 +91,8 @@ func checkNewSecretName(clusterName, secretNamespace, secretName string) (Secret
 type ShootIdentity struct {
 	Ref ShootRef
 	// RuntimeID is the runtime the shoot was created for: its runtime-id annotation, this operator's and the
-	// previous infrastructure manager's, or the provisioner's before them (adapters/gardener.RuntimeIDOf). Empty
-	// when the shoot names no runtime: such a shoot is nobody's, and no GardenerCluster gets its kubeconfig.
+	// previous infrastructure manager's, or the provisioner's before them (adapters/gardener/translate.RuntimeIDOf).
+	// Empty when the shoot names no runtime: such a shoot is nobody's, and no GardenerCluster gets its kubeconfig.
 	RuntimeID string
 	// PendingDeletionOf is the runtime whose deletion the shoot waits for; empty when it does not.
 	PendingDeletionOf string

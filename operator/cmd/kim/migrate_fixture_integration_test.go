@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
@@ -154,7 +154,7 @@ func createPreviousShoot(t *testing.T, env *testEnv, cfg shoot.Config, r prevRun
 	spec.Namespace = ns
 	if spec.Authentication != nil {
 		spec.Authentication.ConfigMapName = shoot.LegacyAuthenticationConfigMapPrefix + r.shoot
-		data, err := gardener.AuthenticationConfigMapData(spec.Authentication)
+		data, err := translate.AuthenticationConfigMapData(spec.Authentication)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,14 +163,14 @@ func createPreviousShoot(t *testing.T, env *testEnv, cfg shoot.Config, r prevRun
 			t.Fatalf("create ConfigMap %s: %v", cm.Name, err)
 		}
 	}
-	s, err := gardener.ToShoot(spec)
+	s, err := translate.ToShoot(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.provisioner {
-		s.Annotations = map[string]string{gardener.AnnotationProvisionerRuntimeID: r.id}
+		s.Annotations = map[string]string{translate.AnnotationProvisionerRuntimeID: r.id}
 		if lt := ptr.Deref(r.keb.Spec.Shoot.LicenceType, ""); lt != "" {
-			s.Annotations[gardener.AnnotationProvisionerLicenceType] = lt
+			s.Annotations[translate.AnnotationProvisionerLicenceType] = lt
 		}
 	}
 	if r.binding {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/domain/migration"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
@@ -260,9 +261,9 @@ func checkPlan(t *testing.T, pl *previousLandscape, rep migration.Report, want m
 				t.Errorf("runtime %s: adoption would change %s (%s -> %s)", r.id, d.Path, d.Have, d.Want)
 			}
 		}
-		wantBy := gardener.PredecessorInfrastructureManager
+		wantBy := translate.PredecessorInfrastructureManager
 		if r.provisioner {
-			wantBy = gardener.PredecessorProvisioner
+			wantBy = translate.PredecessorProvisioner
 		}
 		if it.CreatedBy != string(wantBy) {
 			t.Errorf("runtime %s: created by %q, want %q", r.id, it.CreatedBy, wantBy)
@@ -339,7 +340,7 @@ func checkAdopted(t *testing.T, env *testEnv, pl *previousLandscape) {
 		if err := env.GardenClient.Get(ctx, client.ObjectKey{Namespace: pl.project, Name: r.shoot}, s); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := gardener.RuntimeIDOf(s.Annotations); s.Labels[wire.LabelManagedBy] != wire.ManagedByValue || id != r.id {
+		if id, _ := translate.RuntimeIDOf(s.Annotations); s.Labels[wire.LabelManagedBy] != wire.ManagedByValue || id != r.id {
 			t.Errorf("shoot %s: managed-by %q, runtime %q; want adopted for %s", r.shoot, s.Labels[wire.LabelManagedBy], id, r.id)
 		}
 		gc := &imv1.GardenerCluster{}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/adapters/gardener"
+	"github.com/kyma-project/kim/adapters/gardener/translate"
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
@@ -46,7 +47,7 @@ func readWorld(ctx context.Context, env *gardenbox.Env) (world, error) {
 		return w, fmt.Errorf("list shoots: %w", err)
 	}
 	for _, s := range shoots.Items {
-		id, _ := gardener.RuntimeIDOf(s.Annotations)
+		id, _ := translate.RuntimeIDOf(s.Annotations)
 		w.Shoots = append(w.Shoots, shoot{Name: s.Name, UID: string(s.UID), RuntimeID: id,
 			Managed: s.Labels[wire.LabelManagedBy] == wire.ManagedByValue, Deleting: s.DeletionTimestamp != nil,
 			DeletionRecord: s.Annotations[gardener.AnnotationDeletionRuntimeID], WorkersMax: workersMax(s.Spec.Provider.Workers)})
@@ -55,7 +56,7 @@ func readWorld(ctx context.Context, env *gardenbox.Env) (world, error) {
 		if d.Labels[wire.LabelManagedBy] != wire.ManagedByValue {
 			continue
 		}
-		id, _ := gardener.RuntimeIDOf(d.Annotations)
+		id, _ := translate.RuntimeIDOf(d.Annotations)
 		if id == "" {
 			id = d.Annotations[gardener.AnnotationDeletionRuntimeID]
 		}

@@ -1,4 +1,4 @@
-package gardener
+package translate
 
 import (
 	"os"
@@ -15,6 +15,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
+	"github.com/kyma-project/kim/test/testenv/goldenshoots"
 	"github.com/kyma-project/kim/test/testenv/previous"
 )
 
@@ -23,7 +24,7 @@ import (
 // them, the DNS provider list) keeps its extensions, spec.dns and spec.resources byte for byte when this operator
 // updates it. The previous rendering says the same, so writing ours would be a change for nothing.
 func TestUpdateOfThePreviousRenderingChangesNoExtension(t *testing.T) {
-	files, err := filepath.Glob("testdata/runtimes/*.yaml")
+	files, err := filepath.Glob("../testdata/runtimes/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden runtimes: %v", err)
 	}
@@ -38,7 +39,7 @@ func TestUpdateOfThePreviousRenderingChangesNoExtension(t *testing.T) {
 			if err := yaml.UnmarshalStrict(data, &cr); err != nil {
 				t.Fatal(err)
 			}
-			cfg := goldenConfig(t, name)
+			cfg := goldenshoots.Config(t, name)
 			spec, err := shoot.Generate(mapping.Runtime(&cr), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -62,7 +63,7 @@ func TestUpdateOfThePreviousRenderingChangesNoExtension(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(extensionsYAML(t, prev.Spec.Extensions), extensionsYAML(t, got.Spec.Extensions)); diff != "" {
+			if diff := cmp.Diff(goldenshoots.ExtensionsText(t, prev.Spec.Extensions), goldenshoots.ExtensionsText(t, got.Spec.Extensions)); diff != "" {
 				t.Errorf("extensions changed (-previous +after update):\n%s", diff)
 			}
 			if diff := cmp.Diff(prev.Spec.DNS, got.Spec.DNS); diff != "" {
@@ -73,24 +74,6 @@ func TestUpdateOfThePreviousRenderingChangesNoExtension(t *testing.T) {
 			}
 		})
 	}
-}
-
-// extensionsYAML shows extensions with their providerConfigs as the bytes they are.
-func extensionsYAML(t *testing.T, exts []gardencorev1beta1.Extension) string {
-	t.Helper()
-	var b strings.Builder
-	for _, e := range exts {
-		b.WriteString(e.Type)
-		if e.Disabled != nil {
-			b.WriteString(" disabled=")
-			b.WriteString(map[bool]string{true: "true", false: "false"}[*e.Disabled])
-		}
-		if e.ProviderConfig != nil {
-			b.WriteString(" " + string(e.ProviderConfig.Raw))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
 
 // TestMergeExtensions: the shoot's order is kept; an extension that already says what is generated keeps its
@@ -162,7 +145,7 @@ func TestMergeExtensions(t *testing.T) {
 	} {
 		t.Run(tc.reason, func(t *testing.T) {
 			got := mergeExtensions(tc.current, tc.generated, tc.kept)
-			if diff := cmp.Diff(extensionsYAML(t, tc.want), extensionsYAML(t, got)); diff != "" {
+			if diff := cmp.Diff(goldenshoots.ExtensionsText(t, tc.want), goldenshoots.ExtensionsText(t, got)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -205,7 +188,7 @@ func TestUpdateKeepsThePreviousManagersRegistryCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(extensionsYAML(t, prev.Spec.Extensions), extensionsYAML(t, got.Spec.Extensions)); diff != "" {
+	if diff := cmp.Diff(goldenshoots.ExtensionsText(t, prev.Spec.Extensions), goldenshoots.ExtensionsText(t, got.Spec.Extensions)); diff != "" {
 		t.Errorf("extensions changed (-previous +after update):\n%s", diff)
 	}
 	if diff := cmp.Diff(prev.Spec.Resources, got.Spec.Resources); diff != "" {

@@ -1,4 +1,4 @@
-package gardener
+package translate
 
 // Minimal copies of the provider extensions' configuration shapes (JSON field names as in each
 // extension's v1alpha1 API). We define them here instead of importing the extension modules,

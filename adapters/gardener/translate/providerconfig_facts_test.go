@@ -1,4 +1,4 @@
-package gardener
+package translate
 
 import (
 	"encoding/json"
@@ -35,7 +35,7 @@ var unverifiedLocations = map[string]string{
 
 func loadProviderConfigFacts(t *testing.T) map[string]providerConfigFact {
 	t.Helper()
-	data, err := os.ReadFile("testdata/gardener-extensions/providerconfigs.json")
+	data, err := os.ReadFile("../testdata/gardener-extensions/providerconfigs.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func shootProviderConfigs(s *gardencorev1beta1.Shoot) []placedConfig {
 // extensions decode them later, most of them strictly, so a mistake here only shows on a real landscape.
 func TestGoldenProviderConfigsMatchExtensionFacts(t *testing.T) {
 	facts := loadProviderConfigFacts(t)
-	shoots, err := LoadShoots("testdata/shoots")
+	shoots, err := LoadShoots("../testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package gardener
+package translate
 
 import (
 	"testing"
@@ -23,7 +23,7 @@ func TestGoldenShootsPassGardenerValidation(t *testing.T) {
 	}
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
-	shoots, err := LoadShoots("testdata/shoots")
+	shoots, err := LoadShoots("../testdata/shoots")
 	if err != nil {
 		t.Fatal(err)
 	}
