@@ -142,20 +142,8 @@ func registryCachesFromShoot(e gardencorev1beta1.Extension, resources []gardenco
 	}
 	var out []shoot.RegistryCache
 	for _, rc := range c.Caches {
-		cache := shoot.RegistryCache{Upstream: rc.Upstream, RemoteURL: rc.RemoteURL, SecretReferenceName: rc.SecretReferenceName}
-		if v := rc.Volume; v != nil {
-			cache.VolumeSize, cache.VolumeStorageClass = v.Size, v.StorageClassName
-		}
-		if gc := rc.GarbageCollection; gc != nil {
-			cache.GarbageCollectionTTL = gc.TTL
-		}
-		cache.HighAvailability = rc.HighAvailability != nil && rc.HighAvailability.Enabled
-		if p := rc.Proxy; p != nil {
-			cache.HTTPProxy, cache.HTTPSProxy = p.HTTPProxy, p.HTTPSProxy
-		}
-		if h := rc.HTTP; h != nil {
-			cache.TLS = ptr.To(h.TLS)
-		}
+		// The credentials are resolved below, by a stricter rule than the view's.
+		cache := domainCache(rc, nil)
 		if ref := rc.SecretReferenceName; ref != "" {
 			i := slices.IndexFunc(resources, func(r gardencorev1beta1.NamedResourceReference) bool { return r.Name == ref })
 			if i < 0 {

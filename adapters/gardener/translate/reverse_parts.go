@@ -40,6 +40,34 @@ func workerFromShoot(w gardencorev1beta1.Worker, p shoot.Provider, cfg shoot.Con
 			w.MachineControllerManagerSettings = nil
 		}
 	}
+	out := poolFromShoot(w)
+	if w.CRI != nil {
+		for _, cr := range w.CRI.ContainerRuntimes {
+			rt := shoot.ContainerRuntime{Type: cr.Type}
+			if cr.ProviderConfig != nil && len(cr.ProviderConfig.Raw) > 0 {
+				var c struct {
+					ConfigFlags map[string]string `json:"configFlags"`
+				}
+				if err := json.Unmarshal(cr.ProviderConfig.Raw, &c); err != nil {
+					return shoot.Worker{}, fmt.Errorf("container runtime %s: configFlags must be strings: %w", cr.Type, err)
+				}
+				rt.ConfigFlags = c.ConfigFlags
+			}
+			out.ContainerRuntimes = append(out.ContainerRuntimes, rt)
+		}
+	}
+	raw, err := json.Marshal(w)
+	if err != nil {
+		return shoot.Worker{}, fmt.Errorf("encode pool: %w", err)
+	}
+	out.Raw = raw
+	return out, nil
+}
+
+// poolFromShoot reads a pool's fields the domain knows by name: all but the configuration of its container runtimes
+// and the pool as a whole (Raw), which only recovering a Runtime needs (workerFromShoot). CurrentFromShoot reads the
+// pools of an existing shoot through it too, so both read a pool the same way.
+func poolFromShoot(w gardencorev1beta1.Worker) shoot.Worker {
 	out := shoot.Worker{Name: w.Name, MachineType: w.Machine.Type, Minimum: w.Minimum, Maximum: w.Maximum,
 		Zones: slices.Clone(w.Zones), Labels: w.Labels, Annotations: w.Annotations}
 	if img := w.Machine.Image; img != nil {
@@ -59,19 +87,6 @@ func workerFromShoot(w gardencorev1beta1.Worker, p shoot.Provider, cfg shoot.Con
 	}
 	if w.CRI != nil {
 		out.CRI = string(w.CRI.Name)
-		for _, cr := range w.CRI.ContainerRuntimes {
-			rt := shoot.ContainerRuntime{Type: cr.Type}
-			if cr.ProviderConfig != nil && len(cr.ProviderConfig.Raw) > 0 {
-				var c struct {
-					ConfigFlags map[string]string `json:"configFlags"`
-				}
-				if err := json.Unmarshal(cr.ProviderConfig.Raw, &c); err != nil {
-					return shoot.Worker{}, fmt.Errorf("container runtime %s: configFlags must be strings: %w", cr.Type, err)
-				}
-				rt.ConfigFlags = c.ConfigFlags
-			}
-			out.ContainerRuntimes = append(out.ContainerRuntimes, rt)
-		}
 	}
 	if k := w.Kubernetes; k != nil && k.Kubelet != nil && k.Kubelet.MaxPods != nil {
 		out.MaxPods = ptr.To(*k.Kubelet.MaxPods)
@@ -84,12 +99,7 @@ func workerFromShoot(w gardencorev1beta1.Worker, p shoot.Provider, cfg shoot.Con
 			out.MaxEvictRetries = ptr.To(*m.MaxEvictRetries)
 		}
 	}
-	raw, err := json.Marshal(w)
-	if err != nil {
-		return shoot.Worker{}, fmt.Errorf("encode pool: %w", err)
-	}
-	out.Raw = raw
-	return out, nil
+	return out
 }
 
 func sameJSON(a, b []byte) bool {

@@ -32,20 +32,10 @@ func CurrentFromShoot(s *gardencorev1beta1.Shoot) (shoot.Current, error) {
 	cur.RegistryCacheCredentials = currentRegistryCredentials(s)
 	cur.DNSExtensionWithoutProviders = dnsExtensionWithoutProviders(s)
 	for _, w := range s.Spec.Provider.Workers {
-		cw := shoot.CurrentWorker{Name: w.Name, Zones: append([]string(nil), w.Zones...)}
-		if w.Machine.Image != nil {
-			cw.ImageName = w.Machine.Image.Name
-			cw.ImageVersion = ptr.Deref(w.Machine.Image.Version, "")
-		}
-		if m := w.MachineControllerManagerSettings; m != nil {
-			if m.MachineDrainTimeout != nil {
-				cw.MachineDrainTimeout = m.MachineDrainTimeout.Duration.String()
-			}
-			if m.MaxEvictRetries != nil {
-				cw.MaxEvictRetries = ptr.To(*m.MaxEvictRetries)
-			}
-		}
-		cur.Workers = append(cur.Workers, cw)
+		p := poolFromShoot(w)
+		cur.Workers = append(cur.Workers, shoot.CurrentWorker{Name: p.Name, Zones: append([]string(nil), w.Zones...),
+			ImageName: p.ImageName, ImageVersion: p.ImageVersion,
+			MachineDrainTimeout: p.MachineDrainTimeout, MaxEvictRetries: p.MaxEvictRetries})
 	}
 	infra := s.Spec.Provider.InfrastructureConfig
 	cur.HasInfrastructureConfig = infra != nil && len(infra.Raw) > 0
