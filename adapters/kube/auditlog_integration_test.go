@@ -30,8 +30,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/testenv"
 )
 
@@ -46,7 +46,7 @@ func startSelfServiceEnv(t *testing.T) (*rest.Config, client.Client, *runtime.Sc
 		filepath.Join("testdata", "crds", "runtime")}, ErrorIfPathMissing: true}); err != nil {
 		t.Fatalf("install the test CRDs: %v", err)
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/deletion"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/operator/migrate"
 )
 
@@ -29,7 +29,7 @@ func LoadGardenKubeconfig(path string, opts Options) (*rest.Config, error) {
 // NewRestorer builds the restore use case of `kim restore`: the shoots of gardenNamespace through garden behind the
 // project's client guard, the Runtimes of namespace through kcp.
 func NewRestorer(kcp client.Client, garden *rest.Config, namespace, gardenNamespace string, policy deletion.Policy) (*usecase.Restorer, error) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/registrycache"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // The self-service ports follow the configuration: a switched-off feature has no ports (its controller sets
@@ -115,7 +115,7 @@ func TestRuntimeFacingAdaptersShareTheRuntimeClients(t *testing.T) {
 // ports asks neither.
 func unreachableClusters(t *testing.T) (manager.Manager, cluster.Cluster) {
 	t.Helper()
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,9 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/health"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 const leaderElectionID = "kim.infrastructuremanager.kyma-project.io"
@@ -114,7 +114,7 @@ func NewManager(ctx context.Context, kcp, garden *rest.Config, opts Options, ove
 // newManager builds the KCP manager (caches restricted to the watched namespaces and the operator's own Secrets and
 // ConfigMaps) and the garden cluster (restricted to the project namespace), with health checks.
 func newManager(ctx context.Context, kcp, garden *rest.Config, opts Options) (manager.Manager, cluster.Cluster, error) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return nil, nil, err
 	}

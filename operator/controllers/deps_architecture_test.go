@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,12 +15,10 @@ import (
 
 // Each controller declares what it needs: a Deps struct next to it, filled by the composition root, and one
 // AddToManager(mgr manager.Manager, deps Deps) error taking exactly that. No controller reaches for a shared bag
-// (the setup package holds only the scheme) or takes another package's dependencies.
-
-const setupPkg = controllers + "/setup"
+// or takes another package's dependencies.
 
 // notControllers are the packages under operator/controllers that hold no controller.
-var notControllers = []string{"setup", "skeleton"}
+var notControllers = []string{"skeleton"}
 
 // bagNames are type names that, taken from another package, are a shared bag of dependencies.
 var bagNames = []string{"Deps", "Ports", "Settings", "SelfService"}
@@ -41,11 +38,6 @@ func depsViolations(files map[string]string) []string {
 		if err != nil {
 			out = append(out, name+": "+err.Error())
 			continue
-		}
-		for _, imp := range f.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); p == setupPkg {
-				out = append(out, name+": imports "+setupPkg+" (declare what the controller needs in its own Deps)")
-			}
 		}
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -113,8 +105,7 @@ func TestDepsViolationsOnSyntheticPackages(t *testing.T) {
 		want   int
 	}{
 		{"its own Deps and AddToManager is clean", map[string]string{"c.go": header + own}, 0},
-		{"a shared bag is reported (import and parameter)", map[string]string{"c.go": "package x\nimport (\n\"sigs.k8s.io/controller-runtime/pkg/manager\"\n\"" +
-			setupPkg + "\"\n)\n" + own + "func NewReconciler(p setup.Ports) {}\n"}, 2},
+		{"a shared bag is reported", map[string]string{"c.go": header + own + "func NewReconciler(p app.Ports) {}\n"}, 1},
 		{"another package's Deps is reported", map[string]string{"c.go": header + own + "func Setup(d other.Deps) {}\n"}, 1},
 		{"AddToManager taking more than its Deps is reported", map[string]string{"c.go": header +
 			"type Deps struct{}\nfunc AddToManager(mgr manager.Manager, deps Deps, extra int) error { return nil }\n"}, 1},

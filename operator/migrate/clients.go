@@ -16,7 +16,7 @@ import (
 
 	"github.com/kyma-project/kim/adapters/gardener/guard"
 	"github.com/kyma-project/kim/adapters/kube"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 )
 
 // adminBindingLabel marks the administrators' ClusterRoleBindings in a runtime (with one of adminBindingManagers).
@@ -24,7 +24,7 @@ const adminBindingLabel = "reconciler.kyma-project.io/managed-by"
 
 // Scheme is the operator's scheme plus the Gardener security API (CredentialsBindings).
 func Scheme() (*runtime.Scheme, error) {
-	s, err := setup.NewScheme()
+	s, err := scheme.New()
 	if err != nil {
 		return nil, err
 	}

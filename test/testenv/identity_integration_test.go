@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/testenv"
 )
 
@@ -78,7 +78,7 @@ func TestIntegrationOperatorRunsUnderShippedRBAC(t *testing.T) {
 
 func newClient(t *testing.T, cfg *rest.Config) client.Client {
 	t.Helper()
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

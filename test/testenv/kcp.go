@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 )
 
 // KCP is a kube-apiserver with etcd and the operator's CRDs, for tests that need no garden.
@@ -29,7 +29,7 @@ func StartKCP(t testing.TB) *KCP {
 		t.Fatalf("start envtest: %v", err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/internal/cli"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/operator/probe"
 )
 
@@ -49,7 +49,7 @@ func probeWith(ctx context.Context, kcpFlags *kubeconfigFlags, p *probe.CLI, std
 	if err != nil {
 		return err
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/internal/cli"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/operator/app"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // newRestoreCommand is `kim restore`: it brings back the Runtime of a shoot that waits for deletion (see
@@ -47,7 +47,7 @@ func restore(ctx context.Context, shoot string, kcpFlags, gardenFlags *kubeconfi
 	if err != nil {
 		return err
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/operator/probe"
 )
 
@@ -43,7 +43,7 @@ func run(kubeconfig, namespace string, cli *probe.CLI) error {
 	if err != nil {
 		return fmt.Errorf("KCP kubeconfig: %w", err)
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return err
 	}

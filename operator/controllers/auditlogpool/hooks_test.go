@@ -14,13 +14,13 @@ import (
 	"github.com/kyma-project/kim/core/domain/auditlog"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 )
 
 // The pool controller on the skeleton: a tenant is kept even when its AuditLog is not (or no longer) in the cache,
 // a reservation of a runtime that is gone is given back, and a claimed tenant is looked at again after Resync.
 func TestAuditLogPoolReconcilerOnTheSkeleton(t *testing.T) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
@@ -50,7 +50,7 @@ type world struct {
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	t.Helper()
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

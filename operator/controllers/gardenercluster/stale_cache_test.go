@@ -8,8 +8,8 @@ import (
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // TestStaleCacheDoesNotRotateTwice: the cache still shows the force annotation that was already handled; the
@@ -20,7 +20,7 @@ func TestStaleCacheDoesNotRotateTwice(t *testing.T) {
 	w.reconcile(rid)
 	stale := w.get(rid)
 	stale.Annotations[imv1.AnnotationForceKubeconfigRotation] = "true"
-	scheme, _ := setup.NewScheme()
+	scheme, _ := scheme.New()
 	w.r.Client = fakeclient.NewClientBuilder().WithScheme(scheme).WithObjects(stale).
 		WithStatusSubresource(&imv1.GardenerCluster{}).Build()
 

@@ -22,8 +22,8 @@ import (
 	"github.com/kyma-project/kim/core/domain/wire"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // TestReaperEnqueuesOnlyTheShootThatChanged: a shoot event puts that one shoot on the reaper's queue (issue 18: no
@@ -77,7 +77,7 @@ func TestFleetGaugesAreComputedWhenScraped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestFleetGaugesShareAWalkWithinReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

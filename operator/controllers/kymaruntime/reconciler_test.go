@@ -24,9 +24,9 @@ import (
 	"github.com/kyma-project/kim/core/domain/shootstate"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 type world struct {
@@ -60,7 +60,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

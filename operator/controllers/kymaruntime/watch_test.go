@@ -16,8 +16,8 @@ import (
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // TestConfigMapChanged: the operator's own creation of a ConfigMap must not trigger a reconcile (it would find the
@@ -63,7 +63,7 @@ func (s scriptedUpdates) Changed(_, _ *gardencorev1beta1.Shoot) (bool, bool) {
 // progress changed, not at all when nothing read changed; creations and deletions always at once. Without
 // ShootUpdates every update is news. The reaper takes news only.
 func TestShootEvents(t *testing.T) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

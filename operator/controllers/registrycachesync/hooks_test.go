@@ -16,14 +16,14 @@ import (
 	"github.com/kyma-project/kim/core/domain/registrycache"
 	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 // The registry cache controller on the skeleton: a Runtime that is gone still has its garden copies collected
 // (Gone), and a present Runtime is synced without its status being written (the Runtime controller owns it).
 func TestRegistryCacheReconcilerOnTheSkeleton(t *testing.T) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

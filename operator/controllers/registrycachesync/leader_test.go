@@ -16,14 +16,14 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 )
 
 // TestWatcherListenerOnlyOnTheLeader: a replica that is not the leader does not serve the listener, so an event
 // sent to it cannot make it read or write anything. The manager runs with leader election against an API server
 // that never answers: it stays a standby for good, its other runnables run, and the listener's port stays closed.
 func TestWatcherListenerOnlyOnTheLeader(t *testing.T) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

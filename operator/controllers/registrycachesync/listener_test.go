@@ -26,8 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 const (
@@ -86,7 +86,7 @@ func (r *recorder) calls() []string {
 
 func newListener(t *testing.T, rec *recorder) (*Listener, *Metrics) {
 	t.Helper()
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 func TestRegistryCacheTrigger(t *testing.T) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

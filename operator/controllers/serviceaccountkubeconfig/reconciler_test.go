@@ -18,8 +18,8 @@ import (
 	"github.com/kyma-project/kim/adapters/fake"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/ports"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 )
 
 var start = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -46,7 +46,7 @@ func sample() *imv1.ServiceAccountKubeconfig {
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	t.Helper()
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

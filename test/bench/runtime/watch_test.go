@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
@@ -117,7 +117,7 @@ func watchKCPObjects(ctx context.Context, cfg *rest.Config, rec *moments) error 
 // watchAll hands every added or modified object to handle until ctx ends, re-establishing the watch when the
 // server closes it (a gap would show as a late observation, never as an early one).
 func watchAll(ctx context.Context, cfg *rest.Config, list client.ObjectList, namespace string, handle func(runtime.Object)) error {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/kim/internal/scheme"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
-	"github.com/kyma-project/kim/operator/controllers/setup"
 	"github.com/kyma-project/kim/test/sandbox/gardenbox"
 	"github.com/kyma-project/kim/test/sandbox/gardenlet"
 	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
@@ -192,7 +192,7 @@ func (w *world) runtimeAdmin(t *testing.T, shootName string) client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, _ := setup.NewScheme()
+	scheme, _ := scheme.New()
 	c, err := client.New(rest.CopyConfig(cfg), client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/kyma-project/kim/operator/controllers/setup"
+	"github.com/kyma-project/kim/internal/scheme"
 	"github.com/kyma-project/kim/test/sandbox/catalogue"
 	"github.com/kyma-project/kim/test/sandbox/gardenbox"
 	"github.com/kyma-project/kim/test/sandbox/gardenlet"
@@ -43,7 +43,7 @@ type Options struct {
 // StartGarden starts a garden-in-a-box with the operator's CRDs in its KCP (for commands; tests use Shared). It
 // must be stopped with Stop; one per process.
 func Start(ctx context.Context, o Options) (*gardenbox.Env, error) {
-	scheme, err := setup.NewScheme()
+	scheme, err := scheme.New()
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,7 @@
-// Package setup holds the scheme every client of the operator is built with (the manager, the garden cluster, the
-// kim CLI, the probe and the test environment). What each controller is built from is declared next to it, as its
-// package's Deps, and filled by the composition root (operator/app); no controller imports this package
-// (operator/controllers/architecture_test.go).
-package setup
+// Package scheme holds the scheme every client of the operator is built with (the manager, the garden cluster, the
+// kim CLI, the probe and the test environment). It holds nothing else: what each controller is built from is
+// declared next to it, as its package's Deps, and filled by the composition root (operator/app).
+package scheme
 
 import (
 	"fmt"
@@ -15,8 +14,8 @@ import (
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
-// NewScheme returns the scheme with every type the operator reads or writes in KCP and in the garden.
-func NewScheme() (*runtime.Scheme, error) {
+// New returns the scheme with every type the operator reads or writes in KCP and in the garden.
+func New() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, imv1.AddToScheme, gardencorev1beta1.AddToScheme,
 		// CredentialsBindings: only the label dirty of a deleted runtime's binding is written (docs/adr/0005).
