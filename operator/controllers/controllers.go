@@ -1,5 +1,6 @@
 // Package controllers lists the operator's controllers by name: the composition root (operator/app) sets up those
-// the --controllers flag selects, all by default, in this order, each with its package's AddToManager and Deps.
+// the --controllers flag selects, all by default, in this order, each with its package's AddToManager and Deps. The
+// shoot reaper (shootreaper) has no name here: it is set up with the Runtime controller (kymaruntime.Name).
 package controllers
 
 import (

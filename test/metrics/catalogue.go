@@ -22,6 +22,7 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/operator/controllers/registrycachesync"
 	"github.com/kyma-project/kim/operator/controllers/serviceaccountkubeconfig"
+	"github.com/kyma-project/kim/operator/controllers/shootreaper"
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/operator/version"
@@ -45,6 +46,7 @@ type Catalogue map[string]Family
 func Load() (Catalogue, error) {
 	rec := &recorder{cat: Catalogue{}}
 	kymaruntime.NewMetrics(rec)
+	shootreaper.NewMetrics(rec)
 	gardenercluster.NewMetrics(rec)
 	registrycachesync.NewMetrics(rec)
 	auditlogpool.NewMetrics(rec)
@@ -54,7 +56,7 @@ func Load() (Catalogue, error) {
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &kymaruntime.FleetCollector{}, &auditlogpool.PoolCollector{},
+	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &shootreaper.FleetCollector{}, &auditlogpool.PoolCollector{},
 		&legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err
@@ -147,7 +149,7 @@ func (r *recorder) Register(c prometheus.Collector) error {
 		typ = "counter"
 	case prometheus.GaugeFunc: // last: the interface is any Metric that is also a Collector
 		typ = "gauge"
-	case kymaruntime.GaugesOnly:
+	case shootreaper.GaugesOnly:
 		typ = "gauge"
 	case TypedCollector:
 		typ = "per metric"

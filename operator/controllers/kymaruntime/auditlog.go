@@ -24,11 +24,11 @@ type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 // changes, so a tenant the landscape adds or a release gives back is used at once. Without the pool
 // (shoot.auditLog.pool.enabled false) nothing is watched; useCases then claims nothing either.
 func watchAuditLogPool(kcp cache.Cache, c client.Reader, deps Deps, b *ctrl.Builder) *ctrl.Builder {
-	if deps.AuditLogPool == nil {
+	if deps.AuditLog.Pool == nil {
 		return b
 	}
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(deps.AuditLogKind)
+	obj.SetGroupVersionKind(deps.AuditLog.Kind)
 	wake := handler.TypedFuncs[*unstructured.Unstructured, reconcile.Request]{
 		CreateFunc: func(ctx context.Context, _ event.TypedCreateEvent[*unstructured.Unstructured], q queue) {
 			addAll(q, waitingForAuditLog(ctx, c))

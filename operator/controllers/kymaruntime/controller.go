@@ -1,6 +1,6 @@
 // Package kymaruntime is the Runtime controller: on the shared reconcile skeleton it maps Runtimes to the provisioning
-// and teardown use cases (core/usecase) and their results to status, and runs the reaper use case on the shoots of
-// the garden.
+// and teardown use cases (core/usecase) and their results to status. The teardown marks a shoot for deletion; the
+// shoot reaper (operator/controllers/shootreaper) deletes it once its window has passed.
 package kymaruntime
 
 import (
@@ -47,118 +47,128 @@ import (
 // The KCP ConfigMap with the control plane's egress addresses (shoot.acl.configMap) is read and watched.
 // +kubebuilder:rbac:groups="",namespace=kcp-system,resources=configmaps,verbs=get;list;watch
 
-// Name of the Runtime controller in logs and the --controllers flag; the reaper is named ReaperName.
-const (
-	Name       = "runtime"
-	ReaperName = "shoot-reaper"
-)
+// Name of the Runtime controller in logs and the --controllers flag. The shoot reaper (shootreaper.Name) is set up
+// under this name too.
+const Name = "runtime"
 
-// fleetGaugesReuse: the fleet gauges feed alerts that wait minutes; a third of Prometheus's usual 30 s scrape
-// interval keeps one scraper's samples fresh and lets closer scrapers share a walk.
-const fleetGaugesReuse = 10 * time.Second
-
-// Deps is what the Runtime controller and the shoot reaper are built from; the composition root (operator/app)
-// fills it.
+// Deps is what the Runtime controller is built from; the composition root (operator/app) fills it. The fields are
+// grouped by what they are for; the optional features (AuditLog, Addresses, Bootstrap) are off while their ports
+// are nil.
 type Deps struct {
-	// Garden is the Gardener project's cluster: shoots and the operator's ConfigMaps are watched in its cache, the
-	// reaper reads shoots through its clients.
+	// What the controller watches and how much at once.
+
+	// Garden is the Gardener project's cluster: shoots and the operator's ConfigMaps are watched in its cache.
 	Garden cluster.Cluster
-	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard, restored
-	// Runtimes without a recorded namespace).
+	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard).
 	Namespaces []string
-	Clock      ports.Clock
-	// ServerClock is the garden's clock: deletion windows are measured on it.
-	ServerClock ports.ServerClock
-	Shoots      ports.Shoots
-	ShootLister ports.ShootLister
-	Seeds       ports.Seeds
-	// Profiles gives the zones a cloud profile offers in a region, for worker pools that come without zones; nil:
-	// such pools are refused.
-	Profiles     ports.CloudProfiles
-	Credentials  ports.CredentialsMigrator
-	Access       ports.AccessObjects
-	Configurator ports.RuntimeConfigurator
-	Guard        ports.DeletionGuard
-	// Records are the KCP's own records of deletions (DeletionRecord objects).
-	Records ports.DeletionRecords
-	// Bindings labels the credentials bindings of deleted runtimes as KEB's deprovisioning expects; nil: never.
-	Bindings ports.CredentialsBindings
-	// Registry re-creates Runtimes the reaper restores.
-	Registry ports.RuntimeRegistry
-	// RegistryCredentials confirms the copies of registry credentials Runtimes reference (any other reference is
-	// refused); nil: every reference is refused.
-	RegistryCredentials ports.RegistryCredentialOwners
-	// Addresses are the control plane's egress CIDRs and AddressesSource the cache holding their ConfigMap (watched
-	// so new addresses reach every affected shoot); both nil when shoot.acl.configMap is not configured.
-	Addresses       ports.ControlPlaneAddresses
-	AddressesSource cache.Cache
-	// Bootstrap reads the landscape's bootstrap manifests and pull secret (runtime.bootstrap); nil when none are
-	// configured. BootstrapSource is the cache holding them (watched so changed manifests reach every runtime
-	// without waiting for its drift period); nil with Bootstrap. BootstrapPullSecret: it holds a pull Secret too.
-	Bootstrap           ports.BootstrapSource
-	BootstrapSource     cache.Cache
-	BootstrapPullSecret bool
-	// BootstrapRecords lists what the Runtimes record of the bootstrap manifests (from the manager's cache), for
-	// BootstrapRollout (runtime.bootstrap.rollout): a changed set reaches the runtimes in waves. Nil, or a share of
-	// 1: every runtime at once.
-	BootstrapRecords ports.RuntimeBootstrapLister
-	BootstrapRollout runtimeconfig.RolloutPolicy
-	// AuditLogPool hands out dedicated audit log tenants while provisioning; AuditLogKind is its resource (watched:
-	// a freed tenant wakes the Runtimes waiting for one). Nil when shoot.auditLog.pool.enabled is false.
-	AuditLogPool ports.AuditLogPool
-	AuditLogKind schema.GroupVersionKind
-	// Shoot is the landscape's shoot configuration, Deletion the deletion policy.
-	Shoot    shoot.Config
-	Deletion deletion.Policy
-	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
-	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
-	DriftPeriod time.Duration
-	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
-	AdoptOnly bool
+	// ShootUpdates tells which shoot updates change what the controller reads; nil: every update does.
+	ShootUpdates ShootUpdates
 	// StatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status
 	// (runtime.statusProgressInterval; 0: every change).
 	StatusProgressInterval time.Duration
 	// Workers are the concurrent reconciles of the Runtime controller (--runtime-workers).
 	Workers int
-	// ShootUpdates tells which shoot updates change what the Runtime controller and the reaper read; nil: every
-	// update does.
-	ShootUpdates ShootUpdates
+
+	// Clocks: Clock is the operator's, ServerClock the garden's (deletion windows are measured on it).
+	Clock       ports.Clock
+	ServerClock ports.ServerClock
+
+	// The shoot: what it is made from and what provisioning reads and writes in the garden.
+
+	// Shoot is the landscape's shoot configuration.
+	Shoot       shoot.Config
+	Shoots      ports.Shoots
+	ShootLister ports.ShootLister
+	Seeds       ports.Seeds
+	// Profiles gives the zones a cloud profile offers in a region, for worker pools that come without zones; nil:
+	// such pools are refused.
+	Profiles    ports.CloudProfiles
+	Credentials ports.CredentialsMigrator
+	// RegistryCredentials confirms the copies of registry credentials Runtimes reference (any other reference is
+	// refused); nil: every reference is refused.
+	RegistryCredentials ports.RegistryCredentialOwners
+	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
+	AdoptOnly bool
+
+	// Inside the runtime: access (the admin kubeconfig's GardenerCluster) and the configuration reached in it.
+
+	Access       ports.AccessObjects
+	Configurator ports.RuntimeConfigurator
+	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
+	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
+	DriftPeriod time.Duration
+
+	// Deletion: the teardown marks shoots for the shoot reaper (shootreaper), which deletes them.
+
+	// Deletion is the deletion policy.
+	Deletion deletion.Policy
+	Guard    ports.DeletionGuard
+	// Records are the KCP's own records of deletions (DeletionRecord objects).
+	Records ports.DeletionRecords
+	// Bindings labels the credentials bindings of deleted runtimes as KEB's deprovisioning expects; nil: never.
+	Bindings ports.CredentialsBindings
+
+	// Optional features.
+
+	AuditLog  AuditLog
+	Addresses Addresses
+	Bootstrap Bootstrap
 }
 
-// useCases builds the use cases of the Runtime controller and the reaper from deps.
-func useCases(d Deps) (*usecase.Provisioner, *usecase.Teardown, *usecase.Reaper) {
+// AuditLog is the pool of dedicated audit log tenants, claimed while provisioning (auditLogAccessEnabled); Pool nil
+// when shoot.auditLog.pool.enabled is false.
+type AuditLog struct {
+	Pool ports.AuditLogPool
+	// Kind is the pool's resource, watched: a freed tenant wakes the Runtimes waiting for one.
+	Kind schema.GroupVersionKind
+}
+
+// Addresses are the control plane's egress CIDRs (shoot.acl.configMap) and Cache the cache holding their ConfigMap,
+// watched so new addresses reach every affected shoot; both nil when shoot.acl.configMap is not configured.
+type Addresses struct {
+	Addresses ports.ControlPlaneAddresses
+	Cache     cache.Cache
+}
+
+// Bootstrap are the landscape's bootstrap manifests and pull secret (runtime.bootstrap); Source nil when none are
+// configured.
+type Bootstrap struct {
+	Source ports.BootstrapSource
+	// Cache holds them, watched so changed manifests reach every runtime without waiting for its drift period; nil
+	// with Source. PullSecret: it holds a pull Secret too.
+	Cache      cache.Cache
+	PullSecret bool
+	// Records lists what the Runtimes record of the bootstrap manifests (from the manager's cache), for Rollout
+	// (runtime.bootstrap.rollout): a changed set reaches the runtimes in waves. Nil, or a share of 1: every runtime
+	// at once.
+	Records ports.RuntimeBootstrapLister
+	Rollout runtimeconfig.RolloutPolicy
+}
+
+// useCases builds the use cases of the Runtime controller from deps.
+func useCases(d Deps) (*usecase.Provisioner, *usecase.Teardown) {
 	provision := &usecase.Provisioner{Shoots: d.Shoots, Seeds: d.Seeds, Profiles: d.Profiles, Access: d.Access, Configurator: d.Configurator,
-		Guard: d.Guard, Config: d.Shoot, Policy: d.Deletion, Addresses: d.Addresses, Credentials: d.Credentials,
-		Bootstrap: d.Bootstrap, DriftPeriod: d.DriftPeriod, AdoptOnly: d.AdoptOnly, RegistryCredentials: d.RegistryCredentials,
+		Guard: d.Guard, Config: d.Shoot, Policy: d.Deletion, Addresses: d.Addresses.Addresses, Credentials: d.Credentials,
+		Bootstrap: d.Bootstrap.Source, DriftPeriod: d.DriftPeriod, AdoptOnly: d.AdoptOnly, RegistryCredentials: d.RegistryCredentials,
 		Bindings: d.Bindings, Records: d.Records, Clock: d.ServerClock}
-	if d.Bootstrap != nil && d.BootstrapRecords != nil && !d.BootstrapRollout.AllAtOnce() {
+	if b := d.Bootstrap; b.Source != nil && b.Records != nil && !b.Rollout.AllAtOnce() {
 		// A changed set of bootstrap manifests reaches the runtimes in waves, stopped when too many fail it.
-		provision.Rollout = &usecase.BootstrapRollout{Runtimes: d.BootstrapRecords, Shoots: d.ShootLister, Source: d.Bootstrap,
-			Policy: d.BootstrapRollout}
+		provision.Rollout = &usecase.BootstrapRollout{Runtimes: b.Records, Shoots: d.ShootLister, Source: b.Source, Policy: b.Rollout}
 	}
-	if d.AuditLogPool != nil {
+	if d.AuditLog.Pool != nil {
 		// Dedicated audit log tenants (auditLogAccessEnabled) are claimed while provisioning: the shoot needs one.
-		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: d.AuditLogPool}
+		provision.AuditLogs = &usecase.AuditLogClaimer{Pool: d.AuditLog.Pool}
 	}
 	teardown := &usecase.Teardown{Shoots: d.Shoots, Access: d.Access, Records: d.Records, Policy: d.Deletion, Clock: d.ServerClock,
 		Configurator: d.Configurator, Bindings: d.Bindings}
-	restorer := &usecase.Restorer{Shoots: d.Shoots, Runtimes: d.Registry, Policy: d.Deletion, DefaultNamespace: d.Namespaces[0]}
-	reaper := &usecase.Reaper{Shoots: d.Shoots, Runtimes: d.Registry, Records: d.Records, Namespace: d.Namespaces[0], Guard: d.Guard,
-		Clock: d.ServerClock, Restorer: restorer,
-		Policy: d.Deletion, Bindings: d.Bindings}
-	return provision, teardown, reaper
+	return provision, teardown
 }
 
-// AddToManager registers the Runtime controller, the shoot reaper, the one-time deletion record migration and the
-// fleet gauges with the KCP manager.
+// AddToManager registers the Runtime controller with the KCP manager (and, for rollouts in waves, the tracker that
+// admits them).
 func AddToManager(mgr manager.Manager, deps Deps) error {
-	policy := deps.Deletion
-	mgr.GetLogger().Info("deletion policy", "defaultWindow", policy.DefaultWindow.String(), "maxWindow", policy.MaxWindow.String(),
-		"planWindows", fmt.Sprint(policy.PlanWindows), "forceDeletionAfter", policy.ForceDeletionAfter.String(),
-		"frozen", policy.Frozen, "budget", fmt.Sprintf("%d per %s", policy.Budget.Limit, policy.Budget.Per),
-		"maxClockAhead", policy.ClockTolerance().String())
 	m := NewMetrics(nil)
-	provision, teardown, reaper := useCases(deps)
+	provision, teardown := useCases(deps)
 	r, err := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), deps.Clock, mgr.GetEventRecorder("kim-runtime"), m, provision,
 		teardown, deps.StatusProgressInterval)
 	if err != nil {
@@ -184,15 +194,15 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{},
 			shootEvents(mgr.GetClient(), deps.Namespaces, deps.ShootUpdates, deps.StatusProgressInterval))).
 		WatchesRawSource(source.Kind(garden, &corev1.ConfigMap{}, configMapToRuntime(), configMapChanged()))
-	if deps.AddressesSource != nil {
+	if deps.Addresses.Cache != nil {
 		// New control plane addresses reach every shoot whose ACL includes them, without a restart.
 		toRuntimes := handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, _ *corev1.ConfigMap) []reconcile.Request {
 			return runtimesNeedingAddresses(ctx, mgr.GetClient(), deps.Shoot)
 		})
-		b = b.WatchesRawSource(source.Kind(deps.AddressesSource, &corev1.ConfigMap{}, toRuntimes))
+		b = b.WatchesRawSource(source.Kind(deps.Addresses.Cache, &corev1.ConfigMap{}, toRuntimes))
 	}
 	b = watchAuditLogPool(mgr.GetCache(), mgr.GetClient(), deps, b)
-	b = watchBootstrap(mgr.GetClient(), deps, b)
+	b = watchBootstrap(mgr.GetClient(), deps.Bootstrap, b)
 	if provision.Rollout != nil {
 		// A wave that advances enqueues exactly the Runtimes it admits; held ones are not polled.
 		admitted := make(chan event.TypedGenericEvent[reconcile.Request], 1024)
@@ -205,17 +215,5 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
-	err = ctrl.NewControllerManagedBy(mgr).Named(ReaperName).
-		WatchesRawSource(source.Kind(garden, &gardencorev1beta1.Shoot{}, reaperEvents(), managedShoots(), shootChanged(deps.ShootUpdates))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
-		Complete(NewReaper(deps.Garden.GetClient(), deps.Garden.GetAPIReader(), deps.Clock, m, reaper))
-	if err != nil {
-		return fmt.Errorf("shoot reaper: %w", err)
-	}
-	if err := mgr.Add(migrateRecords(deps.Garden.GetCache(), deps.ShootLister, deps.Clock, reaper)); err != nil {
-		return fmt.Errorf("deletion record migration: %w", err)
-	}
-	fleetGauges.Use(&FleetCollector{Fleet: &usecase.Fleet{Shoots: deps.ShootLister, Guard: deps.Guard, Policy: policy},
-		KCP: mgr.GetClient(), Clock: deps.Clock, Reuse: fleetGaugesReuse})
 	return nil
 }

@@ -9,19 +9,19 @@ import (
 	"github.com/kyma-project/kim/operator/controllers/skeleton"
 )
 
-// Metrics of the Runtime lifecycle and of safe deletion that change with events. Labels stay low-cardinality
-// (provider, state, verb, reason). Fleet gauges (pending, stuck, orphaned shoots, the guard) are computed when
-// scraped (FleetCollector), so no event pays for a walk over the fleet.
+// Metrics of the Runtime lifecycle and of its part of safe deletion (marks, restores) that change with events.
+// Labels stay low-cardinality (provider, state, verb, reason). The shoot reaper's metrics and the fleet gauges are
+// its package's (shootreaper).
 type Metrics struct {
 	runtimes             *prometheus.GaugeVec
 	provisioningDuration prometheus.Histogram
 	updateDuration       prometheus.Histogram
-	deletionsExecuted    prometheus.Counter
 	recoveries           prometheus.Counter
-	deletionEvents       *prometheus.CounterVec
-	bootstrapRefused     *prometheus.CounterVec
-	progressHeld         prometheus.Counter
-	rollout              rolloutGauges
+	// deletionEvents is shared with the shoot reaper, which emits the other events of safe deletion.
+	deletionEvents   skeleton.DeletionEvents
+	bootstrapRefused *prometheus.CounterVec
+	progressHeld     prometheus.Counter
+	rollout          rolloutGauges
 
 	mu    sync.Mutex
 	known map[string][2]string // runtime -> provider, state
@@ -38,11 +38,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time from Runtime creation to its first Ready.", Buckets: buckets}),
 		updateDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kim_runtime_update_duration_seconds",
 			Help: "Time from leaving Ready (spec change, drift) to Ready again.", Buckets: buckets}),
-		deletionsExecuted: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_deletions_executed_total", Help: "Shoots deleted by the reaper."}),
-		recoveries:        prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
-		deletionEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_deletion_events_total",
-			Help: "Events of safe deletion by reason: marked, deleted, force-deleted, restored, stopped, breaker tripped, invalid record, record not backed by the KCP, invalid brake value."},
-			[]string{"reason"}),
+		recoveries:     prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_recoveries_total", Help: "Clusters restored from pending deletion."}),
+		deletionEvents: skeleton.NewDeletionEvents(reg),
 		bootstrapRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kim_bootstrap_refused_total",
 			Help: "Configuration attempts that refused the bootstrap set (nothing applied), by reason."}, []string{"reason"}),
 		progressHeld: prometheus.NewCounter(prometheus.CounterOpts{Name: "kim_runtime_status_progress_held_total",
@@ -54,9 +51,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.runtimes = skeleton.Register(reg, m.runtimes)
 	m.provisioningDuration = skeleton.Register(reg, m.provisioningDuration)
 	m.updateDuration = skeleton.Register(reg, m.updateDuration)
-	m.deletionsExecuted = skeleton.Register(reg, m.deletionsExecuted)
 	m.recoveries = skeleton.Register(reg, m.recoveries)
-	m.deletionEvents = skeleton.Register(reg, m.deletionEvents)
 	m.bootstrapRefused = skeleton.Register(reg, m.bootstrapRefused)
 	m.progressHeld = skeleton.Register(reg, m.progressHeld)
 	m.rollout.wave = skeleton.Register(reg, m.rollout.wave)
@@ -69,22 +64,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // count records a use case event that a counter follows.
 func (m *Metrics) count(reason string) {
 	switch reason {
-	case usecase.EventShootDeleted:
-		m.deletionsExecuted.Inc()
 	case usecase.EventClusterRestored:
 		m.recoveries.Inc()
-	}
-	switch reason {
 	case usecase.EventBootstrapPullSecretRefused, usecase.EventBootstrapObjectRefused:
 		m.bootstrapRefused.WithLabelValues(reason).Inc()
 	}
-	switch reason {
-	case usecase.EventShootMarked, usecase.EventShootDeleted, usecase.EventShootForceDeleted, usecase.EventClusterRestored,
-		usecase.EventRestoreStarted, usecase.EventDeletionStopped, usecase.EventBreakerTripped, usecase.EventInvalidDeletionRecord,
-		usecase.EventRestoreDocumentDropped, usecase.EventNoKCPRecord, usecase.EventKCPRecordMismatch, usecase.EventBrakeInvalid,
-		usecase.EventBindingReleased, usecase.EventBindingRestored, usecase.EventBindingNotReleased:
-		m.deletionEvents.WithLabelValues(reason).Inc()
-	}
+	m.deletionEvents.Count(reason)
 }
 
 // SetRuntime records the state of one runtime; an empty state forgets it.

@@ -19,15 +19,15 @@ import (
 // watchBootstrap re-reconciles every Runtime when the bootstrap manifests or their pull secret change (the cache
 // the composition root built for runtime.bootstrap), so new manifests reach the runtimes without waiting for their
 // drift period. Without bootstrap manifests nothing is watched.
-func watchBootstrap(kcp client.Reader, p Deps, b *ctrl.Builder) *ctrl.Builder {
-	if p.BootstrapSource == nil {
+func watchBootstrap(kcp client.Reader, p Bootstrap, b *ctrl.Builder) *ctrl.Builder {
+	if p.Cache == nil {
 		return b
 	}
 	all := func(ctx context.Context) []reconcile.Request { return allRuntimes(ctx, kcp) }
-	b = b.WatchesRawSource(source.Kind(p.BootstrapSource, &corev1.ConfigMap{},
+	b = b.WatchesRawSource(source.Kind(p.Cache, &corev1.ConfigMap{},
 		handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, _ *corev1.ConfigMap) []reconcile.Request { return all(ctx) })))
-	if p.BootstrapPullSecret {
-		b = b.WatchesRawSource(source.Kind(p.BootstrapSource, &corev1.Secret{},
+	if p.PullSecret {
+		b = b.WatchesRawSource(source.Kind(p.Cache, &corev1.Secret{},
 			handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, _ *corev1.Secret) []reconcile.Request { return all(ctx) })))
 	}
 	return b

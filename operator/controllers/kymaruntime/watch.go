@@ -39,8 +39,8 @@ func indexRuntimesByShootName(ctx context.Context, mgr manager.Manager) error {
 	return nil
 }
 
-// ShootUpdates tells what an update event of a cached shoot changed of what the controllers read (in the operator
-// gardener.ShootUpdates, which knows what the garden cache keeps).
+// ShootUpdates tells what an update event of a cached shoot changed of what the Runtime controller reads (in the
+// operator gardener.ShootUpdates, which knows what the garden cache keeps).
 type ShootUpdates interface {
 	// Changed reports whether anything read changed, and progressOnly when that is only the progress of an
 	// operation still running (its progress, description and time).
@@ -125,21 +125,6 @@ func shootRuntimes(ctx context.Context, kcp client.Reader, namespaces []string, 
 		}
 	}
 	return out
-}
-
-// shootChanged lets through the updates of shoots that change what the reaper reads (its marks, deletion,
-// existence), creations and deletions: neither Gardener's status writes of what the cache trims nor the progress
-// of a running operation (the reaper decides on neither).
-func shootChanged(updates ShootUpdates) predicate.TypedPredicate[*gardencorev1beta1.Shoot] {
-	if updates == nil {
-		updates = everyChange{}
-	}
-	return predicate.TypedFuncs[*gardencorev1beta1.Shoot]{
-		UpdateFunc: func(e event.TypedUpdateEvent[*gardencorev1beta1.Shoot]) bool {
-			changed, progressOnly := updates.Changed(e.ObjectOld, e.ObjectNew)
-			return changed && !progressOnly
-		},
-	}
 }
 
 // configMapToRuntime maps an event of a ConfigMap the operator wrote in the garden (structured authentication) to

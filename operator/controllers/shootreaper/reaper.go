@@ -1,4 +1,4 @@
-package kymaruntime
+package shootreaper
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -38,6 +39,29 @@ func NewReaper(garden client.Client, live client.Reader, clock ports.Clock, m *M
 // through events of other shoots.
 func reaperEvents() handler.TypedEventHandler[*gardencorev1beta1.Shoot, reconcile.Request] {
 	return &handler.TypedEnqueueRequestForObject[*gardencorev1beta1.Shoot]{}
+}
+
+// ShootUpdates tells what an update event of a cached shoot changed of what the reaper reads (in the operator
+// gardener.ShootUpdates, which knows what the garden cache keeps).
+type ShootUpdates interface {
+	// Changed reports whether anything read changed, and progressOnly when that is only the progress of an
+	// operation still running (its progress, description and time).
+	Changed(old, new *gardencorev1beta1.Shoot) (changed, progressOnly bool)
+}
+
+// shootChanged lets through the updates of shoots that change what the reaper reads (its marks, deletion,
+// existence), creations and deletions: neither Gardener's status writes of what the cache trims nor the progress
+// of a running operation (the reaper decides on neither). Without updates every update passes.
+func shootChanged(updates ShootUpdates) predicate.TypedPredicate[*gardencorev1beta1.Shoot] {
+	if updates == nil {
+		return predicate.TypedFuncs[*gardencorev1beta1.Shoot]{}
+	}
+	return predicate.TypedFuncs[*gardencorev1beta1.Shoot]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*gardencorev1beta1.Shoot]) bool {
+			changed, progressOnly := updates.Changed(e.ObjectOld, e.ObjectNew)
+			return changed && !progressOnly
+		},
+	}
 }
 
 // managedShoots lets through the events of shoots that carry the operator's managed-by mark.

@@ -1,4 +1,4 @@
-package kymaruntime
+package shootreaper
 
 import (
 	"context"
