@@ -184,53 +184,52 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// settings are the effective configuration controllers decide with; each gets its part in its Deps.
-type settings struct {
-	// Namespaces are the watched KCP namespaces; the first is the operator's own (the deletion guard lives there).
-	Namespaces []string
-	Shoot      shoot.Config
-	Deletion   deletion.Policy
-	Kubeconfig kubeconfig.Policy
-	// DriftPeriod is how long a configuration reached inside a runtime is trusted before it is written again
-	// (runtime.driftPeriod; 0: lifecycle.DefaultDriftPeriod).
-	DriftPeriod time.Duration
-	// AdoptOnly holds changes to shoots adopted from the previous system until approved (runtime.adoptOnly).
-	AdoptOnly bool
-	// StatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status
-	// (runtime.statusProgressInterval; 0: every change).
-	StatusProgressInterval time.Duration
-	// RuntimeWorkers, GardenerClusterWorkers and ServiceAccountKubeconfigWorkers are the concurrent reconciles of
-	// the controllers.
-	RuntimeWorkers, GardenerClusterWorkers, ServiceAccountKubeconfigWorkers int
-	// IdentityAccess is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
-	IdentityAccess sakubeconfig.AccessPolicy
-	// IdentityCleanupTimeout bounds how long a ServiceAccountKubeconfig's deletion waits for an unreachable runtime
-	// (0: the domain's default).
-	IdentityCleanupTimeout time.Duration
+// The effective configuration the controllers decide with, derived from the resolved configuration and the flags;
+// the composition root puts each part into the Deps of the controllers that need it.
+
+// shootConfig is the landscape's shoot configuration, in the Gardener project of the flags when the configuration
+// names none.
+func (o Options) shootConfig() shoot.Config {
+	cfg := o.Config.ShootConfig()
+	if cfg.Project == "" {
+		cfg.Project = o.GardenerProject
+	}
+	return cfg
 }
 
-// settings derives what controllers decide with from the resolved configuration and the flags.
-func (o Options) settings() (settings, error) {
-	shootCfg, policy := o.Config.ShootConfig(), o.Config.Deletion.DeletionPolicy()
-	if shootCfg.Project == "" {
-		shootCfg.Project = o.GardenerProject
-	}
+// deletionPolicy is the configured deletion policy; an invalid one is an error.
+func (o Options) deletionPolicy() (deletion.Policy, error) {
+	policy := o.Config.Deletion.DeletionPolicy()
 	if err := policy.Validate(); err != nil {
-		return settings{}, fmt.Errorf("deletion policy: %w", err)
+		return deletion.Policy{}, fmt.Errorf("deletion policy: %w", err)
 	}
+	return policy, nil
+}
+
+// kubeconfigPolicy is the validity and rotation of the admin kubeconfigs (and the rotation of least-privilege ones).
+func (o Options) kubeconfigPolicy() (kubeconfig.Policy, error) {
 	kc, err := kubeconfig.NewPolicy(o.KubeconfigValidity, o.KubeconfigRotationFraction)
 	if err != nil {
-		return settings{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
+		return kubeconfig.Policy{}, fmt.Errorf("kubeconfig rotation policy: %w", err)
 	}
+	return kc, nil
+}
+
+// checkPolicies fails on a policy the configuration gets wrong before the manager is built (and Gardener asked).
+func (o Options) checkPolicies() error {
+	if _, err := o.deletionPolicy(); err != nil {
+		return err
+	}
+	_, err := o.kubeconfigPolicy()
+	return err
+}
+
+// identityAccess is the landscape's part of the no-escalation policy of ServiceAccountKubeconfigs.
+func (o Options) identityAccess() sakubeconfig.AccessPolicy {
 	identities := o.Config.ServiceAccountKubeconfigs
-	return settings{Namespaces: o.WatchNamespaces, Shoot: shootCfg, Deletion: policy,
-		Kubeconfig: kc, DriftPeriod: o.Config.Runtime.DriftPeriod.Duration, AdoptOnly: o.Config.Runtime.AdoptOnlyEnabled(), RuntimeWorkers: o.RuntimeWorkers,
-		StatusProgressInterval: o.Config.Runtime.StatusProgressInterval.Duration,
-		GardenerClusterWorkers: o.GardenerClusterWorkers, ServiceAccountKubeconfigWorkers: o.ServiceAccountKubeconfigWorkers,
-		IdentityAccess: sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces,
-			SystemNamespaces: identities.SystemNamespaces, AllowedPowers: allowedPowers(identities.AllowedPowers),
-			SharedNamespaces: identities.SharedNamespaces},
-		IdentityCleanupTimeout: identities.CleanupTimeout.Duration}, nil
+	return sakubeconfig.AccessPolicy{ClusterWideSecretsNamespaces: identities.ClusterWideSecretsNamespaces,
+		SystemNamespaces: identities.SystemNamespaces, AllowedPowers: allowedPowers(identities.AllowedPowers),
+		SharedNamespaces: identities.SharedNamespaces}
 }
 
 // allowedPowers converts the landscape's power allowances (validated at load) to the policy's.

@@ -71,8 +71,8 @@ func Run(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides 
 	return mgr.Start(ctx)
 }
 
-// NewManager builds the manager without starting it: the caches, the garden cluster, every adapter (buildPorts)
-// and the controllers opts names (Options.Controllers; all by default). ctx bounds only the building: a Gardener
+// NewManager builds the manager without starting it: the caches, the garden cluster, every adapter and the
+// controllers opts names (Options.Controllers; all by default). ctx bounds only the building: a Gardener
 // that does not answer is retried while it lasts.
 func NewManager(ctx context.Context, kcp, garden *rest.Config, opts Options, overrides ...Override) (manager.Manager, error) {
 	if err := opts.ResolveConfig(); err != nil {
@@ -85,25 +85,19 @@ func NewManager(ctx context.Context, kcp, garden *rest.Config, opts Options, ove
 	if err != nil {
 		return nil, fmt.Errorf("--controllers: %w", err)
 	}
-	settings, err := opts.settings()
-	if err != nil {
+	if err := opts.checkPolicies(); err != nil {
 		return nil, err
 	}
 	mgr, gardenCluster, err := newManager(ctx, kcp, garden, opts)
 	if err != nil {
 		return nil, err
 	}
-	p, err := buildPorts(mgr, gardenCluster, opts)
-	if err != nil {
-		return nil, err
-	}
+	var r replacements
 	for _, o := range overrides {
-		o(&p)
+		o(&r)
 	}
-	for _, name := range selected {
-		if err := addController(mgr, name, gardenCluster, p, settings); err != nil {
-			return nil, fmt.Errorf("set up controller %s: %w", name, err)
-		}
+	if err := addControllers(mgr, gardenCluster, opts, selected, r); err != nil {
+		return nil, err
 	}
 	if err := addLegacyMetrics(mgr, opts); err != nil {
 		return nil, err

@@ -146,9 +146,9 @@ func describe(req *http.Request) (key, name string) {
 
 // configurations wraps the operator's runtime configurator so every Configure call is recorded (api "runtime").
 func (t *trace) configurations() app.Override {
-	return func(p *app.Ports) {
-		p.Configurator = &recordingConfigurator{RuntimeConfigurator: p.Configurator, t: t}
-	}
+	return app.WithConfigurator(func(c ports.RuntimeConfigurator) ports.RuntimeConfigurator {
+		return &recordingConfigurator{RuntimeConfigurator: c, t: t}
+	})
 }
 
 type recordingConfigurator struct {
