@@ -1,5 +1,6 @@
 // Package archtest holds what the dependency-rule tests share: the import graph of a module's packages as `go list`
-// reports it, and the search for an import chain that reaches a forbidden package.
+// reports it, the search for an import chain that reaches a forbidden package, and the sources of a package for
+// checks of its declarations.
 package archtest
 
 import (
@@ -7,7 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +73,26 @@ func Graph(pkgs []Package) map[string][]string {
 		g[p.ImportPath] = p.Imports
 	}
 	return g
+}
+
+// Sources returns the non-test Go files of the directory dir (file path -> source), for checks that read the code
+// itself rather than the import graph.
+func Sources(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("read %s: %v", p, err)
+		}
+		files[p] = string(b)
+	}
+	return files
 }
