@@ -56,10 +56,7 @@ func addControllers(mgr manager.Manager, garden cluster.Cluster, opts Options, s
 	if r.runtimeClients != nil {
 		selfService = r.runtimeClients
 	}
-	rc, err := registryCacheDeps(mgr, garden, opts, clk, selfService)
-	if err != nil {
-		return err
-	}
+	rc := registryCacheDeps(mgr, garden, opts, clk, selfService)
 	al, err := auditLogPoolDeps(mgr, garden, opts, clk, shoots, selfService)
 	if err != nil {
 		return err

@@ -36,10 +36,10 @@ func auditLogCredentialsPolicy(poolNamespace, operatorNamespace string) auditlog
 //
 // clients reach the runtimes (the registry cache source): the operator's kube.RuntimeClients, shared with every
 // other runtime-facing adapter.
-func registryCacheDeps(mgr manager.Manager, garden cluster.Cluster, opts Options, clk ports.Clock, clients kube.RuntimeClientFactory) (*registrycachesync.Deps, error) {
+func registryCacheDeps(mgr manager.Manager, garden cluster.Cluster, opts Options, clk ports.Clock, clients kube.RuntimeClientFactory) *registrycachesync.Deps {
 	rc := opts.Config.RegistryCache
 	if rc.Enabled != nil && !*rc.Enabled {
-		return nil, nil
+		return nil
 	}
 	d := &registrycachesync.Deps{GardenCache: garden.GetCache(), Observe: gardener.Observer{}, Namespaces: opts.WatchNamespaces, Clock: clk,
 		Runtimes: &kube.RegistryCacheRuntimes{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
@@ -55,7 +55,7 @@ func registryCacheDeps(mgr manager.Manager, garden cluster.Cluster, opts Options
 	if rc.CheckUpstreamDNS == nil || *rc.CheckUpstreamDNS {
 		d.Resolver = dns.Resolver{}
 	}
-	return d, nil
+	return d
 }
 
 // auditLogPoolDeps builds the audit log pool controller's Deps, with which dedicated audit log tenants are

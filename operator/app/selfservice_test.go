@@ -39,10 +39,7 @@ func TestRegistryCacheAndAuditLogDepsFollowTheConfiguration(t *testing.T) {
 		if r.runtimeClients != nil {
 			clients = r.runtimeClients
 		}
-		rc, err := registryCacheDeps(mgr, garden, opts, clock.RealClock{}, clients)
-		if err != nil {
-			return selfService{}, err
-		}
+		rc := registryCacheDeps(mgr, garden, opts, clock.RealClock{}, clients)
 		al, err := auditLogPoolDeps(mgr, garden, opts, clock.RealClock{}, &gardener.Shoots{}, clients)
 		return selfService{rc: rc, al: al}, err
 	}

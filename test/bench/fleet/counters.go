@@ -30,8 +30,8 @@ type counters struct {
 	// reconciles and errors per controller; depth and active summed over the controllers' queues.
 	reconciles, errors map[string]float64
 	// background are the reconciles of backgroundControllers.
-	background map[string]float64
-	depth, active      float64
+	background    map[string]float64
+	depth, active float64
 	// heapInuse is the Go heap in use (go_memstats_heap_inuse_bytes): the live objects and what the garbage
 	// collector has not returned yet, without the headroom GOGC leaves (what GOMEMLIMIT bounds in production).
 	heapInuse float64

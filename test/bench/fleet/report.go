@@ -35,7 +35,7 @@ type steadyResult struct {
 	idleBackground map[string]float64
 	// waited is how long the phase waited for the registry cache's start spread to end.
 	waited time.Duration
-	load                 string
+	load   string
 }
 
 type report struct {
@@ -45,9 +45,9 @@ type report struct {
 	setup              time.Duration
 	created, converged time.Duration
 	// createdEnd is when the last Runtime was created.
-	createdEnd time.Time
-	first, restart     phaseResult
-	steady             steadyResult
+	createdEnd     time.Time
+	first, restart phaseResult
+	steady         steadyResult
 	// gardenCPU is the CPU time of the harness process during phase 1: mostly the in-process API servers.
 	gardenCPU time.Duration
 	// convergePeaks are the manager's memory peaks while the fleet converged.
