@@ -74,21 +74,18 @@ func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeReque
 			return desiredConfiguration{}, err
 		}
 	}
-	compute := func(f runtimeconfig.Facts) (runtimeconfig.Desired, error) {
-		d, err := runtimeconfig.Compute(f)
-		if err == nil && hold != nil {
-			d = d.HoldBootstrap(req.Configured.Bootstrap.Hash, *hold)
-		}
-		return d, err
-	}
-	d, err := compute(facts)
+	d, err := runtimeconfig.Compute(facts)
 	if err != nil {
 		return desiredConfiguration{}, err
 	}
+	if hold != nil {
+		d = d.HoldBootstrap(req.Configured.Bootstrap.Hash, *hold)
+	}
 	out := desiredConfiguration{desired: d, hash: d.Hash(), reconciledAt: at}
 	if rec := req.Configured; rec.Hash != "" && rec.Hash != out.hash && !at.Equal(rec.ShootReconciledAt) {
-		facts.Shoot.ReconciledAt = rec.ShootReconciledAt
-		if before, err := compute(facts); err == nil && before.Hash() == rec.Hash {
+		// Every Gardener success moves the reconcile time: the state at the recorded time differs from d only in
+		// the document's last line (AtReconcileTime), so the rest is not computed again.
+		if before, err := d.AtReconcileTime(rec.ShootReconciledAt); err == nil && before.Hash() == rec.Hash {
 			out.onlyReconcileTime = true
 		}
 	}

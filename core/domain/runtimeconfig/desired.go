@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -61,16 +62,33 @@ type Desired struct {
 	// BootstrapHold is set while the rollout of a changed set does not admit the runtime: its bootstrap objects are
 	// left as they are, and this is the outcome its Bootstrapped condition reports.
 	BootstrapHold *Outcome `json:"-"`
+	// infoBody is the length of ProvisioningInfo without its lastReconcileTime line (Compute sets it).
+	infoBody int
+}
+
+// AtReconcileTime returns d as Compute returns it for the same facts with the shoot's reconcile time t: only the
+// document's last line differs, so the rest of the document is not rendered again. The Runtime controller asks it
+// on every Gardener success, to learn whether only the reconcile time changed since the runtime was configured.
+func (d Desired) AtReconcileTime(t time.Time) (Desired, error) {
+	if d.infoBody > len(d.ProvisioningInfo) || d.infoBody == 0 {
+		return Desired{}, fmt.Errorf("render %s: the desired state was not computed", ProvisioningInfoName)
+	}
+	tail, err := renderReconcileTime(formatTime(t))
+	if err != nil {
+		return Desired{}, err
+	}
+	d.ProvisioningInfo = d.ProvisioningInfo[:d.infoBody] + tail
+	return d, nil
 }
 
 // Compute returns the desired state for f. It fails only when the document cannot be rendered, which plain values
 // never cause.
 func Compute(f Facts) (Desired, error) {
-	info, err := provisioningInfo(f).Render()
+	body, tail, err := provisioningInfo(f).renderParts()
 	if err != nil {
 		return Desired{}, err
 	}
-	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: info, ManageOIDC: f.OIDCServed,
+	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: body + tail, infoBody: len(body), ManageOIDC: f.OIDCServed,
 		Administrators: adminBindings(f.Runtime.Administrators), ReservedAdministrators: ReservedAdministrators(f.Runtime.Administrators), Bootstrap: f.Bootstrap, BootstrapHash: f.Bootstrap.ContentHash()}
 	if f.OIDCServed {
 		d.OIDC = oidcResources(shoot.CustomerIssuers(f.Runtime, f.Config))

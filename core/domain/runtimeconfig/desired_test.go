@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
 )
@@ -269,5 +270,60 @@ func TestProvisioningInfoReportsTheShootsIPFamilies(t *testing.T) {
 		if got := provisioningInfo(f).NetworkDetails.DualStackIPEnabled; got != shootDual {
 			t.Errorf("shoot dual-stack %v: dualStackIPEnabled %v", shootDual, got)
 		}
+	}
+}
+
+// The document rendered in two parts (everything, then the reconcile time) is the one a single encoding of the
+// whole document writes, for documents with and without the time and with values YAML must quote.
+func TestRenderedInPartsIsRenderedAtOnce(t *testing.T) {
+	omitted := kebFacts()
+	omitted.Shoot = ShootFacts{}
+	quoted := kebFacts()
+	quoted.InstanceName, quoted.Runtime.GlobalAccountID = "yes", "- 'x': \"y\" #"
+	quoted.Shoot.InfrastructureConfig = []byte(`{"a":"2026-01-01","b":"null","c":{"d":["on","0x1", ""]}}`)
+	for name, f := range map[string]Facts{"keb": kebFacts(), "nothing known of the shoot": omitted, "quoted values": quoted} {
+		p := provisioningInfo(f)
+		var whole strings.Builder
+		enc := yaml.NewEncoder(&whole)
+		enc.SetIndent(2)
+		if err := enc.Encode(p); err != nil {
+			t.Fatal(err)
+		}
+		_ = enc.Close()
+		got, err := p.Render()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(whole.String(), got); diff != "" {
+			t.Errorf("%s: rendered in parts (-at once +in parts):\n%s", name, diff)
+		}
+	}
+}
+
+// AtReconcileTime gives the state Compute gives for the same facts at that reconcile time, hash included, and the
+// state of a zero time has no lastReconcileTime at all.
+func TestAtReconcileTimeIsComputeAtThatTime(t *testing.T) {
+	f := kebFacts()
+	d, err := Compute(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{{}, f.Shoot.ReconciledAt.Add(-time.Hour), f.Shoot.ReconciledAt, time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)} {
+		g := f
+		g.Shoot.ReconciledAt = at
+		want, err := Compute(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.AtReconcileTime(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ProvisioningInfo != want.ProvisioningInfo || got.Hash() != want.Hash() {
+			t.Errorf("at %v: document\n%s\nwant\n%s", at, got.ProvisioningInfo, want.ProvisioningInfo)
+		}
+	}
+	if _, err := (Desired{ProvisioningInfo: "x: y\n"}).AtReconcileTime(time.Now()); err == nil {
+		t.Error("a desired state Compute did not make: want an error, not a document cut anywhere")
 	}
 }

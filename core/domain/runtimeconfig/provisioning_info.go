@@ -80,12 +80,41 @@ type KubeAPIServer struct {
 func highAvailability(zones []string) bool { return len(zones) >= 3 && len(zones)%2 == 1 }
 
 // Render encodes the document as YAML (two-space indentation, the fields in declaration order): equal documents
-// render to equal bytes.
+// render to equal bytes. The reconcile time, the last key, is rendered apart from the rest (renderParts), so that
+// a document that differs only in it reuses the rest (Desired.AtReconcileTime): every Gardener success changes it.
 func (p ProvisioningInfo) Render() (string, error) {
+	body, tail, err := p.renderParts()
+	return body + tail, err
+}
+
+// renderParts returns the document without its lastReconcileTime line, and that line ("" when the time is unknown).
+// A top-level block mapping is its keys' lines one after the other, so the two parts concatenated are the document
+// a single encoding writes (TestRenderedInPartsIsRenderedAtOnce).
+func (p ProvisioningInfo) renderParts() (body, tail string, err error) {
+	t := p.LastReconcileTime
+	p.LastReconcileTime = ""
+	if body, err = encodeYAML(p); err != nil {
+		return "", "", err
+	}
+	tail, err = renderReconcileTime(t)
+	return body, tail, err
+}
+
+// renderReconcileTime is the lastReconcileTime line of the document for t (formatted by formatTime); "" for "".
+func renderReconcileTime(t string) (string, error) {
+	if t == "" {
+		return "", nil
+	}
+	return encodeYAML(struct {
+		LastReconcileTime string `yaml:"lastReconcileTime"`
+	}{t})
+}
+
+func encodeYAML(v any) (string, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(p); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return "", fmt.Errorf("render %s: %w", ProvisioningInfoName, err)
 	}
 	if err := enc.Close(); err != nil {

@@ -20,6 +20,7 @@ type laggingCache struct {
 	lag    int
 	before *imv1.GardenerCluster
 	reads  int // reads answered since the last patch
+	copies int // of those, reads that asked the cache for a deep copy
 }
 
 func (l *laggingCache) funcs() interceptor.Funcs {
@@ -28,6 +29,9 @@ func (l *laggingCache) funcs() interceptor.Funcs {
 			l.mu.Lock()
 			defer l.mu.Unlock()
 			l.reads++
+			if o := (&client.GetOptions{}).ApplyOptions(opts); l.before != nil && (o.UnsafeDisableDeepCopy == nil || !*o.UnsafeDisableDeepCopy) {
+				l.copies++
+			}
 			if gc, ok := obj.(*imv1.GardenerCluster); ok && l.before != nil && l.reads <= l.lag {
 				l.before.DeepCopyInto(gc)
 				return nil
@@ -58,13 +62,14 @@ func TestAwaitStatusWaitsUntilTheCacheShowsTheWrite(t *testing.T) {
 		_, err := w.reconcile(t)
 		require.NoError(t, err)
 		lag.mu.Lock()
-		reads := lag.reads
+		reads, copies := lag.reads, lag.copies
 		lag.mu.Unlock()
 		if await == 0 {
 			require.Zero(t, reads, "without AwaitStatus the cache is not read after the status patch")
 			continue
 		}
 		require.Equal(t, lag.lag+1, reads, "the reconcile returned before the cache showed its status write")
+		require.Zero(t, copies, "the wait reads only the resourceVersion: no deep copy of the object per poll")
 	}
 }
 

@@ -218,7 +218,7 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 	}
 	if present && StatusChanged(s.before, s.Obj) {
 		// A merge patch of the status carries no resourceVersion: it cannot conflict with writers of other fields.
-		patch := client.MergeFrom(s.before)
+		patch := statusMergeFrom{before: s.before}
 		if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
 			// Which field a reconcile changed: the question behind every unexpected write (e.g. after a restart).
 			if data, err := patch.Data(s.Obj); err == nil {

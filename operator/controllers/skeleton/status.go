@@ -1,10 +1,14 @@
 package skeleton
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -35,4 +39,32 @@ func hasFinalizer(o client.Object, finalizer string) bool {
 func isNil(o client.Object) bool {
 	v := reflect.ValueOf(o)
 	return !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil())
+}
+
+// statusMergeFrom is the merge patch of the status subresource from before to the object it is applied with: what
+// client.MergeFrom(before) sends to the /status endpoint, which takes nothing but the status, computed from the two
+// statuses instead of the two whole objects (a Runtime's spec is encoded and compared on every status write
+// otherwise: TestStatusPatchIsTheMergePatchOfTheStatus). Like client.MergeFrom it carries no resourceVersion.
+type statusMergeFrom struct{ before client.Object }
+
+func (p statusMergeFrom) Type() types.PatchType { return types.MergePatchType }
+
+func (p statusMergeFrom) Data(obj client.Object) ([]byte, error) {
+	b, a := statusOf(p.before), statusOf(obj)
+	if !b.IsValid() || !a.IsValid() {
+		return client.MergeFrom(p.before).Data(obj)
+	}
+	before, err := json.Marshal(b.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("encode the status before: %w", err)
+	}
+	after, err := json.Marshal(a.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("encode the status: %w", err)
+	}
+	patch, err := jsonpatch.CreateMergePatch(before, after)
+	if err != nil {
+		return nil, fmt.Errorf("merge patch of the status: %w", err)
+	}
+	return json.Marshal(map[string]json.RawMessage{"status": patch})
 }
