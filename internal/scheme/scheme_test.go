@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/internal/scheme"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 )
 
 // TestGardenerTypesAreReadAsProtobuf asks a recording server for a shoot, a credentials binding and a Runtime with a
