@@ -20,7 +20,9 @@ import (
 
 // InSync implements ports.Shoots. It compares what Apply would send with the shoot in the cache, so the decision
 // costs no request. Gardener bumps the shoot generation for changes of its own (scheduling, maintenance), which
-// is why generations are no evidence of drift; the values are.
+// is why generations are no evidence of drift; the values are. The structured-authentication ConfigMap is part of
+// the answer (authConfigMapHolds); a shoot found in sync is not compared again while nothing the answer depends on
+// changed (inSyncMemo), its ConfigMap's version included.
 func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 	a.Spec.Namespace = c.Namespace
 	current, err := c.get(ctx, a.Spec.Name)
@@ -28,17 +30,22 @@ func (c *Shoots) InSync(ctx context.Context, a ports.ShootApply) (bool, error) {
 		c.inSync.forget(a.Spec.Name)
 		return false, err
 	}
-	key, keyed := inSyncKeyOf(a, current)
-	if !keyed || !c.inSync.holds(a.Spec.Name, key) {
-		same, err := c.compare(a, current)
-		if !same || err != nil {
-			return false, err
-		}
-		if keyed {
-			c.inSync.remember(a.Spec.Name, key)
-		}
+	cm, err := c.authConfigMap(ctx, a)
+	if err != nil {
+		return false, err
 	}
-	return c.authConfigMapInSync(ctx, a, current)
+	key, keyed := inSyncKeyOf(a, current, cm)
+	if keyed && c.inSync.holds(a.Spec.Name, key) {
+		return true, nil
+	}
+	same, err := c.compare(a, current)
+	if !same || err != nil || !authConfigMapHolds(a, cm, current) {
+		return false, err
+	}
+	if keyed {
+		c.inSync.remember(a.Spec.Name, key)
+	}
+	return true, nil
 }
 
 // compare reports whether current holds every value of what Apply would send for a.
@@ -59,36 +66,50 @@ func (c *Shoots) compare(a ports.ShootApply, current *gardencorev1beta1.Shoot) (
 	return len(current.Spec.Provider.Workers) == len(desired.Spec.Provider.Workers) && len(shootDifferences(want.Object, have)) == 0, nil
 }
 
-// authConfigMapInSync reports whether the structured-authentication ConfigMap holds what Apply writes: it decides
-// which identity providers the cluster trusts, so a changed one is drift like a changed shoot field.
-func (c *Shoots) authConfigMapInSync(ctx context.Context, a ports.ShootApply, owner *gardencorev1beta1.Shoot) (bool, error) {
+// authConfigMap reads the structured-authentication ConfigMap a writes from the cache: nil when a has no
+// authentication or the ConfigMap does not exist.
+func (c *Shoots) authConfigMap(ctx context.Context, a ports.ShootApply) (*corev1.ConfigMap, error) {
 	auth := a.Spec.Authentication
 	if auth == nil {
-		return true, nil
+		return nil, nil
+	}
+	cm := &corev1.ConfigMap{}
+	err := c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: auth.ConfigMapName}, cm)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.record("get", classify("get authentication ConfigMap of shoot "+a.Spec.Name, err))
+	}
+	return cm, nil
+}
+
+// authConfigMapHolds reports whether the structured-authentication ConfigMap (cm, nil: missing) holds what Apply
+// writes for a: it decides which identity providers the cluster trusts, so a changed one is drift like a changed
+// shoot field.
+func authConfigMapHolds(a ports.ShootApply, cm *corev1.ConfigMap, owner *gardencorev1beta1.Shoot) bool {
+	auth := a.Spec.Authentication
+	if auth == nil {
+		return true
+	}
+	if cm == nil {
+		return false
 	}
 	want, err := translate.AuthenticationConfigMapData(auth)
 	if err != nil {
-		return false, nil //nolint:nilerr // not in sync: Apply reports the rejection with its reason
-	}
-	cm := &corev1.ConfigMap{}
-	err = c.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: auth.ConfigMapName}, cm)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, c.record("get", classify("get authentication ConfigMap of shoot "+a.Spec.Name, err))
+		return false // not in sync: Apply reports the rejection with its reason
 	}
 	// Without the shoot as owner it would outlive the shoot (and an adopted one would stay the previous system's).
 	if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || !ownedByShoot(cm.OwnerReferences, owner) {
-		return false, nil
+		return false
 	}
 	for k, v := range want {
 		// By digest on the cached copy (CacheTransform keeps no data): equal digests are equal contents.
 		if !configMapHolds(cm, k, v) {
-			return false, nil
+			return false
 		}
 	}
-	return true, nil
+	return true
 }
 
 // shootDifferences compares what is applied of a shoot: its metadata (labels, annotations) and its spec. The

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kyma-project/kim/core/ports"
@@ -15,8 +16,9 @@ import (
 // Gardener reports on a healthy shoot many times an hour (its last operation, conditions), each report is an event
 // for the Runtime controller, and comparing the apply with the shoot field by field was the largest share of the
 // CPU such an event costs. The comparison is a function of the apply, the shoot's spec and its labels and
-// annotations: Gardener raises the generation with every change of the spec (its update strategy), so the same UID,
-// generation, metadata and apply give the same answer without comparing again. Only answers "in sync" are kept:
+// annotations, and of the structured-authentication ConfigMap: Gardener raises the generation with every change of the
+// spec (its update strategy), and the API server the ConfigMap's resourceVersion with every write, so the same UIDs,
+// generation, metadata, ConfigMap version and apply give the same answer without comparing again. Only answers "in sync" are kept:
 // a shoot out of sync is written next, which changes the key anyway.
 type inSyncMemo struct {
 	mu     sync.Mutex
@@ -29,13 +31,15 @@ type inSyncMemo struct {
 type inSyncKey struct {
 	uid        types.UID
 	generation int64
+	// configMap is the authentication ConfigMap's UID and resourceVersion ("" without one).
+	configMap string
 	// inputs is a digest of the apply and of the shoot's labels and annotations.
 	inputs [sha256.Size]byte
 }
 
 // inSyncKeyOf is the key of a comparison of a with current; false when the inputs cannot be encoded (the
 // comparison then always runs).
-func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot) (inSyncKey, bool) {
+func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot, cm *corev1.ConfigMap) (inSyncKey, bool) {
 	// Precondition and HoldAdoptedChanges are left out: they pin or hold a write and change nothing compared.
 	// encoding/json writes maps in key order, so equal inputs encode equally.
 	raw, err := json.Marshal(struct {
@@ -47,7 +51,11 @@ func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot) (inSyncKe
 	if err != nil {
 		return inSyncKey{}, false
 	}
-	return inSyncKey{uid: current.UID, generation: current.Generation, inputs: sha256.Sum256(raw)}, true
+	key := inSyncKey{uid: current.UID, generation: current.Generation, inputs: sha256.Sum256(raw)}
+	if cm != nil {
+		key.configMap = string(cm.UID) + "/" + cm.ResourceVersion
+	}
+	return key, true
 }
 
 // holds reports whether the last comparison of the shoot name had key and found it in sync.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kyma-project/kim/core/domain/shoot"
@@ -16,9 +17,7 @@ import (
 // re-created shoot is compared again, and the answer is the comparison's.
 func TestInSyncComparesOnlyWhenSomethingItReadsChanged(t *testing.T) {
 	a := goldenApplies(t)["aws"]
-	if a.Spec.Authentication != nil {
-		a.Spec.Authentication = nil // the ConfigMap is read on every call anyway; the shoot is what is remembered
-	}
+	a.Spec.Authentication = nil // the ConfigMap's part: TestInSyncRemembersTheAuthenticationConfigMapsVersion
 	base := serverShoot(t, a, true, false)
 	for _, tc := range []struct {
 		name       string
@@ -82,5 +81,66 @@ func TestInSyncForgetsAGoneShoot(t *testing.T) {
 	}
 	if n := len(adapter.inSync.byName); n != 0 {
 		t.Errorf("%d shoots remembered after the shoot went", n)
+	}
+}
+
+// TestInSyncRemembersTheAuthenticationConfigMapsVersion: the structured-authentication ConfigMap is part of the
+// remembered answer by its UID and resourceVersion: while they stay, a Gardener report costs no comparison and no
+// rendering of the ConfigMap; a ConfigMap written again (same content or changed), re-created or gone is looked
+// at again, and the answer is the comparison's.
+func TestInSyncRemembersTheAuthenticationConfigMapsVersion(t *testing.T) {
+	var a ports.ShootApply
+	for _, golden := range goldenApplies(t) {
+		if golden.Spec.Authentication != nil {
+			a = golden
+			break
+		}
+	}
+	if a.Spec.Authentication == nil {
+		t.Fatal("no golden runtime with structured authentication")
+	}
+	s := serverShoot(t, a, true, false)
+	for _, tc := range []struct {
+		name       string
+		change     func(cm *corev1.ConfigMap) *corev1.ConfigMap // nil: the ConfigMap is gone
+		compared   int
+		wantInSync bool
+	}{
+		{name: "a status report on the shoot", change: func(cm *corev1.ConfigMap) *corev1.ConfigMap { return cm }, compared: 1, wantInSync: true},
+		{name: "written again, same content", change: func(cm *corev1.ConfigMap) *corev1.ConfigMap {
+			cm.ResourceVersion = "816"
+			return cm
+		}, compared: 2, wantInSync: true},
+		{name: "changed by someone", change: func(*corev1.ConfigMap) *corev1.ConfigMap {
+			cm := authConfigMap(t, a, s, true)
+			cm.ResourceVersion = "816"
+			return cm
+		}, compared: 2, wantInSync: false},
+		{name: "re-created", change: func(cm *corev1.ConfigMap) *corev1.ConfigMap {
+			cm.UID += "-2"
+			return cm
+		}, compared: 2, wantInSync: true},
+		{name: "gone", change: func(*corev1.ConfigMap) *corev1.ConfigMap { return nil }, compared: 2, wantInSync: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			cm := authConfigMap(t, a, s, false)
+			cm.UID = "cm-uid"
+			cache := newMapClient(cached(t, s), cached(t, cm))
+			adapter := &Shoots{Client: cache, Live: cache, Namespace: s.Namespace, RuntimeNamespace: "kcp-system"}
+			if in, err := adapter.InSync(ctx, a); err != nil || !in {
+				t.Fatalf("first InSync: %v, %v; want in sync", in, err)
+			}
+			key := objKey(cm, client.ObjectKeyFromObject(cm))
+			if changed := tc.change(cm.DeepCopy()); changed != nil {
+				cache.objs[key] = cached(t, changed)
+			} else {
+				delete(cache.objs, key)
+			}
+			in, err := adapter.InSync(ctx, a)
+			if err != nil || in != tc.wantInSync || adapter.inSync.compared != tc.compared {
+				t.Errorf("InSync %v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			}
+		})
 	}
 }
