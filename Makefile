@@ -209,15 +209,35 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: lint vulncheck verify-generated verify-mutants test-alerts test-fips test-all test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, every safety mutant still killed, alert rules, unit tests in FIPS mode, docs check, unit and integration tests, the install through OLM, go install of the CLI.
+test: lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests in FIPS mode, then only the tests they skipped (integration, docs check), every safety mutant still killed, the install through OLM, go install of the CLI.
+
+# Nothing runs twice in `make test`: test-fips keeps its go test -json stream (SHORT_REPORT), test-all runs only the
+# tests that skipped there and keeps its own (ALL_REPORT), and verify-mutants takes the baselines of its integration
+# judges from that (hack/safety-mutants.sh, MUTANT_BASELINE_JSON). Run alone, test-all runs every test and
+# verify-mutants every baseline.
+test: TEST_ALL_AFTER = $(SHORT_REPORT)
+test: MUTANT_BASELINE_JSON = $(ALL_REPORT)
+
+# The go test -json streams of test-fips and test-all, written only when every test of the stage passed (a failed
+# stage leaves <report>.failed), and the command that runs go test, prints its short report and keeps them.
+TEST_REPORTS ?= $(BIN)/test-reports
+SHORT_REPORT = $(TEST_REPORTS)/short.json
+ALL_REPORT = $(TEST_REPORTS)/all.json
+TESTREPORT = $(GO) run ./test/cmd/testreport
+# TEST_ALL_AFTER: the report of a -short run; test-all then runs, per package, only the top-level tests that skipped
+# there (or one of whose subtests did), and fails when the report is missing or records a failure.
+TEST_ALL_AFTER ?=
+# MUTANT_BASELINE_JSON: reports of a run of this commit without -short (test-all's) whose passed integration tests
+# count as the baselines of the mutants they judge.
+MUTANT_BASELINE_JSON ?=
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
 
 .PHONY: verify-mutants
-verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants/ applies and is found by the test named for it, which passed on the unmutated tree in the same run.
+verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants/ applies and is found by the test named for it, which passed on the unmutated tree in the same run (in make test, an integration judge's pass in test-all counts).
 	hack/safety-mutants.sh --check
-	$(FIPS_BUILD) hack/safety-mutants.sh $(MUTANT_SEQUENCES)
+	MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" $(FIPS_BUILD) hack/safety-mutants.sh $(MUTANT_SEQUENCES)
 
 # FIPS 140-3 mode of the image (Dockerfile): built against Go's FIPS module, only approved algorithms at run time.
 FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
@@ -230,8 +250,9 @@ FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
 FIPS_BUILD = GOFIPS140=v1.0.0
 
 .PHONY: test-fips
-test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm.
-	$(FIPS_ENV) $(GO) test $(GOTEST_FLAGS) -short ./...
+test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm. Keeps the go test -json stream in SHORT_REPORT.
+	@mkdir -p $(TEST_REPORTS)
+	$(FIPS_ENV) $(TESTREPORT) run -o $(SHORT_REPORT) -- $(GO) test -json $(GOTEST_FLAGS) -short ./...
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
@@ -239,8 +260,11 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 	cd $(API_MOD_DIR) && $(API_ENV) $(GO) test $(GOTEST_FLAGS) -short ./...
 
 .PHONY: test-all
-test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' ./...
+test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included; in make test only those test-fips skipped. Keeps the go test -json stream in ALL_REPORT.
+	@mkdir -p $(TEST_REPORTS)
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(ALL_REPORT) \
+		$(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) -- \
+		$(GO) test -json $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
 	@# The two-replica chaos test (garden-in-a-box starts once per process, so it needs a process of its own) is the
 	@# judge of safety mutant 145: verify-mutants runs it on the unmutated tree, and `make test-two-replicas` alone.
 	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...

@@ -21,6 +21,11 @@
 # Usage: hack/safety-mutants.sh [max sequences per property mutant, default 20000] [name filter regexp]
 #        hack/safety-mutants.sh --check   only check that every patch still applies to the working tree
 # MUTANTS_ROOT overrides the repository the mutants are read from and applied to (the judge's own test uses it).
+# MUTANT_BASELINE_JSON names go test -json reports (space-separated; make test passes test-all's) of a run of this
+# same commit without -short, with the envtest binaries: for kill-integration lines only (they run the same way), a
+# named top-level test the reports hold is not run again for the baseline; its verdict there is its baseline (a FAIL
+# or SKIP there means NOT JUDGED). A named test the reports lack gets its baseline run here. The reports are used only
+# when the tree has no uncommitted change (the mutants patch HEAD; the reports must be of HEAD too).
 set -euo pipefail
 root="${MUTANTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}"
 if [ "${1:-}" = --check ]; then
@@ -75,8 +80,22 @@ for patch in "${root}"/hack/safety-mutants/*.patch; do
   judged+=("${name} ${line:-property ./core/usecase ^TestSafetyProperties\$}")
 done
 assets=""
+reports=()
 if printf '%s\n' "${judged[@]}" | grep -q '^[^ ]* kill-integration '; then
   assets="$("${root}/hack/envtest.sh")"
+  if [ -n "${MUTANT_BASELINE_JSON:-}" ]; then
+    read -ra reports <<<"${MUTANT_BASELINE_JSON}"
+    for report in "${reports[@]}"; do
+      [ -f "${report}" ] || { echo "safety-mutants: MUTANT_BASELINE_JSON names ${report}, which does not exist" >&2; exit 1; }
+    done
+    if [ -n "$(git -C "${root}" status --porcelain)" ]; then
+      echo "safety-mutants: uncommitted changes, so the reports of MUTANT_BASELINE_JSON are not of HEAD: every baseline runs here"
+      reports=()
+    else
+      # The report reader of this repository (also when MUTANTS_ROOT is another one), built outside the trees.
+      (cd "$(dirname "$0")/.." && GOWORK='' GOFLAGS=-buildvcs=false go build -o "${work}/testreport" ./test/cmd/testreport)
+    fi
+  fi
 fi
 
 # run_named <tree> <kind> <package> <regexp>: the named tests of a package in a tree, with the output of go test.
@@ -91,15 +110,35 @@ run_named() {
 
 # Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each; up to
 # ${jobs} groups at a time in the first slot's tree, which no mutant touches before the baseline is done); a mutant
-# whose test did not pass here is not judged.
+# whose test did not pass here is not judged. An integration test that MUTANT_BASELINE_JSON's reports hold takes its
+# verdict from there instead (written like go test -v's, marked "from the report").
 mkdir -p "${work}/baseline" "${work}/verdicts"
 groups=()
 while IFS= read -r group; do groups+=("${group}"); done < <(printf '%s\n' "${judged[@]}" | awk '{print $2 "|" $3}' | sort -u)
 for g in "${!groups[@]}"; do
   kind="${groups[$g]%%|*}" pkg="${groups[$g]#*|}"
-  union="$(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print "(" $4 ")"}' | sort -u | paste -sd'|')"
+  : > "${work}/baseline/${g}"
+  regexps=()
+  while IFS= read -r re; do regexps+=("${re}"); done < <(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print $4}' | sort -u)
+  torun=("${regexps[@]}")
+  if [ "${kind}" = kill-integration ] && [ "${#reports[@]}" -gt 0 ]; then
+    importpath="$(cd "${root}" && go list "${pkg}")"
+    torun=()
+    for re in "${regexps[@]}"; do
+      verdicts="$("${work}/testreport" verdicts -pkg "${importpath}" -run "${re}" "${reports[@]}")"
+      if [ -n "${verdicts}" ]; then
+        sed 's/^\([A-Z]*\) \(.*\)$/--- \1: \2 (from the report)/' <<<"${verdicts}" >> "${work}/baseline/${g}"
+        echo "safety-mutants: baseline of ${pkg} -run ${re} from the report: $(paste -sd' ' <<<"${verdicts}")"
+      else
+        torun+=("${re}")
+        echo "safety-mutants: baseline of ${pkg} -run ${re} runs here: no such test in the report"
+      fi
+    done
+  fi
+  [ "${#torun[@]}" -gt 0 ] || continue
+  union="$(printf '(%s)\n' "${torun[@]}" | paste -sd'|')"
   while [ "$(jobs -rp | wc -l)" -ge "${jobs}" ]; do wait -n || true; done
-  { run_named "${work}/tree-1" "${kind}" "${pkg}" "${union}" > "${work}/baseline/${g}" || true; } &
+  { run_named "${work}/tree-1" "${kind}" "${pkg}" "${union}" >> "${work}/baseline/${g}" || true; } &
 done
 wait
 declare -A baseline=()

@@ -58,32 +58,7 @@ func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test several times in a scratch module")
 	}
-	repo := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.invalid", "-c", "user.name=t"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	write := func(name, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module example.invalid/m\n\ngo 1.24\n")
-	write("m.go", sum)
-	write("m_test.go", sumTest)
-	write("suite.go", suite)
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-qm", "base")
-
+	repo, git, write := scratchRepo(t, sumTest)
 	mutants := []mutant{
 		// Judged first (the patches run in name order): a kill whose message is in a suite, not a test file,
 		// must neither end the judge nor go unreported.
@@ -95,22 +70,7 @@ func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
 		{"5-judge-broken-before", "kill: . ^TestAlwaysFails$", strings.Replace(sum, "a + b", "a - b", 1)},
 		{"6-no-such-test", "kill: . ^TestMissing$", strings.Replace(sum, "a + b", "a - b", 1)},
 	}
-	for _, m := range mutants {
-		write("m.go", m.source)
-		write("hack/safety-mutants/"+m.name+".patch", m.kill+"\n"+git("diff", "--", "m.go"))
-		git("checkout", "-q", "--", "m.go")
-	}
-	git("add", ".")
-	git("commit", "-qm", "mutants")
-
-	judge, err := filepath.Abs("../../hack/safety-mutants.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(judge, "1")
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), "MUTANTS_ROOT="+repo, "GOWORK=off", "GOFLAGS=")
-	out, err := cmd.CombinedOutput()
+	out, err := runJudge(t, repo, git, write, mutants)
 	t.Logf("judge output:\n%s", out)
 	if err == nil {
 		t.Fatal("the judge passed a run with unjudged and surviving mutants")
@@ -128,5 +88,158 @@ func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
 			t.Errorf("mutant %s: no line matching %q", name, re)
 		}
+	}
+}
+
+// scratchRepo is a git repository holding a module with Sum and Neg, the given test file and the suite.
+func scratchRepo(t *testing.T, tests string) (repo string, git func(args ...string) string, write func(name, content string)) {
+	t.Helper()
+	repo = t.TempDir()
+	git = func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.invalid", "-c", "user.name=t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	write = func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.invalid/m\n\ngo 1.24\n")
+	write("m.go", sum)
+	write("m_test.go", tests)
+	write("suite.go", suite)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	return repo, git, write
+}
+
+// runJudge commits the mutants as patches and runs the judge on the repository (one sequence for property mutants).
+func runJudge(t *testing.T, repo string, git func(args ...string) string, write func(name, content string), mutants []mutant, env ...string) ([]byte, error) {
+	t.Helper()
+	for _, m := range mutants {
+		write("m.go", m.source)
+		write("hack/safety-mutants/"+m.name+".patch", m.kill+"\n"+git("diff", "--", "m.go"))
+		git("checkout", "-q", "--", "m.go")
+	}
+	git("add", ".")
+	git("commit", "-qm", "mutants")
+
+	judge, err := filepath.Abs("../../hack/safety-mutants.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(judge, "1")
+	cmd.Dir = repo
+	cmd.Env = append(append(os.Environ(), "MUTANTS_ROOT="+repo, "GOWORK=off", "GOFLAGS="), env...)
+	return cmd.CombinedOutput()
+}
+
+// countedTests appends each test's name to the file $JUDGE_RUNS when it runs, so the test can count the runs.
+const countedTests = `package m
+
+import (
+	"os"
+	"testing"
+)
+
+func ran(t *testing.T) {
+	f, err := os.OpenFile(os.Getenv("JUDGE_RUNS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(t.Name() + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSum(t *testing.T) {
+	ran(t)
+	if Sum(2, 3) != 5 {
+		t.Fatal("Sum(2, 3) != 5")
+	}
+}
+
+func TestSumAgain(t *testing.T) {
+	ran(t)
+	if Sum(1, 1) != 2 {
+		t.Fatal("Sum(1, 1) != 2")
+	}
+}
+
+func TestNeg(t *testing.T) {
+	ran(t)
+	CheckNeg(t)
+}
+`
+
+// TestJudgeTakesIntegrationBaselinesFromTheReport gives the judge a go test -json report of the unmutated tree
+// (MUTANT_BASELINE_JSON): an integration judge the report holds as passed is not run for its baseline, one the report
+// holds as failed makes its mutant NOT JUDGED (although it would pass here), and one the report lacks gets its own
+// baseline run.
+func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test several times in a scratch module")
+	}
+	repo, git, write := scratchRepo(t, countedTests)
+	write("hack/envtest.sh", "#!/bin/sh\necho /nonexistent-envtest-assets\n")
+	if err := os.Chmod(filepath.Join(repo, "hack/envtest.sh"), 0o755); err != nil { //nolint:gosec // a script of the test
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	events := []string{
+		`{"Action":"start","Package":"example.invalid/m"}`,
+		`{"Action":"run","Package":"example.invalid/m","Test":"TestSum"}`,
+		`{"Action":"pass","Package":"example.invalid/m","Test":"TestSum"}`,
+		`{"Action":"run","Package":"example.invalid/m","Test":"TestNeg"}`,
+		`{"Action":"fail","Package":"example.invalid/m","Test":"TestNeg"}`,
+		`{"Action":"fail","Package":"example.invalid/m"}`,
+	}
+	if err := os.WriteFile(report, []byte(strings.Join(events, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(t.TempDir(), "runs")
+	wrong := strings.Replace(sum, "a + b", "a - b", 1)
+	mutants := []mutant{
+		{"a-found-after-the-report", "kill-integration: . ^TestSum$", wrong},
+		{"b-failed-in-the-report", "kill-integration: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1)},
+		{"c-not-in-the-report", "kill-integration: . ^TestSumAgain$", wrong},
+	}
+	out, err := runJudge(t, repo, git, write, mutants, "MUTANT_BASELINE_JSON="+report, "JUDGE_RUNS="+runs, "MUTANT_JOBS=1")
+	t.Logf("judge output:\n%s", out)
+	if err == nil {
+		t.Fatal("the judge passed a run with a mutant it could not judge")
+	}
+	for name, re := range map[string]string{
+		"a-found-after-the-report": `found +a-found-after-the-report .*TestSum: m_test\.go:[0-9]+: Sum\(2, 3\) != 5`,
+		"b-failed-in-the-report":   `NOT JUDGED +b-failed-in-the-report .*did not pass on the unmutated tree: FAIL TestNeg`,
+		"c-not-in-the-report":      `found +c-not-in-the-report .*TestSumAgain`,
+		"report used":              `safety-mutants: baseline of \. -run \^TestSum\$ from the report: PASS TestSum`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
+			t.Errorf("%s: no line matching %q", name, re)
+		}
+	}
+	ranTests, err := os.ReadFile(runs) //nolint:gosec // the test's own file
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, name := range strings.Fields(string(ranTests)) {
+		count[name]++
+	}
+	// TestSum: the mutant's run only (its baseline is the report's); TestNeg: never (not judged);
+	// TestSumAgain: its own baseline and the mutant's run.
+	if count["TestSum"] != 1 || count["TestNeg"] != 0 || count["TestSumAgain"] != 2 {
+		t.Errorf("runs of the named tests %v; want TestSum 1, TestNeg 0, TestSumAgain 2", count)
 	}
 }

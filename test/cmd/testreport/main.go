@@ -1,0 +1,179 @@
+// Command testreport runs `go test -json`, prints it as a short report and keeps the stream, so a later stage can
+// run only what an earlier one did not (make test-fips, make test-all) and the safety mutants' judge can take the
+// baseline of an integration test from a run that already made it (hack/safety-mutants.sh).
+//
+//	testreport run -o FILE [-rerun-skipped REPORT] -- go test -json [flags] [packages]
+//	    Runs the command and prints one line per package (ok, FAIL, ?) and the whole output of every test that did
+//	    not pass, build errors included. FILE (the go test -json stream) is written only when every test passed and
+//	    the command succeeded; an old FILE is removed first. With -rerun-skipped, REPORT must be the complete report
+//	    of an earlier successful run (it fails otherwise): the command is run, with `-run <regexp> <packages>`
+//	    appended, once per group of packages that skipped tests there, for just those top-level tests (see plan).
+//	testreport plan REPORT
+//	    Prints what -rerun-skipped would run: one line per command, the -run regexp and the packages.
+//	testreport verdicts -pkg IMPORTPATH -run REGEXP REPORT...
+//	    Prints "PASS|FAIL|SKIP <test>" for each top-level test of the package whose name matches REGEXP.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = runCmd(os.Args[2:])
+	case "plan":
+		err = planCmd(os.Args[2:])
+	case "verdicts":
+		err = verdictsCmd(os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testreport:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: testreport run -o FILE [-rerun-skipped REPORT] -- go test -json ... | plan REPORT | verdicts -pkg IMPORTPATH -run REGEXP REPORT...")
+	os.Exit(2)
+}
+
+func loadReports(files ...string) (*report, error) {
+	rep := &report{pkgs: map[string]*pkgResult{}}
+	for _, f := range files {
+		fh, err := os.Open(f) //nolint:gosec // a report the caller names
+		if err != nil {
+			return nil, err
+		}
+		one, err := readReport(fh)
+		_ = fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		rep.order = append(rep.order, one.order...)
+		for name, p := range one.pkgs {
+			rep.pkgs[name] = p
+		}
+	}
+	return rep, nil
+}
+
+// planFrom reads the report of the earlier run and the commands to run after it; a missing, failed or incomplete
+// report is an error, never an empty plan.
+func planFrom(file string) ([]group, error) {
+	if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("the report of the earlier run is missing (%w); it is written only when every test of that run passed (make test-fips)", err)
+	}
+	rep, err := loadReports(file)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := rep.rerunGroups()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%s: no test skipped there, so nothing would run; a -short run of this repository skips its integration tests, so this cannot be its report", file)
+	}
+	return groups, nil
+}
+
+func planCmd(args []string) error {
+	if len(args) != 1 {
+		usage()
+	}
+	groups, err := planFrom(args[0])
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		fmt.Printf("-run '%s' %s\n", g.Run, strings.Join(g.Pkgs, " "))
+	}
+	return nil
+}
+
+func verdictsCmd(args []string) error {
+	fs := flag.NewFlagSet("verdicts", flag.ExitOnError)
+	pkg := fs.String("pkg", "", "import path of the package")
+	run := fs.String("run", "", "regexp of top-level test names")
+	_ = fs.Parse(args)
+	if *pkg == "" || *run == "" || fs.NArg() == 0 {
+		usage()
+	}
+	re, err := regexp.Compile(*run)
+	if err != nil {
+		return err
+	}
+	rep, err := loadReports(fs.Args()...)
+	if err != nil {
+		return err
+	}
+	for _, v := range rep.verdicts(*pkg, re) {
+		fmt.Println(v)
+	}
+	return nil
+}
+
+func runCmd(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	out := fs.String("o", "", "file the go test -json stream is written to when everything passed")
+	after := fs.String("rerun-skipped", "", "report of an earlier run: run only what skipped there")
+	_ = fs.Parse(args)
+	command := fs.Args()
+	if *out == "" || len(command) == 0 {
+		usage()
+	}
+	if err := os.Remove(*out); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	runs := [][]string{command}
+	if *after != "" {
+		groups, err := planFrom(*after)
+		if err != nil {
+			return err
+		}
+		runs = runs[:0]
+		pkgs := 0
+		for _, g := range groups {
+			runs = append(runs, append(append(append([]string(nil), command...), "-run", g.Run), g.Pkgs...))
+			pkgs += len(g.Pkgs)
+		}
+		fmt.Printf("testreport: running what skipped in %s: %d packages in %d go test commands\n", *after, pkgs, len(groups))
+		for _, g := range groups {
+			fmt.Printf("testreport:   -run '%s' %s\n", g.Run, strings.Join(g.Pkgs, " "))
+		}
+	}
+	tmp := *out + ".part"
+	f, err := os.Create(tmp) //nolint:gosec // the file the caller names
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	sum := &summary{}
+	for _, c := range runs {
+		if err := sum.run(c, f, os.Stdout); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Println(sum.line())
+	if sum.failed {
+		failed := *out + ".failed"
+		_ = os.Rename(tmp, failed)
+		return fmt.Errorf("tests failed; the stream is in %s, not in %s", failed, *out)
+	}
+	return os.Rename(tmp, *out)
+}
