@@ -192,7 +192,7 @@ func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
 	}
 	repo, git, write := scratchRepo(t, countedTests)
 	write("hack/envtest.sh", "#!/bin/sh\necho /nonexistent-envtest-assets\n")
-	if err := os.Chmod(filepath.Join(repo, "hack/envtest.sh"), 0o755); err != nil { //nolint:gosec // a script of the test
+	if err := os.Chmod(filepath.Join(repo, "hack/envtest.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	report := filepath.Join(t.TempDir(), "report.json")
@@ -229,7 +229,7 @@ func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
 			t.Errorf("%s: no line matching %q", name, re)
 		}
 	}
-	ranTests, err := os.ReadFile(runs) //nolint:gosec // the test's own file
+	ranTests, err := os.ReadFile(runs)
 	if err != nil {
 		t.Fatal(err)
 	}

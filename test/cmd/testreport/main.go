@@ -52,7 +52,7 @@ func usage() {
 func loadReports(files ...string) (*report, error) {
 	rep := &report{pkgs: map[string]*pkgResult{}}
 	for _, f := range files {
-		fh, err := os.Open(f) //nolint:gosec // a report the caller names
+		fh, err := os.Open(f)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +155,7 @@ func runCmd(args []string) error {
 		}
 	}
 	tmp := *out + ".part"
-	f, err := os.Create(tmp) //nolint:gosec // the file the caller names
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
