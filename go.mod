@@ -6,6 +6,7 @@ require (
 	github.com/Masterminds/semver/v3 v3.5.0
 	github.com/VictoriaMetrics/metricsql v0.87.3
 	github.com/blang/semver/v4 v4.0.0
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/gardener/gardener v1.149.3
 	github.com/gardener/gardener/pkg/apis v1.149.3
 	github.com/go-logr/logr v1.4.4
@@ -82,7 +83,6 @@ require (
 	github.com/distribution/reference v0.6.0 // indirect
 	github.com/elliotchance/orderedmap/v3 v3.1.1 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
-	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/fatih/color v1.19.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/fluent/fluent-operator/v3 v3.7.0 // indirect
