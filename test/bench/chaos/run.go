@@ -333,13 +333,18 @@ func (ch *chaos) running() []*harness.Manager {
 // killLoop kills the manager after a random time between kill-min and kill-max and starts it again, until ctx
 // ends or the kills are done.
 func (ch *chaos) killLoop(ctx context.Context) {
+	// The next kill is due kill-min to kill-max after the previous one (the first after the loop starts), whatever
+	// the restart in between took: StartManager returns only once the controllers run, which under Gardener faults
+	// can take most of the interval, and counting the interval from there left short runs with a single kill.
+	due := time.Now()
 	for ch.c.kills == 0 || ch.kills < ch.c.kills {
-		wait := ch.c.killMin + time.Duration(ch.rnd.Int64N(int64(ch.c.killMax-ch.c.killMin)+1))
+		due = due.Add(ch.c.killMin + time.Duration(ch.rnd.Int64N(int64(ch.c.killMax-ch.c.killMin)+1)))
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-time.After(time.Until(due)):
 		}
+		due = time.Now()
 		ch.mu.Lock()
 		m := ch.m
 		ch.mu.Unlock()
