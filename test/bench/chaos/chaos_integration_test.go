@@ -20,7 +20,7 @@ import (
 func TestChaosShortIntegration(t *testing.T) {
 	r, dir := shortRun(t, 12*time.Minute, func(c *config) {
 		c.duration, c.faultShare = 100*time.Second, 0.3
-		c.killMin, c.killMax, c.kills = 25*time.Second, 35*time.Second, 3
+		c.killMin, c.killMax, c.kills = 25*time.Second, 35*time.Second, 2
 	})
 	if r.kills < 2 || r.restarts != r.kills+1 || total(r.faults) == 0 || r.deletionsChecked == 0 || r.reads == 0 {
 		t.Errorf("the run did not exercise the invariants: %d kills, %d starts, faults %v, %d shoot deletions, %d Secret reads",
