@@ -46,7 +46,8 @@ func runtimeDeps(mgr manager.Manager, garden cluster.Cluster, opts Options, clk 
 	rt := kymaruntime.Deps{
 		Garden: garden, Namespaces: opts.WatchNamespaces, ShootUpdates: gardener.ShootUpdates{},
 		StatusProgressInterval: opts.Config.Runtime.StatusProgressInterval.Duration, Workers: opts.RuntimeWorkers,
-		Clock: clk, ServerClock: serverClock,
+		MaxRetryDelay: opts.Config.Runtime.MaxRetryDelay.Duration,
+		Clock:         clk, ServerClock: serverClock,
 		Shoot: opts.shootConfig(), Shoots: shoots, ShootLister: shoots, Seeds: shoots, Profiles: shoots, Credentials: shoots,
 		// Every Runtime's registry caches (KEB's too) may reference only copies made for it: confirmed by name.
 		RegistryCredentials: &gardener.RegistryCacheGarden{Live: garden.GetAPIReader(), Namespace: opts.GardenNamespace()},

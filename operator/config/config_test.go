@@ -52,6 +52,9 @@ func TestDefaults(t *testing.T) {
 	if cfg.Runtime.StatusProgressInterval.Duration != DefaultStatusProgressInterval {
 		t.Errorf("runtime.statusProgressInterval default %s, want %s", cfg.Runtime.StatusProgressInterval.Duration, DefaultStatusProgressInterval)
 	}
+	if cfg.Runtime.MaxRetryDelay.Duration != DefaultMaxRetryDelay {
+		t.Errorf("runtime.maxRetryDelay default %s, want %s", cfg.Runtime.MaxRetryDelay.Duration, DefaultMaxRetryDelay)
+	}
 	if every, err := Parse([]byte(minimal + "runtime: {statusProgressInterval: 0s}\n")); err != nil || every.Runtime.StatusProgressInterval.Duration != 0 {
 		t.Errorf("runtime.statusProgressInterval 0s (every change): %v, %+v", err, every)
 	}
@@ -182,6 +185,8 @@ func TestBadConfigNamesTheKey(t *testing.T) {
 		{"drift period zero", func(s string) string { return s + "runtime: {driftPeriod: 0s}\n" }, "runtime.driftPeriod"},
 		{"runtime timeout too long", func(s string) string { return s + "runtime: {timeout: 1h}\n" }, "runtime.timeout"},
 		{"status progress interval too long", func(s string) string { return s + "runtime: {statusProgressInterval: 2h}\n" }, "runtime.statusProgressInterval"},
+		{"max retry delay too short", func(s string) string { return s + "runtime: {maxRetryDelay: 500ms}\n" }, "runtime.maxRetryDelay"},
+		{"max retry delay too long", func(s string) string { return s + "runtime: {maxRetryDelay: 2h}\n" }, "runtime.maxRetryDelay"},
 		{"status progress interval negative", func(s string) string { return s + "runtime: {statusProgressInterval: -1s}\n" }, "runtime.statusProgressInterval"},
 		{"bootstrap without a ConfigMap name", func(s string) string { return s + "runtime: {bootstrap: {configMap: {namespace: kcp-system}}}\n" }, "runtime.bootstrap.configMap.name"},
 		{"bootstrap allowed kind without a kind", func(s string) string {

@@ -14,6 +14,8 @@ const (
 	DefaultRuntimeTimeout = 10 * time.Second
 	// DefaultStatusProgressInterval is how often at most Gardener's progress alone is written into a Runtime's status.
 	DefaultStatusProgressInterval = time.Minute
+	// DefaultMaxRetryDelay is the longest a Runtime whose pass failed waits for its next attempt.
+	DefaultMaxRetryDelay = 5 * time.Minute
 )
 
 // RuntimeConfig configures what the operator keeps inside every runtime: kyma-system, the kyma-provisioning-info
@@ -36,6 +38,10 @@ type RuntimeConfig struct {
 	// operation's percentage and description, and the condition messages quoting them) is all that changed; a new
 	// state, condition reason or Gardener error is written at once (unset: 1m; 0s: every change; at most 1h).
 	StatusProgressInterval Duration `json:"statusProgressInterval,omitempty"`
+	// MaxRetryDelay caps the backoff of a Runtime whose pass failed (a runtime API server that does not answer,
+	// Gardener unavailable): the delay doubles from 5ms with every failure up to it, so a runtime whose API server
+	// answers again is configured at most this long after (unset: 5m; 1s to 1h).
+	MaxRetryDelay Duration `json:"maxRetryDelay,omitempty"`
 }
 
 // AdoptOnlyEnabled is AdoptOnly with its default (true).
@@ -105,6 +111,9 @@ func (r *RuntimeConfig) defaults() {
 	if !r.StatusProgressInterval.IsSet() && r.StatusProgressInterval.Duration == 0 {
 		r.StatusProgressInterval = Set(DefaultStatusProgressInterval)
 	}
+	if !r.MaxRetryDelay.IsSet() && r.MaxRetryDelay.Duration == 0 {
+		r.MaxRetryDelay = Set(DefaultMaxRetryDelay)
+	}
 }
 
 func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any)) {
@@ -116,6 +125,9 @@ func validateRuntime(r RuntimeConfig, bad func(key, format string, args ...any))
 	}
 	if r.StatusProgressInterval.Duration < 0 || r.StatusProgressInterval.Duration > time.Hour {
 		bad("runtime.statusProgressInterval", "must be between 0s and 1h, got %s", r.StatusProgressInterval.Duration)
+	}
+	if r.MaxRetryDelay.Duration < time.Second || r.MaxRetryDelay.Duration > time.Hour {
+		bad("runtime.maxRetryDelay", "must be between 1s and 1h, got %s", r.MaxRetryDelay.Duration)
 	}
 	if b := r.Bootstrap; b != nil {
 		if b.ConfigMap.Name == "" {

@@ -63,8 +63,10 @@ func TestRuntimeLifecycleIntegration(t *testing.T) {
 			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
 	})
 	// Inside the runtimes: a short drift period so objects deleted by hand come back within the test, and a short
-	// timeout so a paused runtime API server is reported quickly.
-	w.runtimeSection = map[string]any{"driftPeriod": runtimeDriftPeriod.String(), "timeout": runtimeTimeout.String()}
+	// timeout so a paused runtime API server is reported quickly, and a short backoff cap so it is configured soon
+	// after it answers again, however many times it failed meanwhile.
+	w.runtimeSection = map[string]any{"driftPeriod": runtimeDriftPeriod.String(), "timeout": runtimeTimeout.String(),
+		"maxRetryDelay": runtimeMaxRetryDelay.String()}
 	stop := w.startOperator(t, w.writeConfig(t, "operator", deletionConfig(false)))
 
 	trial := keb.LoadRuntime(t, testenv.RepoRoot()+"/operator/api/v1/testdata/keb-runtime-trial.yaml")

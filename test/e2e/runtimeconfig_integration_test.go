@@ -32,6 +32,9 @@ import (
 const (
 	runtimeDriftPeriod = 8 * time.Second
 	runtimeTimeout     = 5 * time.Second
+	// runtimeMaxRetryDelay caps the backoff of failed Runtimes: without it, a runtime API server paused while the
+	// bystander provisions (minutes on a busy machine) can wait longer than stepTimeout after it answers again.
+	runtimeMaxRetryDelay = 10 * time.Second
 	// driftWait bounds how long an object deleted by hand stays away: the drift period, its spread by runtime ID,
 	// and a reconcile on a busy machine.
 	driftWait = runtimeDriftPeriod + runtimeDriftPeriod/10 + 20*time.Second
@@ -214,7 +217,10 @@ func (w *world) pausedRuntimeAPIServer(t *testing.T, paused, bystander *imv1.Run
 	if err := resume(); err != nil {
 		t.Fatal(err)
 	}
+	resumed := time.Now()
 	w.waitReady(t, paused.Name, stepTimeout)
+	t.Logf("Ready %s after the runtime API server answered again (paused %s, backoff cap %s)",
+		time.Since(resumed).Round(100*time.Millisecond), resumed.Sub(begin).Round(time.Second), runtimeMaxRetryDelay)
 	w.checkAdminBindings(t, pausedShoot, admins)
 }
 

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -68,6 +70,9 @@ type Deps struct {
 	StatusProgressInterval time.Duration
 	// Workers are the concurrent reconciles of the Runtime controller (--runtime-workers).
 	Workers int
+	// MaxRetryDelay caps the backoff of a Runtime whose pass failed (runtime.maxRetryDelay; 0: controller-runtime's
+	// default cap of 1000s).
+	MaxRetryDelay time.Duration
 
 	// Clocks: Clock is the operator's, ServerClock the garden's (deletion windows are measured on it).
 	Clock       ports.Clock
@@ -212,8 +217,21 @@ func AddToManager(mgr manager.Manager, deps Deps) error {
 		}
 		b = b.WatchesRawSource(source.TypedChannel(admitted, requestEvents()))
 	}
-	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers}).Complete(r); err != nil {
+	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: deps.Workers, RateLimiter: retryLimiter(deps.MaxRetryDelay)}).Complete(r); err != nil {
 		return fmt.Errorf("runtime controller: %w", err)
 	}
 	return nil
+}
+
+// retryLimiter is controller-runtime's default rate limiter (a per-Runtime backoff from 5ms, doubling with every
+// failure, and 10 retries per second overall with bursts of 100) with the per-Runtime backoff capped at maxDelay.
+// Without the cap, a runtime API server that was away for a few minutes is looked at again up to 1000s after it
+// answers (a failure doubles the delay however it was triggered); nil leaves controller-runtime's default.
+func retryLimiter(maxDelay time.Duration) workqueue.TypedRateLimiter[reconcile.Request] {
+	if maxDelay <= 0 {
+		return nil
+	}
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, maxDelay),
+		&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)})
 }
