@@ -26,10 +26,10 @@ type phaseResult struct {
 // steadyResult is the steady state: events shoot status reports spread over the phase.
 type steadyResult struct {
 	events int
-	// window is from the first event until the manager was idle again; cpu the manager's CPU time in it and
-	// idleCPU in the idle baseline before (of the configured idle window).
-	window, cpu, idleCPU time.Duration
-	counters             counters
+	// window is from the first event until the manager was idle again; cpu the manager's CPU time in it,
+	// idleCPU in the idle baseline before it and idleAfterCPU in one after it (each of the configured idle window).
+	window, cpu, idleCPU, idleAfterCPU time.Duration
+	counters                           counters
 	// idleBackground are the background controllers' reconciles in the idle baseline; counters.background those
 	// in the window: the idle rate subtracted stands for them only when the two rates are alike.
 	idleBackground map[string]float64
@@ -81,12 +81,11 @@ func (r report) print(out io.Writer) {
 		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
 	s := r.steady
-	idleRate := s.idleCPU.Seconds() / c.idleWindow.Seconds()
-	net := s.cpu.Seconds() - idleRate*s.window.Seconds()
+	pe := s.perEvent(c.idleWindow)
 	p("steady state: %d shoot status events over %s (%.0f%% of the Runtimes' shoots a minute); load average at end %s", s.events,
 		s.window.Round(time.Second), 100*c.touchPerMinute, s.load)
-	p("  manager CPU                          idle %.3f s/s; in the window %s; per shoot event %.1f ms (net of idle)",
-		idleRate, s.cpu.Round(10*time.Millisecond), 1000*net/float64(s.events))
+	p("  manager CPU                          idle %.4f s/s before, %.4f s/s after; in the window %s; per shoot event %.1f ms net of the mean idle rate (%.1f-%.1f ms with either)",
+		pe.before, pe.after, s.cpu.Round(10*time.Millisecond), 1000*pe.mid, 1000*pe.low, 1000*pe.high)
 	p("  reconciles                           %s", join(s.counters.reconciles))
 	p("  background reconciles                idle baseline %s; window %s (waited %s for the registry cache's start spread)",
 		orNone(join(s.idleBackground)), orNone(join(s.counters.background)), s.waited.Round(time.Second))
@@ -99,6 +98,25 @@ func (r report) print(out io.Writer) {
 		rs.cpu.Seconds(), rs.load)
 	p("")
 	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
+}
+
+// eventCost is the CPU per shoot event net of the idle baseline: with the mean of the baselines before and after
+// the window (mid), and with the higher and the lower of the two (low, high), in seconds; before and after are the
+// two idle rates (CPU seconds per second). The baseline is most of the window's CPU at 1,000 Runtimes, so one
+// measured on one side only moved the result by a millisecond per event; the spread shows how far it can.
+type eventCost struct{ before, after, mid, low, high float64 }
+
+func (s steadyResult) perEvent(idleWindow time.Duration) eventCost {
+	e := eventCost{before: s.idleCPU.Seconds() / idleWindow.Seconds(), after: s.idleAfterCPU.Seconds() / idleWindow.Seconds()}
+	if s.idleAfterCPU == 0 {
+		e.after = e.before // no baseline after the window (an older run): the one before stands alone
+	}
+	net := func(rate float64) float64 {
+		return (s.cpu.Seconds() - rate*s.window.Seconds()) / float64(max(s.events, 1))
+	}
+	e.mid = net((e.before + e.after) / 2)
+	e.low, e.high = net(max(e.before, e.after)), net(min(e.before, e.after))
+	return e
 }
 
 func (f phaseResult) printCounters(p func(string, ...any), runtimes int) {
