@@ -71,7 +71,7 @@ func loadReports(files ...string) (*report, error) {
 
 // planFrom reads the report of the earlier run and the commands to run after it; a missing, failed or incomplete
 // report is an error, never an empty plan.
-func planFrom(file string) ([]group, error) {
+func planFrom(file string, except *regexp.Regexp) ([]group, error) {
 	if _, err := os.Stat(file); err != nil {
 		return nil, fmt.Errorf("the report of the earlier run is missing (%w); it is written only when every test of that run passed (make test-fips)", err)
 	}
@@ -79,7 +79,7 @@ func planFrom(file string) ([]group, error) {
 	if err != nil {
 		return nil, err
 	}
-	groups, err := rep.rerunGroups()
+	groups, err := rep.rerunGroups(except)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -89,11 +89,33 @@ func planFrom(file string) ([]group, error) {
 	return groups, nil
 }
 
+// skipOf is the go test command's -skip pattern as far as it speaks of top-level tests, nil when it has none or one
+// with a subtest level ("/"), which is then left to go test alone.
+func skipOf(command []string) (*regexp.Regexp, error) {
+	var pattern string
+	for i, a := range command {
+		switch {
+		case (a == "-skip" || a == "--skip") && i+1 < len(command):
+			pattern = command[i+1]
+		case strings.HasPrefix(a, "-skip="), strings.HasPrefix(a, "--skip="):
+			pattern = a[strings.Index(a, "=")+1:]
+		}
+	}
+	if pattern == "" || strings.Contains(pattern, "/") {
+		return nil, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("the command's -skip %q: %w", pattern, err)
+	}
+	return re, nil
+}
+
 func planCmd(args []string) error {
 	if len(args) != 1 {
 		usage()
 	}
-	groups, err := planFrom(args[0])
+	groups, err := planFrom(args[0], nil)
 	if err != nil {
 		return err
 	}
@@ -139,7 +161,11 @@ func runCmd(args []string) error {
 	}
 	runs := [][]string{command}
 	if *after != "" {
-		groups, err := planFrom(*after)
+		except, err := skipOf(command)
+		if err != nil {
+			return err
+		}
+		groups, err := planFrom(*after, except)
 		if err != nil {
 			return err
 		}

@@ -131,7 +131,10 @@ type group struct {
 // Packages without anything skipped are left out. Packages share a command (one -run regexp) unless the shared
 // regexp would run again a test that passed in one of them; a package that needs all its tests gets a command of
 // its own kind ("."). The groups come out in a stable order.
-func (r *report) rerunGroups() ([]group, error) {
+//
+// except, when not nil, names top-level tests the command skips anyway (its -skip): they are left out, and a package
+// left with nothing to run is not built at all.
+func (r *report) rerunGroups(except *regexp.Regexp) ([]group, error) {
 	if err := r.complete(); err != nil {
 		return nil, err
 	}
@@ -152,7 +155,13 @@ func (r *report) rerunGroups() ([]group, error) {
 			}
 			continue
 		}
-		if len(p.skipped) == 0 {
+		skipped := map[string]bool{}
+		for t := range p.skipped {
+			if except == nil || !except.MatchString(t) {
+				skipped[t] = true
+			}
+		}
+		if len(skipped) == 0 {
 			continue
 		}
 		passed := map[string]bool{}
@@ -161,7 +170,7 @@ func (r *report) rerunGroups() ([]group, error) {
 				passed[t] = true
 			}
 		}
-		m := member{pkg: name, skipped: p.skipped, passed: passed}
+		m := member{pkg: name, skipped: skipped, passed: passed}
 		placed := false
 		for _, a := range accs {
 			if fits(a.names, a.members, m) {

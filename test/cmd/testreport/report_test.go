@@ -89,7 +89,7 @@ func TestRerunGroupsSelectsWhatSkipped(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			got, err := mustRead(t, tc.stream).rerunGroups()
+			got, err := mustRead(t, tc.stream).rerunGroups(nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,6 +97,35 @@ func TestRerunGroupsSelectsWhatSkipped(t *testing.T) {
 				t.Errorf("%s: groups (-want +got):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestRerunGroupsLeavesOutWhatTheCommandSkips: a test the command's -skip names anyway is not planned, and a package
+// left with nothing else (test/olm, whose one test runs in its own stage) is not built to skip it.
+func TestRerunGroupsLeavesOutWhatTheCommandSkips(t *testing.T) {
+	rep := mustRead(t, stream(
+		"m/a run TestIntegration", "m/a skip TestIntegration", "m/a run TestOwnStage", "m/a skip TestOwnStage", "m/a pass",
+		"m/olm run TestOLM", "m/olm skip TestOLM", "m/olm pass",
+	))
+	except, err := skipOf([]string{"go", "test", "-json", "-skip", "^(TestOLM|TestOwnStage)$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rep.rerunGroups(except)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []group{{Run: "^(TestIntegration)$", Pkgs: []string{"m/a"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("groups (-want +got):\n%s", diff)
+	}
+	for _, cmd := range [][]string{{"go", "test"}, {"go", "test", "-skip", "TestX/sub"}} {
+		if re, err := skipOf(cmd); re != nil || err != nil {
+			t.Errorf("skipOf(%q) = %v, %v; want nothing (no -skip, or one with a subtest level)", cmd, re, err)
+		}
+	}
+	if re, err := skipOf([]string{"go", "test", "-skip=^TestY$"}); err != nil || re == nil || !re.MatchString("TestY") {
+		t.Errorf("skipOf(-skip=^TestY$) = %v, %v", re, err)
 	}
 }
 
@@ -109,7 +138,7 @@ func TestRerunGroupsRefusesAReportOfAFailedOrUnfinishedRun(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			groups, err := mustRead(t, tc.stream).rerunGroups()
+			groups, err := mustRead(t, tc.stream).rerunGroups(nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%s: got %v, %v; want an error naming %q", tc.reason, groups, err, tc.want)
 			}
