@@ -233,12 +233,7 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 	if err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(c.idleWindow):
-	}
-	cpu1, err := m.CPUTime()
+	cpu1, err := cpuAfter(ctx, m, c.idleWindow)
 	if err != nil {
 		return err
 	}
@@ -284,17 +279,22 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 	s.load = harness.LoadAvg()
 	// A second baseline after the events: the idle rate drifts (timers, the collector), and one side alone moved
 	// the per-event figure by about a millisecond at 1,000 Runtimes.
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(c.idleWindow):
-	}
-	cpu3, err := m.CPUTime()
+	cpu3, err := cpuAfter(ctx, m, c.idleWindow)
 	if err != nil {
 		return err
 	}
 	s.idleAfterCPU = cpu3 - cpu2
 	return nil
+}
+
+// cpuAfter waits d and returns the manager's CPU time then.
+func cpuAfter(ctx context.Context, m *harness.Manager, d time.Duration) (time.Duration, error) {
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(d):
+	}
+	return m.CPUTime()
 }
 
 // phaseRestart starts a new manager on the converged fleet and waits until it is idle again.
