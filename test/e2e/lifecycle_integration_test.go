@@ -17,7 +17,6 @@ import (
 	"github.com/kyma-project/kim/core/domain/lifecycle"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/sandbox/gardenlet"
-	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
 	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/keb"
 )
@@ -55,13 +54,7 @@ func deletionConfig(freeze bool) map[string]any {
 // (issue 6) and safe deletion, recovery, shoot-name reuse, force-deletion and the emergency brake (issue 7). One
 // environment is shared; independent scenarios run in parallel.
 func TestRuntimeLifecycleIntegration(t *testing.T) {
-	w := startWorld(t, worldOptions{
-		runtimeAPIServers: runtimeapi.ModePerShoot,
-		// Reconciles take long enough that "left Ready before Gardener finished" is observable, short enough
-		// for a quick test.
-		gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 3 * time.Second,
-			DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
-	})
+	w := startWorld(t, theWorld)
 	// Inside the runtimes: a short drift period so objects deleted by hand come back within the test, and a short
 	// timeout so a paused runtime API server is reported quickly, and a short backoff cap so it is configured soon
 	// after it answers again, however many times it failed meanwhile.

@@ -22,8 +22,6 @@ import (
 	"github.com/kyma-project/kim/internal/mapping"
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
-	"github.com/kyma-project/kim/test/sandbox/gardenlet"
-	"github.com/kyma-project/kim/test/sandbox/runtimeapi"
 	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/keb"
 	"github.com/kyma-project/kim/test/testenv/previous"
@@ -36,9 +34,7 @@ import (
 // the operator took it over. Both go, their access goes, their shoots wait hibernated in the deletion window, and
 // KEB's credentials-binding step finishes at once.
 func TestPreviousManagersRuntimesAreDeletableIntegration(t *testing.T) {
-	w := startWorld(t, worldOptions{runtimeAPIServers: runtimeapi.ModePerShoot,
-		gardenlet: gardenlet.Options{CreateDuration: time.Second, ReconcileDuration: time.Second, DeleteDuration: time.Second,
-			ProgressInterval: 500 * time.Millisecond}})
+	w := startWorld(t, theWorld)
 	azure := keb.GoldenRuntime(t, "azure") // a plan with the long default window: the shoot waits
 	deletedWhileDown := freshRuntime(azure, "7a0e0000-0000-4000-8000-00000000d0a1", "c-7a0ed1")
 	w.dedicatedBinding(t, deletedWhileDown, "azure-kyma-takeover-1", "azure-kyma-1")

@@ -52,6 +52,16 @@ type worldOptions struct {
 	gardenlet         gardenlet.Options
 }
 
+// theWorld is the one garden-in-a-box of this package: the in-process gardener-apiserver starts once per process,
+// so every test of the package asks for the same (a test asking for others would fail, garden.Shared). A runtime
+// API server per shoot; reconciles take long enough that "left Ready before Gardener finished" is observable, short
+// enough for a quick test.
+var theWorld = worldOptions{
+	runtimeAPIServers: runtimeapi.ModePerShoot,
+	gardenlet: gardenlet.Options{CreateDuration: 2 * time.Second, ReconcileDuration: 3 * time.Second,
+		DeleteDuration: time.Second, ProgressInterval: 500 * time.Millisecond},
+}
+
 // startWorld returns the garden-in-a-box with the catalogue the golden runtimes need and the KCP namespace.
 func startWorld(t testing.TB, o worldOptions) *world {
 	t.Helper()
