@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,6 +12,7 @@ import (
 	"github.com/kyma-project/kim/adapters/kube"
 	"github.com/kyma-project/kim/core/domain/runtimeconfig"
 	"github.com/kyma-project/kim/core/ports"
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/config"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/operator/controllers/shootreaper"
@@ -34,6 +36,16 @@ func runtimeDeps(mgr manager.Manager, garden cluster.Cluster, opts Options, clk 
 	}
 	guard := &kube.DeletionGuard{Cached: kcp, Live: live, Writer: kcp, Namespace: ns}
 	records := &kube.DeletionRecords{Cached: kcp, Live: live, Writer: kcp, Namespaces: opts.WatchNamespaces, Namespace: ns}
+	// Records are read from the cache, which would start their informer at the first read: on a new leader, after
+	// the take-over. Asked for once the caches run, on every replica, a standby is warm for them too.
+	if err := mgr.Add(everyReplica(func(ctx context.Context) error {
+		if _, err := mgr.GetCache().GetInformer(ctx, &imv1.DeletionRecord{}); err != nil {
+			return fmt.Errorf("deletion records cache: %w", err)
+		}
+		return nil
+	})); err != nil {
+		return kymaruntime.Deps{}, shootreaper.Deps{}, err
+	}
 	bindings := &gardener.CredentialsBindings{Live: garden.GetAPIReader(), Writer: garden.GetClient(), Namespace: opts.GardenNamespace()}
 	addresses, err := controlPlaneAddresses(mgr, opts.Config, ns)
 	if err != nil {
@@ -148,3 +160,11 @@ func controlPlaneAddresses(mgr manager.Manager, cfg *config.OperatorConfig, runt
 	}
 	return kymaruntime.Addresses{Addresses: &kube.ControlPlaneAddresses{Reader: cmCache, Key: key}, Cache: cmCache}, nil
 }
+
+// everyReplica is a runnable that runs on every replica, the standby too, once the caches are synced.
+type everyReplica func(context.Context) error
+
+func (f everyReplica) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection is false: see everyReplica.
+func (everyReplica) NeedLeaderElection() bool { return false }
