@@ -27,7 +27,7 @@ func caClusterName(shoot string) string { return shoot + ".ca-cluster" }
 // runtime API server when the pool is configured to).
 func (g *Gardenlet) ensureEndpoint(ctx context.Context, shoot *gardencorev1beta1.Shoot) error {
 	key := shoot.Namespace + "/" + shoot.Name
-	ep, err := g.runtime.Ensure(key, !strings.EqualFold(shoot.Annotations[AnnotationNoRuntimeAPIServer], "true"))
+	ep, err := g.runtime.Ensure(ctx, key, !strings.EqualFold(shoot.Annotations[AnnotationNoRuntimeAPIServer], "true"))
 	if err != nil {
 		return fmt.Errorf("runtime endpoint for shoot %s: %w", key, err)
 	}

@@ -61,16 +61,19 @@ type PoolOptions struct {
 
 // Pool hands out endpoints for shoots and owns the API servers behind them. It is safe for concurrent use.
 type Pool struct {
-	opts    PoolOptions
-	startMu sync.Mutex // serialises server starts; guards etcd
-	caMu    sync.Mutex // guards sharedC
-	mu      sync.Mutex // guards shared, servers, stopped
-	etcd    *envtest.Etcd
-	shared  *Server
-	sharedC *CAs
-	servers map[string]*Server
-	stopped bool
-	// starts counts the server starts running or waiting for startMu (Starts).
+	opts PoolOptions
+	// startSem (capacity 1) serialises server starts and guards etcd. A channel, not a mutex, so a caller whose
+	// context ends stops waiting: the simulated gardenlet's workers must return when the garden stops (a queue of
+	// starts, seconds each, outlasted its manager's 30 s grace period at the end of an e2e package).
+	startSem chan struct{}
+	caMu     sync.Mutex // guards sharedC
+	mu       sync.Mutex // guards shared, servers, stopped
+	etcd     *envtest.Etcd
+	shared   *Server
+	sharedC  *CAs
+	servers  map[string]*Server
+	stopped  bool
+	// starts counts the server starts running or waiting for startSem (Starts).
 	starts atomic.Int32
 }
 
@@ -90,7 +93,7 @@ func (p *Pool) Running(key string, serve bool) bool {
 
 // NewPool creates a pool; servers start lazily on first use.
 func NewPool(opts PoolOptions) *Pool {
-	return &Pool{opts: opts, servers: map[string]*Server{}}
+	return &Pool{opts: opts, servers: map[string]*Server{}, startSem: make(chan struct{}, 1)}
 }
 
 // Mode returns the pool's mode.
@@ -99,7 +102,7 @@ func (p *Pool) Mode() Mode { return p.opts.Mode }
 // Ensure returns the endpoint of the shoot identified by key (namespace/name), starting a server if the
 // mode requires one and serve is true (serve=false gives a placeholder endpoint in every mode). Idempotent.
 // Server starts are serialised (they are CPU-heavy); placeholder endpoints and running servers never wait for them.
-func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
+func (p *Pool) Ensure(ctx context.Context, key string, serve bool) (Endpoint, error) {
 	mode := p.opts.Mode
 	if !serve {
 		mode = ModeNone
@@ -122,8 +125,34 @@ func (p *Pool) Ensure(key string, serve bool) (Endpoint, error) {
 	}
 	p.starts.Add(1)
 	defer p.starts.Add(-1)
-	p.startMu.Lock()
-	defer p.startMu.Unlock()
+	select {
+	case p.startSem <- struct{}{}:
+	case <-ctx.Done():
+		return Endpoint{}, fmt.Errorf("runtime API server of shoot %s: waiting for other starts: %w", key, context.Cause(ctx))
+	}
+	// The start cannot be interrupted (envtest has no context), so it runs on after a caller gives up and registers
+	// its server for the next Ensure; Stop waits for it through startSem.
+	result := make(chan startResult, 1)
+	go func() {
+		defer func() { <-p.startSem }()
+		ep, err := p.start(mode, key)
+		result <- startResult{ep, err}
+	}()
+	select {
+	case r := <-result:
+		return r.ep, r.err
+	case <-ctx.Done():
+		return Endpoint{}, fmt.Errorf("runtime API server of shoot %s: still starting: %w", key, context.Cause(ctx))
+	}
+}
+
+type startResult struct {
+	ep  Endpoint
+	err error
+}
+
+// start starts the server of key unless one runs already; the caller holds startSem.
+func (p *Pool) start(mode Mode, key string) (Endpoint, error) {
 	if srv, err := p.lookup(mode, key); srv != nil || err != nil {
 		if err != nil {
 			return Endpoint{}, err
@@ -266,8 +295,8 @@ func (p *Pool) Stop() error {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
-	p.startMu.Lock() // wait for a start in flight; it sees stopped and stops its server
-	defer p.startMu.Unlock()
+	p.startSem <- struct{}{} // wait for a start in flight; it sees stopped and stops its server
+	defer func() { <-p.startSem }()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error

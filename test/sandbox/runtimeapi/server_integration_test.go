@@ -26,7 +26,7 @@ func TestIntegrationRuntimeAPIServerServesTokenRequest(t *testing.T) {
 	}
 	pool := runtimeapi.NewPool(runtimeapi.PoolOptions{Mode: runtimeapi.ModePerShoot, BinaryAssetsDirectory: os.Getenv("KUBEBUILDER_ASSETS")})
 	t.Cleanup(func() { _ = pool.Stop() })
-	ep, err := pool.Ensure("garden-test/token", true)
+	ep, err := pool.Ensure(t.Context(), "garden-test/token", true)
 	if err != nil {
 		t.Fatal(err)
 	}
