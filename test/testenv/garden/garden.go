@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/pprof"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,8 @@ func Main(m *testing.M) {
 	if shared.env != nil {
 		if err := shared.env.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stop garden-in-a-box:", err)
+			// What still runs names the culprit of a slow stop (the CI log is all a failed run leaves).
+			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 			code = 1
 		}
 	}
