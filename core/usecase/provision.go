@@ -110,8 +110,9 @@ type ProvisionResult struct {
 // suffices to go from a reconciled shoot to Ready in one pass.
 const maxActionsPerPass = 6
 
-// Provision runs one pass for req at now. An error means the observation failed (nothing was decided); a failed
-// action is part of the result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
+// Provision runs one pass for req at now. An error means nothing was decided: the observation failed, or an action
+// met a concurrent write (ports.ErrConflict) and what was decided is stale. Any other failed action is part of the
+// result (lifecycle.ActionFailed), with Decision.Transient asking for a rate-limited retry.
 func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now time.Time) (ProvisionResult, error) {
 	claim, err := p.claimAuditLog(ctx, req, now)
 	if err != nil {
@@ -133,6 +134,13 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 	d := lifecycle.Decide(in, now)
 	for i := 0; i < maxActionsPerPass && d.Action != lifecycle.ActionNone; i++ {
 		next, stop, err := p.act(ctx, req, in, obs, d, now, &res)
+		if errors.Is(err, ports.ErrConflict) {
+			// Someone wrote meanwhile (Gardener reconciling the shoot, another writer): the decision was made on a
+			// stale view. Nothing is reported from it: a Ready runtime would show KEB a failure it never had (the
+			// take-over of a running cluster left Ready at the switch this way). The pass is retried, with backoff,
+			// on a fresh observation.
+			return ProvisionResult{}, fmt.Errorf("%s of runtime %s: %w", d.Action, req.Runtime.ID, err)
+		}
 		if err != nil {
 			var resume bool
 			if in, resume = lifecycle.HeldForReview(in, actionError(err)); resume {

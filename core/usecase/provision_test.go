@@ -2,6 +2,7 @@ package usecase_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -80,8 +81,8 @@ func TestTakingBackKeepsTheLongerPlan(t *testing.T) {
 	}
 }
 
-// TestAStaleViewIsNoFailure: a shoot the cache has not seen yet makes the create conflict; the Runtime is not
-// reported Failed (KEB treats Failed as the end of provisioning), and once the view is fresh the shoot of the same
+// TestAStaleViewIsNoFailure: a shoot the cache has not seen yet makes the create conflict; nothing is reported from
+// that stale view (KEB treats Failed as the end of provisioning, and a Ready runtime must not show a failure), and once the view is fresh the shoot of the same
 // runtime waiting for deletion is taken back.
 func TestAStaleViewIsNoFailure(t *testing.T) {
 	ctx := context.Background()
@@ -99,12 +100,9 @@ func TestAStaleViewIsNoFailure(t *testing.T) {
 	}
 	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{}}
 	res, err := p.Provision(ctx, req, clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Decision.State == lifecycle.StateFailed || !res.Decision.Transient {
-		t.Fatalf("stale view: %s %s (transient %v): %s; want a transient retry, not Failed", res.Decision.State,
-			res.Decision.Reason, res.Decision.Transient, res.Decision.Message)
+	if !errors.Is(err, ports.ErrConflict) {
+		t.Fatalf("stale view: error %v, decision %s %s: %s; want a conflict (nothing decided, nothing reported, retried with backoff)",
+			err, res.Decision.State, res.Decision.Reason, res.Decision.Message)
 	}
 	garden.SyncCache()
 	if _, err := p.Provision(ctx, req, clock.Now()); err != nil {
@@ -112,6 +110,50 @@ func TestAStaleViewIsNoFailure(t *testing.T) {
 	}
 	if s, _ := garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.PendingDeletion != nil || !s.OwnedBy("rt-1") {
 		t.Errorf("after a fresh view the cluster is not taken back: %+v", s.Marks)
+	}
+}
+
+// TestAConflictDuringTheTakeOverKeepsTheRuntimeReady (issue 39 item 0b): the take-over of a running cluster met
+// Gardener reconciling the shoot between the observation and the apply. The conflict is no failure to report: a
+// Ready runtime reported Pending GardenerUnavailable would show KEB a change at the switch, and every later pass
+// would decide from "not Ready" (Pending WaitingForKubeconfig). The pass reports nothing; the retry, on a fresh
+// view, goes on Ready.
+func TestAConflictDuringTheTakeOverKeepsTheRuntimeReady(t *testing.T) {
+	ctx := context.Background()
+	clock := fake.NewClock(reapStart)
+	p, garden := newTestProvisioner(clock)
+	rt := &kcpRuntime{id: "rt-1", shoot: "c-1", plan: "aws", generation: 1}
+	rendered, err := shoot.Generate(rt.spec(), p.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garden.PutPredecessorAt(rendered, "rt-1", 1) // rendered as the operator does: the apply writes only its marks
+	p.Access.(*fake.AccessObjects).SetKubeconfig(modelNamespace, "rt-1")
+	req := usecase.RuntimeRequest{Runtime: rt.spec(), Namespace: modelNamespace, Plan: "aws", Labels: map[string]string{},
+		StateReady: true} // as the previous manager left it
+	res, err := p.Provision(ctx, req, clock.Now())
+	if err != nil || res.Decision.State != lifecycle.StateReady || res.Decision.Reason != lifecycle.ReasonAdoptingShoot {
+		t.Fatalf("adoption pass: %v, %s %s: %s; want Ready %s", err, res.Decision.State, res.Decision.Reason,
+			res.Decision.Message, lifecycle.ReasonAdoptingShoot)
+	}
+	garden.SyncCache()
+	garden.LagCache(true)
+	garden.Succeed("c-1") // Gardener reconciles the shoot: the cache still holds the adopted version
+	res, err = p.Provision(ctx, req, clock.Now())
+	if !errors.Is(err, ports.ErrConflict) {
+		t.Fatalf("apply from a stale view: error %v, decision %s %s: %s; want a conflict that reports nothing", err,
+			res.Decision.State, res.Decision.Reason, res.Decision.Message)
+	}
+	garden.SyncCache()
+	garden.LagCache(false)
+	for i := range 2 {
+		res, err = p.Provision(ctx, req, clock.Now())
+		if err != nil || res.Decision.State != lifecycle.StateReady {
+			t.Fatalf("pass %d after the conflict: %v, %s %s: %s; want Ready", i+1, err, res.Decision.State, res.Decision.Reason, res.Decision.Message)
+		}
+	}
+	if s, _ := garden.Get(ctx, "c-1", ports.ReadLive); s.Marks.AppliedSpecHash == "" {
+		t.Errorf("the apply was not retried after the conflict: marks %+v", s.Marks)
 	}
 }
 

@@ -34,12 +34,6 @@ import (
 // the operator took it over. Both go, their access goes, their shoots wait hibernated in the deletion window, and
 // KEB's credentials-binding step finishes at once.
 func TestPreviousManagersRuntimesAreDeletableIntegration(t *testing.T) {
-	// Skipped by name, not by accident: until 2026-12-05 garden.Shared skipped this test silently (it asked for
-	// other gardenlet durations than the package's). On the package's shared garden, where the gardenlet reconciles
-	// for 3 s and earlier tests left shoots behind, its take-over met a Gardener conflict and the Runtime left
-	// Ready at the switch (states Ready ... Pending GardenerUnavailable, Pending WaitingForKubeconfig): item 0b of
-	// issue 39 does not hold when the adoption's apply meets a running Gardener reconcile. Alone it passes (55 s).
-	t.Skip("known defect (issue 39 item 0b): a Gardener conflict during the take-over makes a Ready Runtime Pending; see the comment above")
 	w := startWorld(t, theWorld)
 	azure := keb.GoldenRuntime(t, "azure") // a plan with the long default window: the shoot waits
 	deletedWhileDown := freshRuntime(azure, "7a0e0000-0000-4000-8000-00000000d0a1", "c-7a0ed1")
