@@ -49,7 +49,7 @@ func startRuntimes(t *testing.T) *runtimes {
 	r := &runtimes{pool: runtimeapi.NewPool(runtimeapi.PoolOptions{Mode: runtimeapi.ModePerShoot}), kubeconfigs: map[string][]byte{}}
 	t.Cleanup(func() { _ = r.pool.Stop() })
 	for _, key := range []string{servedKey, bareKey} {
-		if _, err := r.pool.Ensure(key, true); err != nil {
+		if _, err := r.pool.Ensure(t.Context(), key, true); err != nil {
 			t.Fatalf("start runtime API server (is KUBEBUILDER_ASSETS=$(hack/envtest.sh) set?): %v", err)
 		}
 	}
