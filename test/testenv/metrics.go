@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/component-base/metrics/legacyregistry"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -44,26 +47,45 @@ func WaitReconciled(t testing.TB, controller string, atLeast float64, timeout ti
 	}, timeout, 50*time.Millisecond, "controller %s reconciled at least %v times", controller, atLeast)
 }
 
-// busyness is, per controller, how much work it has: items in its queue plus reconciles running.
+// busyness is, per controller, how much work it has: items in its queue plus reconciles running. client-go has one
+// work-queue metrics provider per process, and the first to claim it wins: in the manager that is controller-runtime
+// (its registry, label "controller"), in a test process that links the in-process gardener-apiserver it is
+// component-base (the legacy registry, label "name", which controller-runtime sets to the controller's name). Both
+// are read, or the queue depth of a test process would always read 0 and only running reconciles would count.
 func busyness() (map[string]float64, error) {
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		return nil, fmt.Errorf("gather metrics: %w", err)
-	}
 	out := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != "workqueue_depth" && f.GetName() != "controller_runtime_active_workers" {
-			continue
+	for _, g := range []prometheus.Gatherer{ctrlmetrics.Registry, legacyregistry.DefaultGatherer} {
+		families, err := g.Gather()
+		if err != nil {
+			return nil, fmt.Errorf("gather metrics: %w", err)
 		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" {
-					out[l.GetValue()] += m.GetGauge().GetValue()
+		for _, f := range families {
+			if f.GetName() != "workqueue_depth" && f.GetName() != "controller_runtime_active_workers" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				if name := controllerLabel(m.GetLabel()); name != "" {
+					out[name] += m.GetGauge().GetValue()
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// controllerLabel is the controller a work-queue or worker gauge belongs to: its "controller" label, else its
+// "name" label (component-base's work-queue metrics have only that one).
+func controllerLabel(labels []*dto.LabelPair) string {
+	name := ""
+	for _, l := range labels {
+		switch l.GetName() {
+		case "controller":
+			return l.GetValue()
+		case "name":
+			name = l.GetValue()
+		}
+	}
+	return name
 }
 
 // WaitIdle waits until the named controller of this operator has an empty queue and no reconcile running, five
