@@ -134,6 +134,8 @@ func newManager(ctx context.Context, kcp, garden *rest.Config, opts Options) (ma
 			ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: managed, Transform: kube.Interned(kube.SecretCacheTransform)},
 				&corev1.ConfigMap{}: {Label: managed}, &imv1.Runtime{}: {Transform: kube.Interned(kube.RuntimeCacheTransform)}},
 		},
+		// The cache asks the mapper on every read whether a kind is namespaced: its answers are remembered.
+		MapperProvider:          kube.MemoizedMapperProvider,
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		PprofBindAddress:        opts.PprofAddr,
@@ -156,6 +158,7 @@ func newManager(ctx context.Context, kcp, garden *rest.Config, opts Options) (ma
 	}
 	gardenCluster, err := newGardenCluster(ctx, gardenCfg, func(o *cluster.Options) {
 		o.Scheme = scheme
+		o.MapperProvider = kube.MemoizedMapperProvider
 		o.Cache.DefaultNamespaces = map[string]cache.Config{opts.GardenNamespace(): {}}
 		// Shoots without managedFields and without the status the operator never reads.
 		o.Cache.DefaultTransform = kube.Interned(gardener.CacheTransform)
