@@ -52,12 +52,25 @@ cleanup() {
   rm -rf "${work}"
 }
 trap cleanup EXIT
-# One scratch tree per slot: a mutant is applied to its slot's tree, so two mutants never see each other's patch.
-for slot in $(seq 1 "${jobs}"); do
-  git -C "${root}" worktree add --detach -q "${work}/tree-${slot}" HEAD
-  trees+=("${work}/tree-${slot}")
+# One scratch tree per slot, and one for the integration judges (one runs at a time): a mutant is applied to its own
+# tree, so two mutants never see each other's patch.
+for tree in $(seq 1 "${jobs}") int; do
+  git -C "${root}" worktree add --detach -q "${work}/tree-${tree}" HEAD
+  trees+=("${work}/tree-${tree}")
 done
 # The mutants patch HEAD (what CI's fresh clone holds): commit before running this on uncommitted work.
+# The base: where the baselines run, and the judges of mutants that change Go files only, through go test -overlay
+# (the patched files of the mutant's tree replace the base's). Every such judge then shares the base's compiled
+# packages and recompiles only what the mutant changes: the root itself when it holds HEAD unchanged (make test's
+# earlier stages compiled it with the same flags), otherwise a tree of HEAD that no mutant touches. A mutant that
+# changes other files (configuration a test reads at run time) is judged inside its tree.
+if [ -z "$(git -C "${root}" status --porcelain)" ]; then
+  base="${root}"
+else
+  base="${work}/base"
+  git -C "${root}" worktree add --detach -q "${base}" HEAD
+  trees+=("${base}")
+fi
 
 # go_test <kind> <package> <go test flags...>: runs a package's tests the way a kill line of that kind asks. Integration
 # tests (API servers, timing of leases and watches) run one at a time, whatever else runs beside them.
@@ -98,18 +111,39 @@ if printf '%s\n' "${judged[@]}" | grep -q '^[^ ]* kill-integration '; then
   fi
 fi
 
-# run_named <tree> <kind> <package> <regexp>: the named tests of a package in a tree, with the output of go test.
+# run_named <dir> <kind> <package> <regexp> [go test flags...]: the named tests of a package in a tree, with the
+# output of go test.
 run_named() {
   local tree="$1" kind="$2" pkg="$3" run="$4"
+  shift 4
   if [ "${kind}" = property ]; then
-    (cd "${tree}" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
+    (cd "${tree}" && go test -count=1 -v "$@" ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
   else
-    (cd "${tree}" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)
+    (cd "${tree}" && go_test "${kind}" "${pkg}" "$@" -run "${run}" 2>&1)
   fi
 }
 
+# overlay_of <tree> <file>: writes the go test -overlay file that makes the base see the mutant applied in tree, and
+# succeeds, when the mutant changes Go files only (added, changed or removed); fails otherwise.
+overlay_of() {
+  local tree="$1" file="$2" line path sep="" entries=""
+  while IFS= read -r line; do
+    path="${line:3}"
+    # Anything but a plain Go file path (another file, a quoted or renamed path) is judged in the tree.
+    [[ "${path}" == *.go && "${path}" != *[\"\\\ ]* ]] || return 1
+    if [[ "${line:0:2}" == *D* ]]; then
+      entries+="${sep}\"${base}/${path}\": \"\""
+    else
+      entries+="${sep}\"${base}/${path}\": \"${tree}/${path}\""
+    fi
+    sep=", "
+  done < <(git -C "${tree}" status --porcelain --untracked-files=all)
+  [ -n "${entries}" ] || return 1
+  printf '{"Replace": {%s}}\n' "${entries}" > "${file}"
+}
+
 # Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each; up to
-# ${jobs} groups at a time in the first slot's tree, which no mutant touches before the baseline is done); a mutant
+# ${jobs} groups at a time in the base); a mutant
 # whose test did not pass here is not judged. An integration test that MUTANT_BASELINE_JSON's reports hold takes its
 # verdict from there instead (written like go test -v's, marked "from the report").
 mkdir -p "${work}/baseline" "${work}/verdicts"
@@ -138,7 +172,7 @@ for g in "${!groups[@]}"; do
   [ "${#torun[@]}" -gt 0 ] || continue
   union="$(printf '(%s)\n' "${torun[@]}" | paste -sd'|')"
   while [ "$(jobs -rp | wc -l)" -ge "${jobs}" ]; do wait -n || true; done
-  { run_named "${work}/tree-1" "${kind}" "${pkg}" "${union}" >> "${work}/baseline/${g}" || true; } &
+  { run_named "${base}" "${kind}" "${pkg}" "${union}" >> "${work}/baseline/${g}" || true; } &
 done
 wait
 declare -A baseline=()
@@ -167,11 +201,18 @@ judge() {
       "$(paste -sd' ' <<<"${verdicts:-no test of that name ran}")"
     return
   fi
-  local start out rc secs failed why
+  local start out rc secs failed why overlay="${tree}.overlay.json"
   start=$(date +%s)
   set +e
-  out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
-  rc=$?
+  if overlay_of "${tree}" "${overlay}"; then
+    out="$(run_named "${base}" "${kind}" "${pkg}" "${run}" -overlay="${overlay}")"
+    rc=$?
+    echo overlay >> "${work}/modes"
+  else
+    out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
+    rc=$?
+    echo tree >> "${work}/modes"
+  fi
   set -e
   secs=$(( $(date +%s) - start ))
   # No pipeline below may end early (head, grep without a match): under pipefail that would end the whole judge.
@@ -193,20 +234,36 @@ judge() {
   fi
 }
 
-# The mutants, ${jobs} at a time, each in the tree of a free slot; verdicts are printed in name order as soon as
-# every earlier one is known. A verdict that is not "found" (or no verdict at all) makes the exit code 1.
+# The mutants, ${jobs} at a time, each in a tree of its own; verdicts are printed in name order as soon as every
+# earlier one is known. The integration judges run one at a time anyway (go_test's lock), in their own tree: they are
+# started first and one after the other, so no slot waits on the lock while a unit judge could run in it. A verdict
+# that is not "found" (or no verdict at all) makes the exit code 1.
 free=()
 for slot in $(seq 1 "${jobs}"); do free+=("${slot}"); done
+int_queue=() unit_queue=()
+for i in "${!judged[@]}"; do
+  read -r _ kind _ <<<"${judged[$i]}"
+  if [ "${kind}" = kill-integration ]; then int_queue+=("${i}"); else unit_queue+=("${i}"); fi
+done
 declare -A slot_of=()
-next=0 shown=0 unjudged=0
+int_pid="" shown=0 unjudged=0
 while [ "${shown}" -lt "${#judged[@]}" ]; do
-  while [ "${#free[@]}" -gt 0 ] && [ "${next}" -lt "${#judged[@]}" ]; do
+  while [ "${#free[@]}" -gt 0 ]; do
+    if [ -z "${int_pid}" ] && [ "${#int_queue[@]}" -gt 0 ]; then
+      i="${int_queue[0]}" tree="${work}/tree-int"
+      int_queue=("${int_queue[@]:1}")
+    elif [ "${#unit_queue[@]}" -gt 0 ]; then
+      i="${unit_queue[0]}" tree="${work}/tree-${free[0]}"
+      unit_queue=("${unit_queue[@]:1}")
+    else
+      break
+    fi
     slot="${free[0]}"
     free=("${free[@]:1}")
-    { judge "${judged[$next]}" "${work}/tree-${slot}" > "${work}/verdicts/${next}.part" 2>&1 || true
-      mv "${work}/verdicts/${next}.part" "${work}/verdicts/${next}"; } &
+    { judge "${judged[$i]}" "${tree}" > "${work}/verdicts/${i}.part" 2>&1 || true
+      mv "${work}/verdicts/${i}.part" "${work}/verdicts/${i}"; } &
     slot_of[$!]="${slot}"
-    next=$((next + 1))
+    [ "${tree}" != "${work}/tree-int" ] || int_pid=$!
   done
   if [ "${#slot_of[@]}" -gt 0 ]; then
     pid=""
@@ -214,17 +271,21 @@ while [ "${shown}" -lt "${#judged[@]}" ]; do
     if [ -n "${pid}" ]; then
       free+=("${slot_of[$pid]}")
       unset "slot_of[$pid]"
+      [ "${pid}" != "${int_pid}" ] || int_pid=""
     fi
   fi
-  if [ "${#slot_of[@]}" -eq 0 ] && [ "${next}" -ge "${#judged[@]}" ]; then
+  if [ "${#slot_of[@]}" -eq 0 ] && [ "${#int_queue[@]}" -eq 0 ] && [ "${#unit_queue[@]}" -eq 0 ]; then
     # Nothing runs any more: a mutant without a verdict file (its job died) gets the empty verdict, not a hang.
-    for i in $(seq "${shown}" $(( ${#judged[@]} - 1 ))); do touch "${work}/verdicts/${i}"; done
+    for i in "${!judged[@]}"; do [ -f "${work}/verdicts/${i}" ] || touch "${work}/verdicts/${i}"; done
   fi
-  while [ "${shown}" -lt "${next}" ] && [ -f "${work}/verdicts/${shown}" ]; do
+  while [ "${shown}" -lt "${#judged[@]}" ] && [ -f "${work}/verdicts/${shown}" ]; do
     verdict="$(cat "${work}/verdicts/${shown}")"
     printf '%s\n' "${verdict:-NOT JUDGED  ${judged[$shown]%% *} the judge printed no verdict}"
     grep -q '^found ' <<<"${verdict}" || unjudged=$((unjudged + 1))
     shown=$((shown + 1))
   done
 done
+touch "${work}/modes"
+echo "safety-mutants: $(grep -c '^overlay$' "${work}/modes" || true) mutants judged in ${base} through go test -overlay," \
+  "$(grep -c '^tree$' "${work}/modes" || true) in a tree of their own"
 exit $(( unjudged > 0 ))

@@ -14,8 +14,10 @@ import (
 
 const sum = `package m
 
+var offset int
+
 // Sum adds.
-func Sum(a, b int) int { return a + b }
+func Sum(a, b int) int { return a + b + offset }
 
 // Neg negates.
 func Neg(a int) int { return -a }
@@ -23,7 +25,10 @@ func Neg(a int) int { return -a }
 
 const sumTest = `package m
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestSum(t *testing.T) {
 	if Sum(2, 3) != 5 {
@@ -34,6 +39,17 @@ func TestSum(t *testing.T) {
 func TestNeg(t *testing.T) { CheckNeg(t) }
 
 func TestAlwaysFails(t *testing.T) { t.Fatal("broken on the unmutated tree") }
+
+// TestLimit reads a configuration file at run time, as the tests of the shipped RBAC and admission policies do.
+func TestLimit(t *testing.T) {
+	b, err := os.ReadFile("limit.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "10\n" {
+		t.Fatalf("limit.txt holds %q, want 10", b)
+	}
+}
 `
 
 // suite is a contract suite in a file that is not a test file: its failures name suite.go, not a _test.go file.
@@ -49,9 +65,11 @@ func CheckNeg(t testing.TB) {
 }
 `
 
-// mutant is one planted patch: the file content it makes and the kill line it carries.
+// mutant is one planted patch: the content it gives a file (m.go unless file names another) and the kill line it
+// carries.
 type mutant struct {
 	name, kill, source string
+	file               string
 }
 
 func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
@@ -62,13 +80,18 @@ func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
 	mutants := []mutant{
 		// Judged first (the patches run in name order): a kill whose message is in a suite, not a test file,
 		// must neither end the judge nor go unreported.
-		{"0-found-by-a-suite", "kill: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1)},
-		{"1-found", "kill: . ^TestSum$", strings.Replace(sum, "a + b", "a - b", 1)},
-		{"2-no-build", "kill: . ^TestSum$", strings.Replace(sum, "a + b", "a +", 1)},
-		{"3-survivor", "kill: . ^TestSum$", strings.Replace(sum, "// Sum adds.", "// Sum adds two numbers.", 1)},
-		{"4-unrelated-failure", "kill: . ^TestSum$", sum + "\nfunc init() { panic(\"unrelated\") }\n"},
-		{"5-judge-broken-before", "kill: . ^TestAlwaysFails$", strings.Replace(sum, "a + b", "a - b", 1)},
-		{"6-no-such-test", "kill: . ^TestMissing$", strings.Replace(sum, "a + b", "a - b", 1)},
+		{"0-found-by-a-suite", "kill: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1), ""},
+		{"1-found", "kill: . ^TestSum$", strings.Replace(sum, "a + b", "a - b", 1), ""},
+		{"2-no-build", "kill: . ^TestSum$", strings.Replace(sum, "a + b + offset", "a +", 1), ""},
+		{"3-survivor", "kill: . ^TestSum$", strings.Replace(sum, "// Sum adds.", "// Sum adds two numbers.", 1), ""},
+		{"4-unrelated-failure", "kill: . ^TestSum$", sum + "\nfunc init() { panic(\"unrelated\") }\n", ""},
+		{"5-judge-broken-before", "kill: . ^TestAlwaysFails$", strings.Replace(sum, "a + b", "a - b", 1), ""},
+		{"6-no-such-test", "kill: . ^TestMissing$", strings.Replace(sum, "a + b", "a - b", 1), ""},
+		// Most mutants change Go files only and are judged in the unmutated tree through go test -overlay; one
+		// that changes a file a test reads at run time must be judged where that file is changed.
+		{"7-configuration-file", "kill: . ^TestLimit$", "100\n", "limit.txt"},
+		// A mutant may add a Go file (here one whose init breaks Sum's callers' expectations).
+		{"8-new-go-file", "kill: . ^TestSum$", "package m\n\nfunc init() { offset = 1 }\n", "extra.go"},
 	}
 	out, err := runJudge(t, repo, git, write, mutants)
 	t.Logf("judge output:\n%s", out)
@@ -83,6 +106,11 @@ func TestJudgeCountsOnlyAKillOfTheNamedTest(t *testing.T) {
 		"4-unrelated-failure":   `NOT JUDGED +4-unrelated-failure .*failed, but not in a test named`,
 		"5-judge-broken-before": `NOT JUDGED +5-judge-broken-before .*did not pass on the unmutated tree`,
 		"6-no-such-test":        `NOT JUDGED +6-no-such-test .*did not pass on the unmutated tree`,
+		"7-configuration-file":  `found +7-configuration-file .*TestLimit: m_test\.go:[0-9]+: limit\.txt holds "100\\n", want 10`,
+		"8-new-go-file":         `found +8-new-go-file .*TestSum`,
+		// Everything but the configuration file's mutant that got as far as a run (5 and 6 did not: their baseline
+		// did not pass) is judged in the unmutated repository through an overlay.
+		"modes": `safety-mutants: 6 mutants judged in .* through go test -overlay, 1 in a tree of their own`,
 	}
 	for name, re := range want {
 		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
@@ -116,6 +144,7 @@ func scratchRepo(t *testing.T, tests string) (repo string, git func(args ...stri
 	write("m.go", sum)
 	write("m_test.go", tests)
 	write("suite.go", suite)
+	write("limit.txt", "10\n")
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-qm", "base")
@@ -126,9 +155,25 @@ func scratchRepo(t *testing.T, tests string) (repo string, git func(args ...stri
 func runJudge(t *testing.T, repo string, git func(args ...string) string, write func(name, content string), mutants []mutant, env ...string) ([]byte, error) {
 	t.Helper()
 	for _, m := range mutants {
-		write("m.go", m.source)
-		write("hack/safety-mutants/"+m.name+".patch", m.kill+"\n"+git("diff", "--", "m.go"))
-		git("checkout", "-q", "--", "m.go")
+		file := m.file
+		if file == "" {
+			file = "m.go"
+		}
+		_, err := os.Stat(filepath.Join(repo, file))
+		added := os.IsNotExist(err)
+		write(file, m.source)
+		if added {
+			git("add", "--intent-to-add", file)
+		}
+		write("hack/safety-mutants/"+m.name+".patch", m.kill+"\n"+git("diff", "--", file))
+		if added {
+			git("rm", "-q", "--cached", file)
+			if err := os.Remove(filepath.Join(repo, file)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			git("checkout", "-q", "--", file)
+		}
 	}
 	git("add", ".")
 	git("commit", "-qm", "mutants")
@@ -210,9 +255,9 @@ func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	wrong := strings.Replace(sum, "a + b", "a - b", 1)
 	mutants := []mutant{
-		{"a-found-after-the-report", "kill-integration: . ^TestSum$", wrong},
-		{"b-failed-in-the-report", "kill-integration: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1)},
-		{"c-not-in-the-report", "kill-integration: . ^TestSumAgain$", wrong},
+		{"a-found-after-the-report", "kill-integration: . ^TestSum$", wrong, ""},
+		{"b-failed-in-the-report", "kill-integration: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1), ""},
+		{"c-not-in-the-report", "kill-integration: . ^TestSumAgain$", wrong, ""},
 	}
 	out, err := runJudge(t, repo, git, write, mutants, "MUTANT_BASELINE_JSON="+report, "JUDGE_RUNS="+runs, "MUTANT_JOBS=1")
 	t.Logf("judge output:\n%s", out)
