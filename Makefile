@@ -230,6 +230,9 @@ TEST_ALL_AFTER ?=
 # MUTANT_BASELINE_JSON: reports of a run of this commit without -short (test-all's) whose passed integration tests
 # count as the baselines of the mutants they judge.
 MUTANT_BASELINE_JSON ?=
+# TEST_DURATIONS: each package's time in the last test-all, kept outside the clone; test-all lists the longest
+# packages first (go test starts them in that order), so the end-to-end tests run beside the others, not after them.
+TEST_DURATIONS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kim/test-durations.json
 
 # Sequences of the property test per mutant in `make test` (bounded; `make test-safety` runs them at length).
 MUTANT_SEQUENCES ?= 20000
@@ -263,7 +266,7 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included; in make test only those test-fips skipped. Keeps the go test -json stream in ALL_REPORT.
 	@mkdir -p $(TEST_REPORTS)
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(ALL_REPORT) \
-		$(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) -- \
+		-durations $(TEST_DURATIONS) $(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) -- \
 		$(GO) test -json $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
 	@# The two-replica chaos test (garden-in-a-box starts once per process, so it needs a process of its own) is the
 	@# judge of safety mutant 145: verify-mutants runs it on the unmutated tree, and `make test-two-replicas` alone.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,10 +24,14 @@ type pkgOutput struct {
 // summary turns `go test -json` into the console report: one line per package, and in full the output of every test
 // that did not pass and of every failed package.
 type summary struct {
+	// mu serialises the commands that run at the same time: their events, the console and the stream's file.
+	mu                        sync.Mutex
 	pkgs                      map[string]*pkgOutput
 	packages, passed, skipped int
 	failed                    bool
 	start                     time.Time
+	// elapsed is the time of each package that finished, in seconds.
+	elapsed map[string]float64
 }
 
 func (s *summary) line() string {
@@ -40,9 +45,6 @@ func (s *summary) line() string {
 
 // run runs one go test -json command: the stream goes to file, the report to console.
 func (s *summary) run(command []string, file io.Writer, console io.Writer) error {
-	if s.start.IsZero() {
-		s.start = time.Now()
-	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -57,6 +59,8 @@ func (s *summary) run(command []string, file io.Writer, console io.Writer) error
 		return err
 	}
 	if err := cmd.Wait(); err != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		s.failed = true
 		_, _ = fmt.Fprintf(console, "testreport: %s: %v\n", strings.Join(command[:min(len(command), 3)], " "), err)
 	}
@@ -67,18 +71,27 @@ func (s *summary) consume(r io.Reader, file io.Writer, console io.Writer) error 
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1024*1024), 64*1024*1024)
 	for sc.Scan() {
-		raw := sc.Bytes()
-		if _, err := file.Write(append(raw, '\n')); err != nil {
+		if err := s.take(sc.Bytes(), file, console); err != nil {
 			return err
 		}
-		var ev event
-		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &ev) != nil {
-			_, _ = fmt.Fprintln(console, string(raw)) // not an event: show it as it is
-			continue
-		}
-		s.event(ev, console)
 	}
 	return sc.Err()
+}
+
+// take takes one line of a command's output: into the stream's file, and as an event into the report.
+func (s *summary) take(raw []byte, file io.Writer, console io.Writer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := file.Write(append(raw, '\n')); err != nil {
+		return err
+	}
+	var ev event
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &ev) != nil {
+		_, _ = fmt.Fprintln(console, string(raw)) // not an event: show it as it is
+		return nil
+	}
+	s.event(ev, console)
+	return nil
 }
 
 func (s *summary) event(ev event, console io.Writer) {
@@ -123,6 +136,12 @@ func (s *summary) event(ev event, console io.Writer) {
 	case "output":
 		p.own = append(p.own, ev.Output)
 	case "pass", "fail", "skip":
+		if ev.Action != "skip" {
+			if s.elapsed == nil {
+				s.elapsed = map[string]float64{}
+			}
+			s.elapsed[ev.Package] = ev.Elapsed
+		}
 		s.packages++
 		s.passed += p.passed
 		s.skipped += p.skipped

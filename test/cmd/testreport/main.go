@@ -2,12 +2,14 @@
 // run only what an earlier one did not (make test-fips, make test-all) and the safety mutants' judge can take the
 // baseline of an integration test from a run that already made it (hack/safety-mutants.sh).
 //
-//	testreport run -o FILE [-rerun-skipped REPORT] -- go test -json [flags] [packages]
+//	testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] -- go test -json [flags] [packages]
 //	    Runs the command and prints one line per package (ok, FAIL, ?) and the whole output of every test that did
 //	    not pass, build errors included. FILE (the go test -json stream) is written only when every test passed and
 //	    the command succeeded; an old FILE is removed first. With -rerun-skipped, REPORT must be the complete report
 //	    of an earlier successful run (it fails otherwise): the command is run, with `-run <regexp> <packages>`
-//	    appended, once per group of packages that skipped tests there, for just those top-level tests (see plan).
+//	    appended, once per group of packages that skipped tests there, for just those top-level tests (see plan);
+//	    the commands run at the same time. With -durations, the packages of a command are listed longest first by
+//	    the times the file holds, and the file is updated with this run's.
 //	testreport plan REPORT
 //	    Prints what -rerun-skipped would run: one line per command, the -run regexp and the packages.
 //	testreport verdicts -pkg IMPORTPATH -run REGEXP REPORT...
@@ -21,6 +23,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -151,6 +154,7 @@ func runCmd(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	out := fs.String("o", "", "file the go test -json stream is written to when everything passed")
 	after := fs.String("rerun-skipped", "", "report of an earlier run: run only what skipped there")
+	timesFile := fs.String("durations", "", "file of the packages' last run times: with -rerun-skipped the longest are listed first; updated after the run")
 	_ = fs.Parse(args)
 	command := fs.Args()
 	if *out == "" || len(command) == 0 {
@@ -158,6 +162,13 @@ func runCmd(args []string) error {
 	}
 	if err := os.Remove(*out); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
+	}
+	times := durations{}
+	if *timesFile != "" {
+		var err error
+		if times, err = loadDurations(*timesFile); err != nil {
+			return err
+		}
 	}
 	runs := [][]string{command}
 	if *after != "" {
@@ -172,6 +183,7 @@ func runCmd(args []string) error {
 		runs = runs[:0]
 		pkgs := 0
 		for _, g := range groups {
+			times.order(g.Pkgs)
 			runs = append(runs, append(append(append([]string(nil), command...), "-run", g.Run), g.Pkgs...))
 			pkgs += len(g.Pkgs)
 		}
@@ -186,11 +198,23 @@ func runCmd(args []string) error {
 		return err
 	}
 	defer func() { _ = f.Close() }()
-	sum := &summary{}
+	// The commands run at the same time: a small one (a package run whole) beside the long one instead of after it.
+	sum := &summary{start: time.Now()}
+	errs := make(chan error, len(runs))
 	for _, c := range runs {
-		if err := sum.run(c, f, os.Stdout); err != nil {
-			return err
+		go func() { errs <- sum.run(c, f, os.Stdout) }()
+	}
+	var runErr error
+	for range runs {
+		runErr = errors.Join(runErr, <-errs)
+	}
+	if *timesFile != "" {
+		if err := times.save(*timesFile, sum.elapsed); err != nil {
+			fmt.Fprintf(os.Stderr, "testreport: keeping the packages' run times: %v\n", err)
 		}
+	}
+	if runErr != nil {
+		return runErr
 	}
 	if err := f.Close(); err != nil {
 		return err
