@@ -249,8 +249,11 @@ FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
 # and golangci-lint (which load the dependencies' export data from the build cache) and the release check use it too,
 # so the dependencies they compile first on a cold cache are the tests' as well. Only test-fips
 # also sets fips140=only at run time: that GODEBUG is inherited by the etcd and kube-apiserver processes of the
-# integration tests, which do not start in that mode.
-FIPS_BUILD = GOFIPS140=v1.0.0
+# integration tests, which do not start in that mode. They are all built with -trimpath as well: a package's cache key
+# then leaves out its directory, so the safety mutants' scratch trees, the modules the go install test installs into
+# a temporary module cache and the builds in the tests' child processes (which inherit GOFLAGS) share the packages
+# compiled once; without it a fresh machine compiled the whole dependency tree once more for the go install test.
+FIPS_BUILD = GOFIPS140=v1.0.0 GOFLAGS="-trimpath $(GOFLAGS)"
 
 .PHONY: test-fips
 test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm. Keeps the go test -json stream in SHORT_REPORT.
@@ -303,7 +306,7 @@ GO_INSTALL_TEST := TestGoInstallFromModuleProxy
 
 .PHONY: test-go-install
 test-go-install: ## `go install .../operator/cmd/kim@<version>` from a scratch directory, the modules served from this clone (a local module proxy), then `kim --version`.
-	$(GO) test $(GOTEST_FLAGS) -count=1 -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
+	$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
 
 .PHONY: docs-check
 docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.

@@ -447,10 +447,10 @@ func gardenWrites(p *faultproxy.Proxy) []string {
 }
 
 // buildManager builds the manager into path with the version in operator/version, as the Dockerfile stamps it.
-// Under make test-olm GOFIPS140 is set, as in the Dockerfile, and inherited. Unlike the Dockerfile it keeps cgo and
-// the source paths (no CGO_ENABLED=0, no -trimpath): each of those changes the cache key of nearly every package,
-// and the build then shares nothing with the tests' builds (a cold CI paid about 3 minutes for it). Neither changes
-// what the manager does.
+// Under make test-olm GOFIPS140 is set, as in the Dockerfile, and inherited, and so is make test's -trimpath
+// (GOFLAGS). Unlike the Dockerfile it keeps cgo (no CGO_ENABLED=0) and adds no build flag of its own: each of those
+// changes the cache key of nearly every package, and the build then shares nothing with the tests' builds (a cold
+// CI paid about 3 minutes for it). Neither changes what the manager does.
 func buildManager(t *testing.T, path, version string) {
 	t.Helper()
 	cmd := exec.Command("go", "build", "-buildvcs=false",

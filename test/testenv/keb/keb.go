@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,10 +20,46 @@ import (
 // Namespace is where KEB creates Runtimes and GardenerClusters.
 const Namespace = "kcp-system"
 
-// RepoRoot is the repository's root directory (found from this file, so tests run from any package).
+// RepoRoot is the repository's root directory, so tests run from any package: found from this file's path, or,
+// when the binary was built with -trimpath (make test builds so), from the working directory up to the directory
+// whose go.mod declares this module.
 func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	}
+	wd, err := os.Getwd()
+	if err == nil {
+		var root string
+		if root, err = rootFrom(wd); err == nil {
+			return root
+		}
+	}
+	panic(fmt.Sprintf("the repository root: %v", err))
+}
+
+// rootFrom is dir or the nearest directory above it whose go.mod declares the root module.
+func rootFrom(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if mod, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modulePath(mod) == rootModule {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no directory from %s up holds the go.mod of %s", dir, rootModule)
+		}
+	}
+}
+
+// rootModule is the module path of the repository's root module.
+const rootModule = "github.com/kyma-project/kim"
+
+// modulePath is the path a go.mod file declares on its module line.
+func modulePath(goMod []byte) string {
+	for line := range strings.Lines(string(goMod)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
 }
 
 // GardenerCluster is a GardenerCluster the way KEB creates it: KEB's labels (managed-by lifecycle-manager), the
