@@ -58,19 +58,11 @@ for tree in $(seq 1 "${jobs}") int; do
   git -C "${root}" worktree add --detach -q "${work}/tree-${tree}" HEAD
   trees+=("${work}/tree-${tree}")
 done
-# The mutants patch HEAD (what CI's fresh clone holds): commit before running this on uncommitted work.
-# The base: where the baselines run, and the judges of mutants that change Go files only, through go test -overlay
-# (the patched files of the mutant's tree replace the base's). Every such judge then shares the base's compiled
-# packages and recompiles only what the mutant changes: the root itself when it holds HEAD unchanged (make test's
-# earlier stages compiled it with the same flags), otherwise a tree of HEAD that no mutant touches. A mutant that
-# changes other files (configuration a test reads at run time) is judged inside its tree.
-if [ -z "$(git -C "${root}" status --porcelain)" ]; then
-  base="${root}"
-else
-  base="${work}/base"
-  git -C "${root}" worktree add --detach -q "${base}" HEAD
-  trees+=("${base}")
-fi
+# The mutants patch HEAD (what CI's fresh clone holds): commit before running this on uncommitted work. make test
+# builds with -trimpath (FIPS_BUILD): a package's cache key then leaves out its directory, so the trees share the
+# packages compiled before and each judge recompiles only what its mutant changes. (go test -overlay in one unmutated
+# tree was tried instead and let mutant 145 survive: the test it names builds the manager in a child process, which
+# does not see the overlay.)
 
 # go_test <kind> <package> <go test flags...>: runs a package's tests the way a kill line of that kind asks. Integration
 # tests (API servers, timing of leases and watches) run one at a time, whatever else runs beside them.
@@ -111,39 +103,18 @@ if printf '%s\n' "${judged[@]}" | grep -q '^[^ ]* kill-integration '; then
   fi
 fi
 
-# run_named <dir> <kind> <package> <regexp> [go test flags...]: the named tests of a package in a tree, with the
-# output of go test.
+# run_named <tree> <kind> <package> <regexp>: the named tests of a package in a tree, with the output of go test.
 run_named() {
   local tree="$1" kind="$2" pkg="$3" run="$4"
-  shift 4
   if [ "${kind}" = property ]; then
-    (cd "${tree}" && go test -count=1 -v "$@" ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
+    (cd "${tree}" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
   else
-    (cd "${tree}" && go_test "${kind}" "${pkg}" "$@" -run "${run}" 2>&1)
+    (cd "${tree}" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)
   fi
 }
 
-# overlay_of <tree> <file>: writes the go test -overlay file that makes the base see the mutant applied in tree, and
-# succeeds, when the mutant changes Go files only (added, changed or removed); fails otherwise.
-overlay_of() {
-  local tree="$1" file="$2" line path sep="" entries=""
-  while IFS= read -r line; do
-    path="${line:3}"
-    # Anything but a plain Go file path (another file, a quoted or renamed path) is judged in the tree.
-    [[ "${path}" == *.go && "${path}" != *[\"\\\ ]* ]] || return 1
-    if [[ "${line:0:2}" == *D* ]]; then
-      entries+="${sep}\"${base}/${path}\": \"\""
-    else
-      entries+="${sep}\"${base}/${path}\": \"${tree}/${path}\""
-    fi
-    sep=", "
-  done < <(git -C "${tree}" status --porcelain --untracked-files=all)
-  [ -n "${entries}" ] || return 1
-  printf '{"Replace": {%s}}\n' "${entries}" > "${file}"
-}
-
 # Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each; up to
-# ${jobs} groups at a time in the base); a mutant
+# ${jobs} groups at a time in the first slot's tree, which no mutant touches before the baseline is done); a mutant
 # whose test did not pass here is not judged. An integration test that MUTANT_BASELINE_JSON's reports hold takes its
 # verdict from there instead (written like go test -v's, marked "from the report").
 mkdir -p "${work}/baseline" "${work}/verdicts"
@@ -172,7 +143,7 @@ for g in "${!groups[@]}"; do
   [ "${#torun[@]}" -gt 0 ] || continue
   union="$(printf '(%s)\n' "${torun[@]}" | paste -sd'|')"
   while [ "$(jobs -rp | wc -l)" -ge "${jobs}" ]; do wait -n || true; done
-  { run_named "${base}" "${kind}" "${pkg}" "${union}" >> "${work}/baseline/${g}" || true; } &
+  { run_named "${work}/tree-1" "${kind}" "${pkg}" "${union}" >> "${work}/baseline/${g}" || true; } &
 done
 wait
 declare -A baseline=()
@@ -201,18 +172,11 @@ judge() {
       "$(paste -sd' ' <<<"${verdicts:-no test of that name ran}")"
     return
   fi
-  local start out rc secs failed why overlay="${tree}.overlay.json"
+  local start out rc secs failed why
   start=$(date +%s)
   set +e
-  if overlay_of "${tree}" "${overlay}"; then
-    out="$(run_named "${base}" "${kind}" "${pkg}" "${run}" -overlay="${overlay}")"
-    rc=$?
-    echo overlay >> "${work}/modes"
-  else
-    out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
-    rc=$?
-    echo tree >> "${work}/modes"
-  fi
+  out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
+  rc=$?
   set -e
   secs=$(( $(date +%s) - start ))
   # No pipeline below may end early (head, grep without a match): under pipefail that would end the whole judge.
@@ -285,7 +249,4 @@ while [ "${shown}" -lt "${#judged[@]}" ]; do
     shown=$((shown + 1))
   done
 done
-touch "${work}/modes"
-echo "safety-mutants: $(grep -c '^overlay$' "${work}/modes" || true) mutants judged in ${base} through go test -overlay," \
-  "$(grep -c '^tree$' "${work}/modes" || true) in a tree of their own"
 exit $(( unjudged > 0 ))
