@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
+	"golang.org/x/mod/modfile"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -40,7 +40,7 @@ func RepoRoot() string {
 // rootFrom is dir or the nearest directory above it whose go.mod declares the root module.
 func rootFrom(dir string) (string, error) {
 	for d := dir; ; d = filepath.Dir(d) {
-		if mod, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modulePath(mod) == rootModule {
+		if mod, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && modfile.ModulePath(mod) == rootModule {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
@@ -51,16 +51,6 @@ func rootFrom(dir string) (string, error) {
 
 // rootModule is the module path of the repository's root module.
 const rootModule = "github.com/kyma-project/kim"
-
-// modulePath is the path a go.mod file declares on its module line.
-func modulePath(goMod []byte) string {
-	for line := range strings.Lines(string(goMod)) {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
-}
 
 // GardenerCluster is a GardenerCluster the way KEB creates it: KEB's labels (managed-by lifecycle-manager), the
 // skr-domain annotation, the Secret kubeconfig-<runtimeID>, no finalizer.
