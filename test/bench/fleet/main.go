@@ -38,6 +38,8 @@ type config struct {
 	// the KEB and convergence clients) spends its CPU, for the whole run; at fleet size it, not the manager, sets
 	// the pace on a 2-core machine.
 	harnessProfile string
+	// seed copies a converged fleet from templates instead of provisioning it through the manager (seed.go).
+	seed bool
 }
 
 func main() {
@@ -70,6 +72,7 @@ func parseFlags() (config, error) {
 		return nil
 	})
 	flag.StringVar(&c.harnessProfile, "harness-cpuprofile", "", "write the harness process's own CPU profile of the whole run to this file")
+	flag.BoolVar(&c.seed, "seed", false, "seed a converged fleet (copies of one provisioned Runtime per plan) and measure a start on it instead of provisioning")
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Parse()
 	if *memLimit != "" {
@@ -115,12 +118,13 @@ func run() error {
 	}
 	defer func() { _ = w.Env.Stop() }()
 	t := time.Now()
-	harness.Logf("creating %d shoots without a Runtime for the extra GardenerClusters", c.extra)
-	names, ids := w.extraShoots()
-	if err := w.CreateShoots(ctx, names, ids, w.workers, c.timeout); err != nil {
-		return err
+	if !c.seed {
+		harness.Logf("creating %d shoots without a Runtime for the extra GardenerClusters", c.extra)
+		names, ids := w.extraShoots()
+		if err := w.CreateShoots(ctx, names, ids, w.workers, c.timeout); err != nil {
+			return err
+		}
 	}
-	r.setup = time.Since(t)
 	scope := testenv.Scope{Namespaces: []string{"kcp-system"}, GardenNamespace: w.Env.Catalogue.ProjectNamespace()}
 	if err := harness.WriteKubeconfigs(ctx, w.Env, c.workDir, scope); err != nil {
 		return err
@@ -131,11 +135,21 @@ func run() error {
 	}
 	args := []string{"--config=" + cfgPath, "--watch-namespaces=" + "kcp-system", "--zap-time-encoding=rfc3339nano",
 		fmt.Sprintf("--gardener-qps=%g", c.gardenerQPS), fmt.Sprintf("--gardener-burst=%d", c.gardenerBurst)}
+	if c.seed {
+		if err := seedFleet(ctx, c, w, args, &r); err != nil {
+			return err
+		}
+	}
+	r.setup = time.Since(t)
 	m, err := harness.StartManager(ctx, c.managerBin, c.workDir, filepath.Join(c.workDir, "manager-1.log"), "runtime", args)
 	if err != nil {
 		return err
 	}
-	err = phaseConverge(ctx, c, w, m, &r)
+	if c.seed {
+		err = phaseSeededStart(ctx, c, w, m, &r)
+	} else {
+		err = phaseConverge(ctx, c, w, m, &r)
+	}
 	if err == nil {
 		err = phaseSteady(ctx, c, w, m, &r)
 	}
@@ -193,6 +207,35 @@ func phaseConverge(ctx context.Context, c config, w *fleetWorld, m *harness.Mana
 		return err
 	}
 	r.gardenCPU = harness.SelfCPU() - gardenCPU
+	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
+}
+
+// phaseSeededStart waits until the manager started on a seeded fleet is idle: its first pass over a converged fleet
+// (what it writes says how faithful the copies are: a converged fleet needs no write).
+func phaseSeededStart(ctx context.Context, c config, w *fleetWorld, m *harness.Manager, r *report) error {
+	harness.Logf("manager started (pid %d) on the seeded fleet", m.PID())
+	gardenCPU := harness.SelfCPU()
+	r.createdEnd = m.Started()
+	stopSampling := harness.SampleMemory(ctx, m, time.Second)
+	defer func() { r.convergePeaks = stopSampling() }()
+	counters, idleAt, err := waitIdle(ctx, m, w, 2*c.runtimes+c.runtimes+c.extra, c.quiet, c.timeout)
+	if err != nil {
+		return err
+	}
+	r.converged = idleAt.Sub(m.Started())
+	r.first = phaseResult{counters: counters, busy: r.converged, load: harness.LoadAvg()}
+	if r.first.progress, err = w.progress(ctx); err != nil {
+		return err
+	}
+	if r.first.peakRSS, err = m.PeakRSS(); err != nil {
+		return err
+	}
+	if r.first.cpu, err = m.CPUTime(); err != nil {
+		return err
+	}
+	r.gardenCPU = harness.SelfCPU() - gardenCPU
+	harness.Logf("idle after %s: Gardener %s; KCP %s; reconciles %s", r.converged.Round(100*time.Millisecond),
+		orNone(join(counters.garden)), orNone(join(counters.kcp)), join(counters.reconciles))
 	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
 }
 

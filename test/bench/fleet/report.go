@@ -52,6 +52,8 @@ type report struct {
 	gardenCPU time.Duration
 	// convergePeaks are the manager's memory peaks while the fleet converged.
 	convergePeaks harness.MemoryPeaks
+	// seed is set for a seeded fleet (-seed).
+	seed seedResult
 }
 
 func (r report) print(out io.Writer) {
@@ -65,13 +67,25 @@ func (r report) print(out io.Writer) {
 		c.gardenerQPS, c.gardenerBurst, harness.ManagerEnv)
 	p("garden: gardener-apiserver in-process, simulated gardenlet (create %s), one shared runtime API server; 4 pooled RSA keys for admin kubeconfigs",
 		c.createDuration)
-	p("setup (not measured): %d shoots without a Runtime created in %s", c.extra, r.setup.Round(time.Second))
-	p("")
-	p("phase 1: %d Runtimes (plan mix trial/aws/azure/gcp) and %d extra GardenerClusters created by %d parallel clients", c.runtimes, c.extra, 16)
-	p("  created in                           %s", r.created.Round(time.Millisecond))
-	p("  time to converge                     %s   (until %d/%d Runtimes and %d/%d GardenerClusters Ready)",
-		r.converged.Round(time.Second), r.first.progress.runtimesReady, c.runtimes, r.first.progress.clustersReady, clusters)
-	p("  idle after                           %s   (load average then %s)", r.first.busy.Round(time.Second), r.first.load)
+	if c.seed {
+		sd := r.seed
+		p("setup (not measured): seeded in %s: %d templates provisioned by a manager of their own in %s, then %d objects copied in %s (%d requests)",
+			r.setup.Round(time.Second), sd.templates, sd.templatesReady.Round(time.Second), sd.copied, sd.copyTime.Round(time.Second), sd.requests)
+		p("  the copies settled by a manager in %s (spec hashes, field ownership): Gardener %s; KCP %s", sd.settleTime.Round(time.Second),
+			orNone(join(sd.settle.garden)), orNone(join(sd.settle.kcp)))
+		p("")
+		p("phase 1: a manager started on the seeded fleet (%d Runtimes of the plan mix trial/aws/azure/gcp, %d extra GardenerClusters)", c.runtimes, c.extra)
+		p("  idle after                           %s   (%d/%d Runtimes and %d/%d GardenerClusters Ready; load average then %s)",
+			r.first.busy.Round(100*time.Millisecond), r.first.progress.runtimesReady, c.runtimes, r.first.progress.clustersReady, clusters, r.first.load)
+	} else {
+		p("setup (not measured): %d shoots without a Runtime created in %s", c.extra, r.setup.Round(time.Second))
+		p("")
+		p("phase 1: %d Runtimes (plan mix trial/aws/azure/gcp) and %d extra GardenerClusters created by %d parallel clients", c.runtimes, c.extra, 16)
+		p("  created in                           %s", r.created.Round(time.Millisecond))
+		p("  time to converge                     %s   (until %d/%d Runtimes and %d/%d GardenerClusters Ready)",
+			r.converged.Round(time.Second), r.first.progress.runtimesReady, c.runtimes, r.first.progress.clustersReady, clusters)
+		p("  idle after                           %s   (load average then %s)", r.first.busy.Round(time.Second), r.first.load)
+	}
 	r.first.printCounters(p, c.runtimes)
 	p("  manager peak RSS (VmHWM)             %s; Go heap in use when idle %s", harness.MiB(r.first.peakRSS), harness.MiB(int64(r.first.heapInuse)))
 	cp := r.convergePeaks

@@ -63,6 +63,9 @@ type Options struct {
 	ControlPlaneOutput io.Writer
 	// StartTimeout bounds the start of each control plane; default 60s (the machines are small).
 	StartTimeout time.Duration
+	// GardenerAPIServerArgs are added to the in-process gardener-apiserver's flags (e.g.
+	// --disable-admission-plugins for a harness that writes shoots faster than an admission plugin can look up).
+	GardenerAPIServerArgs []string
 }
 
 // Env is a running garden-in-a-box.

@@ -72,6 +72,7 @@ func startGarden(opts Options) (*gardenPlane, error) {
 			StopTimeout:  opts.StartTimeout,
 			Out:          opts.ControlPlaneOutput,
 			Err:          opts.ControlPlaneOutput,
+			Args:         opts.GardenerAPIServerArgs,
 		},
 	}
 	attachOutput(&env.ControlPlane, opts)

@@ -101,6 +101,8 @@ type Gardenlet struct {
 	deletionSeen map[types.UID]bool
 	// rules are the faults of FailMatching.
 	rules []*faultRule
+	// held is read-locked by every reconcile and write-locked by Hold.
+	held sync.RWMutex
 }
 
 // operation is the in-memory record of the operation in progress for a shoot.
@@ -153,6 +155,15 @@ func (g *Gardenlet) Run(ctx context.Context, started chan<- error) error {
 	}
 	started <- nil
 	return <-errCh
+}
+
+// Hold keeps the gardenlet from acting on any shoot until release is called; reconciles in progress finish first.
+// The fleet harness writes shoots in their final state (spec, then status): seen between the two writes, a shoot
+// without a last operation would get a simulated Create of its own. Events that arrive meanwhile wait in the queue.
+func (g *Gardenlet) Hold() (release func()) {
+	g.held.Lock()
+	var once sync.Once
+	return func() { once.Do(g.held.Unlock) }
 }
 
 // Options returns the effective options (with defaults).

@@ -27,6 +27,8 @@ const (
 // a write decided on a shoot read from a cache that missed the last write conflicts and is decided again on the next
 // read, so a finished operation is never reported as running again.
 func (g *Gardenlet) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	g.held.RLock()
+	defer g.held.RUnlock()
 	res, err := g.reconcile(ctx, req)
 	if apierrors.IsConflict(err) {
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil

@@ -39,6 +39,8 @@ type Options struct {
 	// Logger and ControlPlaneOutput receive the environment's logs and the API servers' output (default: none).
 	Logger             logr.Logger
 	ControlPlaneOutput io.Writer
+	// GardenerAPIServerArgs are added to the in-process gardener-apiserver's flags.
+	GardenerAPIServerArgs []string
 }
 
 // StartGarden starts a garden-in-a-box with the operator's CRDs in its KCP (for commands; tests use Shared). It
@@ -54,7 +56,7 @@ func Start(ctx context.Context, o Options) (*gardenbox.Env, error) {
 	}
 	return gardenbox.Start(ctx, gardenbox.Options{CRDDirectoryPaths: []string{crds}, KCPScheme: scheme,
 		Gardenlet: o.Gardenlet, RuntimeAPIServers: o.RuntimeAPIServers, Catalogue: o.Catalogue, Logger: o.Logger,
-		ControlPlaneOutput: o.ControlPlaneOutput, StartTimeout: 3 * time.Minute})
+		ControlPlaneOutput: o.ControlPlaneOutput, StartTimeout: 3 * time.Minute, GardenerAPIServerArgs: o.GardenerAPIServerArgs})
 }
 
 var shared struct {
