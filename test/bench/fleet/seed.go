@@ -233,8 +233,8 @@ func (w *fleetWorld) readTemplate(ctx context.Context, runtimeID, shoot string) 
 // the owner references to objects copied after it.
 func (t template) copyAs(ctx context.Context, runtimeID, shoot string, res *seedResult) error {
 	uids := map[string]string{}
-	replacer := func(extra ...string) *strings.Replacer {
-		pairs := append([]string{t.runtimeID, runtimeID, t.shoot, shoot}, extra...)
+	replacer := func() *strings.Replacer {
+		pairs := []string{t.runtimeID, runtimeID, t.shoot, shoot}
 		for from, to := range uids {
 			pairs = append(pairs, from, to)
 		}
@@ -373,7 +373,7 @@ func operatorFields(o *unstructured.Unstructured) (map[string]any, error) {
 	for _, e := range o.GetManagedFields() {
 		if e.Manager == gardener.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && e.FieldsV1 != nil {
 			set := map[string]any{}
-			if err := json.Unmarshal(e.FieldsV1.Raw, &set); err != nil {
+			if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &set); err != nil {
 				return nil, fmt.Errorf("managedFields of %s: %w", o.GetName(), err)
 			}
 			return set, nil
