@@ -40,6 +40,8 @@ type config struct {
 	harnessProfile string
 	// seed copies a converged fleet from templates instead of provisioning it through the manager (seed.go).
 	seed bool
+	// handover adds the two-replica phase after the restart (handover.go).
+	handover bool
 }
 
 func main() {
@@ -58,7 +60,7 @@ func parseFlags() (config, error) {
 	flag.Float64Var(&c.gardenerQPS, "gardener-qps", float64(d.GardenerQPS), "--gardener-qps of the manager")
 	flag.IntVar(&c.gardenerBurst, "gardener-burst", d.GardenerBurst, "--gardener-burst of the manager")
 	flag.DurationVar(&c.createDuration, "create-duration", 2*time.Second, "how long the simulated gardenlet takes to create a shoot")
-	flag.DurationVar(&c.steady, "steady", 2*time.Minute, "length of the steady-state phase")
+	flag.DurationVar(&c.steady, "steady", 2*time.Minute, "length of the steady-state phase (0: none)")
 	flag.DurationVar(&c.idleWindow, "idle-window", 30*time.Second, "idle baseline measured before and again after the steady state's events")
 	flag.Float64Var(&c.touchPerMinute, "touch", 0.05, "share of the Runtimes' shoots the gardenlet reports on per minute in the steady state")
 	flag.DurationVar(&c.quiet, "idle-quiet", 3*time.Second, "how long nothing may change before the manager counts as idle")
@@ -73,6 +75,7 @@ func parseFlags() (config, error) {
 	})
 	flag.StringVar(&c.harnessProfile, "harness-cpuprofile", "", "write the harness process's own CPU profile of the whole run to this file")
 	flag.BoolVar(&c.seed, "seed", false, "seed a converged fleet (copies of one provisioned Runtime per plan) and measure a start on it instead of provisioning")
+	flag.BoolVar(&c.handover, "handover", false, "after the restart, a leader and a warm standby: stop the leader and measure the standby's take-over")
 	flag.StringVar(&c.workDir, "work-dir", "", "where kubeconfigs and manager logs go (default: a new temporary directory, kept)")
 	flag.Parse()
 	if *memLimit != "" {
@@ -150,7 +153,7 @@ func run() error {
 	} else {
 		err = phaseConverge(ctx, c, w, m, &r)
 	}
-	if err == nil {
+	if err == nil && c.steady > 0 {
 		err = phaseSteady(ctx, c, w, m, &r)
 	}
 	m.Stop()
@@ -159,6 +162,11 @@ func run() error {
 	}
 	if err := phaseRestart(ctx, c, w, args, &r); err != nil {
 		return err
+	}
+	if c.handover {
+		if err := phaseHandover(ctx, c, w, args, &r); err != nil {
+			return err
+		}
 	}
 	r.loadEnd = harness.LoadAvg()
 	r.print(os.Stdout)

@@ -54,6 +54,8 @@ type report struct {
 	convergePeaks harness.MemoryPeaks
 	// seed is set for a seeded fleet (-seed).
 	seed seedResult
+	// handover is the two-replica phase (-handover).
+	handover handoverResult
 }
 
 func (r report) print(out io.Writer) {
@@ -94,7 +96,31 @@ func (r report) print(out io.Writer) {
 	p("  CPU time                             manager %s; harness process (in-process API servers, gardenlet) %s",
 		r.first.cpu.Round(10*time.Millisecond), r.gardenCPU.Round(10*time.Millisecond))
 	p("")
-	s := r.steady
+	if c.steady > 0 {
+		r.printSteady(p)
+	}
+	rs := r.restart
+	p("restart: idle after %.1f s, Gardener writes: %.0f, Gardener requests: %s, KCP requests: %s, reconciles: %s, peak RSS %s, heap in use %s, CPU %.1f s, load %s",
+		rs.busy.Seconds(), rs.gardenWrites(), orNone(join(rs.garden)), orNone(join(rs.kcp)), join(rs.reconciles), harness.MiB(rs.peakRSS),
+		harness.MiB(int64(rs.heapInuse)),
+		rs.cpu.Seconds(), rs.load)
+	if c.handover {
+		h := r.handover
+		p("")
+		p("hand-over (two replicas, shipped lease; the leader stopped with SIGTERM, releasing the lease):")
+		p("  standby warm after                   %.1f s (queues %.0f; requests while warming up: Gardener %s; KCP %s)", h.standbyWarm.Seconds(),
+			h.standbyDepth, orNone(join(h.standbyBefore.garden)), orNone(join(h.standbyBefore.kcp)))
+		p("  after the leader's exit              first reconcile %.1f s, idle %.1f s; Gardener writes %.0f; requests Gardener %s, KCP %s; reconciles %s",
+			h.takeover.Seconds(), h.idle.Seconds(), h.after.gardenWrites(), orNone(join(h.after.garden)), orNone(join(h.after.kcp)), join(h.after.reconciles))
+		p("  new leader: CPU %.1f s over its life, peak RSS %s, load %s", h.cpu.Seconds(), harness.MiB(h.peakRSS), h.load)
+	}
+	p("")
+	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
+}
+
+// printSteady prints the steady state's lines.
+func (r report) printSteady(p func(string, ...any)) {
+	c, s := r.cfg, r.steady
 	pe := s.perEvent(c.idleWindow)
 	p("steady state: %d shoot status events over %s (%.0f%% of the Runtimes' shoots a minute); load average at end %s", s.events,
 		s.window.Round(time.Second), 100*c.touchPerMinute, s.load)
@@ -105,13 +131,6 @@ func (r report) print(out io.Writer) {
 		orNone(join(s.idleBackground)), orNone(join(s.counters.background)), s.waited.Round(time.Second))
 	p("  requests                             Gardener %s; KCP %s", join(s.counters.garden), join(s.counters.kcp))
 	p("")
-	rs := r.restart
-	p("restart: idle after %.1f s, Gardener writes: %.0f, Gardener requests: %s, KCP requests: %s, reconciles: %s, peak RSS %s, heap in use %s, CPU %.1f s, load %s",
-		rs.busy.Seconds(), rs.gardenWrites(), orNone(join(rs.garden)), orNone(join(rs.kcp)), join(rs.reconciles), harness.MiB(rs.peakRSS),
-		harness.MiB(int64(rs.heapInuse)),
-		rs.cpu.Seconds(), rs.load)
-	p("")
-	p("work dir (kubeconfigs, manager logs): %s; total wall time %s", c.workDir, time.Since(r.started).Round(time.Second))
 }
 
 // eventCost is the CPU per shoot event net of the idle baseline: with the mean of the baselines before and after
