@@ -232,19 +232,27 @@ func phaseSeededStart(ctx context.Context, c config, w *fleetWorld, m *harness.M
 	}
 	r.converged = idleAt.Sub(m.Started())
 	r.first = phaseResult{counters: counters, busy: r.converged, load: harness.LoadAvg()}
-	if r.first.progress, err = w.progress(ctx); err != nil {
-		return err
-	}
-	if r.first.peakRSS, err = m.PeakRSS(); err != nil {
-		return err
-	}
-	if r.first.cpu, err = m.CPUTime(); err != nil {
+	if err := r.first.finish(ctx, w, m); err != nil {
 		return err
 	}
 	r.gardenCPU = harness.SelfCPU() - gardenCPU
 	harness.Logf("idle after %s: Gardener %s; KCP %s; reconciles %s", r.converged.Round(100*time.Millisecond),
 		orNone(join(counters.garden)), orNone(join(counters.kcp)), join(counters.reconciles))
 	return writeHeapProfile(ctx, m, c.workDir, "heap-converged.pb.gz")
+}
+
+// finish records what the fleet and the manager show at the end of a phase: the Runtimes' states, the peak RSS and
+// the CPU time.
+func (f *phaseResult) finish(ctx context.Context, w *fleetWorld, m *harness.Manager) error {
+	var err error
+	if f.progress, err = w.progress(ctx); err != nil {
+		return err
+	}
+	if f.peakRSS, err = m.PeakRSS(); err != nil {
+		return err
+	}
+	f.cpu, err = m.CPUTime()
+	return err
 }
 
 // pollInterval is how often convergence is polled: each poll lists every Runtime and GardenerCluster (at 5,000
@@ -370,13 +378,7 @@ func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r
 	}
 	harness.Logf("CPU profile of the restart: %s", cpuProfile)
 	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.Started()), load: harness.LoadAvg()}
-	if r.restart.progress, err = w.progress(ctx); err != nil {
-		return err
-	}
-	if r.restart.peakRSS, err = m.PeakRSS(); err != nil {
-		return err
-	}
-	if r.restart.cpu, err = m.CPUTime(); err != nil {
+	if err := r.restart.finish(ctx, w, m); err != nil {
 		return err
 	}
 	return writeHeapProfile(ctx, m, c.workDir, "heap-restarted.pb.gz")
