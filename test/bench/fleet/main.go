@@ -6,6 +6,9 @@
 // then the steady state (the gardenlet reporting on 5 % of the shoots a minute: CPU per shoot event); then a
 // restart on the converged fleet, printed on one line (time to idle, Gardener writes: the target is 0).
 //
+// With -seed the fleet is copied from one provisioned Runtime per plan instead of provisioned (seed.go): phase 1 is
+// then a start on a converged fleet. With -handover a last phase measures a warm standby taking over (handover.go).
+//
 // Run it with `make bench-fleet BENCH_RUNTIMES=200` (needs KUBEBUILDER_ASSETS; the target sets it).
 package main
 
