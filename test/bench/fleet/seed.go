@@ -17,6 +17,7 @@ import (
 
 	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/test/bench/harness"
+	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/keb"
 )
 
@@ -99,9 +100,13 @@ func seedFleet(ctx context.Context, c config, w *fleetWorld, args []string, r *r
 			return fmt.Errorf("create template %s: %w", o.GetName(), err)
 		}
 	}
-	_, _, err = waitIdle(ctx, m, w, 2*nPlans+min(1, c.extra), c.quiet, c.timeout)
+	// Ready first (the manager can be quiet for a while as a shoot is created), then idle (its last writes done).
+	err = testenv.Poll(ctx, c.timeout, time.Second, "templates Ready", func() (bool, string) {
+		err := w.allReady(ctx, nPlans, nPlans+min(1, c.extra))
+		return err == nil, fmt.Sprint(err)
+	}, harness.ProgressLog)
 	if err == nil {
-		err = w.allReady(ctx, nPlans, nPlans+min(1, c.extra))
+		_, _, err = waitIdle(ctx, m, w, 2*nPlans+min(1, c.extra), c.quiet, c.timeout)
 	}
 	m.Stop()
 	if err != nil {
@@ -124,6 +129,9 @@ func seedFleet(ctx context.Context, c config, w *fleetWorld, args []string, r *r
 		}
 	}
 	for _, t := range append(tpls, extraTpl) {
+		if len(t.objects) == 0 {
+			continue // no extra clusters: no template for them
+		}
 		var names []string
 		for _, o := range t.objects {
 			names = append(names, o.obj.GetKind()+" "+o.obj.GetName())
@@ -177,7 +185,8 @@ func settleCopies(ctx context.Context, c config, w *fleetWorld, args []string, r
 	return nil
 }
 
-// allReady checks that the templates are what they should be copied from: every Runtime and cluster Ready.
+// allReady checks that every Runtime and GardenerCluster of the fleet is Ready (the templates before they are
+// copied, the copies once settled).
 func (w *fleetWorld) allReady(ctx context.Context, runtimes, clusters int) error {
 	p, err := w.progress(ctx)
 	if err != nil {
@@ -316,7 +325,7 @@ func (t template) copyAs(ctx context.Context, runtimeID, shoot string, res *seed
 
 // seedWorkers is how many copies are written at once: each copy is a dozen requests one after the other, and the
 // API servers answer them with latency, not with the machine's cores busy.
-var seedWorkers = 128
+const seedWorkers = 128
 
 // seedManager is the field manager of the harness's copies.
 const seedManager = "kim-bench-seed"
