@@ -225,7 +225,7 @@ func (r *Reconciler[O, Q, R]) finish(ctx context.Context, s *State[O], res Resul
 				log.Info("status patch", "patch", string(data))
 			}
 		}
-		if err := r.Client.Status().Patch(ctx, s.Obj, patch); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.patchStatus(ctx, s.Obj, patch); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("patch status of %s: %w", s.key, err))
 		} else if err == nil && r.AwaitStatus > 0 {
 			r.awaitCached(ctx, s.key, s.Obj.GetResourceVersion())
