@@ -134,27 +134,48 @@ func shootsApplyCreatesMarkedAndIdempotent(t *testing.T, f ShootsFixture) {
 	}, patience, tick, "Get shows the applied shoot")
 }
 
-// shootsInSyncTracksApplyAndDrift is the case "in sync after apply, not after someone else's change, again after re-apply".
+// shootsInSyncTracksApplyAndDrift is the case "in sync after apply, not after someone else's change, again after
+// re-apply", with the record of an answer: only an answer "in sync" has one, the same inputs give the same record,
+// and a record given back never hides a change (it answers only for the inputs it was made of).
 func shootsInSyncTracksApplyAndDrift(t *testing.T, f ShootsFixture) {
 	a := ports.ShootApply{Spec: f.Spec("ct-sync"), RuntimeID: shootsRuntimeID, RuntimeGeneration: 1, SpecHash: "h1"}
-	if ok, err := f.Shoots.InSync(t.Context(), a); err != nil || ok {
-		t.Fatalf("InSync before the shoot exists = %v, %v; want false", ok, err)
+	if got, err := f.Shoots.InSync(t.Context(), a); err != nil || got != (ports.SyncCheck{}) {
+		t.Fatalf("InSync before the shoot exists = %+v, %v; want not in sync, no record", got, err)
 	}
 	if _, err := f.Shoots.Apply(t.Context(), a); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	inSync := func(a ports.ShootApply) bool {
-		ok, err := f.Shoots.InSync(t.Context(), a)
-		return err == nil && ok
+	check := func(a ports.ShootApply) ports.SyncCheck {
+		got, err := f.Shoots.InSync(t.Context(), a)
+		if err != nil {
+			return ports.SyncCheck{}
+		}
+		if !got.InSync && got.Record != "" {
+			t.Errorf("an answer 'not in sync' with a record: %+v", got)
+		}
+		return got
 	}
+	inSync := func(a ports.ShootApply) bool { return check(a).InSync }
 	require.Eventually(t, func() bool { return inSync(a) }, patience, tick, "in sync after apply")
+	first := check(a)
+	require.NotEmpty(t, first.Record, "an answer 'in sync' has a record")
+	withRecord := a
+	withRecord.InSyncRecord = first.Record
+	require.Equal(t, first, check(withRecord), "the same inputs with their record: the same answer")
 	other := a
 	other.RuntimeGeneration, other.SpecHash = 2, "h2"
 	if inSync(other) {
 		t.Error("in sync with a spec of another generation")
 	}
+	other.InSyncRecord = first.Record
+	if inSync(other) {
+		t.Error("in sync with a spec of another generation, given the record of the first")
+	}
 	f.Drift(t, "ct-sync")
 	require.Eventually(t, func() bool { return !inSync(a) }, patience, tick, "not in sync after someone else changed the shoot")
+	if inSync(withRecord) {
+		t.Error("in sync after someone else changed the shoot, given the record of before the change")
+	}
 	if err := Reapply(t, f, a); err != nil {
 		t.Fatalf("re-apply: %v", err)
 	}
@@ -164,8 +185,8 @@ func shootsInSyncTracksApplyAndDrift(t *testing.T, f ShootsFixture) {
 // shootsForeignNeverInSync is the case "a foreign shoot is never in sync".
 func shootsForeignNeverInSync(t *testing.T, f ShootsFixture) {
 	f.PutForeign(t, "ct-foreign-sync")
-	if ok, err := f.Shoots.InSync(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign-sync"), RuntimeID: shootsRuntimeID}); err != nil || ok {
-		t.Errorf("InSync of a foreign shoot = %v, %v; want false", ok, err)
+	if got, err := f.Shoots.InSync(t.Context(), ports.ShootApply{Spec: f.Spec("ct-foreign-sync"), RuntimeID: shootsRuntimeID}); err != nil || got.InSync {
+		t.Errorf("InSync of a foreign shoot = %+v, %v; want false", got, err)
 	}
 }
 

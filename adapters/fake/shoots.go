@@ -2,6 +2,9 @@ package fake
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -38,6 +41,8 @@ type Garden struct {
 	log    []DeletionLog
 	marks  []MarkLog
 	writes []WriteLog
+	// recordsGiven is the last InSync record given per shoot name (InSyncRecordGiven).
+	recordsGiven map[string]string
 
 	// Reject, when set, is consulted on every Apply; a non-nil error is returned wrapped in ErrShootRejected.
 	Reject func(shoot.Spec) error
@@ -88,6 +93,13 @@ func (g *Garden) Calls() map[string]int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return maps.Clone(g.calls)
+}
+
+// InSyncRecordGiven is the record the last InSync of the shoot name was given (ShootApply.InSyncRecord).
+func (g *Garden) InSyncRecordGiven(name string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.recordsGiven[name]
 }
 
 // LagCache switches lagging cached reads on or off. On, cached reads answer from the state of the last SyncCache.
@@ -233,19 +245,33 @@ func (g *Garden) Apply(_ context.Context, a ports.ShootApply) (shootstate.Shoot,
 }
 
 // InSync implements ports.ShootProvisioner: the stored spec and marks equal what Apply(a) would store (cached).
-func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (bool, error) {
+// The record is a digest of the shoot's UID and of a; the fake compares every time (a record saves nothing here).
+func (g *Garden) InSync(_ context.Context, a ports.ShootApply) (ports.SyncCheck, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err := g.begin("InSync"); err != nil {
-		return false, err
+		return ports.SyncCheck{}, err
 	}
+	if g.recordsGiven == nil {
+		g.recordsGiven = map[string]string{}
+	}
+	g.recordsGiven[a.Spec.Name] = a.InSyncRecord
 	s, ok := g.read(a.Spec.Name, ports.ReadCached)
 	if !ok {
-		return false, nil
+		return ports.SyncCheck{}, nil
 	}
 	m := s.obs.Marks
-	return m.Managed && m.RuntimeID == a.RuntimeID && m.AppliedRuntimeGeneration == a.RuntimeGeneration &&
-		m.AppliedSpecHash == a.SpecHash && m.Plan == a.Plan && reflect.DeepEqual(s.spec, a.Spec), nil
+	if !m.Managed || m.RuntimeID != a.RuntimeID || m.AppliedRuntimeGeneration != a.RuntimeGeneration ||
+		m.AppliedSpecHash != a.SpecHash || m.Plan != a.Plan || !reflect.DeepEqual(s.spec, a.Spec) {
+		return ports.SyncCheck{}, nil
+	}
+	a.InSyncRecord, a.Precondition, a.HoldAdoptedChanges = "", ports.Precondition{}, false
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return ports.SyncCheck{InSync: true}, nil //nolint:nilerr // in sync, only without a record
+	}
+	sum := sha256.Sum256(append([]byte(s.obs.UID+"/"), raw...))
+	return ports.SyncCheck{InSync: true, Record: hex.EncodeToString(sum[:16])}, nil
 }
 
 // managed returns a live managed shoot matching pre, or the port's error.

@@ -105,8 +105,8 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if err := c.Patch(t.Context(), cm, patch); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := adapter.InSync(t.Context(), a); err != nil || ok {
-			t.Fatalf("in sync (%v, %v) although the ConfigMap lost its owner", ok, err)
+		if got, err := adapter.InSync(t.Context(), a); err != nil || got.InSync {
+			t.Fatalf("in sync (%+v, %v) although the ConfigMap lost its owner", got, err)
 		}
 		if _, err := reapplyLive(t, adapter, a); err != nil {
 			t.Fatal(err)
@@ -114,8 +114,8 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if cm := configMap(spec.Authentication.ConfigMapName); !ownedByShoot(cm.OwnerReferences, s) {
 			t.Errorf("owner not repaired: %+v", cm.OwnerReferences)
 		}
-		if ok, err := adapter.InSync(t.Context(), a); err != nil || !ok {
-			t.Errorf("not in sync after repair: %v, %v", ok, err)
+		if got, err := adapter.InSync(t.Context(), a); err != nil || !got.InSync {
+			t.Errorf("not in sync after repair: %+v, %v", got, err)
 		}
 	})
 
@@ -177,8 +177,8 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if cm.Labels[wire.LabelManagedBy] != wire.ManagedByValue || !ownedByShoot(cm.OwnerReferences, getShoot(t, c, ns, "keep-cm")) {
 			t.Errorf("ConfigMap not taken over: labels %v, owners %v", cm.Labels, cm.OwnerReferences)
 		}
-		if ok, err := adapter.InSync(t.Context(), a); err != nil || !ok {
-			t.Errorf("not in sync after the first write: %v, %v", ok, err)
+		if got, err := adapter.InSync(t.Context(), a); err != nil || !got.InSync {
+			t.Errorf("not in sync after the first write: %+v, %v", got, err)
 		}
 	})
 }

@@ -165,9 +165,11 @@ func decide(t *testing.T, adapter *Shoots, a ports.ShootApply) decisions {
 	if d.Current, err = adapter.Current(ctx, a.Spec.Name); err != nil {
 		t.Fatal(err)
 	}
-	if d.InSync, err = adapter.InSync(ctx, a); err != nil {
+	sync, err := adapter.InSync(ctx, a)
+	if err != nil {
 		t.Fatal(err)
 	}
+	d.InSync = sync.InSync
 	// Adoption decides on the shoot Apply reads (get) and the ConfigMap holdAdopted reads live.
 	current, err := adapter.get(ctx, a.Spec.Name)
 	if err != nil {

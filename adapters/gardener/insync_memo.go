@@ -2,6 +2,8 @@ package gardener
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"sync"
 
@@ -40,7 +42,8 @@ type inSyncKey struct {
 // inSyncKeyOf is the key of a comparison of a with current; false when the inputs cannot be encoded (the
 // comparison then always runs).
 func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot, cm *corev1.ConfigMap) (inSyncKey, bool) {
-	// Precondition and HoldAdoptedChanges are left out: they pin or hold a write and change nothing compared.
+	// Precondition and HoldAdoptedChanges are left out: they pin or hold a write and change nothing compared;
+	// InSyncRecord is an answer, not an input.
 	// encoding/json writes maps in key order, so equal inputs encode equally.
 	raw, err := json.Marshal(struct {
 		Spec                                 any
@@ -56,6 +59,24 @@ func inSyncKeyOf(a ports.ShootApply, current *gardencorev1beta1.Shoot, cm *corev
 		key.configMap = string(cm.UID) + "/" + cm.ResourceVersion
 	}
 	return key, true
+}
+
+// inSyncRecordVersion is part of every record: a record of another way of keying (another version of the
+// operator) never matches, and the shoot is compared once more instead.
+const inSyncRecordVersion = "kim-insync-1"
+
+// record is the key as a string a caller keeps (ports.SyncCheck.Record): a digest of everything in it.
+func (k inSyncKey) record() string {
+	h := sha256.New()
+	h.Write([]byte(inSyncRecordVersion))
+	h.Write([]byte{0})
+	h.Write([]byte(k.uid))
+	h.Write([]byte{0})
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(k.generation)))
+	h.Write([]byte(k.configMap))
+	h.Write([]byte{0})
+	h.Write(k.inputs[:])
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // holds reports whether the last comparison of the shoot name had key and found it in sync.

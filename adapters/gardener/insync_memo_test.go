@@ -50,16 +50,25 @@ func TestInSyncComparesOnlyWhenSomethingItReadsChanged(t *testing.T) {
 			ctx := context.Background()
 			cache := newMapClient(cached(t, base))
 			adapter := &Shoots{Client: cache, Live: cache, Namespace: base.Namespace, RuntimeNamespace: "kcp-system"}
-			if in, err := adapter.InSync(ctx, a); err != nil || !in {
-				t.Fatalf("first InSync: %v, %v; want in sync", in, err)
+			first, err := adapter.InSync(ctx, a)
+			if err != nil || !first.InSync {
+				t.Fatalf("first InSync: %+v, %v; want in sync", first, err)
 			}
 			s, changed := base.DeepCopy(), a
 			changed.Spec.Workers = append([]shoot.WorkerSpec(nil), a.Spec.Workers...)
 			tc.change(s, &changed)
 			cache.objs[objKey(s, client.ObjectKeyFromObject(s))] = cached(t, s)
 			in, err := adapter.InSync(ctx, changed)
-			if err != nil || in != tc.wantInSync || adapter.inSync.compared != tc.compared {
-				t.Errorf("InSync %v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			if err != nil || in.InSync != tc.wantInSync || adapter.inSync.compared != tc.compared {
+				t.Errorf("InSync %+v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			}
+			// A fresh process given the record of the first answer (the Runtime's status keeps it) answers the
+			// same, and compares only where the process that made the record compared again.
+			fresh := &Shoots{Client: cache, Live: cache, Namespace: base.Namespace, RuntimeNamespace: "kcp-system"}
+			changed.InSyncRecord = first.Record
+			got, err := fresh.InSync(ctx, changed)
+			if err != nil || got != in || fresh.inSync.compared != tc.compared-1 {
+				t.Errorf("InSync given the record: %+v (%v) after %d comparisons; want %+v after %d", got, err, fresh.inSync.compared, in, tc.compared-1)
 			}
 		})
 	}
@@ -72,12 +81,12 @@ func TestInSyncForgetsAGoneShoot(t *testing.T) {
 	s := serverShoot(t, a, true, false)
 	cache := newMapClient(cached(t, s))
 	adapter := &Shoots{Client: cache, Live: cache, Namespace: s.Namespace, RuntimeNamespace: "kcp-system"}
-	if in, err := adapter.InSync(context.Background(), a); err != nil || !in {
-		t.Fatalf("InSync: %v, %v", in, err)
+	if in, err := adapter.InSync(context.Background(), a); err != nil || !in.InSync {
+		t.Fatalf("InSync: %+v, %v", in, err)
 	}
 	delete(cache.objs, objKey(s, client.ObjectKeyFromObject(s)))
-	if in, err := adapter.InSync(context.Background(), a); err != nil || in {
-		t.Fatalf("InSync of a gone shoot: %v, %v", in, err)
+	if in, err := adapter.InSync(context.Background(), a); err != nil || in != (ports.SyncCheck{}) {
+		t.Fatalf("InSync of a gone shoot: %+v, %v", in, err)
 	}
 	if n := len(adapter.inSync.byName); n != 0 {
 		t.Errorf("%d shoots remembered after the shoot went", n)
@@ -128,8 +137,9 @@ func TestInSyncRemembersTheAuthenticationConfigMapsVersion(t *testing.T) {
 			cm.UID = "cm-uid"
 			cache := newMapClient(cached(t, s), cached(t, cm))
 			adapter := &Shoots{Client: cache, Live: cache, Namespace: s.Namespace, RuntimeNamespace: "kcp-system"}
-			if in, err := adapter.InSync(ctx, a); err != nil || !in {
-				t.Fatalf("first InSync: %v, %v; want in sync", in, err)
+			first, err := adapter.InSync(ctx, a)
+			if err != nil || !first.InSync {
+				t.Fatalf("first InSync: %+v, %v; want in sync", first, err)
 			}
 			key := objKey(cm, client.ObjectKeyFromObject(cm))
 			if changed := tc.change(cm.DeepCopy()); changed != nil {
@@ -138,8 +148,15 @@ func TestInSyncRemembersTheAuthenticationConfigMapsVersion(t *testing.T) {
 				delete(cache.objs, key)
 			}
 			in, err := adapter.InSync(ctx, a)
-			if err != nil || in != tc.wantInSync || adapter.inSync.compared != tc.compared {
-				t.Errorf("InSync %v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			if err != nil || in.InSync != tc.wantInSync || adapter.inSync.compared != tc.compared {
+				t.Errorf("InSync %+v (%v) after %d comparisons; want %v after %d", in, err, adapter.inSync.compared, tc.wantInSync, tc.compared)
+			}
+			fresh := &Shoots{Client: cache, Live: cache, Namespace: s.Namespace, RuntimeNamespace: "kcp-system"}
+			withRecord := a
+			withRecord.InSyncRecord = first.Record
+			got, err := fresh.InSync(ctx, withRecord)
+			if err != nil || got != in || fresh.inSync.compared != tc.compared-1 {
+				t.Errorf("InSync given the record: %+v (%v) after %d comparisons; want %+v after %d", got, err, fresh.inSync.compared, in, tc.compared-1)
 			}
 		})
 	}

@@ -119,11 +119,11 @@ func TestShootsInSyncAuthConfigMapIntegration(t *testing.T) {
 		t.Fatalf("apply: %v", err)
 	}
 	inSync := func() bool {
-		ok, err := adapter.InSync(t.Context(), a)
+		got, err := adapter.InSync(t.Context(), a)
 		if err != nil {
 			t.Fatalf("InSync: %v", err)
 		}
-		return ok
+		return got.InSync
 	}
 	if !inSync() {
 		t.Fatal("not in sync right after apply")
@@ -204,9 +204,9 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 				t.Fatalf("generate update: %v", err)
 			}
 			a.Spec = update
-			ok, err := adapter.InSync(t.Context(), a)
-			if err != nil || !ok {
-				t.Errorf("InSync after Gardener created the shoot = %v, %v; want true", ok, err)
+			got, err := adapter.InSync(t.Context(), a)
+			if err != nil || !got.InSync {
+				t.Errorf("InSync after Gardener created the shoot = %+v, %v; want true", got, err)
 				logDifferences(t, adapter, a)
 			}
 		})

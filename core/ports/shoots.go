@@ -29,6 +29,21 @@ type ShootApply struct {
 	// in the cluster. An adopted shoot that already holds every value is taken over (its marks recorded) as
 	// without it.
 	HoldAdoptedChanges bool
+	// InSyncRecord is the Record of an earlier InSync answer for this shoot that the caller kept (the Runtime's
+	// status keeps it across restarts): when the inputs of the comparison are the same, InSync answers from it
+	// without comparing the shoot again. Empty: none kept.
+	InSyncRecord string
+}
+
+// SyncCheck is InSync's answer.
+type SyncCheck struct {
+	// InSync is true when the shoot holds everything Apply would write.
+	InSync bool
+	// Record identifies the inputs of the comparison that found the shoot in sync ("" when it is not, or when the
+	// inputs cannot be identified): given back as ShootApply.InSyncRecord, the same inputs (the apply, the shoot's
+	// UID, generation, labels and annotations, its authentication ConfigMap's version) answer in sync without a
+	// comparison, also in another process. Different inputs are compared as if no record was given.
+	Record string
 }
 
 // DeletionMark is what is recorded on a shoot when its Runtime is deleted.
@@ -70,7 +85,7 @@ type ShootProvisioner interface {
 	// InSync reports whether the shoot already holds everything Apply(a) would write: every value the spec and the
 	// marks set (values others added are ignored) and no worker pool outside the spec. A missing or foreign shoot
 	// is not in sync. It may answer from the same lagging cache as Get and sends nothing to the garden.
-	InSync(ctx context.Context, a ShootApply) (bool, error)
+	InSync(ctx context.Context, a ShootApply) (SyncCheck, error)
 	// RequestRetry asks Gardener to retry the failed last operation (gardener.cloud/operation=retry) and records
 	// attempt and at. Errors: ErrShootNotFound, ErrShootNotManaged, ErrTransient.
 	RequestRetry(ctx context.Context, name string, attempt int, at time.Time) (shootstate.Shoot, error)

@@ -88,6 +88,9 @@ type RuntimeRequest struct {
 	// EverReady is status.provisioningCompleted: the runtime was Ready once. One that never was is always given
 	// the current bootstrap set (it has no earlier one to keep).
 	EverReady bool
+	// ShootInSyncRecord is the record of the last answer "the shoot is in sync" the status keeps
+	// (ports.SyncCheck.Record): a fresh process answers from it instead of comparing the shoot again.
+	ShootInSyncRecord string
 }
 
 // ProvisionResult is what a provisioning pass ends with: the last observation and decision (for the status), what
@@ -104,6 +107,9 @@ type ProvisionResult struct {
 	// Configured is what to record of the configuration inside the runtime (the request's record, or what this pass
 	// reached).
 	Configured RecordedConfiguration
+	// ShootInSyncRecord is the record of this pass's answer "the shoot is in sync" to keep for the next passes; ""
+	// when the pass has none (the request's record may stay: it answers only for the inputs it was made of).
+	ShootInSyncRecord string
 }
 
 // maxActionsPerPass bounds the decide-act loop; every action moves the observation forward, so a handful
@@ -127,7 +133,7 @@ func (p *Provisioner) Provision(ctx context.Context, req RuntimeRequest, now tim
 		return ProvisionResult{}, err
 	}
 	in.Intent.Wait = claim.Wait
-	res := ProvisionResult{Configured: req.Configured, Events: claim.Events}
+	res := ProvisionResult{Configured: req.Configured, Events: claim.Events, ShootInSyncRecord: obs.syncRecord}
 	if claim.Tenant != nil {
 		res.AuditLogCR = claim.Tenant.Name
 	}
@@ -187,6 +193,8 @@ func (p *Provisioner) ownRegistryCredentials(ctx context.Context, rt shoot.Runti
 type provisionFacts struct {
 	spec   shoot.Spec
 	config desiredConfiguration
+	// syncRecord is the record of the shoot's in-sync answer ("" when none).
+	syncRecord string
 }
 
 // observe builds the domain input: the intent from the request (with the generated spec), the shoot and access.
@@ -225,6 +233,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		return lifecycle.Input{}, provisionFacts{}, genErr
 	}
 	var fresh shoot.Spec
+	var sync ports.SyncCheck
 	if genErr == nil {
 		fresh, genErr = shoot.Generate(rt, cfg)
 	}
@@ -248,9 +257,12 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 		it.DesiredSpecHash = fresh.Hash()
 		it.AuditLogKept = spec.AuditLogKept
 		if owned {
-			if it.ShootInSync, err = p.Shoots.InSync(ctx, p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)); err != nil {
+			a := p.desired(req, spec, it.DesiredSpecHash, observed.Marks.Plan)
+			a.InSyncRecord = req.ShootInSyncRecord
+			if sync, err = p.Shoots.InSync(ctx, a); err != nil {
 				return lifecycle.Input{}, provisionFacts{}, fmt.Errorf("observe shoot %s: %w", rt.Name, err)
 			}
+			it.ShootInSync = sync.InSync
 		}
 	}
 	in := lifecycle.Input{Intent: it, Shoot: observed, DeletionPolicy: p.Policy, DriftPeriod: p.DriftPeriod, ReportedReady: req.StateReady,
@@ -260,7 +272,7 @@ func (p *Provisioner) observe(ctx context.Context, req RuntimeRequest, now time.
 			return lifecycle.Input{}, provisionFacts{}, err
 		}
 	}
-	obs := provisionFacts{spec: spec}
+	obs := provisionFacts{spec: spec, syncRecord: sync.Record}
 	if genErr == nil && observed.Exists {
 		if in.Access.GardenerClusterInSync, err = p.Access.InSync(ctx, gardenerCluster(req, spec)); err != nil {
 			return lifecycle.Input{}, provisionFacts{}, err

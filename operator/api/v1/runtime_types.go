@@ -424,6 +424,13 @@ type RuntimeStatus struct {
 	// kyma-provisioning-info ConfigMap, OpenIDConnect resources, administrators' bindings).
 	// +optional
 	RuntimeConfiguration *RuntimeConfigurationStatus `json:"runtimeConfiguration,omitempty"`
+	// ShootInSync identifies the last comparison that found the shoot holding everything the operator applies: a
+	// digest of what it depended on (the apply, the shoot's UID, generation, labels and annotations, the
+	// authentication ConfigMap's version). A starting operator that finds the same inputs takes the answer from
+	// here instead of comparing the shoot again; any change of them makes it compare. Opaque.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	ShootInSync string `json:"shootInSync,omitempty"`
 }
 
 // RuntimeConfigurationStatus is the configuration the operator last reached inside the runtime. It is written

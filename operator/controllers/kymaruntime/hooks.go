@@ -75,7 +75,7 @@ func (h *hooks) Observe(s *state) usecase.RuntimeRequest {
 		ForcePatch:     rt.Annotations[imv1.AnnotationForcePatchReconciliation] == "true",
 		AuditLogAccess: ptr.Deref(rt.Spec.AuditLogAccessEnabled, false), AuditLogCR: rt.Status.AuditLogCR,
 		InstanceID: rt.Labels[imv1.LabelInstanceID], InstanceName: rt.Labels[imv1.LabelKymaName], EverReady: rt.Status.ProvisioningCompleted,
-		StateReady: rt.Status.State == imv1.RuntimeStateReady}
+		StateReady: rt.Status.State == imv1.RuntimeStateReady, ShootInSyncRecord: rt.Status.ShootInSync}
 	if rc := rt.Status.RuntimeConfiguration; rc != nil {
 		req.Configured = usecase.RecordedConfiguration{Hash: rc.Hash, AppliedAt: timeOf(rc.AppliedAt), ShootReconciledAt: timeOf(rc.ShootReconciledAt),
 			Bootstrap: runtimeconfig.BootstrapRecord{Hash: rc.BootstrapHash, Failed: rc.BootstrapFailed}}
@@ -111,8 +111,25 @@ func (h *hooks) Status(ctx context.Context, s *state, res usecase.ProvisionResul
 		h.metrics.progressHeld.Inc()
 		out.RequeueAfter = sooner(out.RequeueAfter, due)
 	}
+	keepRecordForALaterWrite(before, rt)
 	out.Events = append(out.Events, h.report(rt, before, d, now)...)
 	return out
+}
+
+// keepRecordForALaterWrite leaves the status's record of the shoot found in sync as it was when the record is the
+// only change: alone it is worth no write. Written alone, the first pass of a version that keeps it would write
+// every Runtime of the fleet once, and a restart or a hand-over would no longer be free of writes. It goes with the
+// next write for another reason, at the latest Gardener's next report on the shoot; until then a restart compares
+// that shoot, as it did before there was a record.
+func keepRecordForALaterWrite(before, rt *imv1.Runtime) {
+	rec := rt.Status.ShootInSync
+	if rec == before.Status.ShootInSync {
+		return
+	}
+	rt.Status.ShootInSync = before.Status.ShootInSync
+	if skeleton.StatusChanged(before, rt) {
+		rt.Status.ShootInSync = rec
+	}
 }
 
 // Finalize implements skeleton.FinalizeHandler: the teardown use case, and the Runtime goes when it says so.

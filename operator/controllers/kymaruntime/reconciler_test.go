@@ -185,9 +185,36 @@ func TestReconcilerProvisionUpdateDelete(t *testing.T) {
 	}
 	writes := w.cfg.Writes
 	applies := w.garden.Calls()["Apply"]
+	record := rt.Status.ShootInSync
+	if record == "" {
+		t.Error("no record of the shoot found in sync in the status")
+	}
+	rv := rt.ResourceVersion
 	rt = w.reconcile(t)
 	if w.garden.Calls()["Apply"] != applies {
 		t.Error("a Ready runtime without changes was applied again")
+	}
+	// The record goes back to the comparison (a restarted operator answers from it) and, unchanged, writes nothing.
+	if got := w.garden.InSyncRecordGiven(shootName); got != record {
+		t.Errorf("the comparison was given the record %q, want the status's %q", got, record)
+	}
+	if rt.Status.ShootInSync != record || rt.ResourceVersion != rv {
+		t.Errorf("a pass without changes changed the record (%q -> %q) or wrote the status (%s -> %s)", record, rt.Status.ShootInSync, rv, rt.ResourceVersion)
+	}
+	// A status without the record (written by a version that kept none): the record alone is worth no write, it
+	// goes with the next write for another reason (here Gardener's next report).
+	rt.Status.ShootInSync = ""
+	if err := w.kcp.Status().Update(t.Context(), rt); err != nil {
+		t.Fatal(err)
+	}
+	rv = rt.ResourceVersion
+	if rt = w.reconcile(t); rt.ResourceVersion != rv || rt.Status.ShootInSync != "" {
+		t.Errorf("the record alone was written: %s -> %s, record %q", rv, rt.ResourceVersion, rt.Status.ShootInSync)
+	}
+	w.clock.Step(time.Hour)
+	w.garden.Succeed(shootName)
+	if rt = w.reconcile(t); rt.ResourceVersion == rv || rt.Status.ShootInSync != record {
+		t.Errorf("Gardener's report was written without the record: %s -> %s, record %q, want %q", rv, rt.ResourceVersion, rt.Status.ShootInSync, record)
 	}
 	if w.cfg.Writes != writes {
 		t.Error("a Ready runtime without changes was configured again")

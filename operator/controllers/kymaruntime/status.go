@@ -62,6 +62,10 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 		st.RuntimeConfiguration = &imv1.RuntimeConfigurationStatus{Hash: c.Hash, AppliedAt: metaTime(c.AppliedAt),
 			ShootReconciledAt: metaTime(c.ShootReconciledAt), BootstrapHash: c.Bootstrap.Hash, BootstrapFailed: c.Bootstrap.Failed}
 	}
+	if res.ShootInSyncRecord != "" {
+		// Kept until a later comparison finds the shoot in sync again: a record answers only for its own inputs.
+		st.ShootInSync = res.ShootInSyncRecord
+	}
 	mirrorShoot(st, res.Input.Shoot)
 }
 
