@@ -287,6 +287,11 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 		}
 	}
 	harness.Logf("steady state: %s idle baseline, then %.0f%% of the shoots a minute for %s", c.idleWindow, 100*c.touchPerMinute, c.steady)
+	// What the window allocates, by function: the difference of the heap profiles' alloc_space taken before the
+	// first and after the second idle baseline (the collections the two profiles force are outside the baselines).
+	if err := writeHeapProfile(ctx, m, c.workDir, "heap-steady-before.pb.gz"); err != nil {
+		return err
+	}
 	cpu0, err := m.CPUTime()
 	if err != nil {
 		return err
@@ -346,6 +351,11 @@ func phaseSteady(ctx context.Context, c config, w *fleetWorld, m *harness.Manage
 		return err
 	}
 	s.idleAfterCPU = cpu3 - cpu2
+	if err := writeHeapProfile(ctx, m, c.workDir, "heap-steady-after.pb.gz"); err != nil {
+		return err
+	}
+	harness.Logf("allocations of the steady state: go tool pprof -sample_index=alloc_space -diff_base %s %s",
+		filepath.Join(c.workDir, "heap-steady-before.pb.gz"), filepath.Join(c.workDir, "heap-steady-after.pb.gz"))
 	return nil
 }
 
