@@ -48,11 +48,19 @@ func newMapClient(objs ...client.Object) mapClient {
 	return m
 }
 
-func (m mapClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+func (m mapClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	*m.reads++
 	src, ok := m.objs[objKey(obj, key)]
 	if !ok {
 		return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
+	}
+	var o client.GetOptions
+	o.ApplyOptions(opts)
+	if o.UnsafeDisableDeepCopy != nil && *o.UnsafeDisableDeepCopy {
+		// As controller-runtime's cache: the stored object itself (here its top level copied, every map, slice
+		// and pointer in it shared), so a reader that changes it changes what is stored.
+		reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(src).Elem())
+		return nil
 	}
 	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(src.DeepCopyObject()).Elem())
 	return nil

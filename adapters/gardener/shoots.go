@@ -95,7 +95,16 @@ func missingReference(err error) string {
 // when the cache holds it trimmed (CacheTransform: a shoot the operator never applied). Its callers compare the
 // spec (drift, adoption) or compute a write from it, which a trimmed spec would turn into wrong decisions.
 func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot, error) {
-	s, err := c.read(ctx, name, ports.ReadCached)
+	return c.whole(ctx, name, false)
+}
+
+// whole is get; shared (a read-only caller) takes the cache's own object instead of a copy (see peek).
+func (c *Shoots) whole(ctx context.Context, name string, shared bool) (*gardencorev1beta1.Shoot, error) {
+	read := c.read
+	if shared {
+		read = c.peek
+	}
+	s, err := read(ctx, name, ports.ReadCached)
 	if err != nil || s == nil || !specTrimmed(s) {
 		return s, err
 	}
@@ -104,12 +113,28 @@ func (c *Shoots) get(ctx context.Context, name string) (*gardencorev1beta1.Shoot
 
 // read returns the shoot from the cache or the API server; nil when it does not exist.
 func (c *Shoots) read(ctx context.Context, name string, mode ports.ReadMode) (*gardencorev1beta1.Shoot, error) {
+	return c.readShoot(ctx, name, mode, false)
+}
+
+// peek is read, except that a cached read returns the cache's own object, not a copy: for callers that only read
+// it (translate it, compare it, encode it) and keep no part of it that anyone changes. A Runtime's pass read its
+// shoot from the cache three times (observation, current state, in-sync check), and each copy of a whole shoot was
+// garbage of several kilobytes per Gardener report (docs/operations/scale.md, tenth pass).
+func (c *Shoots) peek(ctx context.Context, name string, mode ports.ReadMode) (*gardencorev1beta1.Shoot, error) {
+	return c.readShoot(ctx, name, mode, mode == ports.ReadCached)
+}
+
+func (c *Shoots) readShoot(ctx context.Context, name string, mode ports.ReadMode, shared bool) (*gardencorev1beta1.Shoot, error) {
 	var r client.Reader = c.Client
 	if mode == ports.ReadLive {
 		r = c.Live
 	}
+	var opts []client.GetOption
+	if shared {
+		opts = append(opts, client.UnsafeDisableDeepCopy)
+	}
 	s := &gardencorev1beta1.Shoot{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s)
+	err := r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: name}, s, opts...)
 	if mode == ports.ReadLive {
 		c.count("get", client.IgnoreNotFound(err))
 	}
@@ -124,7 +149,7 @@ func (c *Shoots) read(ctx context.Context, name string, mode ports.ReadMode) (*g
 
 // Get implements ports.ShootReader.
 func (c *Shoots) Get(ctx context.Context, name string, mode ports.ReadMode) (shootstate.Shoot, error) {
-	s, err := c.read(ctx, name, mode)
+	s, err := c.peek(ctx, name, mode) // Observe copies what it keeps
 	if err != nil {
 		return shootstate.Shoot{}, err
 	}
@@ -135,7 +160,7 @@ func (c *Shoots) Get(ctx context.Context, name string, mode ports.ReadMode) (sho
 
 // Current implements ports.Shoots.
 func (c *Shoots) Current(ctx context.Context, name string) (*shoot.Current, error) {
-	s, err := c.get(ctx, name)
+	s, err := c.whole(ctx, name, true) // CurrentFromShoot copies what it keeps
 	if err != nil || s == nil {
 		return nil, err
 	}
