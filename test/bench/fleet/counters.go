@@ -91,8 +91,17 @@ func (c counters) minus(o counters) counters {
 // queues are empty, no worker is busy and neither reconciles nor Gardener requests changed for quiet. It returns
 // the counters and when the last change was seen.
 func waitIdle(ctx context.Context, m *harness.Manager, w *fleetWorld, minReconciles int, quiet, timeout time.Duration) (counters, time.Time, error) {
+	return waitIdleFirst(ctx, m, w, minReconciles, quiet, timeout, nil)
+}
+
+// waitIdleFirst is waitIdle that also sets *first (when not nil) to when the first reconcile was seen: after a
+// start, the end of the caches' lists, which is the API servers' part of the time to idle.
+func waitIdleFirst(ctx context.Context, m *harness.Manager, w *fleetWorld, minReconciles int, quiet, timeout time.Duration, first *time.Time) (counters, time.Time, error) {
 	read := func(ctx context.Context) (counters, error) { return readCounters(ctx, m, w) }
 	return harness.WaitIdle(ctx, read, func(c counters) harness.Activity {
+		if first != nil && first.IsZero() && total(c.reconciles) > 0 {
+			*first = time.Now()
+		}
 		return harness.Activity{Work: total(c.reconciles) + total(c.garden), Busy: c.depth != 0 || c.active != 0,
 			Enough:      total(c.reconciles) >= float64(minReconciles),
 			Description: fmt.Sprintf("reconciles %v, queues %.0f, busy workers %.0f", c.reconciles, c.depth, c.active)}

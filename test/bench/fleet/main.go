@@ -382,7 +382,8 @@ func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r
 	profiled := make(chan error, 1)
 	go func() { profiled <- m.CPUProfile(ctx, 30*time.Second, cpuProfile) }()
 	// Every Runtime and its shoot (reaper), every GardenerCluster, once.
-	counters, idleAt, err := waitIdle(ctx, m, w, 2*c.runtimes+c.runtimes+c.extra, c.quiet, c.timeout)
+	var first time.Time
+	counters, idleAt, err := waitIdleFirst(ctx, m, w, 2*c.runtimes+c.runtimes+c.extra, c.quiet, c.timeout, &first)
 	if err != nil {
 		return err
 	}
@@ -391,6 +392,7 @@ func phaseRestart(ctx context.Context, c config, w *fleetWorld, args []string, r
 	}
 	harness.Logf("CPU profile of the restart: %s", cpuProfile)
 	r.restart = phaseResult{counters: counters, busy: idleAt.Sub(m.Started()), load: harness.LoadAvg()}
+	r.restartFirst = first.Sub(m.Started())
 	if err := r.restart.finish(ctx, w, m); err != nil {
 		return err
 	}
