@@ -2,9 +2,9 @@ package gardener
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"sync"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
@@ -72,7 +72,8 @@ func (k inSyncKey) record() string {
 	h.Write([]byte{0})
 	h.Write([]byte(k.uid))
 	h.Write([]byte{0})
-	h.Write(binary.BigEndian.AppendUint64(nil, uint64(k.generation)))
+	h.Write(strconv.AppendInt(nil, k.generation, 10))
+	h.Write([]byte{0})
 	h.Write([]byte(k.configMap))
 	h.Write([]byte{0})
 	h.Write(k.inputs[:])
