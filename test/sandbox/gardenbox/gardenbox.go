@@ -61,7 +61,8 @@ type Options struct {
 	// ControlPlaneOutput receives the raw output of all API servers (kube-apiserver, etcd, gardener-apiserver).
 	// Nil discards it: Gardener's start-up is noisy and harmless.
 	ControlPlaneOutput io.Writer
-	// StartTimeout bounds the start of each control plane; default 60s (the machines are small).
+	// StartTimeout bounds the start of each control plane and of each runtime API server; default 60s (the machines
+	// are small).
 	StartTimeout time.Duration
 	// GardenerAPIServerArgs are added to the in-process gardener-apiserver's flags (e.g.
 	// --disable-admission-plugins for a harness that writes shoots faster than an admission plugin can look up).
@@ -165,6 +166,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, retErr error) {
 
 	env.Runtimes = runtimeapi.NewPool(runtimeapi.PoolOptions{
 		Mode: opts.RuntimeAPIServers, BinaryAssetsDirectory: opts.BinaryAssetsDirectory, Out: opts.ControlPlaneOutput,
+		StartTimeout: opts.StartTimeout, // a runtime's API server starts on the same small machine as the garden's
 	})
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	env.cancel = cancel

@@ -84,11 +84,17 @@ func getShoot(t *testing.T, shoot *gardencorev1beta1.Shoot) *gardencorev1beta1.S
 	return got
 }
 
+// operationWait bounds waitForOperation. An operation of a shoot with a runtime API server waits for its server's
+// start, and the starts are serialised: on a busy 2-core machine (test-all runs other packages' API servers beside
+// this one) a start took longer than the 60 s this wait once had. A failure says what the operation last reported,
+// start errors included.
+const operationWait = 4 * time.Minute
+
 // waitForOperation waits until the shoot's lastOperation has the given type and state.
 func waitForOperation(t *testing.T, shoot *gardencorev1beta1.Shoot, op gardencorev1beta1.LastOperationType, state gardencorev1beta1.LastOperationState) *gardencorev1beta1.Shoot {
 	t.Helper()
 	var got *gardencorev1beta1.Shoot
-	testenv.Eventually(t, 60*time.Second, fmt.Sprintf("shoot %s %s %s", shoot.Name, op, state), func() (bool, string) {
+	testenv.Eventually(t, operationWait, fmt.Sprintf("shoot %s %s %s", shoot.Name, op, state), func() (bool, string) {
 		got = getShoot(t, shoot)
 		last := got.Status.LastOperation
 		return last != nil && last.Type == op && last.State == state, fmt.Sprintf("lastOperation %v", last)

@@ -2,6 +2,7 @@ package gardenlet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -127,6 +128,11 @@ func (g *Gardenlet) step(ctx context.Context, log interface{ Info(string, ...any
 	}
 	if op != gardencorev1beta1.LastOperationTypeDelete {
 		if err := g.ensureEndpoint(ctx, shoot); err != nil {
+			// Said in the operation, as a waiting test or person reads it; the start is retried with the error.
+			desc := fmt.Sprintf("%s; its runtime API server did not start, retrying: %v", processingDescription(shoot, op), err)
+			if werr := g.setLastOperation(ctx, shoot, op, gardencorev1beta1.LastOperationStateProcessing, 0, desc, nil); werr != nil {
+				err = errors.Join(err, werr)
+			}
 			return ctrl.Result{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -57,6 +58,8 @@ type PoolOptions struct {
 	BinaryAssetsDirectory string
 	// Out receives the servers' output (discarded when nil).
 	Out io.Writer
+	// StartTimeout bounds the start of each server and of their etcd (0: envtest's 20 s; see ServerOptions).
+	StartTimeout time.Duration
 }
 
 // Pool hands out endpoints for shoots and owns the API servers behind them. It is safe for concurrent use.
@@ -218,7 +221,7 @@ func (p *Pool) sharedCAs() (CAs, error) {
 
 func (p *Pool) startServer(cas CAs, prefix string) (*Server, error) {
 	if p.etcd == nil {
-		etcd := &envtest.Etcd{Out: p.opts.Out, Err: p.opts.Out}
+		etcd := &envtest.Etcd{Out: p.opts.Out, Err: p.opts.Out, StartTimeout: p.opts.StartTimeout, StopTimeout: p.opts.StartTimeout}
 		if p.opts.BinaryAssetsDirectory != "" {
 			etcd.Path = p.opts.BinaryAssetsDirectory + "/etcd"
 		}
@@ -230,7 +233,7 @@ func (p *Pool) startServer(cas CAs, prefix string) (*Server, error) {
 	}
 	return StartServer(ServerOptions{
 		BinaryAssetsDirectory: p.opts.BinaryAssetsDirectory, EtcdURL: p.etcd.URL, EtcdPrefix: prefix, CAs: cas,
-		Out: p.opts.Out, Err: p.opts.Out,
+		Out: p.opts.Out, Err: p.opts.Out, StartTimeout: p.opts.StartTimeout,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	v1beta1constants "github.com/gardener/gardener/pkg/apis/core/v1beta1/constants"
 	"github.com/gardener/gardener/pkg/utils/secrets"
@@ -32,6 +33,9 @@ type ServerOptions struct {
 	CAs CAs
 	// Out and Err receive the kube-apiserver output (discarded when nil).
 	Out, Err io.Writer
+	// StartTimeout bounds the start of the kube-apiserver (0: envtest's 20 s). A start cut short is work lost and
+	// started again: on a busy 2-core machine a start takes longer than 20 s, and then none ever finished.
+	StartTimeout time.Duration
 }
 
 // Server is a running runtime kube-apiserver.
@@ -70,6 +74,8 @@ func StartServer(opts ServerOptions) (*Server, error) {
 		Out:           opts.Out,
 		Err:           opts.Err,
 		SecureServing: envtest.SecureServing{ListenAddr: envtest.ListenAddr{Address: "127.0.0.1"}, CA: opts.CAs.Cluster.CertificatePEM},
+		StartTimeout:  opts.StartTimeout,
+		StopTimeout:   opts.StartTimeout,
 	}
 	api.Authn = &shootAuthn{ca: opts.CAs.Client}
 	if opts.BinaryAssetsDirectory != "" {
