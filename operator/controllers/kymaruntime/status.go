@@ -41,22 +41,22 @@ func setStatus(rt *imv1.Runtime, res usecase.ProvisionResult, now time.Time) {
 		setCondition(st, metav1.Condition{Type: c.Type, Status: cs, Reason: c.Reason, Message: c.Message, ObservedGeneration: rt.Generation}, now)
 	}
 	if !res.Input.Access.Configuration.Bootstrap {
-		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionBootstrapped)
+		skeleton.RemoveCondition(&st.Conditions, lifecycle.ConditionBootstrapped)
 	}
 	// The previous manager's conditions of features a runtime may stop using.
 	if res.Input.Intent.DedicatedAuditLog == "" {
-		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionCustomAuditLogConfigured)
+		skeleton.RemoveCondition(&st.Conditions, lifecycle.ConditionCustomAuditLogConfigured)
 	}
 	if res.Input.Intent.RegistryCaches == 0 {
-		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionRegistryCacheConfigured)
+		skeleton.RemoveCondition(&st.Conditions, lifecycle.ConditionRegistryCacheConfigured)
 	}
 	if res.Input.Intent.AdoptionHold == "" {
-		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionAdoptionReviewRequired)
+		skeleton.RemoveCondition(&st.Conditions, lifecycle.ConditionAdoptionReviewRequired)
 	}
 	if res.Input.Intent.AuditLogKept == "" {
-		meta.RemoveStatusCondition(&st.Conditions, lifecycle.ConditionAuditLogKept)
+		skeleton.RemoveCondition(&st.Conditions, lifecycle.ConditionAuditLogKept)
 	}
-	meta.RemoveStatusCondition(&st.Conditions, conditionRuntimeConfigured)
+	skeleton.RemoveCondition(&st.Conditions, conditionRuntimeConfigured)
 	if c := res.Configured; c.Hash != "" || c.Bootstrap.Hash != "" {
 		// A bootstrap attempt is recorded before the configuration is first reached: a new runtime's failure counts.
 		st.RuntimeConfiguration = &imv1.RuntimeConfigurationStatus{Hash: c.Hash, AppliedAt: metaTime(c.AppliedAt),

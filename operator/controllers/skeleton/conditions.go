@@ -1,6 +1,7 @@
 package skeleton
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -47,10 +48,13 @@ const (
 // transition time (zero: the wall clock), so a controller with an injected clock stamps its own time; one that stays
 // true keeps its time. Every kind's controller sets them through here.
 func SetKStatus(conds *[]metav1.Condition, generation int64, reconciling, stalled bool, reason, message string, at time.Time) {
-	set := map[string]bool{conditionReconciling: reconciling, conditionStalled: stalled}
-	for _, typ := range []string{conditionReconciling, conditionStalled} {
-		if !set[typ] {
-			meta.RemoveStatusCondition(conds, typ)
+	for _, k := range [...]struct {
+		typ     string
+		applies bool
+	}{{conditionReconciling, reconciling}, {conditionStalled, stalled}} {
+		typ := k.typ
+		if !k.applies {
+			RemoveCondition(conds, typ)
 			continue
 		}
 		c := metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message, ObservedGeneration: generation}
@@ -59,4 +63,16 @@ func SetKStatus(conds *[]metav1.Condition, generation int64, reconciling, stalle
 		}
 		meta.SetStatusCondition(conds, c)
 	}
+}
+
+// RemoveCondition removes the condition typ from conds in place. Unlike meta.RemoveStatusCondition it copies nothing
+// when the condition is absent, which is the common case: a Runtime pass removes up to eight conditions that do not
+// apply, on every Gardener report of its shoot (docs/operations/scale.md, "Work per event"). conds must be the caller's
+// own (a deep copy of the cached object, as every status a reconciler writes is).
+func RemoveCondition(conds *[]metav1.Condition, typ string) {
+	i := slices.IndexFunc(*conds, func(c metav1.Condition) bool { return c.Type == typ })
+	if i < 0 {
+		return
+	}
+	*conds = slices.Delete(*conds, i, i+1)
 }

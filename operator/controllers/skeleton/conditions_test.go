@@ -1,6 +1,7 @@
 package skeleton_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,5 +52,30 @@ func TestSetConditionKeepsTheLastSuccessReason(t *testing.T) {
 			got.LastTransitionTime = metav1.Time{}
 			require.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// A Runtime pass removes the conditions that do not apply on every Gardener report of its shoot; almost always they
+// are absent, and then the list is left as it is, without a copy.
+func TestRemoveConditionCopiesNothingWhenAbsent(t *testing.T) {
+	conds := []metav1.Condition{{Type: "Ready"}, {Type: "Stalled"}, {Type: "Provisioned"}}
+	if allocs := testing.AllocsPerRun(100, func() { skeleton.RemoveCondition(&conds, "Reconciling") }); allocs != 0 {
+		t.Errorf("removing an absent condition allocated %v times", allocs)
+	}
+	if len(conds) != 3 {
+		t.Fatalf("removing an absent condition changed the list: %v", conds)
+	}
+	skeleton.RemoveCondition(&conds, "Stalled")
+	var types []string
+	for _, c := range conds {
+		types = append(types, c.Type)
+	}
+	if !slices.Equal(types, []string{"Ready", "Provisioned"}) {
+		t.Errorf("after removing Stalled: %v, want Ready, Provisioned in their order", types)
+	}
+	skeleton.RemoveCondition(&conds, "Ready")
+	skeleton.RemoveCondition(&conds, "Provisioned")
+	if len(conds) != 0 {
+		t.Errorf("after removing all: %v", conds)
 	}
 }
