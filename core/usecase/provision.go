@@ -60,6 +60,8 @@ type Provisioner struct {
 	// Clock is the garden's clock: a restore keeps the label while another deletion's hold runs, in the garden's
 	// time (the earlier of it and the operator's). nil: the operator's clock.
 	Clock ports.ServerClock
+	// documents remembers the runtimes' provisioning-info documents, rendered on every pass otherwise.
+	documents runtimeconfig.Documents
 }
 
 // RuntimeRequest is a Runtime as the provisioning use case needs it.

@@ -74,7 +74,7 @@ func (p *Provisioner) desiredConfiguration(ctx context.Context, req RuntimeReque
 			return desiredConfiguration{}, err
 		}
 	}
-	d, err := runtimeconfig.Compute(facts)
+	d, err := p.documents.Compute(facts)
 	if err != nil {
 		return desiredConfiguration{}, err
 	}

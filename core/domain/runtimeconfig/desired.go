@@ -84,16 +84,17 @@ func (d Desired) AtReconcileTime(t time.Time) (Desired, error) {
 // Compute returns the desired state for f. It fails only when the document cannot be rendered, which plain values
 // never cause.
 func Compute(f Facts) (Desired, error) {
-	body, tail, err := provisioningInfo(f).renderParts()
-	if err != nil {
-		return Desired{}, err
-	}
+	return (*Documents)(nil).Compute(f)
+}
+
+// desired is the desired state for f with its document rendered in two parts (renderParts).
+func desired(f Facts, body, tail string) Desired {
 	d := Desired{RuntimeID: f.Runtime.ID, ProvisioningInfo: body + tail, infoBody: len(body), ManageOIDC: f.OIDCServed,
 		Administrators: adminBindings(f.Runtime.Administrators), ReservedAdministrators: ReservedAdministrators(f.Runtime.Administrators), Bootstrap: f.Bootstrap, BootstrapHash: f.Bootstrap.ContentHash()}
 	if f.OIDCServed {
 		d.OIDC = oidcResources(shoot.CustomerIssuers(f.Runtime, f.Config))
 	}
-	return d, nil
+	return d
 }
 
 func provisioningInfo(f Facts) ProvisioningInfo {

@@ -101,13 +101,24 @@ func (p ProvisioningInfo) renderParts() (body, tail string, err error) {
 }
 
 // renderReconcileTime is the lastReconcileTime line of the document for t (formatted by formatTime); "" for "".
+// It changes with every Gardener success, so every such pass renders it: a time as formatTime writes it is written
+// here as the encoder writes it (double-quoted: it would read as a timestamp), without an encoder's allocations
+// (TestReconcileTimeLineIsWhatTheEncoderWrites); anything else goes through the encoder.
 func renderReconcileTime(t string) (string, error) {
 	if t == "" {
 		return "", nil
 	}
-	return encodeYAML(struct {
-		LastReconcileTime string `yaml:"lastReconcileTime"`
-	}{t})
+	if parsed, err := time.Parse(time.RFC3339, t); err == nil && formatTime(parsed) == t {
+		return reconcileTimeKey + `: "` + t + "\"\n", nil
+	}
+	return encodeYAML(reconcileTimeLine{t})
+}
+
+const reconcileTimeKey = "lastReconcileTime"
+
+// reconcileTimeLine is the document's last key alone.
+type reconcileTimeLine struct {
+	LastReconcileTime string `yaml:"lastReconcileTime"`
 }
 
 func encodeYAML(v any) (string, error) {
