@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	uberzap "go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kyma-project/kim/operator/app"
@@ -275,5 +277,51 @@ func TestHelpStatesTheLoggingDefaults(t *testing.T) {
 	}
 	if strings.Contains(out, "'epoch'") || strings.Contains(out, "Defaults to") {
 		t.Errorf("help still states controller-runtime's library defaults:\n%s", out)
+	}
+}
+
+// withCounter counts the fields the cores it makes were given, whether they encoded them or not.
+type withCounter struct {
+	zapcore.Core
+	withs *int
+}
+
+func (c withCounter) With(fields []zapcore.Field) zapcore.Core {
+	*c.withs++
+	return withCounter{c.Core.With(fields), c.withs}
+}
+
+// TestLoggerEncodesFieldsOnlyForWhatItWrites: a logger given keys by every reconcile encodes them only when it
+// writes an entry, and the entry carries them all, in order, as an eager logger writes them.
+func TestLoggerEncodesFieldsOnlyForWhatItWrites(t *testing.T) {
+	var buf bytes.Buffer
+	withs := 0
+	enc := zapcore.NewJSONEncoder(uberzap.NewProductionEncoderConfig())
+	base := withCounter{zapcore.NewCore(enc, zapcore.AddSync(&buf), zapcore.InfoLevel), &withs}
+	log := uberzap.New(lazyFields{base}).With(uberzap.String("controller", "runtime")).With(uberzap.String("runtimeID", "rt-1"))
+	log.Debug("not written")
+	if withs != 0 || buf.Len() != 0 {
+		t.Fatalf("nothing written, yet %d cores were given fields (%q)", withs, buf.String())
+	}
+	log.Info("written", uberzap.String("shootName", "c-1"))
+	var entry map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &entry); err != nil {
+		t.Fatalf("entry %q: %v", buf.String(), err)
+	}
+	if entry["controller"] != "runtime" || entry["runtimeID"] != "rt-1" || entry["shootName"] != "c-1" || entry["msg"] != "written" {
+		t.Errorf("entry %v: want the fields of both With calls and the message's", entry)
+	}
+	if withs != 2 {
+		t.Errorf("%d cores given fields for one entry with two With calls, want 2", withs)
+	}
+	// The logger the flags build is lazy too, and still writes the keys it was given.
+	s, err := parseFlags([]string{"--config=/f"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	newLogger(s, &buf).WithValues("runtimeID", "rt-2").Info("configured")
+	if !strings.Contains(buf.String(), `"runtimeID":"rt-2"`) {
+		t.Errorf("flag-built logger wrote %q, want the runtime ID it was given", buf.String())
 	}
 }

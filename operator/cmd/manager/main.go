@@ -10,14 +10,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kyma-project/kim/operator/app"
@@ -44,11 +42,6 @@ func main() {
 		log.Error(err, "manager stopped")
 		os.Exit(1)
 	}
-}
-
-// newLogger builds the process logger from the --zap-* flags (JSON by default).
-func newLogger(s *settings, w io.Writer) logr.Logger {
-	return zap.New(zap.UseFlagOptions(&s.zap), zap.WriteTo(w))
 }
 
 func run(ctx context.Context, s *settings, log logr.Logger) error {
