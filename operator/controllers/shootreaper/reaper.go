@@ -23,13 +23,14 @@ import (
 )
 
 // Reaper is the controller of the reaper use case: the skeleton on the shoots of the garden (no finalizer, no
-// status), one reconcile at a time per shoot. The shoots of deleted runtimes have no Runtime left to record events
+// status, read-only: the use case reads the shoot through its ports and re-reads it live before any write), one
+// reconcile at a time per shoot. The shoots of deleted runtimes have no Runtime left to record events
 // on: what happens is logged (key "event", which runbooks search for) and counted.
 type Reaper = skeleton.Reconciler[*gardencorev1beta1.Shoot, string, usecase.ReapResult]
 
 // NewReaper builds the reaper on the garden's clients.
 func NewReaper(garden client.Client, live client.Reader, clock ports.Clock, m *Metrics, reap *usecase.Reaper) *Reaper {
-	return &Reaper{Client: garden, Live: live, Clock: clock,
+	return &Reaper{Client: garden, Live: live, Clock: clock, ReadOnly: true,
 		New:   func() *gardencorev1beta1.Shoot { return &gardencorev1beta1.Shoot{} },
 		Hooks: &reaperHooks{reap: reap, metrics: m}}
 }

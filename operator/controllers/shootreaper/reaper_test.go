@@ -40,3 +40,12 @@ func TestReaperTakesNewsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestReaperOnlyReadsTheCachedShoot: the reaper's hooks read a shoot's name and nothing else, so its skeleton reads
+// the cached shoot without copies and never writes it (skeleton.Reconciler.ReadOnly).
+func TestReaperOnlyReadsTheCachedShoot(t *testing.T) {
+	r := NewReaper(nil, nil, nil, NewMetrics(nil), nil)
+	if !r.ReadOnly || r.Finalizer != "" {
+		t.Fatalf("reaper: read-only %v, finalizer %q; want read-only without a finalizer", r.ReadOnly, r.Finalizer)
+	}
+}
