@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,8 +38,9 @@ func readKubeconfig(ctx context.Context, c client.Client, runtimeID string) ([]b
 	return s.Data["config"], nil
 }
 
-// poll is how often the tests look at the API server while they wait.
-const poll = 20 * time.Millisecond
+// poll is how often the tests look at the API server while they wait: testenv.Eventually's interval. (At 20 ms the
+// waits of 100 rotations alone made tens of thousands of reads.)
+const poll = 100 * time.Millisecond
 
 func condition(ctx context.Context, c client.Client, runtimeID string) (*imv1.GardenerCluster, *metav1.Condition, error) {
 	var gc imv1.GardenerCluster
@@ -101,9 +100,10 @@ func TestIntegrationKubeconfigForKEBCluster(t *testing.T) {
 	}
 }
 
-// TestIntegrationForcedRotation: 100 forced rotations while a reader reads the Secret continuously. The reader never
-// sees a missing or empty kubeconfig, the operator logs no conflict, the reason is KubeconfigSecretRotated after
-// each rotation, and each rotation costs exactly one Gardener call.
+// TestIntegrationForcedRotation: 100 forced rotations while the Secret is watched. No version of it that the API
+// server stores is missing or empty (a consumer reading at any moment reads a kubeconfig), the operator logs no
+// conflict, the reason is KubeconfigSecretRotated after each rotation, and each rotation costs exactly one Gardener
+// call.
 func TestIntegrationForcedRotation(t *testing.T) {
 	w := newWorld(t)
 	const runtimeID, shoot, rotations = "9c1d7a20-3b5e-4f61-8c2a-7d4e5f6a7b02", "c-9c1d7a", 100
@@ -113,29 +113,14 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	if err := w.kcp.Create(ctx, keb.GardenerCluster(runtimeID, shoot)); err != nil {
 		t.Fatal(err)
 	}
+	var first corev1.Secret
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		kc, err := readKubeconfig(ctx, w.kcp, runtimeID)
-		assert.NoError(c, err)
-		assert.NotEmpty(c, kc)
+		assert.NoError(c, w.kcp.Get(ctx, secretKey(runtimeID), &first))
+		assert.NotEmpty(c, first.Data["config"])
 	}, 30*time.Second, poll, "first kubeconfig")
 	conflictsBefore := w.logs.Count("the object has been modified", "Conflict")
 	callsBefore := gardenerCalls()
-
-	readerCtx, stopReader := context.WithCancel(ctx)
-	var reads, bad atomic.Int64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for readerCtx.Err() == nil {
-			kc, err := readKubeconfig(readerCtx, w.kcp, runtimeID)
-			if readerCtx.Err() != nil {
-				return
-			}
-			reads.Add(1)
-			if err != nil || len(kc) == 0 {
-				bad.Add(1)
-			}
-		}
-	})
+	watched := watchSecretVersions(t, w.env.KCP, secretKey(runtimeID).Namespace, secretKey(runtimeID).Name, first.ResourceVersion)
 
 	for i := 1; i <= rotations; i++ {
 		old, err := readKubeconfig(ctx, w.kcp, runtimeID)
@@ -161,11 +146,12 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	// Late events (the Secret and annotation updates of the last rotation) could still cause a double rotation:
 	// wait until the controller has handled them and is idle.
 	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
-	stopReader()
-	wg.Wait()
-
-	if bad.Load() != 0 || reads.Load() < rotations {
-		t.Errorf("%d of %d reads saw a missing or empty kubeconfig (want 0 of at least %d)", bad.Load(), reads.Load(), rotations)
+	versions, bad, lost := watched.stop()
+	if lost != nil {
+		t.Errorf("the Secret's watch lost its place, so a version may not have been judged: %v", lost)
+	}
+	if len(bad) != 0 || versions < rotations {
+		t.Errorf("%d of %d versions of the Secret were missing or empty (want 0 of at least %d): %v", len(bad), versions, rotations, bad)
 	}
 	if n := w.logs.Count("the object has been modified", "Conflict") - conflictsBefore; n != 0 {
 		t.Errorf("%d conflict lines in the operator log, want 0", n)
@@ -177,7 +163,7 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	if err != nil || c.Reason != string(kubeconfig.ReasonSecretRotated) {
 		t.Errorf("final reason %v (%v), want %s", c, err, string(kubeconfig.ReasonSecretRotated))
 	}
-	t.Logf("%d rotations, %d concurrent reads, 0 missing/empty", rotations, reads.Load())
+	t.Logf("%d rotations, %d versions of the Secret judged", rotations, versions)
 }
 
 // TestIntegrationDeletionWhileOperatorDown: a GardenerCluster deleted while the operator is stopped loses its Secret
@@ -242,11 +228,14 @@ func TestIntegrationRestartMakesNoGardenerCalls(t *testing.T) {
 	ctx := t.Context()
 	op := w.startOperator(t)
 	ids := make([]string, n)
+	shoots := map[string]string{}
 	for i := range ids {
 		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-		shoot := fmt.Sprintf("c-%06d", i)
-		w.addShoot(t, shoot, ids[i])
-		if err := w.kcp.Create(ctx, keb.GardenerCluster(ids[i], shoot)); err != nil {
+		shoots[fmt.Sprintf("c-%06d", i)] = ids[i]
+	}
+	w.addShoots(t, shoots)
+	for i, id := range ids {
+		if err := w.kcp.Create(ctx, keb.GardenerCluster(id, fmt.Sprintf("c-%06d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}

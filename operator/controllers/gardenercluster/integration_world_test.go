@@ -52,17 +52,30 @@ func (w *world) startOperator(t *testing.T) *testenv.Operator {
 // write it) and be ready for kubeconfigs.
 func (w *world) addShoot(t *testing.T, name, runtimeID string) {
 	t.Helper()
-	s, err := w.env.NewShoot(name, "aws")
-	require.NoError(t, err)
-	s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID}
-	require.NoError(t, w.env.GardenClient.Create(t.Context(), s), "create shoot %s", name)
+	w.addShoots(t, map[string]string{name: runtimeID})
+}
+
+// addShoots creates the shoots (name to runtime ID) at once and waits until all are ready for kubeconfigs: the
+// simulated gardenlet creates them side by side, so the test waits for one creation, not for each in turn.
+func (w *world) addShoots(t *testing.T, shoots map[string]string) {
+	t.Helper()
+	created := make([]client.ObjectKey, 0, len(shoots))
+	for name, runtimeID := range shoots {
+		s, err := w.env.NewShoot(name, "aws")
+		require.NoError(t, err)
+		s.Annotations = map[string]string{shoot.AnnotationRuntimeID: runtimeID}
+		require.NoError(t, w.env.GardenClient.Create(t.Context(), s), "create shoot %s", name)
+		created = append(created, client.ObjectKeyFromObject(s))
+	}
 	require.EventuallyWithT(t, func(c *assert.CollectT) {
-		var cur gardencorev1beta1.Shoot
-		require.NoError(c, w.env.GardenClient.Get(t.Context(), client.ObjectKeyFromObject(s), &cur))
-		op := cur.Status.LastOperation
-		assert.True(c, op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded, "last operation %+v", op)
-		assert.NotEmpty(c, cur.Status.AdvertisedAddresses)
-	}, 2*time.Minute, 50*time.Millisecond, "shoot %s reconciled", name)
+		for _, key := range created {
+			var cur gardencorev1beta1.Shoot
+			require.NoError(c, w.env.GardenClient.Get(t.Context(), key, &cur))
+			op := cur.Status.LastOperation
+			require.True(c, op != nil && op.State == gardencorev1beta1.LastOperationStateSucceeded, "shoot %s: last operation %+v", key.Name, op)
+			require.NotEmpty(c, cur.Status.AdvertisedAddresses, "shoot %s", key.Name)
+		}
+	}, 2*time.Minute, 50*time.Millisecond, "shoots reconciled")
 }
 
 // verify proves that a kubeconfig issued for the shoot works: SelfSubjectReview asks the runtime API server who we
