@@ -64,7 +64,7 @@ func watchSecretVersions(t *testing.T, cfg *rest.Config, namespace, name, rv str
 			}
 		}
 	}()
-	t.Cleanup(func() { v.stop() })
+	t.Cleanup(func() { _, _, _ = v.stop() })
 	return v
 }
 
