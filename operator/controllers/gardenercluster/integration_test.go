@@ -146,6 +146,11 @@ func TestIntegrationForcedRotation(t *testing.T) {
 	// Late events (the Secret and annotation updates of the last rotation) could still cause a double rotation:
 	// wait until the controller has handled them and is idle.
 	op.WaitIdle(t, gardenercluster.Name, 30*time.Second)
+	// Every version written is judged: the watch has delivered the one stored now before it stops.
+	var now corev1.Secret
+	require.NoError(t, w.kcp.Get(ctx, secretKey(runtimeID), &now))
+	require.Eventually(t, func() bool { return watched.seen(now.ResourceVersion) }, 30*time.Second, poll,
+		"the Secret's watch delivers version %s", now.ResourceVersion)
 	versions, bad, lost := watched.stop()
 	if lost != nil {
 		t.Errorf("the Secret's watch lost its place, so a version may not have been judged: %v", lost)
