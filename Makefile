@@ -213,10 +213,14 @@ test: lint vulncheck verify-generated test-alerts test-fips test-all verify-muta
 
 # Nothing runs twice in `make test`: test-fips keeps its go test -json stream (SHORT_REPORT), test-all runs only the
 # tests that skipped there and keeps its own (ALL_REPORT), and verify-mutants takes the baselines of its integration
-# judges from that (hack/safety-mutants.sh, MUTANT_BASELINE_JSON). Run alone, test-all runs every test and
-# verify-mutants every baseline.
+# judges from that and those of its unit judges (run in test-fips's mode) from SHORT_REPORT (hack/safety-mutants.sh,
+# MUTANT_BASELINE_JSON and MUTANT_SHORT_JSON). Run alone, test-all runs every test and verify-mutants every baseline.
 test: TEST_ALL_AFTER = $(SHORT_REPORT)
 test: MUTANT_BASELINE_JSON = $(ALL_REPORT)
+test: MUTANT_SHORT_JSON = $(SHORT_REPORT)
+# lint's go vet ran every analyzer on every package, tests included, before the tests: go test's own vet pass (a
+# subset) would only repeat it.
+test: TEST_VET = -vet=off
 
 # The go test -json streams of test-fips and test-all, written only when every test of the stage passed (a failed
 # stage leaves <report>.failed), and the command that runs go test, prints its short report and keeps them.
@@ -228,8 +232,11 @@ TESTREPORT = $(GO) run ./test/cmd/testreport
 # there (or one of whose subtests did), and fails when the report is missing or records a failure.
 TEST_ALL_AFTER ?=
 # MUTANT_BASELINE_JSON: reports of a run of this commit without -short (test-all's) whose passed integration tests
-# count as the baselines of the mutants they judge.
+# count as the baselines of the mutants they judge; MUTANT_SHORT_JSON: reports of a -short run of this commit in the
+# image's FIPS mode (test-fips's) whose passed unit tests do the same for the unit judges, which run in that mode.
 MUTANT_BASELINE_JSON ?=
+MUTANT_SHORT_JSON ?=
+TEST_VET ?=
 # TEST_DURATIONS: each package's time in the last test-all, kept outside the clone; test-all lists the longest
 # packages first (go test starts them in that order), so the end-to-end tests run beside the others, not after them.
 TEST_DURATIONS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kim/test-durations.json
@@ -240,10 +247,12 @@ MUTANT_SEQUENCES ?= 20000
 .PHONY: verify-mutants
 verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants/ applies and is found by the test named for it, which passed on the unmutated tree in the same run (in make test, an integration judge's pass in test-all counts).
 	hack/safety-mutants.sh --check
-	MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" $(FIPS_BUILD) hack/safety-mutants.sh $(MUTANT_SEQUENCES)
+	MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" MUTANT_SHORT_JSON="$(MUTANT_SHORT_JSON)" \
+		MUTANT_UNIT_GODEBUG=$(FIPS_GODEBUG) $(FIPS_BUILD) hack/safety-mutants.sh $(MUTANT_SEQUENCES)
 
 # FIPS 140-3 mode of the image (Dockerfile): built against Go's FIPS module, only approved algorithms at run time.
-FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
+FIPS_GODEBUG = fips140=only,tlsmlkem=0
+FIPS_ENV = $(FIPS_BUILD) GODEBUG=$(FIPS_GODEBUG)
 # Every test of `make test` is built against the FIPS module, so the safety mutants, test-fips and test-all compile each
 # package once between them (the build setting is part of every crypto-dependent package's cache key); lint's go vet
 # and golangci-lint (which load the dependencies' export data from the build cache) and the release check use it too,
@@ -253,12 +262,15 @@ FIPS_ENV = $(FIPS_BUILD) GODEBUG=fips140=only,tlsmlkem=0
 # then leaves out its directory, so the safety mutants' scratch trees, the modules the go install test installs into
 # a temporary module cache and the builds in the tests' child processes (which inherit GOFLAGS) share the packages
 # compiled once; without it a fresh machine compiled the whole dependency tree once more for the go install test.
-FIPS_BUILD = GOFIPS140=v1.0.0 GOFLAGS="-trimpath $(GOFLAGS)"
+# And with -ldflags=-w: the binaries carry no DWARF (the image's manager has none either, Dockerfile), which takes a
+# third off every link (the e2e test binary: 22 s of CPU with it, 14.5 s without); go test links every test binary
+# again on each run, and a command line's own -ldflags (a version stamp) replaces this one.
+FIPS_BUILD = GOFIPS140=v1.0.0 GOFLAGS="-trimpath -ldflags=-w $(GOFLAGS)"
 
 .PHONY: test-fips
 test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm. Keeps the go test -json stream in SHORT_REPORT.
 	@mkdir -p $(TEST_REPORTS)
-	$(FIPS_ENV) $(TESTREPORT) run -o $(SHORT_REPORT) -- $(GO) test -json $(GOTEST_FLAGS) -short ./...
+	$(FIPS_ENV) $(TESTREPORT) run -o $(SHORT_REPORT) -- $(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -short ./...
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
@@ -270,9 +282,7 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 	@mkdir -p $(TEST_REPORTS)
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(ALL_REPORT) \
 		-durations $(TEST_DURATIONS) $(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) -- \
-		$(GO) test -json $(GOTEST_FLAGS) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
-	@# The two-replica chaos test (garden-in-a-box starts once per process, so it needs a process of its own) is the
-	@# judge of safety mutant 145: verify-mutants runs it on the unmutated tree, and `make test-two-replicas` alone.
+		$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
 	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...
 
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
@@ -297,7 +307,7 @@ test-admission-oldest: ## The admission tests (CRD schemas and CEL rules, the ad
 	@assets="$$(KUBE_VERSION=$(OLDEST_KUBE_VERSION) hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 ./test/admission/
 
 .PHONY: test-two-replicas
-test-two-replicas: ## The two-replica chaos test alone (make test runs it once, in verify-mutants, as a mutant's judge).
+test-two-replicas: ## The two-replica chaos test alone (make test runs it once, in test-all).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 
 # The go install test compiles the CLI once more (minutes): test-go-install runs it on its own, not beside test-all's

@@ -24,8 +24,11 @@
 # MUTANT_BASELINE_JSON names go test -json reports (space-separated; make test passes test-all's) of a run of this
 # same commit without -short, with the envtest binaries: for kill-integration lines only (they run the same way), a
 # named top-level test the reports hold is not run again for the baseline; its verdict there is its baseline (a FAIL
-# or SKIP there means NOT JUDGED). A named test the reports lack gets its baseline run here. The reports are used only
-# when the tree has no uncommitted change (the mutants patch HEAD; the reports must be of HEAD too).
+# or SKIP there means NOT JUDGED). A named test the reports lack gets its baseline run here. MUTANT_SHORT_JSON does the
+# same for kill lines (the unit judges) with reports of a -short run of this commit made as the unit judges run:
+# make test passes test-fips's, and MUTANT_UNIT_GODEBUG=fips140=only,tlsmlkem=0, its mode, which the unit and property
+# judges then run in. The reports are used only when the tree has no uncommitted change (the mutants patch HEAD; the
+# reports must be of HEAD too). Judges run with -vet=off: lint vets the unmutated tree, and a mutant is judged by its test.
 set -euo pipefail
 root="${MUTANTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}"
 if [ "${1:-}" = --check ]; then
@@ -70,9 +73,9 @@ go_test() {
   local kind="$1" pkg="$2"
   shift 2
   if [ "${kind}" = kill-integration ]; then
-    KUBEBUILDER_ASSETS="${assets}" flock "${work}/integration.lock" go test -count=1 -v -timeout 30m "${pkg}" "$@"
+    KUBEBUILDER_ASSETS="${assets}" flock "${work}/integration.lock" go test -count=1 -vet=off -v -timeout 30m "${pkg}" "$@"
   else
-    go test -short -count=1 -v "${pkg}" "$@"
+    GODEBUG="${unit_godebug}" go test -short -count=1 -vet=off -v "${pkg}" "$@"
   fi
 }
 
@@ -84,22 +87,25 @@ for patch in "${root}"/hack/safety-mutants/*.patch; do
   line="$(sed -n '/^diff --git/q;s/^\(kill\(-integration\)\{0,1\}\): *\(.*\)$/\1 \3/p' "${patch}" | awk '!n++')"
   judged+=("${name} ${line:-property ./core/usecase ^TestSafetyProperties\$}")
 done
+unit_godebug="${MUTANT_UNIT_GODEBUG:-${GODEBUG:-}}"
 assets=""
-reports=()
 if printf '%s\n' "${judged[@]}" | grep -q '^[^ ]* kill-integration '; then
   assets="$("${root}/hack/envtest.sh")"
-  if [ -n "${MUTANT_BASELINE_JSON:-}" ]; then
-    read -ra reports <<<"${MUTANT_BASELINE_JSON}"
-    for report in "${reports[@]}"; do
-      [ -f "${report}" ] || { echo "safety-mutants: MUTANT_BASELINE_JSON names ${report}, which does not exist" >&2; exit 1; }
-    done
-    if [ -n "$(git -C "${root}" status --porcelain)" ]; then
-      echo "safety-mutants: uncommitted changes, so the reports of MUTANT_BASELINE_JSON are not of HEAD: every baseline runs here"
-      reports=()
-    else
-      # The report reader of this repository (also when MUTANTS_ROOT is another one), built outside the trees.
-      (cd "$(dirname "$0")/.." && GOWORK='' GOFLAGS=-buildvcs=false go build -o "${work}/testreport" ./test/cmd/testreport)
-    fi
+fi
+# The reports that hold the baselines of each kind of judge (the property judge has its own seed and bound: none).
+declare -A reports=([kill-integration]="${MUTANT_BASELINE_JSON:-}" [kill]="${MUTANT_SHORT_JSON:-}")
+for kind in "${!reports[@]}"; do
+  for report in ${reports[${kind}]}; do
+    [ -f "${report}" ] || { echo "safety-mutants: the baseline report ${report} does not exist" >&2; exit 1; }
+  done
+done
+if [ -n "${reports[kill-integration]}${reports[kill]}" ]; then
+  if [ -n "$(git -C "${root}" status --porcelain)" ]; then
+    echo "safety-mutants: uncommitted changes, so the baseline reports are not of HEAD: every baseline runs here"
+    reports=([kill-integration]="" [kill]="")
+  else
+    # The report reader of this repository (also when MUTANTS_ROOT is another one), built outside the trees.
+    (cd "$(dirname "$0")/.." && GOWORK='' GOFLAGS=-buildvcs=false go build -o "${work}/testreport" ./test/cmd/testreport)
   fi
 fi
 
@@ -107,7 +113,8 @@ fi
 run_named() {
   local tree="$1" kind="$2" pkg="$3" run="$4"
   if [ "${kind}" = property ]; then
-    (cd "${tree}" && go test -count=1 -v ./core/usecase -run "${run}" -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
+    (cd "${tree}" && GODEBUG="${unit_godebug}" go test -count=1 -vet=off -v ./core/usecase -run "${run}" \
+      -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
   else
     (cd "${tree}" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)
   fi
@@ -115,8 +122,8 @@ run_named() {
 
 # Baseline: every named test runs once on the unmutated tree, grouped by package and kind (one build each; up to
 # ${jobs} groups at a time in the first slot's tree, which no mutant touches before the baseline is done); a mutant
-# whose test did not pass here is not judged. An integration test that MUTANT_BASELINE_JSON's reports hold takes its
-# verdict from there instead (written like go test -v's, marked "from the report").
+# whose test did not pass here is not judged. A test that the reports of its kind (MUTANT_BASELINE_JSON,
+# MUTANT_SHORT_JSON) hold takes its verdict from there instead (written like go test -v's, marked "from the report").
 mkdir -p "${work}/baseline" "${work}/verdicts"
 groups=()
 while IFS= read -r group; do groups+=("${group}"); done < <(printf '%s\n' "${judged[@]}" | awk '{print $2 "|" $3}' | sort -u)
@@ -126,19 +133,21 @@ for g in "${!groups[@]}"; do
   regexps=()
   while IFS= read -r re; do regexps+=("${re}"); done < <(printf '%s\n' "${judged[@]}" | awk -v k="${kind}" -v p="${pkg}" '$2 == k && $3 == p {print $4}' | sort -u)
   torun=("${regexps[@]}")
-  if [ "${kind}" = kill-integration ] && [ "${#reports[@]}" -gt 0 ]; then
+  kind_reports=()
+  read -ra kind_reports <<<"${reports[${kind}]:-}"
+  if [ "${#kind_reports[@]}" -gt 0 ]; then
     importpath="$(cd "${root}" && go list "${pkg}")"
-    torun=()
+    torun=() from=()
     for re in "${regexps[@]}"; do
-      verdicts="$("${work}/testreport" verdicts -pkg "${importpath}" -run "${re}" "${reports[@]}")"
+      verdicts="$("${work}/testreport" verdicts -pkg "${importpath}" -run "${re}" "${kind_reports[@]}")"
       if [ -n "${verdicts}" ]; then
         sed 's/^\([A-Z]*\) \(.*\)$/--- \1: \2 (from the report)/' <<<"${verdicts}" >> "${work}/baseline/${g}"
-        echo "safety-mutants: baseline of ${pkg} -run ${re} from the report: $(paste -sd' ' <<<"${verdicts}")"
+        from+=("$(paste -sd' ' <<<"${verdicts}")")
       else
         torun+=("${re}")
-        echo "safety-mutants: baseline of ${pkg} -run ${re} runs here: no such test in the report"
       fi
     done
+    echo "safety-mutants: baselines of ${kind} ${pkg} from the report: ${#from[@]} (${from[*]:-none}); run here (not in the report): ${#torun[@]}${torun[*]:+ (${torun[*]})}"
   fi
   [ "${#torun[@]}" -gt 0 ] || continue
   union="$(printf '(%s)\n' "${torun[@]}" | paste -sd'|')"

@@ -12,11 +12,13 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	imv1 "github.com/kyma-project/kim/operator/api/v1"
 	"github.com/kyma-project/kim/operator/controllers/kymaruntime"
 	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/keb"
@@ -27,7 +29,8 @@ const leaseName = "kim.infrastructuremanager.kyma-project.io"
 
 // TestStandbyWarmsItsCachesIntegration: a replica that does not hold the lease starts the controllers' watches
 // (controller-runtime's warmup), so when it takes over it lists nothing, in the KCP or in the garden, before it
-// works; meanwhile it reconciles and writes nothing.
+// works; meanwhile none of its controllers reconciles or writes anything (the judge of safety mutant 145, controllers
+// that do not wait for the lease).
 func TestStandbyWarmsItsCachesIntegration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs garden-in-a-box (run without -short)")
@@ -52,7 +55,14 @@ func TestStandbyWarmsItsCachesIntegration(t *testing.T) {
 		names = append(names, rt.Name)
 		t.Cleanup(func() { _ = w.kcp.Delete(context.Background(), rt) })
 	}
-	reconciled := reconciles(t)
+	// A GardenerCluster of its own (KEB's shape, for a shoot nobody provisions): the Runtimes reach only the Runtime
+	// controller, and every other controller must wait for the lease too.
+	gc := keb.GardenerCluster(keb.RuntimeID(0x5ba4df), keb.ShootName(0x5ba4df))
+	if err := w.kcp.Create(ctx, gc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.kcp.Delete(context.Background(), gc) })
+	reconciled := allReconciles(t)
 	lists := &listCounter{}
 	opts := testenv.Options(w.project)
 	opts.LeaderElection = true
@@ -65,13 +75,16 @@ func TestStandbyWarmsItsCachesIntegration(t *testing.T) {
 	})
 	// A moment for the other watches to start and for a reconcile or write that must not happen.
 	time.Sleep(3 * time.Second)
-	if n := reconciles(t) - reconciled; n != 0 {
-		t.Errorf("the standby reconciled %.0f times without the lease", n)
+	if n := allReconciles(t) - reconciled; n != 0 {
+		t.Errorf("the standby's controllers reconciled %.0f times without the lease", n)
 	}
 	for _, name := range names {
 		if got := w.runtime(t, name); len(got.Finalizers) > 0 || got.Status.State != "" {
 			t.Errorf("Runtime %s was written by the standby: finalizers %v, state %q", name, got.Finalizers, got.Status.State)
 		}
+	}
+	if err := w.kcp.Get(ctx, client.ObjectKeyFromObject(gc), gc); err != nil || len(gc.Finalizers) > 0 || gc.Status.State != "" {
+		t.Errorf("GardenerCluster %s was written by the standby: finalizers %v, state %q (%v)", gc.Name, gc.Finalizers, gc.Status.State, err)
 	}
 	before := lists.snapshot()
 	t.Logf("the standby's lists before the hand-over: %v", before)
@@ -98,12 +111,20 @@ func TestStandbyWarmsItsCachesIntegration(t *testing.T) {
 	if after := lists.snapshot(); !maps.Equal(before, after) {
 		t.Errorf("the new leader listed after taking the lease (its caches were cold): before %v, after %v", before, after)
 	}
+	// The leader releases the GardenerCluster it took on, so no finalizer outlives the operator in the shared KCP.
+	if err := w.kcp.Delete(ctx, gc); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, stepTimeout, "the GardenerCluster to be gone", func() (bool, string) {
+		err := w.kcp.Get(ctx, client.ObjectKeyFromObject(gc), &imv1.GardenerCluster{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
 }
 
-// reconciles is how many Runtime reconciles this process counted.
-func reconciles(t *testing.T) float64 {
+// allReconciles is how many reconciles of any controller this process counted.
+func allReconciles(t *testing.T) float64 {
 	t.Helper()
-	n, err := testenv.Reconciles(kymaruntime.Name)
+	n, err := testenv.Reconciles("")
 	if err != nil {
 		t.Fatal(err)
 	}

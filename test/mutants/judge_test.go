@@ -225,38 +225,60 @@ func TestNeg(t *testing.T) {
 `
 
 // TestJudgeTakesIntegrationBaselinesFromTheReport gives the judge a go test -json report of the unmutated tree
-// (MUTANT_BASELINE_JSON): an integration judge the report holds as passed is not run for its baseline, one the report
-// holds as failed makes its mutant NOT JUDGED (although it would pass here), and one the report lacks gets its own
-// baseline run.
+// (MUTANT_BASELINE_JSON for integration judges, MUTANT_SHORT_JSON for unit judges): a judge the report of its kind
+// holds as passed is not run for its baseline, one the report holds as failed makes its mutant NOT JUDGED (although
+// it would pass here), and one the report lacks gets its own baseline run; the other kind's report is not read.
 func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test several times in a scratch module")
 	}
+	for _, tc := range []struct{ kind, reportVar, otherVar string }{
+		{"kill-integration", "MUTANT_BASELINE_JSON", "MUTANT_SHORT_JSON"},
+		{"kill", "MUTANT_SHORT_JSON", "MUTANT_BASELINE_JSON"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) { judgeWithReport(t, tc.kind, tc.reportVar, tc.otherVar) })
+	}
+}
+
+// judgeWithReport runs the judge on three mutants of one kind with a report in reportVar; otherVar names a report
+// (of the other kind of judge) in which the test the report of reportVar lacks passed, so it must run anyway.
+func judgeWithReport(t *testing.T, kind, reportVar, otherVar string) {
 	repo, git, write := scratchRepo(t, countedTests)
 	write("hack/envtest.sh", "#!/bin/sh\necho /nonexistent-envtest-assets\n")
 	if err := os.Chmod(filepath.Join(repo, "hack/envtest.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	report := filepath.Join(t.TempDir(), "report.json")
-	events := []string{
+	writeReport := func(events ...string) string {
+		report := filepath.Join(t.TempDir(), "report.json")
+		if err := os.WriteFile(report, []byte(strings.Join(events, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return report
+	}
+	report := writeReport(
 		`{"Action":"start","Package":"example.invalid/m"}`,
 		`{"Action":"run","Package":"example.invalid/m","Test":"TestSum"}`,
+		`{"Action":"run","Package":"example.invalid/m","Test":"TestSum/long-form"}`,
+		`{"Action":"skip","Package":"example.invalid/m","Test":"TestSum/long-form"}`,
 		`{"Action":"pass","Package":"example.invalid/m","Test":"TestSum"}`,
 		`{"Action":"run","Package":"example.invalid/m","Test":"TestNeg"}`,
 		`{"Action":"fail","Package":"example.invalid/m","Test":"TestNeg"}`,
 		`{"Action":"fail","Package":"example.invalid/m"}`,
-	}
-	if err := os.WriteFile(report, []byte(strings.Join(events, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	)
+	other := writeReport(
+		`{"Action":"start","Package":"example.invalid/m"}`,
+		`{"Action":"run","Package":"example.invalid/m","Test":"TestSumAgain"}`,
+		`{"Action":"pass","Package":"example.invalid/m","Test":"TestSumAgain"}`,
+		`{"Action":"pass","Package":"example.invalid/m"}`,
+	)
 	runs := filepath.Join(t.TempDir(), "runs")
 	wrong := strings.Replace(sum, "a + b", "a - b", 1)
 	mutants := []mutant{
-		{"a-found-after-the-report", "kill-integration: . ^TestSum$", wrong, ""},
-		{"b-failed-in-the-report", "kill-integration: . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1), ""},
-		{"c-not-in-the-report", "kill-integration: . ^TestSumAgain$", wrong, ""},
+		{"a-found-after-the-report", kind + ": . ^TestSum$", wrong, ""},
+		{"b-failed-in-the-report", kind + ": . ^TestNeg$", strings.Replace(sum, "return -a", "return a", 1), ""},
+		{"c-not-in-the-report", kind + ": . ^TestSumAgain$", wrong, ""},
 	}
-	out, err := runJudge(t, repo, git, write, mutants, "MUTANT_BASELINE_JSON="+report, "JUDGE_RUNS="+runs, "MUTANT_JOBS=1")
+	out, err := runJudge(t, repo, git, write, mutants, reportVar+"="+report, otherVar+"="+other, "JUDGE_RUNS="+runs, "MUTANT_JOBS=1")
 	t.Logf("judge output:\n%s", out)
 	if err == nil {
 		t.Fatal("the judge passed a run with a mutant it could not judge")
@@ -265,7 +287,8 @@ func TestJudgeTakesIntegrationBaselinesFromTheReport(t *testing.T) {
 		"a-found-after-the-report": `found +a-found-after-the-report .*TestSum: m_test\.go:[0-9]+: Sum\(2, 3\) != 5`,
 		"b-failed-in-the-report":   `NOT JUDGED +b-failed-in-the-report .*did not pass on the unmutated tree: FAIL TestNeg`,
 		"c-not-in-the-report":      `found +c-not-in-the-report .*TestSumAgain`,
-		"report used":              `safety-mutants: baseline of \. -run \^TestSum\$ from the report: PASS TestSum`,
+		"report used": `safety-mutants: baselines of ` + kind + ` \. from the report: 2 \(FAIL TestNeg PASS TestSum\); ` +
+			`run here \(not in the report\): 1 \(\^TestSumAgain\$\)`,
 	} {
 		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
 			t.Errorf("%s: no line matching %q", name, re)

@@ -13,8 +13,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// Reconciles is how many reconciles controller-runtime counted for the named controller in this process, whatever
-// their result (controller_runtime_reconcile_total).
+// Reconciles is how many reconciles controller-runtime counted for the named controller ("": every controller) in
+// this process, whatever their result (controller_runtime_reconcile_total).
 func Reconciles(controller string) (float64, error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
@@ -27,7 +27,7 @@ func Reconciles(controller string) (float64, error) {
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == controller {
+				if l.GetName() == "controller" && (controller == "" || l.GetValue() == controller) {
 					n += m.GetCounter().GetValue()
 				}
 			}

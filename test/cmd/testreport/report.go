@@ -34,8 +34,11 @@ type pkgResult struct {
 	end     string          // the package's own final action: pass, fail or skip ("" when the stream ends before it)
 	ran     map[string]bool // top-level tests that started
 	skipped map[string]bool // top-level tests that, or one of whose subtests, skipped
-	failed  map[string]bool // top-level tests that, or one of whose subtests, failed
-	noTests bool            // go test said the package has no tests to run
+	// skippedSelf are the top-level tests that skipped themselves: a pass with a skipped subtest is a pass to a
+	// judge that runs the test the same way, and the same subtest skips there too.
+	skippedSelf map[string]bool
+	failed      map[string]bool // top-level tests that, or one of whose subtests, failed
+	noTests     bool            // go test said the package has no tests to run
 }
 
 // report is a parsed `go test -json` stream: the packages in the order they ended.
@@ -69,7 +72,7 @@ func (r *report) add(ev event) {
 	}
 	p := r.pkgs[ev.Package]
 	if p == nil {
-		p = &pkgResult{ran: map[string]bool{}, skipped: map[string]bool{}, failed: map[string]bool{}}
+		p = &pkgResult{ran: map[string]bool{}, skipped: map[string]bool{}, skippedSelf: map[string]bool{}, failed: map[string]bool{}}
 		r.pkgs[ev.Package] = p
 	}
 	if ev.Test == "" {
@@ -92,6 +95,7 @@ func (r *report) add(ev event) {
 		p.ran[top] = true
 	case "skip":
 		p.skipped[top] = true
+		p.skippedSelf[top] = p.skippedSelf[top] || ev.Test == top
 	case "fail":
 		p.failed[top] = true
 	}
@@ -237,7 +241,9 @@ func runRegexp(names []string) string {
 	return "^(" + strings.Join(quoted, "|") + ")$"
 }
 
-// verdicts lists "PASS|FAIL|SKIP <test>" for each top-level test of pkg whose name matches re, in name order.
+// verdicts lists "PASS|FAIL|SKIP <test>" for each top-level test of pkg whose name matches re, in name order: the
+// top-level test's own verdict, as `go test -v` prints it (a skipped subtest leaves its parent's pass a pass; a failed
+// one fails its parent anyway).
 func (r *report) verdicts(pkg string, re *regexp.Regexp) []string {
 	p := r.pkgs[pkg]
 	if p == nil {
@@ -251,7 +257,7 @@ func (r *report) verdicts(pkg string, re *regexp.Regexp) []string {
 		switch {
 		case p.failed[t]:
 			out = append(out, "FAIL "+t)
-		case p.skipped[t]:
+		case p.skippedSelf[t]:
 			out = append(out, "SKIP "+t)
 		case p.end == "":
 			out = append(out, "FAIL "+t) // the package never finished: the test's pass is not worth trusting

@@ -151,10 +151,12 @@ func TestVerdictsOfNamedTests(t *testing.T) {
 		"m/a run TestPass", "m/a pass TestPass",
 		"m/a run TestFail", "m/a run TestFail/sub", "m/a fail TestFail/sub", "m/a fail TestFail",
 		"m/a run TestSkip", "m/a skip TestSkip",
+		"m/a run TestSubSkip", "m/a run TestSubSkip/long", "m/a skip TestSubSkip/long", "m/a pass TestSubSkip",
 		"m/a fail",
 	))
-	got := rep.verdicts("m/a", regexp.MustCompile(`^Test(Pass|Fail|Skip)$`))
-	want := []string{"FAIL TestFail", "PASS TestPass", "SKIP TestSkip"}
+	got := rep.verdicts("m/a", regexp.MustCompile(`^Test(Pass|Fail|Skip|SubSkip)$`))
+	// A test that passed with a skipped subtest (a -short run's shorter form) passed: the judge runs it the same way.
+	want := []string{"FAIL TestFail", "PASS TestPass", "SKIP TestSkip", "PASS TestSubSkip"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
