@@ -221,6 +221,10 @@ test: MUTANT_SHORT_JSON = $(SHORT_REPORT)
 # lint's go vet ran every analyzer on every package, tests included, before the tests: go test's own vet pass (a
 # subset) would only repeat it.
 test: TEST_VET = -vet=off
+# go test links every test binary again on every run: test-all runs the ones test-fips kept (the same build; GODEBUG,
+# the only difference, is read when they start) instead of linking them a second time.
+test: TEST_KEEP_BINARIES = $(TEST_BIN)
+test: TEST_BINARIES = $(TEST_BIN)
 
 # The go test -json streams of test-fips and test-all, written only when every test of the stage passed (a failed
 # stage leaves <report>.failed), and the command that runs go test, prints its short report and keeps them.
@@ -228,6 +232,11 @@ TEST_REPORTS ?= $(BIN)/test-reports
 SHORT_REPORT = $(TEST_REPORTS)/short.json
 ALL_REPORT = $(TEST_REPORTS)/all.json
 TWO_REPLICAS_REPORT = $(TEST_REPORTS)/two-replicas.json
+TEST_BIN = $(BIN)/test-bin
+# TEST_KEEP_BINARIES: test-fips keeps each test binary it links there (emptied first); TEST_BINARIES: test-all runs
+# the packages whose binary is there from it (through test2json, in the package's directory) instead of linking it.
+TEST_KEEP_BINARIES ?=
+TEST_BINARIES ?=
 TESTREPORT = $(GO) run ./test/cmd/testreport
 # TEST_ALL_AFTER: the report of a -short run; test-all then runs, per package, only the top-level tests that skipped
 # there (or one of whose subtests did), and fails when the report is missing or records a failure.
@@ -274,7 +283,8 @@ FIPS_BUILD = CGO_ENABLED=0 GOFIPS140=v1.0.0 GOFLAGS="-trimpath -ldflags=-w $(GOF
 .PHONY: test-fips
 test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm. Keeps the go test -json stream in SHORT_REPORT.
 	@mkdir -p $(TEST_REPORTS)
-	$(FIPS_ENV) $(TESTREPORT) run -o $(SHORT_REPORT) -- $(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -short ./...
+	$(FIPS_ENV) $(TESTREPORT) run -o $(SHORT_REPORT) $(if $(TEST_KEEP_BINARIES),-keep-binaries $(TEST_KEEP_BINARIES)) -- \
+		$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -short ./...
 
 .PHONY: test-unit
 test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-short skips integration tests).
@@ -285,11 +295,13 @@ test-unit: ## Fast tests only: domain and adapters with fakes, no API servers (-
 test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real gardener-apiserver), docs check included; in make test only those test-fips skipped. Keeps the go test -json stream in ALL_REPORT.
 	@mkdir -p $(TEST_REPORTS)
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(ALL_REPORT) \
-		-durations $(TEST_DURATIONS) $(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) -- \
+		-durations $(TEST_DURATIONS) $(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) \
+		$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
 		$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
 	@# The two-replica chaos test needs a process of its own (garden-in-a-box starts once per process, and the other
 	@# chaos test starts one), and runs after the others: its lease timings are checked on a machine not loaded by them.
-	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(TWO_REPLICAS_REPORT) -- \
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(TWO_REPLICAS_REPORT) \
+		$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
 		$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...
 

@@ -45,7 +45,11 @@ func (s *summary) line() string {
 
 // run runs one go test -json command: the stream goes to file, the report to console.
 func (s *summary) run(command []string, file io.Writer, console io.Writer) error {
-	cmd := exec.Command(command[0], command[1:]...)
+	return s.stream(exec.Command(command[0], command[1:]...), file, console)
+}
+
+// stream runs a command whose output is a go test -json stream (go test, or test2json running a test binary).
+func (s *summary) stream(cmd *exec.Cmd, file io.Writer, console io.Writer) error {
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -62,7 +66,7 @@ func (s *summary) run(command []string, file io.Writer, console io.Writer) error
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.failed = true
-		_, _ = fmt.Fprintf(console, "testreport: %s: %v\n", strings.Join(command[:min(len(command), 3)], " "), err)
+		_, _ = fmt.Fprintf(console, "testreport: %s: %v\n", strings.Join(cmd.Args[:min(len(cmd.Args), 3)], " "), err)
 	}
 	return nil
 }

@@ -2,7 +2,7 @@
 // run only what an earlier one did not (make test-fips, make test-all) and the safety mutants' judge can take the
 // baseline of an integration test from a run that already made it (hack/safety-mutants.sh).
 //
-//	testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] -- go test -json [flags] [packages]
+//	testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] [-keep-binaries DIR | -binaries DIR] -- go test -json [flags] [packages]
 //	    Runs the command and prints one line per package (ok, FAIL, ?) and the whole output of every test that did
 //	    not pass, build errors included. FILE (the go test -json stream) is written only when every test passed and
 //	    the command succeeded; an old FILE is removed first. With -rerun-skipped, REPORT must be the complete report
@@ -10,6 +10,10 @@
 //	    appended, once per group of packages that skipped tests there, for just those top-level tests (see plan);
 //	    the commands run at the same time. With -durations, the packages of a command are listed longest first by
 //	    the times the file holds, and the file is updated with this run's.
+//	    With -keep-binaries DIR, go test keeps a copy of each test binary it links in DIR (emptied first). With
+//	    -binaries DIR, the packages whose binary an earlier run of the same build kept there run from it, through
+//	    test2json in the package's directory, instead of being linked again; the others, and a command with a flag
+//	    that changes the build, go to go test.
 //	testreport plan REPORT
 //	    Prints what -rerun-skipped would run: one line per command, the -run regexp and the packages.
 //	testreport verdicts -pkg IMPORTPATH -run REGEXP REPORT...
@@ -48,7 +52,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: testreport run -o FILE [-rerun-skipped REPORT] -- go test -json ... | plan REPORT | verdicts -pkg IMPORTPATH -run REGEXP REPORT...")
+	fmt.Fprintln(os.Stderr, "usage: testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] [-keep-binaries DIR | -binaries DIR] -- go test -json ... | plan REPORT | verdicts -pkg IMPORTPATH -run REGEXP REPORT...")
 	os.Exit(2)
 }
 
@@ -155,10 +159,15 @@ func runCmd(args []string) error {
 	out := fs.String("o", "", "file the go test -json stream is written to when everything passed")
 	after := fs.String("rerun-skipped", "", "report of an earlier run: run only what skipped there")
 	timesFile := fs.String("durations", "", "file of the packages' last run times: with -rerun-skipped the longest are listed first; updated after the run")
+	keep := fs.String("keep-binaries", "", "directory go test keeps each test binary it links in (emptied first)")
+	binaries := fs.String("binaries", "", "directory of test binaries kept by an earlier run of the same build: its packages run from them")
 	_ = fs.Parse(args)
 	command := fs.Args()
 	if *out == "" || len(command) == 0 {
 		usage()
+	}
+	if *keep != "" && *binaries != "" {
+		return errors.New("-keep-binaries and -binaries: a run either keeps its binaries or runs kept ones")
 	}
 	if err := os.Remove(*out); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -171,6 +180,15 @@ func runCmd(args []string) error {
 		}
 	}
 	runs := [][]string{command}
+	if *keep != "" {
+		if *after != "" {
+			return errors.New("-keep-binaries: a run of what skipped links only some binaries; keep those of the whole run")
+		}
+		var err error
+		if runs, err = keepBinaries(command, *keep); err != nil {
+			return err
+		}
+	}
 	if *after != "" {
 		except, err := skipOf(command)
 		if err != nil {
@@ -199,13 +217,31 @@ func runCmd(args []string) error {
 	}
 	defer func() { _ = f.Close() }()
 	// The commands run at the same time: a small one (a package run whole) beside the long one instead of after it.
+	var starts []func() error
 	sum := &summary{start: time.Now()}
-	errs := make(chan error, len(runs))
 	for _, c := range runs {
-		go func() { errs <- sum.run(c, f, os.Stdout) }()
+		if *binaries == "" {
+			starts = append(starts, func() error { return sum.run(c, f, os.Stdout) })
+			continue
+		}
+		split, how, err := splitByBinaries(c, *binaries)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("testreport: %s\n", how)
+		if len(split.pkgs) > 0 {
+			starts = append(starts, func() error { return split.run(sum, f, os.Stdout) })
+		}
+		if split.rest != nil {
+			starts = append(starts, func() error { return sum.run(split.rest, f, os.Stdout) })
+		}
+	}
+	errs := make(chan error, len(starts))
+	for _, start := range starts {
+		go func() { errs <- start() }()
 	}
 	var runErr error
-	for range runs {
+	for range starts {
 		runErr = errors.Join(runErr, <-errs)
 	}
 	if *timesFile != "" {

@@ -83,7 +83,8 @@ func (r *report) add(ev event) {
 			}
 			p.end = ev.Action
 		case "output":
-			if strings.Contains(ev.Output, "[no tests to run]") {
+			// go test's line, or the test binary's own when it ran through test2json without go test.
+			if strings.Contains(ev.Output, "[no tests to run]") || strings.HasPrefix(ev.Output, "testing: warning: no tests to run") {
 				p.noTests = true
 			}
 		}
