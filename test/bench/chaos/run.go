@@ -24,7 +24,7 @@ import (
 // run is the whole chaos run; the report is returned also when the run failed part-way, as far as it got.
 func run(ctx context.Context, c config) (*report, error) {
 	r := &report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
-	harness.PoolGardenerKeys(4)
+	gardenbox.PoolGardenerKeys(4)
 	harness.Logf("starting garden-in-a-box (work dir %s)", c.workDir)
 	w, err := harness.StartWorld(ctx, testenv.GardenOptions{
 		RuntimeAPIServers: runtimeapi.ModeShared,

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/test/bench/harness"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
 	"github.com/kyma-project/kim/test/testenv"
 	"github.com/kyma-project/kim/test/testenv/keb"
 )
@@ -116,7 +117,7 @@ func run() error {
 	}
 	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
 	// Admin kubeconfigs with a few pooled RSA keys: the harness measures the operator, not Gardener's key generation.
-	harness.PoolGardenerKeys(4)
+	gardenbox.PoolGardenerKeys(4)
 	harness.Logf("starting garden-in-a-box")
 	w, err := startFleetWorld(ctx, c)
 	if err != nil {

@@ -2,39 +2,10 @@ package harness
 
 import (
 	"context"
-	"crypto/rsa"
 	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
-
-	gardensecrets "github.com/gardener/gardener/pkg/utils/secrets"
 )
-
-// PoolGardenerKeys makes the in-process gardener-apiserver reuse a few RSA keys for the client certificates of
-// admin kubeconfigs instead of generating a 3072-bit key per request (~0.7 s of CPU each on this machine, which
-// would measure Gardener's key generation rather than the operator). Certificates are still issued and signed
-// per request. Must be called before the garden starts.
-func PoolGardenerKeys(size int) {
-	var mu sync.Mutex
-	pool := map[int][]*rsa.PrivateKey{}
-	next := 0
-	generate := gardensecrets.GenerateKey
-	gardensecrets.GenerateKey = func(r io.Reader, bits int) (*rsa.PrivateKey, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if keys := pool[bits]; len(keys) >= size {
-			next++
-			return keys[next%len(keys)], nil
-		}
-		k, err := generate(r, bits)
-		if err != nil {
-			return nil, err
-		}
-		pool[bits] = append(pool[bits], k)
-		return k, nil
-	}
-}
 
 // Parallel runs do(0..n-1) on workers goroutines and returns the first error.
 func Parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {

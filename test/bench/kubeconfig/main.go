@@ -18,6 +18,7 @@ import (
 
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/test/bench/harness"
+	"github.com/kyma-project/kim/test/sandbox/gardenbox"
 	"github.com/kyma-project/kim/test/testenv"
 )
 
@@ -70,7 +71,7 @@ func run() error {
 	defer stop()
 	r := report{cfg: c, loadStart: harness.LoadAvg(), started: time.Now()}
 	if !c.realKeys {
-		harness.PoolGardenerKeys(4)
+		gardenbox.PoolGardenerKeys(4)
 	}
 	harness.Logf("starting garden-in-a-box")
 	w, err := startWorld(ctx, c.n)

@@ -77,6 +77,10 @@ func Shared(t testing.TB, opts Options) *gardenbox.Env {
 	defer shared.mu.Unlock()
 	if shared.env == nil && shared.err == nil {
 		CaptureLogs() // before the garden starts: the in-process gardener-apiserver would claim the global logger
+		// Admin kubeconfigs' keys from a pool: Gardener's key generation per request was most of the CPU of the
+		// tests that rotate kubeconfigs, and no test judges the key material (each certificate is still Gardener's,
+		// issued per request by the shoot's CA).
+		gardenbox.PoolGardenerKeys(4)
 		shared.opts = opts
 		shared.env, shared.err = Start(context.Background(), opts)
 		if shared.err == nil {
