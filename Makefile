@@ -225,6 +225,7 @@ test: TEST_VET = -vet=off
 # the only difference, is read when they start) instead of linking them a second time.
 test: TEST_KEEP_BINARIES = $(TEST_BIN)
 test: TEST_BINARIES = $(TEST_BIN)
+test: MUTANT_TEST_BINARIES = $(TEST_BIN)
 
 # The go test -json streams of test-fips and test-all, written only when every test of the stage passed (a failed
 # stage leaves <report>.failed), and the command that runs go test, prints its short report and keeps them.
@@ -246,6 +247,9 @@ TEST_ALL_AFTER ?=
 # image's FIPS mode (test-fips's) whose passed unit tests do the same for the unit judges, which run in that mode.
 MUTANT_BASELINE_JSON ?=
 MUTANT_SHORT_JSON ?=
+# MUTANT_TEST_BINARIES: test binaries of this commit kept by test-fips; a mutant of a file its test reads at run time
+# (no Go source) is judged with its package's kept binary instead of a new link of the same binary.
+MUTANT_TEST_BINARIES ?=
 TEST_VET ?=
 # TEST_DURATIONS: each package's time in the last test-all, kept outside the clone; test-all lists the longest
 # packages first (go test starts them in that order), so the end-to-end tests run beside the others, not after them.
@@ -257,7 +261,7 @@ MUTANT_SEQUENCES ?= 20000
 .PHONY: verify-mutants
 verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants/ applies and is found by the test named for it, which passed on the unmutated tree in the same run (in make test, an integration judge's pass in test-all counts).
 	hack/safety-mutants.sh --check
-	MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" MUTANT_SHORT_JSON="$(MUTANT_SHORT_JSON)" \
+	MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" MUTANT_SHORT_JSON="$(MUTANT_SHORT_JSON)" MUTANT_TEST_BINARIES="$(MUTANT_TEST_BINARIES)" \
 		MUTANT_UNIT_GODEBUG=$(FIPS_GODEBUG) $(FIPS_BUILD) hack/safety-mutants.sh $(MUTANT_SEQUENCES)
 
 # FIPS 140-3 mode of the image (Dockerfile): built against Go's FIPS module, only approved algorithms at run time.

@@ -29,6 +29,10 @@
 # make test passes test-fips's, and MUTANT_UNIT_GODEBUG=fips140=only,tlsmlkem=0, its mode, which the unit and property
 # judges then run in. The reports are used only when the tree has no uncommitted change (the mutants patch HEAD; the
 # reports must be of HEAD too). Judges run with -vet=off: lint vets the unmutated tree, and a mutant is judged by its test.
+# MUTANT_TEST_BINARIES names a directory of test binaries of this commit kept by testreport (-keep-binaries, make test
+# passes test-fips's), on the same condition: a mutant that changes no Go source, module file or file embedded into
+# its package's test binary (an RBAC or admission policy, a script a test runs) leaves that binary as it is, so its
+# judge runs the kept binary in the mutated tree instead of linking the same binary again.
 set -euo pipefail
 root="${MUTANTS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}"
 if [ "${1:-}" = --check ]; then
@@ -99,22 +103,63 @@ for kind in "${!reports[@]}"; do
     [ -f "${report}" ] || { echo "safety-mutants: the baseline report ${report} does not exist" >&2; exit 1; }
   done
 done
-if [ -n "${reports[kill-integration]}${reports[kill]}" ]; then
+binaries="${MUTANT_TEST_BINARIES:-}"
+if [ -n "${binaries}" ] && [ ! -f "${binaries}/index" ]; then
+  echo "safety-mutants: ${binaries} holds no kept test binaries (no index)" >&2
+  exit 1
+fi
+[ -z "${binaries}" ] || binaries="$(cd "${binaries}" && pwd)" # the judges run them in the trees' package directories
+if [ -n "${reports[kill-integration]}${reports[kill]}${binaries}" ]; then
   if [ -n "$(git -C "${root}" status --porcelain)" ]; then
-    echo "safety-mutants: uncommitted changes, so the baseline reports are not of HEAD: every baseline runs here"
+    echo "safety-mutants: uncommitted changes, so the baseline reports and kept binaries are not of HEAD: every baseline runs here, every judge is built"
     reports=([kill-integration]="" [kill]="")
+    binaries=""
   else
     # The report reader of this repository (also when MUTANTS_ROOT is another one), built outside the trees.
     (cd "$(dirname "$0")/.." && GOWORK='' GOFLAGS=-buildvcs=false go build -o "${work}/testreport" ./test/cmd/testreport)
   fi
 fi
 
-# run_named <tree> <kind> <package> <regexp>: the named tests of a package in a tree, with the output of go test.
+# run_binary <kind> <binary> <test flags...>: a kept test binary, in the current directory (the package's), run the
+# way go_test runs the package's tests.
+run_binary() {
+  local kind="$1" bin="$2"
+  shift 2
+  if [ "${kind}" = kill-integration ]; then
+    KUBEBUILDER_ASSETS="${assets}" flock "${work}/integration.lock" "${bin}" -test.count=1 -test.v -test.paniconexit0 -test.timeout 30m "$@"
+  else
+    GODEBUG="${unit_godebug}" "${bin}" -test.short -test.count=1 -test.v -test.paniconexit0 "$@"
+  fi
+}
+
+# kept_binary <patch> <package>: the package's kept test binary when the patch changes no Go source, module file or
+# file embedded into that binary (so the binary of the mutated tree would be the same); nothing otherwise.
+kept_binary() {
+  [ -n "${binaries}" ] || return 0
+  local files importpath embedded f
+  files="$(sed -n 's|^diff --git a/\(.*\) b/.*|\1|p' "$1")"
+  if grep -Eq '(^|/)(go\.(mod|sum|work|work\.sum)|[^/]*\.go)$' <<<"${files}"; then
+    return 0
+  fi
+  importpath="$(cd "${root}" && go list "$2")"
+  embedded="$(cd "${root}" && go list -deps -test -f '{{$d := .Dir}}{{range .EmbedFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}' "$2")"
+  while IFS= read -r f; do
+    if grep -qxF "${root}/${f}" <<<"${embedded}"; then
+      return 0
+    fi
+  done <<<"${files}"
+  awk -F'\t' -v p="${importpath}" -v d="${binaries}" '$1 == p {print d "/" $2}' "${binaries}/index"
+}
+
+# run_named <tree> <kind> <package> <regexp> [binary]: the named tests of a package in a tree, with the output of go
+# test -v; with a kept binary, that binary in the package's directory of the tree.
 run_named() {
-  local tree="$1" kind="$2" pkg="$3" run="$4"
+  local tree="$1" kind="$2" pkg="$3" run="$4" bin="${5:-}"
   if [ "${kind}" = property ]; then
     (cd "${tree}" && GODEBUG="${unit_godebug}" go test -count=1 -vet=off -v ./core/usecase -run "${run}" \
       -safety.seed="${seed}" -safety.sequences="${max}" 2>&1)
+  elif [ -n "${bin}" ]; then
+    (cd "${tree}/${pkg}" && run_binary "${kind}" "${bin}" -test.run "${run}" 2>&1)
   else
     (cd "${tree}" && go_test "${kind}" "${pkg}" -run "${run}" 2>&1)
   fi
@@ -184,10 +229,14 @@ judge() {
       "$(paste -sd' ' <<<"${verdicts:-no test of that name ran}")"
     return
   fi
-  local start out rc secs failed why
+  local start out rc secs failed why bin="" via=""
+  if [ "${kind}" != property ]; then
+    bin="$(kept_binary "${patch}" "${pkg}")"
+  fi
+  [ -z "${bin}" ] || via=" (kept test binary)"
   start=$(date +%s)
   set +e
-  out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}")"
+  out="$(run_named "${tree}" "${kind}" "${pkg}" "${run}" "${bin}")"
   rc=$?
   set -e
   secs=$(( $(date +%s) - start ))
@@ -201,12 +250,12 @@ judge() {
     why="$(awk '/safety invariant broken|_test\.go:[0-9]+:/ && !n++' <<<"${out}")"
     why="${why:-$(awk '/\.go:[0-9]+:/ && !n++' <<<"${out}")}"
     why="$(sed 's/^ *//' <<<"${why}" | cut -c1-160)"
-    printf 'found       %-48s %ss: %s: %s\n' "${name}" "${secs}" "${failed}" "${why}"
+    printf 'found       %-48s %ss%s: %s: %s\n' "${name}" "${secs}" "${via}" "${failed}" "${why}"
   elif [ "${rc}" -ne 0 ]; then
-    printf 'NOT JUDGED  %-48s %s failed, but not in a test named %s (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
+    printf 'NOT JUDGED  %-48s %s failed, but not in a test named %s (%ss%s)\n' "${name}" "${pkg}" "${run}" "${secs}" "${via}"
     awk '/^(--- FAIL|panic:|FAIL|\*\*\* Test killed)/ && n++ < 4 {print "            " $0}' <<<"${out}"
   else
-    printf 'SURVIVED    %-48s %s -run %s passed (%ss)\n' "${name}" "${pkg}" "${run}" "${secs}"
+    printf 'SURVIVED    %-48s %s -run %s passed (%ss%s)\n' "${name}" "${pkg}" "${run}" "${secs}" "${via}"
   fi
 }
 

@@ -308,3 +308,57 @@ func judgeWithReport(t *testing.T, kind, reportVar, otherVar string) {
 		t.Errorf("runs of the named tests %v; want TestSum 1, TestNeg 0, TestSumAgain 2", count)
 	}
 }
+
+// TestJudgeRunsTheKeptBinaryForAMutantOfADataFile gives the judge kept test binaries of the unmutated tree
+// (MUTANT_TEST_BINARIES), built from a test file whose messages say so: a mutant of a file the test reads at run time
+// is judged with the kept binary in the mutated tree (its verdict carries the kept binary's message), a mutant of Go
+// source is built and run as without them.
+func TestJudgeRunsTheKeptBinaryForAMutantOfADataFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test several times in a scratch module")
+	}
+	repo, git, write := scratchRepo(t, sumTest)
+	// The kept binary: the same package, its failure messages marked, built in a copy of the tree.
+	kept := t.TempDir()
+	for _, f := range []string{"go.mod", "m.go", "suite.go"} {
+		raw, err := os.ReadFile(filepath.Join(repo, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(kept, f), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marked := strings.NewReplacer(`t.Fatalf("limit.txt`, `t.Fatalf("kept binary: limit.txt`, `t.Fatal("Sum(2, 3)`, `t.Fatal("kept binary: Sum(2, 3)`).Replace(sumTest)
+	if err := os.WriteFile(filepath.Join(kept, "m_test.go"), []byte(marked), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	binaries := t.TempDir()
+	build := exec.Command("go", "test", "-c", "-o", filepath.Join(binaries, "1", "m.test"), ".")
+	build.Dir = kept
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the kept binary: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(binaries, "index"), []byte("example.invalid/m\t1/m.test\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(sum, "a + b", "a - b", 1)
+	mutants := []mutant{
+		{"a-data-file", "kill: . ^TestLimit$", "100\n", "limit.txt"},
+		{"b-go-source", "kill: . ^TestSum$", wrong, ""},
+	}
+	out, err := runJudge(t, repo, git, write, mutants, "MUTANT_TEST_BINARIES="+binaries)
+	t.Logf("judge output:\n%s", out)
+	if err != nil {
+		t.Fatalf("the judge failed a run whose mutants were all found: %v", err)
+	}
+	for name, re := range map[string]string{
+		"a-data-file": `found +a-data-file .*\(kept test binary\): TestLimit: m_test\.go:[0-9]+: kept binary: limit\.txt holds "100\\n", want 10`,
+		"b-go-source": `found +b-go-source +[0-9]+s: TestSum: m_test\.go:[0-9]+: Sum\(2, 3\) != 5`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + re).Match(out) {
+			t.Errorf("%s: no line matching %q", name, re)
+		}
+	}
+}
