@@ -210,6 +210,8 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 
 .PHONY: test
 test: lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed, the install through OLM, go install of the CLI.
+	@# The test binaries test-fips kept (about 3 GB) have served test-all and the mutants' judges; the reports stay.
+	@rm -rf $(TEST_BIN)
 
 # Nothing runs twice in `make test`: test-fips keeps its go test -json stream (SHORT_REPORT), test-all runs only the
 # tests that skipped there and keeps its own (ALL_REPORT), and verify-mutants takes the baselines of its integration
