@@ -246,7 +246,7 @@ func fileExists(name string) bool {
 // PATH so the go command a test runs is this one.
 func (b binaryRuns) run(s *summary, file, console io.Writer) error {
 	env := append(os.Environ(), "PATH="+filepath.Join(b.goRoot, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	test2json := filepath.Join(b.goRoot, "bin", "go")
+	goCmd := filepath.Join(b.goRoot, "bin", "go")
 	sem := make(chan struct{}, b.gt.parallel)
 	var wg sync.WaitGroup
 	errs := make([]error, len(b.pkgs))
@@ -257,7 +257,7 @@ func (b binaryRuns) run(s *summary, file, console io.Writer) error {
 			defer func() { <-sem; wg.Done() }()
 			args := append([]string{"tool", "test2json", "-t", "-p", p.importPath, b.binaries[p.importPath],
 				"-test.v=test2json", "-test.paniconexit0"}, b.gt.testFlags...)
-			cmd := exec.Command(test2json, args...)
+			cmd := exec.Command(goCmd, args...)
 			cmd.Dir = p.dir
 			cmd.Env = env
 			errs[i] = s.stream(cmd, file, console)
