@@ -46,21 +46,63 @@ type apiServer struct {
 	warnings *warningRecorder
 	// cfg is the admin config (for clients acting as someone else).
 	cfg *rest.Config
+	// ns is the namespace the test's objects go to: its own on the shared server, kcp-system on a server of its own.
+	ns string
 }
 
-// startAPIServer starts a real kube-apiserver and etcd with our generated CRDs installed.
+// shared is the kube-apiserver the tests of the CRDs' rules share: the first of them starts it, TestMain stops it.
+// Each test gets a namespace of its own there; the rules they judge are the same for every test.
+var shared struct {
+	mu   sync.Mutex
+	env  *envtest.Environment
+	cfg  *rest.Config
+	err  error
+	next int
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	shared.mu.Lock()
+	if shared.env != nil {
+		if err := shared.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stop the shared kube-apiserver:", err)
+			code = 1
+		}
+	}
+	shared.mu.Unlock()
+	os.Exit(code)
+}
+
+// startAPIServer returns a client of the package's shared kube-apiserver (real, with our generated CRDs installed)
+// and a namespace of the test's own on it. A test that installs anything cluster-wide (an admission policy, RBAC)
+// would change what the others see: it starts a server of its own with startOwnAPIServer.
 func startAPIServer(t *testing.T) *apiServer {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs a kube-apiserver (run without -short)")
+	requireAssets(t)
+	shared.mu.Lock()
+	if shared.env == nil && shared.err == nil {
+		shared.env = crdEnvironment()
+		shared.cfg, shared.err = shared.env.Start()
+		if shared.err != nil {
+			shared.env = nil
+		}
 	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-integration` (it builds the envtest binaries)")
+	cfg, err := shared.cfg, shared.err
+	shared.next++
+	ns := fmt.Sprintf("admission-%d", shared.next)
+	shared.mu.Unlock()
+	if err != nil {
+		t.Fatalf("start envtest: %v", err)
 	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
+	return connect(t, cfg, ns)
+}
+
+// startOwnAPIServer starts a kube-apiserver and etcd with our generated CRDs installed for this test alone, its
+// objects in kcp-system (the namespace the admission policies name).
+func startOwnAPIServer(t *testing.T) *apiServer {
+	t.Helper()
+	requireAssets(t)
+	env := crdEnvironment()
 	cfg, err := env.Start()
 	if err != nil {
 		t.Fatalf("start envtest: %v", err)
@@ -70,21 +112,44 @@ func startAPIServer(t *testing.T) *apiServer {
 			t.Errorf("stop envtest: %v", err)
 		}
 	})
+	return connect(t, cfg, "kcp-system")
+}
+
+func requireAssets(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs a kube-apiserver (run without -short)")
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		t.Fatal("KUBEBUILDER_ASSETS is not set: run `make test-integration` (it builds the envtest binaries)")
+	}
+}
+
+func crdEnvironment() *envtest.Environment {
+	return &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+}
+
+// connect makes the test's admin client, with a warning recorder of its own, and creates the namespace ns.
+func connect(t *testing.T, admin *rest.Config, ns string) *apiServer {
+	t.Helper()
 	rec := &warningRecorder{}
-	cfg = rest.CopyConfig(cfg)
+	cfg := rest.CopyConfig(admin)
 	cfg.WarningHandler = rec
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		t.Fatalf("client: %v", err)
 	}
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName("kcp-system")
-	if err := c.Create(context.Background(), ns); err != nil {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion("v1")
+	obj.SetKind("Namespace")
+	obj.SetName(ns)
+	if err := c.Create(context.Background(), obj); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
-	return &apiServer{client: c, warnings: rec, cfg: cfg}
+	return &apiServer{client: c, warnings: rec, cfg: cfg, ns: ns}
 }
 
 // runtimeFixtures returns the KEB-shaped Runtime documents: ours in operator/api/v1/testdata and, when the shared design folder is
@@ -145,7 +210,7 @@ func TestIntegrationKEBRuntimeIsAcceptedUnchanged(t *testing.T) {
 	for name, doc := range runtimeFixtures(t) {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			in := toUnstructured(t, doc)
-			in.SetNamespace("kcp-system")
+			in.SetNamespace(api.ns)
 			want := in.DeepCopy()
 			// client.Client.Apply has no field-validation option; the contract is about Strict, so use the patch form.
 			err := api.client.Patch(ctx, in, client.Apply, client.FieldOwner("keb"), client.ForceOwnership, //nolint:staticcheck // see above
@@ -179,11 +244,11 @@ func readBackSameSpec(ctx context.Context, t *testing.T, api *apiServer, sent *u
 	return got
 }
 
-// trialRuntime is KEB's trial Runtime fixture in the KCP namespace.
-func trialRuntime(t *testing.T) *unstructured.Unstructured {
+// trialRuntime is KEB's trial Runtime fixture in the test's namespace.
+func trialRuntime(t *testing.T, api *apiServer) *unstructured.Unstructured {
 	t.Helper()
 	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	base.SetNamespace("kcp-system")
+	base.SetNamespace(api.ns)
 	return base
 }
 
@@ -193,7 +258,7 @@ func trialRuntime(t *testing.T) *unstructured.Unstructured {
 func TestIntegrationPoolsWithoutZonesAreAccepted(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := trialRuntime(t)
+	base := trialRuntime(t, api)
 	for i, tc := range []struct {
 		name   string
 		mutate mutation
@@ -273,7 +338,7 @@ func workerCopy(t *testing.T, base *unstructured.Unstructured, name string, edit
 func TestIntegrationInvalidDocumentsAreRejectedAtAdmission(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	base := trialRuntime(t)
+	base := trialRuntime(t, api)
 	pool := func(name string, edit func(w map[string]any)) map[string]any { return workerCopy(t, base, name, edit) }
 
 	cases := []struct {

@@ -51,7 +51,7 @@ func refused(err error) bool {
 // kcp-system can do none of it, and in particular cannot re-arm the migration by deleting its marker (nor can the
 // operator's own identity); a member of system:masters (break-glass) can.
 func TestIntegrationOnlyTheOperatorWritesDeletionRecords(t *testing.T) {
-	api := startAPIServer(t)
+	api := startOwnAPIServer(t)
 	ctx := context.Background()
 	applyManifest(t, api.client, filepath.Join("..", "..", "config", "admission", "deletionrecords_operator_only.yaml"), "", "")
 	bindClusterAdminInKCPSystem(t, api.client, "some-operator")

@@ -91,7 +91,7 @@ func TestIntegrationKEBRuntimesAtTheBoundsAreAccepted(t *testing.T) {
 	for name, rt := range goldenRuntimes(t) {
 		i++
 		t.Run(name, func(t *testing.T) {
-			rt.SetNamespace("kcp-system")
+			rt.SetNamespace(api.ns)
 			rt.SetName(fmt.Sprintf("5e1d0c2a-be4c-4000-8000-%012x", i))
 			atKEBsBounds(t, rt)
 			//nolint:staticcheck // the patch form carries the field validation (see TestIntegrationKEBRuntimeIsAcceptedUnchanged)

@@ -41,7 +41,7 @@ func manyTaints(n int) []any {
 func TestIntegrationRuntimeIDLength(t *testing.T) {
 	api := startAPIServer(t)
 	obj := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	obj.SetNamespace("kcp-system")
+	obj.SetNamespace(api.ns)
 	obj.SetName(strings.Repeat("a", 64))
 	err := api.client.Create(context.Background(), obj)
 	if err == nil || !strings.Contains(err.Error(), "metadata.name") || !strings.Contains(err.Error(), "63 characters") {
@@ -69,7 +69,7 @@ func TestIntegrationImmutableFieldsCannotChange(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
 	base := toUnstructured(t, runtimeFixtures(t)["../../operator/api/v1/testdata/keb-runtime-trial.yaml"])
-	base.SetNamespace("kcp-system")
+	base.SetNamespace(api.ns)
 	if err := api.client.Create(ctx, base.DeepCopy()); err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -110,14 +110,14 @@ func TestIntegrationImmutableFieldsCannotChange(t *testing.T) {
 	})
 }
 
-func gardenerCluster() *unstructured.Unstructured {
+func gardenerCluster(ns string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "infrastructuremanager.kyma-project.io/v1",
 		"kind":       "GardenerCluster",
-		"metadata":   map[string]any{"name": "91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": "kcp-system"},
+		"metadata":   map[string]any{"name": "91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": ns},
 		"spec": map[string]any{
 			"kubeconfig": map[string]any{"secret": map[string]any{
-				"name": "kubeconfig-91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": "kcp-system", "key": "config"}},
+				"name": "kubeconfig-91b7c0de-5e2f-4d3a-a6c1-0b8e7f6d5c43", "namespace": ns, "key": "config"}},
 			"shoot": map[string]any{"name": "c-91f0e7a"},
 		},
 	}}
@@ -127,7 +127,7 @@ func gardenerCluster() *unstructured.Unstructured {
 func TestIntegrationGardenerClusterValidation(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	valid := gardenerCluster()
+	valid := gardenerCluster(api.ns)
 	if err := api.client.Patch(ctx, valid.DeepCopy(), client.Apply, client.FieldOwner("keb"), //nolint:staticcheck // Strict validation needs the patch form
 
 		client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
@@ -150,7 +150,7 @@ func TestIntegrationGardenerClusterValidation(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			obj := gardenerCluster()
+			obj := gardenerCluster(api.ns)
 			obj.SetName("gc-invalid-" + string(rune('a'+i)))
 			tc.mutate(obj.Object)
 			assertRejected(t, api.client.Create(ctx, obj), tc.wantField, "")

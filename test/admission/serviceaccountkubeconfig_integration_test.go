@@ -35,7 +35,13 @@ func rule(ns []any, groups, resources, verbs []any) map[string]any {
 func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 	api := startAPIServer(t)
 	ctx := context.Background()
-	valid := sampleServiceAccountKubeconfig(t)
+	sample := func(t *testing.T) *unstructured.Unstructured {
+		t.Helper()
+		obj := sampleServiceAccountKubeconfig(t)
+		obj.SetNamespace(api.ns)
+		return obj
+	}
+	valid := sample(t)
 	if err := api.client.Patch(ctx, valid.DeepCopy(), client.Apply, client.FieldOwner("lifecycle-manager"), //nolint:staticcheck // Strict validation needs the patch form
 		client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 		t.Fatalf("the sample was rejected: %v", err)
@@ -113,7 +119,7 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {
-			obj := sampleServiceAccountKubeconfig(t)
+			obj := sample(t)
 			obj.SetName(fmt.Sprintf("sak-invalid-%d", i))
 			tc.mutate(obj.Object)
 			assertRejected(t, api.client.Create(ctx, obj), tc.field, tc.wantText)
@@ -121,7 +127,7 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 	}
 
 	t.Run("Secrets in named namespaces besides kube-system pass admission: the operator decides with the landscape configuration", func(t *testing.T) {
-		obj := sampleServiceAccountKubeconfig(t)
+		obj := sample(t)
 		obj.SetName("sak-named-secrets")
 		set("spec.rules", []any{rule([]any{"kyma-system", "istio-system"}, core, []any{"secrets", "*/token"}, get)})(obj.Object)
 		if err := api.client.Create(ctx, obj); err != nil {
@@ -129,7 +135,7 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 		}
 	})
 	t.Run("workloads in named namespaces besides kube-system, and reading them everywhere, pass admission", func(t *testing.T) {
-		obj := sampleServiceAccountKubeconfig(t)
+		obj := sample(t)
 		obj.SetName("sak-named-workloads")
 		set("spec.rules", []any{
 			rule([]any{"kyma-system", "team-a"}, []any{"", "apps", "batch"}, []any{"pods", "pods/exec", "deployments", "jobs"}, []any{"create", "patch"}),
@@ -143,7 +149,7 @@ func TestIntegrationServiceAccountKubeconfigValidation(t *testing.T) {
 		}
 	})
 	t.Run("validity defaults to 24h", func(t *testing.T) {
-		obj := sampleServiceAccountKubeconfig(t)
+		obj := sample(t)
 		obj.SetName("sak-default-validity")
 		remove("spec.validity")(obj.Object)
 		if err := api.client.Create(ctx, obj); err != nil {

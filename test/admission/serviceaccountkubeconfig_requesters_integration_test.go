@@ -76,7 +76,7 @@ func (a *apiServer) as(t *testing.T, name string) client.Client {
 // system:masters) may create ServiceAccountKubeconfigs; anyone else, also a component whose roles grant cluster-admin
 // in the namespace, may not; the operator's metadata patches pass.
 func TestIntegrationOnlyNamedComponentsRequestKubeconfigs(t *testing.T) {
-	api := startAPIServer(t)
+	api := startOwnAPIServer(t)
 	ctx := context.Background()
 	root := filepath.Join("..", "..", "config")
 	applyManifest(t, api.client, filepath.Join(root, "rbac", "serviceaccountkubeconfig_requester_role.yaml"), "", "kim-")
