@@ -25,9 +25,23 @@ type IdentityDeletion struct {
 // unless st says the request never held anything there.
 func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Request, st IdentityState, started, now time.Time) (IdentityDeletion, error) {
 	u.roleChecks.Delete(req.Owner)
+	timeout := u.CleanupTimeout
+	if timeout <= 0 {
+		timeout = sakubeconfig.DefaultCleanupTimeout
+	}
+	// An attempt against a runtime that hangs ends at the cleanup deadline, so the deletion lets go at its timeout
+	// and not one request timeout and one retry later.
+	deadline := started.Add(timeout)
+	attempt, cancel := ctx, context.CancelFunc(func() {})
+	if now.Before(deadline) {
+		attempt, cancel = context.WithTimeout(ctx, deadline.Sub(now))
+	}
+	defer cancel()
 	var cleanup sakubeconfig.Cleanup
-	gone, err := u.Runtimes.Remove(ctx, runtimeOf(req), req.Owner)
+	gone, err := u.Runtimes.Remove(attempt, runtimeOf(req), req.Owner)
 	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(attempt.Err(), context.DeadlineExceeded):
+		cleanup, now = sakubeconfig.CleanupUnreachable, deadline
 	case errors.Is(err, ports.ErrNoRuntimeKubeconfig):
 		cleanup = sakubeconfig.CleanupNoAccess
 	case errors.Is(err, ports.ErrRuntimeUnreachable) || errors.Is(err, ports.ErrTransient):
@@ -36,10 +50,6 @@ func (u *IdentityKubeconfigs) Delete(ctx context.Context, req sakubeconfig.Reque
 		return IdentityDeletion{Message: err.Error()}, fmt.Errorf("remove runtime objects of %s: %w", req.Owner, err)
 	case !gone:
 		cleanup = sakubeconfig.CleanupPending
-	}
-	timeout := u.CleanupTimeout
-	if timeout <= 0 {
-		timeout = sakubeconfig.DefaultCleanupTimeout
 	}
 	d := sakubeconfig.OnDelete(cleanup, started, now, timeout)
 	out := IdentityDeletion{Message: d.Message, RequeueAfter: d.RetryAfter}

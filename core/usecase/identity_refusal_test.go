@@ -10,6 +10,7 @@ import (
 	"github.com/kyma-project/kim/core/domain/kubeconfig"
 	"github.com/kyma-project/kim/core/domain/sakubeconfig"
 	"github.com/kyma-project/kim/core/domain/wire"
+	"github.com/kyma-project/kim/core/ports"
 	"github.com/kyma-project/kim/core/usecase"
 )
 
@@ -247,6 +248,22 @@ func TestIdentityDeletion(t *testing.T) {
 			t.Fatalf("after the timeout: %+v, %v", d, err)
 		}
 	})
+	t.Run("a runtime that hangs is let go at the cleanup deadline, not a request timeout later", func(t *testing.T) {
+		w := newIdentityWorld(t, time.Hour)
+		w.reconcile()
+		w.uc.Runtimes = hangingRemoval{w.ids}
+		// 50 ms of the timeout are left; the test's own bound (10 s) only stops a Delete that waits past the deadline.
+		started := w.clock.Now().Add(-w.uc.CleanupTimeout + 50*time.Millisecond)
+		bounded, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		d, err := w.uc.Delete(bounded, w.req, w.state(), started, w.clock.Now())
+		if err != nil || !d.Release || d.Events[0].Reason != sakubeconfig.EventRuntimeObjectsLeftBehind || w.store.Secrets.Exists("kcp-system", w.req.SecretName) {
+			t.Fatalf("an attempt that ran into the deadline: %+v, %v; want released, objects left behind, the Secret deleted", d, err)
+		}
+		if bounded.Err() != nil {
+			t.Error("the attempt ran past the cleanup deadline")
+		}
+	})
 	t.Run("a Secret of someone else is left alone", func(t *testing.T) {
 		w := newIdentityWorld(t, time.Hour)
 		w.store.Secrets.Put("kcp-system", w.req.SecretName, map[string][]byte{"config": []byte("x")}, nil, nil)
@@ -263,4 +280,12 @@ func TestIdentityDeletion(t *testing.T) {
 			t.Fatalf("delete with a failing Secret delete: %+v, %v", d, err)
 		}
 	})
+}
+
+// hangingRemoval is a runtime whose API server takes a removal and never answers.
+type hangingRemoval struct{ ports.RuntimeIdentities }
+
+func (hangingRemoval) Remove(ctx context.Context, _ ports.RuntimeRef, _ sakubeconfig.Owner) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
 }
