@@ -1,4 +1,4 @@
-package kube_test
+package integration_test
 
 import (
 	"context"
@@ -42,8 +42,8 @@ var clusterAuditLogGVK = schema.GroupVersionKind{Group: "cluster.auditlogmanager
 func startSelfServiceEnv(t *testing.T) (*rest.Config, client.Client, *runtime.Scheme) {
 	t.Helper()
 	k := testenv.StartKCP(t)
-	if _, err := envtest.InstallCRDs(k.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "crds", "kcp"),
-		filepath.Join("testdata", "crds", "runtime")}, ErrorIfPathMissing: true}); err != nil {
+	if _, err := envtest.InstallCRDs(k.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("..", "testdata", "crds", "kcp"),
+		filepath.Join("..", "testdata", "crds", "runtime")}, ErrorIfPathMissing: true}); err != nil {
 		t.Fatalf("install the test CRDs: %v", err)
 	}
 	scheme, err := scheme.New()

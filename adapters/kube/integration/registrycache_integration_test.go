@@ -1,4 +1,4 @@
-package kube_test
+package integration_test
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func writeKubeconfigSecret(t *testing.T, c client.Client, cfg *rest.Config, name
 // kebRuntime loads the KEB-shaped trial Runtime as runtimeID in namespace.
 func kebRuntime(t *testing.T, namespace, runtimeID string) *imv1.Runtime {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "operator", "api", "v1", "testdata", "keb-runtime-trial.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
