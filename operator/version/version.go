@@ -1,6 +1,10 @@
 // Package version is the build stamp of the binaries. The Makefile and the Dockerfile set Version and GitCommit with
 // -ldflags "-X github.com/kyma-project/kim/operator/version.Version=... -X ...GitCommit=..."; without them, the VCS
 // revision the go command records in every binary built from a git checkout fills GitCommit.
+//
+// It imports no metrics library (the gauge of the stamp is package metric's): the release test builds a stub that
+// prints the stamp for every platform of the release, and a fresh machine compiles what the stub imports once per
+// platform.
 package version
 
 import (
@@ -9,7 +13,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/mod/module"
 )
 
@@ -87,25 +90,4 @@ func (i Info) String() string {
 // KeysAndValues are the stamp as structured log fields.
 func (i Info) KeysAndValues() []any {
 	return []any{"version", i.Version, "gitCommit", i.GitCommit, "gitTreeModified", i.Modified, "goVersion", i.GoVersion}
-}
-
-// BuildInfoMetric is the name of the gauge NewCollector returns.
-const BuildInfoMetric = "kim_build_info"
-
-// NewCollector returns the gauge kim_build_info with the constant value 1, the Prometheus convention for exporting
-// a build stamp, with the labels of prometheus/common/version's collector (version, revision, branch, goversion,
-// goos, goarch) that shared dashboards join on to see which version produced a series.
-func NewCollector(i Info) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: BuildInfoMetric,
-		Help: "Build stamp of the running manager; the value is always 1.",
-		ConstLabels: prometheus.Labels{
-			"version":   i.Version,
-			"revision":  i.GitCommit,
-			"branch":    i.Branch,
-			"goversion": i.GoVersion,
-			"goos":      i.GoOS,
-			"goarch":    i.GoArch,
-		},
-	}, func() float64 { return 1 })
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/kyma-project/kim/operator/legacymetrics"
 	"github.com/kyma-project/kim/operator/probe"
 	"github.com/kyma-project/kim/operator/version"
+	"github.com/kyma-project/kim/operator/version/metric"
 )
 
 // Family is one exported metric.
@@ -56,7 +57,7 @@ func Load() (Catalogue, error) {
 	if _, err := health.NewGardenerChecker(&rest.Config{Host: "https://garden.invalid"}, rec); err != nil {
 		return nil, fmt.Errorf("gardener health gauge: %w", err)
 	}
-	for _, c := range []prometheus.Collector{version.NewCollector(version.Get()), &shootreaper.FleetCollector{}, &auditlogpool.PoolCollector{},
+	for _, c := range []prometheus.Collector{metric.NewCollector(version.Get()), &shootreaper.FleetCollector{}, &auditlogpool.PoolCollector{},
 		&legacymetrics.Collector{}} {
 		if err := rec.Register(c); err != nil {
 			return nil, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kyma-project/kim/operator/app"
 	"github.com/kyma-project/kim/operator/version"
+	"github.com/kyma-project/kim/operator/version/metric"
 )
 
 func main() {
@@ -52,8 +53,8 @@ func run(ctx context.Context, s *settings, log logr.Logger) error {
 	for _, w := range s.previous.warnings {
 		log.Info("deprecated flag", "warning", w)
 	}
-	if err := ctrlmetrics.Registry.Register(version.NewCollector(stamp)); err != nil {
-		return fmt.Errorf("register %s: %w", version.BuildInfoMetric, err)
+	if err := ctrlmetrics.Registry.Register(metric.NewCollector(stamp)); err != nil {
+		return fmt.Errorf("register %s: %w", metric.BuildInfo, err)
 	}
 	kcp, err := kcpConfig(s.previous.kcpKubeconfig)
 	if err != nil {
