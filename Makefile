@@ -136,7 +136,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs and RBAC into config/.
 
 .PHONY: bundle
 bundle: manifests ## Regenerate and validate the OLM bundle (bundle/, bundle.Dockerfile) for VERSION, IMG, CHANNELS.
-	$(GO) run ./operator/cmd/bundlegen -version $(VERSION) -image $(IMG) -channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -validate
+	$(FIPS_BUILD) $(GO) run ./operator/cmd/bundlegen -version $(VERSION) -image $(IMG) -channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -validate
 
 .PHONY: verify-generated
 verify-generated: ## Fail when generated files differ from what the generators produce now.
