@@ -66,6 +66,21 @@ func TestBinariesCarryNoTestEnvironment(t *testing.T) {
 }
 
 // TestTheRuleFindsAChain: a synthetic graph where a product package reaches the test floor through another.
+// TestTheVersionStampIsALeaf: the release test (operator/release) builds a stub that imports package version for
+// every platform of the release, so a fresh machine compiles what version imports four times; a metrics library
+// there cost about 50 s of CPU per platform. The build-info gauge lives in operator/version/metric.
+func TestTheVersionStampIsALeaf(t *testing.T) {
+	pkgs := archtest.List(t, module+"operator/version")
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages: the check would prove nothing", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if strings.HasPrefix(p.ImportPath, "github.com/prometheus/") || strings.HasPrefix(p.ImportPath, "k8s.io/") {
+			t.Errorf("operator/version links %s", p.ImportPath)
+		}
+	}
+}
+
 func TestTheRuleFindsAChain(t *testing.T) {
 	graph := map[string][]string{
 		module + "operator/app":    {module + "internal/helper"},

@@ -1,7 +1,6 @@
 package metric_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -22,19 +21,5 @@ kim_build_info{branch="main",goarch="arm64",goos="linux",goversion="go1.26.5",re
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), metric.BuildInfo); err != nil {
 		t.Error(err)
-	}
-}
-
-// TestTheStampImportsNoMetricsLibrary: the release test's stub imports package version and is compiled for every
-// platform of the release; a metrics library there costs a fresh machine its compilation four times.
-func TestTheStampImportsNoMetricsLibrary(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/kyma-project/kim/operator/version").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "github.com/prometheus/") {
-			t.Errorf("package version imports %s", p)
-		}
 	}
 }
