@@ -139,8 +139,8 @@ bundle: manifests ## Regenerate and validate the OLM bundle (bundle/, bundle.Doc
 	$(FIPS_BUILD) $(GO) run ./operator/cmd/bundlegen -version $(VERSION) -image $(IMG) -channels $(CHANNELS) -default-channel $(DEFAULT_CHANNEL) -validate
 
 .PHONY: verify-generated
-verify-generated: ## Fail when generated files differ from what the generators produce now.
-	hack/verify-generated.sh
+verify-generated: $(CONTROLLER_GEN) ## Fail when generated files differ from what the generators produce now.
+	BIN=$(BIN) hack/verify-generated.sh
 
 ##@ Release
 
@@ -211,9 +211,28 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed, the install through OLM, go install of the CLI.
+test: build-ahead lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed, the install through OLM, go install of the CLI.
 	@# The test binaries test-fips kept (about 3 GB) have served test-all and the mutants' judges; the reports stay.
 	@rm -rf $(TEST_BIN)
+
+# A fresh machine builds about twenty minutes of tools from source (docs/testing.md). make test starts those its later
+# stages need at once, in the background at the lowest CPU priority (hack/ahead.sh), in the order it needs them: they
+# compile on the CPU lint, the downloads and the tests leave idle, and each stage that needs one waits for its build
+# (a lock) instead of compiling it again. On a warm machine they are cached and this ends in seconds; when make
+# fails or is interrupted, the builds stop with it.
+AHEAD_LOG = $(BIN)/ahead.log
+
+.PHONY: build-ahead
+build-ahead:
+	@hack/ahead.sh $$PPID $(AHEAD_LOG) $(MAKE) --no-print-directory BIN=$(BIN) ahead-tools
+
+# What build-ahead builds, in the order make test reaches them; golangci-lint and actionlint are needed first.
+.PHONY: ahead-tools
+ahead-tools: $(GORELEASER) $(KREW_VALIDATE) $(GOVULNCHECK) $(CONTROLLER_GEN)
+	GOTOOLCHAIN=$(VULNCHECK_GOTOOLCHAIN) $(GO) version # vulncheck's toolchain, downloaded from the module proxy
+	hack/promtool.sh
+	hack/envtest.sh
+	hack/olm.sh
 
 # Nothing runs twice in `make test`: test-fips keeps its go test -json stream (SHORT_REPORT), test-all runs only the
 # tests that skipped there and keeps its own (ALL_REPORT), and verify-mutants takes the baselines of its integration
@@ -474,24 +493,29 @@ chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and
 ##@ Tools (pinned in hack/tools/go.mod)
 
 # Outside the workspace: -modfile is refused in workspace mode, and the tools keep their own dependency versions.
+# go-tool MODFILE PACKAGE builds the tool $@ under a lock: make test's builds ahead (build-ahead) may be building it
+# when the stage that needs it arrives; that stage then waits and keeps the binary the other build left.
+go-tool = @mkdir -p $(BIN) && exec 9>$@.lock && { flock -n 9 || { echo "waiting for the build of $(@F) under way ($(AHEAD_LOG))"; flock 9; }; } && \
+	if [ $@ -nt $(1) ]; then echo "$(@F): built meanwhile"; else \
+		echo "GOWORK=off $(GO) build -modfile=$(1) -o $@ $(2)" && GOWORK=off $(GO) build -modfile=$(1) -o $@ $(2); fi
 $(CONTROLLER_GEN): $(TOOLS_MOD)
-	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ sigs.k8s.io/controller-tools/cmd/controller-gen
+	$(call go-tool,$(TOOLS_MOD),sigs.k8s.io/controller-tools/cmd/controller-gen)
 $(ACTIONLINT): hack/tools/actionlint/go.mod
-	GOWORK=off $(GO) build -modfile=hack/tools/actionlint/go.mod -o $@ github.com/rhysd/actionlint/cmd/actionlint
+	$(call go-tool,hack/tools/actionlint/go.mod,github.com/rhysd/actionlint/cmd/actionlint)
 $(GORELEASER): hack/tools/goreleaser/go.mod
-	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/goreleaser/goreleaser/v2
+	$(call go-tool,hack/tools/goreleaser/go.mod,github.com/goreleaser/goreleaser/v2)
 $(CYCLONEDX_GOMOD): hack/tools/goreleaser/go.mod
-	GOWORK=off $(GO) build -modfile=hack/tools/goreleaser/go.mod -o $@ github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+	$(call go-tool,hack/tools/goreleaser/go.mod,github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod)
 # opm is built by hack/olm.sh together with OLM's operators (one module graph, hack/tools/olm/go.mod, and one build).
 $(OPM): hack/tools/olm/go.mod hack/olm.sh
 	@mkdir -p $(BIN)
 	cp "$$(hack/olm.sh)/opm" $@
 $(KREW_VALIDATE): hack/tools/krew/go.mod
-	GOWORK=off $(GO) build -modfile=hack/tools/krew/go.mod -o $@ sigs.k8s.io/krew/cmd/validate-krew-manifest
+	$(call go-tool,hack/tools/krew/go.mod,sigs.k8s.io/krew/cmd/validate-krew-manifest)
 $(GOLANGCI_LINT): $(TOOLS_MOD)
-	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+	$(call go-tool,$(TOOLS_MOD),github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
 $(GOVULNCHECK): $(TOOLS_MOD)
-	GOWORK=off $(GO) build -modfile=$(TOOLS_MOD) -o $@ golang.org/x/vuln/cmd/govulncheck
+	$(call go-tool,$(TOOLS_MOD),golang.org/x/vuln/cmd/govulncheck)
 
 .PHONY: tools
 tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) $(GOVULNCHECK) ## Build the pinned development tools.

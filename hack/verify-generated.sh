@@ -8,7 +8,10 @@ trap 'rm -rf "${scratch}"' EXIT
 
 # Copy the sources (tracked and untracked-but-not-ignored files), not build output.
 (cd "${root}" && git ls-files -co --exclude-standard -z | xargs -0 -I{} cp --parents {} "${scratch}/" 2>/dev/null || true)
-mkdir -p "${scratch}/bin" && cp -a "${root}/bin/." "${scratch}/bin/" 2>/dev/null || true
+# The generators already built (controller-gen), not the test binaries or reports that may sit beside them.
+bin="${BIN:-${root}/bin}"
+mkdir -p "${scratch}/bin"
+if [ -d "${bin}" ]; then find "${bin}" -maxdepth 1 -type f -perm -u+x -exec cp -a {} "${scratch}/bin/" \;; fi
 
 targets="generate manifests"
 if grep -q '^bundle:' "${root}/Makefile"; then targets="${targets} bundle"; fi

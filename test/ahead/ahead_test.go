@@ -1,0 +1,103 @@
+// Package ahead tests hack/ahead.sh, which runs make test's tool builds in the background: at the lowest CPU
+// priority, its output in a log, and never longer than the make that started it.
+package ahead
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// start runs hack/ahead.sh with a stand-in for make (a sleep the test ends) and the shell command script; it returns
+// the stand-in and the log's path.
+func start(t *testing.T, script string) (*exec.Cmd, string) {
+	t.Helper()
+	parent := exec.Command("sleep", "120")
+	if err := parent.Start(); err != nil {
+		t.Fatalf("starting the stand-in for make: %v", err)
+	}
+	t.Cleanup(func() { _ = parent.Process.Kill(); _ = parent.Wait() })
+	log := filepath.Join(t.TempDir(), "ahead.log")
+	out, err := exec.Command("../../hack/ahead.sh", strconv.Itoa(parent.Process.Pid), log, "bash", "-c", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hack/ahead.sh: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), log) {
+		t.Errorf("hack/ahead.sh does not say where the output goes (%s): %q", log, out)
+	}
+	return parent, log
+}
+
+// waitFor polls until cond holds; the bound is generous, and the failure names what was awaited.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 30 s for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func logHas(log, text string) func() bool {
+	return func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), text)
+	}
+}
+
+// alive: the process exists and is not a zombie (a stopped process whose parent has not reaped it yet is gone).
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || s[i+2] != 'Z'
+}
+
+func TestTheCommandRunsAtTheLowestPriorityIntoTheLog(t *testing.T) {
+	_, log := start(t, `echo "nice $(cut -d' ' -f19 /proc/self/stat)"; echo built`)
+	waitFor(t, "the command to end (ahead: done)", logHas(log, "ahead: done"))
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), "nice 19\nbuilt\n") {
+		t.Errorf("the log does not hold the command's output at nice 19:\n%s", b)
+	}
+}
+
+func TestAFailedBuildIsReportedInTheLog(t *testing.T) {
+	_, log := start(t, `echo compiling; exit 3`)
+	waitFor(t, "the failure in the log", logHas(log, "ahead: failed (exit 3)"))
+}
+
+// When make fails or is interrupted, its builds ahead stop with it: the command and what it started.
+func TestTheBuildsStopWhenMakeEnds(t *testing.T) {
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	parent, log := start(t, `sleep 300 & echo "$$ $!" > `+pids+`.tmp && mv `+pids+`.tmp `+pids+`; wait`)
+	waitFor(t, "the command and its child to start", func() bool { _, err := os.Stat(pids); return err == nil })
+	b, _ := os.ReadFile(pids)
+	started := strings.Fields(string(b))
+	if len(started) != 2 {
+		t.Fatalf("pids file %q", b)
+	}
+	for _, pid := range started {
+		if !alive(pid) {
+			t.Fatalf("process %s ended before make did", pid)
+		}
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	for _, pid := range started {
+		waitFor(t, "process "+pid+" to be stopped after make ended", func() bool { return !alive(pid) })
+	}
+	waitFor(t, "the stop in the log", logHas(log, "ended; stopping the builds"))
+}
