@@ -16,11 +16,14 @@ parent="$1" log="$2"
 shift 2
 mkdir -p "$(dirname "${log}")"
 # A session of its own: its process group is the command and every process the command starts (go, compile, link),
-# stopped as one. The watcher polls: a parent that is not ours cannot be waited for.
+# stopped as one. The watcher polls: a parent that is not ours cannot be waited for. Where the kernel groups the
+# scheduling of each session (sched_autogroup_enabled=1, as on this machine and CI's), a process's nice value ranks it
+# only within its session, and a new session competed with make's as an equal: the session itself is niced too.
 # shellcheck disable=SC2016 # expanded by the inner shell
 setsid bash -c '
   parent="$1"
   shift
+  if [ -w /proc/self/autogroup ]; then echo 19 >/proc/self/autogroup || true; fi
   nice -n 19 "$@" &
   job=$!
   while kill -0 "${parent}" 2>/dev/null; do
