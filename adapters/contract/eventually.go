@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -25,17 +26,27 @@ func eventually(t *testing.T, what string, cond func(c *assert.CollectT)) {
 	require.EventuallyWithT(t, cond, patience, tick, what)
 }
 
-// untilNoConflict calls write again while it reports ports.ErrConflict, as the use cases do on their next pass: a
-// real garden writes the shoot meanwhile (the simulated gardenlet reports a running hibernation every half second),
-// and a port may answer ErrConflict for that. Ten attempts, 200 ms apart; the last error is returned.
-func untilNoConflict[T any](write func() (T, error)) (T, error) {
-	var v T
-	var err error
-	for range 10 {
-		if v, err = write(); !errors.Is(err, ports.ErrConflict) {
+// UntilNoConflict calls write again while it reports ports.ErrConflict, as the use cases do on their next pass: a
+// real garden writes the shoot meanwhile (the simulated gardenlet reports an operation's progress every second and
+// retries its own conflicts at once), and a port may answer ErrConflict for that. How many attempts that takes
+// depends on the machine's load (on a loaded one a read and its write span one of the gardenlet's), so it retries for
+// the suite's patience, 200 ms apart, and returns the last error with the number of attempts.
+// The integration tests of the real adapters use it for such writes of their own (an adoption).
+func UntilNoConflict[T any](write func() (T, error)) (T, error) {
+	return retryConflicts(patience, 200*time.Millisecond, write)
+}
+
+// retryConflicts calls write until it reports no ports.ErrConflict or timeout has passed, interval apart.
+func retryConflicts[T any](timeout, interval time.Duration, write func() (T, error)) (T, error) {
+	deadline := time.Now().Add(timeout)
+	for attempt := 1; ; attempt++ {
+		v, err := write()
+		if !errors.Is(err, ports.ErrConflict) {
 			return v, err
 		}
-		time.Sleep(200 * time.Millisecond)
+		if time.Now().After(deadline) {
+			return v, fmt.Errorf("still conflicting after %d attempts in %s: %w", attempt, timeout, err)
+		}
+		time.Sleep(interval)
 	}
-	return v, err
 }

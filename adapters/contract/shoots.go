@@ -39,7 +39,7 @@ type ShootsFixture struct {
 // Gardener may change the shoot in between (a conflict, retried on a fresh read).
 func Reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 	t.Helper()
-	_, err := untilNoConflict(func() (shootstate.Shoot, error) {
+	_, err := UntilNoConflict(func() (shootstate.Shoot, error) {
 		cur, err := f.Shoots.Get(t.Context(), a.Spec.Name, ports.ReadLive)
 		if err != nil {
 			return cur, err
@@ -48,6 +48,12 @@ func Reapply(t *testing.T, f ShootsFixture, a ports.ShootApply) error {
 		return f.Shoots.Apply(t.Context(), a)
 	})
 	return err
+}
+
+// adopt adopts the shoot name for shootsRuntimeID as a use case does: a conflict with the garden's own writes to a
+// shoot it is reconciling is retried on the next pass.
+func adopt(t *testing.T, f ShootsFixture, name string) (shootstate.Shoot, error) {
+	return UntilNoConflict(func() (shootstate.Shoot, error) { return f.Shoots.Adopt(t.Context(), name, shootsRuntimeID, "aws") })
 }
 
 // shootsRuntimeID is the runtime the Shoots contract applies for.
@@ -203,7 +209,7 @@ func shootsAdoptPredecessorOfSameRuntimeOnly(t *testing.T, f ShootsFixture) {
 	if _, err := f.Shoots.Adopt(t.Context(), "absent", shootsRuntimeID, "aws"); !errors.Is(err, ports.ErrShootNotFound) {
 		t.Errorf("adopt of a missing shoot: %v, want ErrShootNotFound", err)
 	}
-	s, err := f.Shoots.Adopt(t.Context(), "ct-adopt", shootsRuntimeID, "aws")
+	s, err := adopt(t, f, "ct-adopt")
 	if err != nil || !s.OwnedBy(shootsRuntimeID) {
 		t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, shootsRuntimeID)
 	}
@@ -211,7 +217,7 @@ func shootsAdoptPredecessorOfSameRuntimeOnly(t *testing.T, f ShootsFixture) {
 		got, err := f.Shoots.Get(t.Context(), "ct-adopt", ports.ReadCached)
 		return err == nil && got.OwnedBy(shootsRuntimeID)
 	}, patience, tick, "Get shows the adopted shoot")
-	if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt", shootsRuntimeID, "aws"); err != nil {
+	if _, err := adopt(t, f, "ct-adopt"); err != nil {
 		t.Errorf("adopting again: %v", err)
 	}
 }
@@ -226,7 +232,7 @@ func shootsAdoptProvisionersShoot(t *testing.T, f ShootsFixture) {
 	if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-prov", "another-runtime", "aws"); !errors.Is(err, ports.ErrShootNotManaged) {
 		t.Errorf("adopt for another runtime: %v, want ErrShootNotManaged", err)
 	}
-	s, err := f.Shoots.Adopt(t.Context(), "ct-adopt-prov", shootsRuntimeID, "aws")
+	s, err := adopt(t, f, "ct-adopt-prov")
 	if err != nil || !s.OwnedBy(shootsRuntimeID) {
 		t.Fatalf("adopt = %+v, %v; want owned by %s", s.Marks, err, shootsRuntimeID)
 	}
@@ -242,7 +248,7 @@ func shootsAdoptProvisionersShoot(t *testing.T, f ShootsFixture) {
 // shootsAdoptedChangesHeldUntilApproved is the case "changes to an adopted shoot are held until approved, then never again".
 func shootsAdoptedChangesHeldUntilApproved(t *testing.T, f ShootsFixture) {
 	f.PutPredecessor(t, "ct-adopt-hold", shootsRuntimeID)
-	if _, err := f.Shoots.Adopt(t.Context(), "ct-adopt-hold", shootsRuntimeID, "aws"); err != nil {
+	if _, err := adopt(t, f, "ct-adopt-hold"); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
 	spec := f.Spec("ct-adopt-hold")
@@ -345,7 +351,7 @@ func shootsMarkRestoreCancel(t *testing.T, f ShootsFixture) {
 		got, err := f.Shoots.Get(t.Context(), "ct-mark", ports.ReadCached)
 		return err == nil && got.Marks.PendingDeletion != nil && got.Marks.PendingDeletion.RestoreRequested
 	}, patience, tick, "the restore request is visible")
-	if _, err := untilNoConflict(func() (shootstate.Shoot, error) {
+	if _, err := UntilNoConflict(func() (shootstate.Shoot, error) {
 		return f.Shoots.CancelDeletion(t.Context(), "ct-mark", "another-runtime", "", ports.Precondition{})
 	}); !errors.Is(err, ports.ErrShootNotManaged) {
 		t.Errorf("cancel for a runtime the record does not name: %v, want ErrShootNotManaged", err)
@@ -355,7 +361,7 @@ func shootsMarkRestoreCancel(t *testing.T, f ShootsFixture) {
 	}
 	// The caller's plan (the longest of record, shoot and runtime) is what the shoot keeps.
 	uid := s.UID
-	s, err = untilNoConflict(func() (shootstate.Shoot, error) {
+	s, err = UntilNoConflict(func() (shootstate.Shoot, error) {
 		return f.Shoots.CancelDeletion(t.Context(), "ct-mark", shootsRuntimeID, "azure", ports.Precondition{UID: uid})
 	})
 	if err != nil {

@@ -69,7 +69,7 @@ func TestAuthConfigMapOwnedByShootIntegration(t *testing.T) {
 		if err := c.Create(t.Context(), predecessor); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := adapter.Adopt(t.Context(), name, r.Name, "aws"); err != nil {
+		if _, err := adoptRetrying(t, adapter, name, r.Name, "aws"); err != nil {
 			t.Fatal(err)
 		}
 		live := getShoot(t, c, ns, name)

@@ -93,7 +93,7 @@ func TestMigrationAdoptionIntegration(t *testing.T) {
 			t.Errorf("dry run of a shoot holding every value: %s; want only labels and annotations it lacks", d)
 		}
 	}
-	if _, err := adapter.Adopt(t.Context(), "mig-same", rt.Name, "gcp"); err != nil {
+	if _, err := adoptRetrying(t, adapter, "mig-same", rt.Name, "gcp"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := reapplyLive(t, adapter, apply(spec)); err != nil {
@@ -197,7 +197,7 @@ func TestAdoptingThePreviousRenderingIntegration(t *testing.T) {
 			t.Errorf("dry run of the previous rendering: %s; want only the marks and the stale resource", d)
 		}
 	}
-	if _, err := adapter.Adopt(t.Context(), "mig-prev", rt.Name, "aws"); err != nil {
+	if _, err := adoptRetrying(t, adapter, "mig-prev", rt.Name, "aws"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := reapplyLive(t, adapter, a); err != nil {

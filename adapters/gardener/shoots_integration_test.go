@@ -213,6 +213,12 @@ func TestShootsInSyncAfterGardenerIntegration(t *testing.T) {
 	}
 }
 
+// adoptRetrying adopts the shoot name for runtimeID as the use cases do: the gardenlet writes a shoot it reconciles
+// every second, and an adoption that keeps meeting those writes on a loaded machine is tried again on the next pass.
+func adoptRetrying(t *testing.T, adapter *Shoots, name, runtimeID, plan string) (shootstate.Shoot, error) {
+	return contract.UntilNoConflict(func() (shootstate.Shoot, error) { return adapter.Adopt(t.Context(), name, runtimeID, plan) })
+}
+
 // createUnmarked creates the shoot of spec without the operator's marks, as someone else would; with runtimeID,
 // as the previous infrastructure manager did (only the runtime-id annotation).
 func createUnmarked(t *testing.T, adapter *Shoots, spec shoot.Spec, runtimeID string) {
@@ -380,7 +386,7 @@ func TestStaleRegistryCacheResourcesGoIntegration(t *testing.T) {
 	if err := c.Patch(t.Context(), s, patch, client.FieldOwner("previous-manager")); err != nil {
 		t.Fatalf("add a registry-cache resource as the previous manager: %v", err)
 	}
-	if _, err := adapter.Adopt(t.Context(), spec.Name, id, "aws"); err != nil {
+	if _, err := adoptRetrying(t, adapter, spec.Name, id, "aws"); err != nil {
 		t.Fatalf("adopt: %v", err)
 	}
 	generation := getShoot(t, c, ns, spec.Name).Generation
