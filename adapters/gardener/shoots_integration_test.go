@@ -2,7 +2,6 @@ package gardener
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,20 +33,14 @@ import (
 // live here); the simulated gardenlet may change the shoot in between, which is a conflict to retry.
 func reapplyLive(t *testing.T, adapter *Shoots, a ports.ShootApply) (shootstate.Shoot, error) {
 	t.Helper()
-	var err error
-	for range 10 {
-		var cur shootstate.Shoot
-		if cur, err = adapter.Get(t.Context(), a.Spec.Name, ports.ReadLive); err != nil {
+	return contract.UntilNoConflict(func() (shootstate.Shoot, error) {
+		cur, err := adapter.Get(t.Context(), a.Spec.Name, ports.ReadLive)
+		if err != nil {
 			return shootstate.Shoot{}, err
 		}
 		a.Precondition = ports.Precondition{UID: cur.UID, ResourceVersion: cur.ResourceVersion}
-		var s shootstate.Shoot
-		if s, err = adapter.Apply(t.Context(), a); !errors.Is(err, ports.ErrConflict) {
-			return s, err
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return shootstate.Shoot{}, err
+		return adapter.Apply(t.Context(), a)
+	})
 }
 
 // TestShootsContractIntegration runs the Shoots contract against the real adapter and the real
