@@ -165,14 +165,25 @@ func sortedLeases(in []leaseRecord) []leaseRecord {
 	return out
 }
 
-// procAt is the process of replica that ran at t.
+// procAt is the process of replica that sent a request that reached its proxy at t: the one that ran at t or, when
+// none did, the last one that had ended by then. The proxy stamps a request when its handler starts, which on a
+// loaded machine can be a few milliseconds after a SIGKILLed leader sent it (seen: 9 ms); no other process of the
+// replica existed yet to send it. Whether that process still held the lease is checkWriters' question.
 func procAt(procs []replicaProc, replica string, t time.Time) (replicaProc, bool) {
+	var last replicaProc
+	found := false
 	for _, p := range procs {
-		if p.Replica == replica && !p.Started.After(t) && (p.Ended.IsZero() || !p.Ended.Before(t)) {
+		if p.Replica != replica || p.Started.After(t) {
+			continue
+		}
+		if p.Ended.IsZero() || !p.Ended.Before(t) {
 			return p, true
 		}
+		if !found || p.Started.After(last.Started) {
+			last, found = p, true
+		}
 	}
-	return replicaProc{}, false
+	return last, found
 }
 
 func procOf(procs []replicaProc, identity string) (replicaProc, bool) {

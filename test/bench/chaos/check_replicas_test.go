@@ -8,7 +8,8 @@ import (
 )
 
 // replicatedWorld is healthyWorld run by two replicas: a's first process led until it was SIGKILLed at t0+1s (its
-// last renewal at t0), b's took the lease at t0+16s; a's second process is the standby since t0+20s.
+// last renewal at t0; one request it sent reached the proxy 9 ms after), b's took the lease at t0+16s; a's second
+// process is the standby since t0+20s.
 func replicatedWorld(t *testing.T) world {
 	w := healthyWorld(t)
 	w.Replicated, w.Lease = true, shippedLease
@@ -26,6 +27,8 @@ func replicatedWorld(t *testing.T) world {
 	w.Writes = []replicaWrite{
 		{Replica: "a", Target: "kcp", At: t0.Add(-30 * time.Second), Method: "PATCH", Path: "/apis/infrastructuremanager.kyma-project.io/v1/namespaces/kcp-system/runtimes/a/status"},
 		{Replica: "a", Target: "garden", At: t0.Add(500 * time.Millisecond), Method: "PATCH", Path: "/apis/core.gardener.cloud/v1beta1/namespaces/garden-p/shoots/c-a"},
+		// Sent by a's first process before its SIGKILL, stamped by the proxy after the harness saw it end.
+		{Replica: "a", Target: "garden", At: t0.Add(time.Second + 9*time.Millisecond), Method: "POST", Path: "/apis/core.gardener.cloud/v1beta1/namespaces/garden-p/shoots"},
 		{Replica: "b", Target: "kcp", At: t0.Add(17 * time.Second), Method: "PUT", Path: "/api/v1/namespaces/kcp-system/secrets/kubeconfig-a"},
 		{Replica: "a", Target: "kcp", At: t0.Add(25 * time.Second), Method: "PUT", Path: "/apis/coordination.k8s.io/v1/namespaces/kcp-system/leases/" + leaseName},
 		{Replica: "b", Target: "kcp", At: t0.Add(16 * time.Second), Method: "POST", Path: "/api/v1/namespaces/kcp-system/events"},
@@ -51,6 +54,9 @@ func TestCheckReplicasFindsEveryBrokenInvariant(t *testing.T) {
 	}{
 		{"the standby writes", invOneWriter, "before its process held the lease", func(w *world) { w.Writes = append(w.Writes, guarded("b", -10*time.Second)) }},
 		{"a process that never held the lease writes", invOneWriter, "never held the lease", func(w *world) { w.Writes = append(w.Writes, guarded("a", 30*time.Second)) }},
+		{"a killed leader's request arrives after the take-over", invOneWriter, "after its last renewal", func(w *world) {
+			w.Writes = append(w.Writes, guarded("a", 17*time.Second))
+		}},
 		{"a leader writes past its renew deadline", invOneWriter, "after its last renewal", func(w *world) {
 			w.Procs[0].Ended = t0.Add(15 * time.Second)
 			w.Writes = append(w.Writes, guarded("a", 14*time.Second))
