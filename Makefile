@@ -211,7 +211,7 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: build-ahead lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-last ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed, the install through OLM, go install of the CLI.
+test: build-ahead lint vulncheck verify-generated test-alerts test-fips test-all verify-mutants test-olm test-go-install ## What CI runs: lint, govulncheck, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed, the install through OLM, go install of the CLI.
 	@# The test binaries test-fips kept (about 3 GB) have served test-all and the mutants' judges; the reports stay.
 	@rm -rf $(TEST_BIN)
 
@@ -244,8 +244,6 @@ test: MUTANT_SHORT_JSON = $(SHORT_REPORT)
 # lint's go vet ran every analyzer on every package, tests included, before the tests: go test's own vet pass (a
 # subset) would only repeat it.
 test: TEST_VET = -vet=off
-# test-all leaves the two-replica chaos test to test-last.
-test: TEST_ALL_TWO_REPLICAS =
 # go test links every test binary again on every run: test-all runs the ones test-fips kept (the same build; GODEBUG,
 # the only difference, is read when they start) instead of linking them a second time.
 test: TEST_KEEP_BINARIES = $(TEST_BIN)
@@ -333,30 +331,14 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 		-durations $(TEST_DURATIONS) $(if $(TEST_ALL_AFTER),-rerun-skipped $(TEST_ALL_AFTER)) \
 		$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
 		$(GO) test -json -p $(TEST_ALL_PACKAGES) $(GOTEST_FLAGS) $(TEST_VET) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
-	$(if $(TEST_ALL_TWO_REPLICAS),$(TWO_REPLICAS_RUN))
+	@# The two-replica chaos test needs a process of its own (garden-in-a-box starts once per process, and the other
+	@# chaos test starts one), and runs after the others: its lease timings are checked on a machine not loaded by them.
+	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(TWO_REPLICAS_REPORT) \
+		$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
+		$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...
 
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
-# The two-replica chaos test needs a process of its own (garden-in-a-box starts once per process, and the other chaos
-# test starts one), and runs after the others, on a machine their API servers do not load: test-all runs it last,
-# make test in test-last. Its stream goes to TWO_REPLICAS_REPORT.
-TEST_ALL_TWO_REPLICAS ?= yes
-define TWO_REPLICAS_RUN
-@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(TWO_REPLICAS_REPORT) \
-	$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
-	$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
-endef
-
-# The last stages of make test side by side: the two-replica chaos test spends its 150 s of faults mostly waiting
-# (leases, partitions, restarts: about half a core), which leaves room for the install through OLM and the go install
-# test, both lighter than test-all's packages. Each stage's output is printed in one piece when it ends.
-.PHONY: test-last two-replicas
-test-last:
-	@$(MAKE) --no-print-directory -j3 --output-sync=target TEST_VET="$(TEST_VET)" TEST_BINARIES="$(TEST_BINARIES)" \
-		two-replicas test-olm test-go-install
-two-replicas:
-	@mkdir -p $(TEST_REPORTS)
-	$(TWO_REPLICAS_RUN)
 
 # The install through OLM needs OLM's operators and opm besides the API servers: test-olm runs it, test-all skips it.
 # hack/olm.sh builds olm, catalog and opm once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
@@ -378,7 +360,7 @@ test-admission-oldest: ## The admission tests (CRD schemas and CEL rules, the ad
 	@assets="$$(KUBE_VERSION=$(OLDEST_KUBE_VERSION) hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 ./test/admission/
 
 .PHONY: test-two-replicas
-test-two-replicas: ## The two-replica chaos test alone (make test runs it once, in test-last).
+test-two-replicas: ## The two-replica chaos test alone (make test runs it once, in test-all).
 	@assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 
 # The go install test compiles the CLI once more (minutes): test-go-install runs it on its own, not beside test-all's
