@@ -3,7 +3,6 @@ package contract
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/kyma-project/kim/core/ports"
 )
@@ -25,14 +24,18 @@ func RunCredentialsMigratorContract(t *testing.T, newFixture func(t *testing.T) 
 	t.Run("a shoot with a SecretBinding is switched exactly once", func(t *testing.T) {
 		f := newFixture(t)
 		binding := f.PutLegacy(t, "cm-legacy", true)
-		migrated, err := f.Migrator.MigrateToCredentialsBinding(t.Context(), "cm-legacy", binding)
+		migrate := func() (bool, error) {
+			// Gardener may write the new shoot meanwhile: a conflict is retried, as callers do.
+			return UntilNoConflict(func() (bool, error) { return f.Migrator.MigrateToCredentialsBinding(t.Context(), "cm-legacy", binding) })
+		}
+		migrated, err := migrate()
 		if err != nil || !migrated {
 			t.Fatalf("first migration: %v, %v; want true, nil", migrated, err)
 		}
 		if sb, cb := f.Bindings(t, "cm-legacy"); sb != "" || cb != binding {
 			t.Errorf("after migration: secretBindingName %q, credentialsBindingName %q; want \"\", %q", sb, cb, binding)
 		}
-		migrated, err = f.Migrator.MigrateToCredentialsBinding(t.Context(), "cm-legacy", binding)
+		migrated, err = migrate()
 		if err != nil || migrated {
 			t.Errorf("second migration: %v, %v; want false, nil", migrated, err)
 		}
@@ -56,13 +59,9 @@ func RunCredentialsMigratorContract(t *testing.T, newFixture func(t *testing.T) 
 	t.Run("a binding with other credentials is rejected and changes nothing", func(t *testing.T) {
 		f := newFixture(t)
 		f.PutLegacy(t, "cm-other", true)
-		var err error
-		for range 10 { // Gardener may write the new shoot meanwhile: a conflict is retried, as callers do
-			if _, err = f.Migrator.MigrateToCredentialsBinding(t.Context(), "cm-other", f.OtherCredentials); !errors.Is(err, ports.ErrConflict) {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		_, err := UntilNoConflict(func() (bool, error) {
+			return f.Migrator.MigrateToCredentialsBinding(t.Context(), "cm-other", f.OtherCredentials)
+		})
 		if !errors.Is(err, ports.ErrShootRejected) {
 			t.Errorf("got %v, want ErrShootRejected", err)
 		}

@@ -342,7 +342,9 @@ func shootsMarkRestoreCancel(t *testing.T, f ShootsFixture) {
 	}
 	markedAt := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rec := shootstate.PendingDeletion{RuntimeID: shootsRuntimeID, Plan: "aws", MarkedAt: markedAt, DueAt: markedAt.Add(72 * time.Hour)}
-	s, err := f.Shoots.MarkForDeletion(t.Context(), "ct-mark", ports.DeletionMark{Record: rec, Hibernate: true, RestoreSpec: []byte(`{"kind":"Runtime"}`)})
+	s, err := UntilNoConflict(func() (shootstate.Shoot, error) {
+		return f.Shoots.MarkForDeletion(t.Context(), "ct-mark", ports.DeletionMark{Record: rec, Hibernate: true, RestoreSpec: []byte(`{"kind":"Runtime"}`)})
+	})
 	if err != nil {
 		t.Fatalf("mark: %v", err)
 	}
@@ -353,7 +355,7 @@ func shootsMarkRestoreCancel(t *testing.T, f ShootsFixture) {
 	if err != nil || string(doc) != `{"kind":"Runtime"}` {
 		t.Fatalf("restore spec = %q, %v", doc, err)
 	}
-	if err := f.Shoots.RequestRestore(t.Context(), "ct-mark"); err != nil {
+	if _, err := UntilNoConflict(func() (struct{}, error) { return struct{}{}, f.Shoots.RequestRestore(t.Context(), "ct-mark") }); err != nil {
 		t.Fatalf("request restore: %v", err)
 	}
 	require.Eventually(t, func() bool {

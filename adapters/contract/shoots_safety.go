@@ -48,7 +48,9 @@ func shootsOtherRuntimeOrPendingDeletionNotApplied(t *testing.T, f ShootsFixture
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rec := shootstate.PendingDeletion{RuntimeID: shootsRuntimeID, MarkedAt: now, DueAt: now.Add(time.Hour), Window: time.Hour}
-	if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec}); err != nil {
+	if _, err := UntilNoConflict(func() (shootstate.Shoot, error) {
+		return f.Shoots.MarkForDeletion(t.Context(), "ct-other", ports.DeletionMark{Record: rec})
+	}); err != nil {
 		t.Fatalf("mark: %v", err)
 	}
 	if err := Reapply(t, f, ports.ShootApply{Spec: spec, RuntimeID: shootsRuntimeID, RuntimeGeneration: 2}); !errors.Is(err, ports.ErrShootNotManaged) {
@@ -66,7 +68,9 @@ func shootsDestructiveWritesCarryPrecondition(t *testing.T, f ShootsFixture) {
 	if _, err := f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec, Precondition: ports.Precondition{UID: "not-the-uid"}}); !errors.Is(err, ports.ErrConflict) {
 		t.Errorf("mark with another UID: %v, want ErrConflict", err)
 	}
-	marked, err := f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec})
+	marked, err := UntilNoConflict(func() (shootstate.Shoot, error) {
+		return f.Shoots.MarkForDeletion(t.Context(), "ct-pre", ports.DeletionMark{Record: rec})
+	})
 	if err != nil {
 		t.Fatalf("mark: %v", err)
 	}
@@ -122,7 +126,7 @@ func shootsCurrentAndRetry(t *testing.T, f ShootsFixture) {
 		return err == nil && cur != nil && len(cur.Workers) == len(spec.Workers) && cur.Workers[0].Name == spec.Workers[0].Name
 	}, patience, tick, "Current shows the applied pools")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := f.Shoots.RequestRetry(t.Context(), "ct-current", 2, at)
+	s, err := UntilNoConflict(func() (shootstate.Shoot, error) { return f.Shoots.RequestRetry(t.Context(), "ct-current", 2, at) })
 	if err != nil || s.Marks.RetryAttempts != 2 || !s.Marks.RetryRequestedAt.Equal(at) || s.Marks.RetryShootGeneration != s.Generation {
 		t.Errorf("retry = %+v, %v; want attempt 2 at %s for generation %d", s.Marks, err, at, s.Generation)
 	}
@@ -133,7 +137,9 @@ func shootsCurrentAndRetry(t *testing.T, f ShootsFixture) {
 	if err != nil {
 		t.Fatalf("get: %v", err)
 	}
-	s, err = f.Shoots.RequestRetry(t.Context(), "ct-current", 3, at.Add(time.Minute))
+	s, err = UntilNoConflict(func() (shootstate.Shoot, error) {
+		return f.Shoots.RequestRetry(t.Context(), "ct-current", 3, at.Add(time.Minute))
+	})
 	if err != nil || s.Marks.RetryAttempts != 3 || s.Generation <= before.Generation || s.Marks.RetryShootGeneration != s.Generation {
 		t.Errorf("retry of a Failed shoot = generation %d (before %d), marks %+v, %v; want attempt 3 for the new generation",
 			s.Generation, before.Generation, s.Marks, err)
