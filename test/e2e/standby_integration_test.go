@@ -86,6 +86,9 @@ func TestStandbyWarmsItsCachesIntegration(t *testing.T) {
 	if err := w.kcp.Get(ctx, client.ObjectKeyFromObject(gc), gc); err != nil || len(gc.Finalizers) > 0 || gc.Status.State != "" {
 		t.Errorf("GardenerCluster %s was written by the standby: finalizers %v, state %q (%v)", gc.Name, gc.Finalizers, gc.Status.State, err)
 	}
+	if t.Failed() {
+		return // the hand-over is judged from a standby that kept still: its premise is broken already
+	}
 	before := lists.snapshot()
 	t.Logf("the standby's lists before the hand-over: %v", before)
 
