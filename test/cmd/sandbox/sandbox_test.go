@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -140,8 +142,24 @@ func TestSandboxCommand(t *testing.T) {
 	}
 }
 
-// buildSandbox skips under -short, requires the API server binaries and builds the sandbox command into a
-// temporary working directory; it returns the repository root, that directory and the binary.
+// sandboxBinary is the sandbox command, built once for this package's tests: its link (garden-in-a-box and the
+// operator) is among the largest of the repository, and each test built it for itself before.
+var sandboxBinary struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sandboxBinary.dir != "" {
+		_ = os.RemoveAll(sandboxBinary.dir)
+	}
+	os.Exit(code)
+}
+
+// buildSandbox skips under -short, requires the API server binaries and builds the sandbox command (once per test
+// binary); it returns the repository root, a temporary working directory of the test and the binary.
 func buildSandbox(t *testing.T) (root, work, bin string) {
 	t.Helper()
 	if testing.Short() {
@@ -152,12 +170,20 @@ func buildSandbox(t *testing.T) (root, work, bin string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work = t.TempDir()
-	bin = filepath.Join(work, "sandbox-command")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build the sandbox: %v\n%s", err, out)
+	sandboxBinary.once.Do(func() {
+		sandboxBinary.dir, sandboxBinary.err = os.MkdirTemp("", "kim-sandbox-command-")
+		if sandboxBinary.err != nil {
+			return
+		}
+		sandboxBinary.path = filepath.Join(sandboxBinary.dir, "sandbox-command")
+		if out, err := exec.Command("go", "build", "-o", sandboxBinary.path, ".").CombinedOutput(); err != nil {
+			sandboxBinary.err = fmt.Errorf("build the sandbox: %w\n%s", err, out)
+		}
+	})
+	if sandboxBinary.err != nil {
+		t.Fatal(sandboxBinary.err)
 	}
-	return root, work, bin
+	return root, t.TempDir(), sandboxBinary.path
 }
 
 // processesIn lists processes whose working directory is dir (children inherit the sandbox's).
