@@ -348,7 +348,7 @@ TEST_ALL_TWO_REPLICAS ?= yes
 define TWO_REPLICAS_RUN
 @assets="$$(hack/envtest.sh)" && KUBEBUILDER_ASSETS="$$assets" $(FIPS_BUILD) $(TESTREPORT) run -o $(TWO_REPLICAS_REPORT) \
 	$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
-	$(GO) test -json $(GOTEST_FLAGS) $(TEST_VET) -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
+	$(GO) test -json $(GOTEST_FLAGS) -count=1 $(TEST_VET) -timeout 20m -run '^$(TWO_REPLICAS_TEST)$$' ./test/bench/chaos/
 endef
 
 # The safety mutants with the two-replica chaos test and vulncheck beside them. The mutants left about 0.4 of the two
