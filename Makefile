@@ -211,9 +211,10 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: build-ahead lint verify-generated test-alerts test-fips test-all test-beside-mutants test-olm test-go-install ## What CI runs: lint, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed (beside them the two-replica chaos test and govulncheck), the install through OLM, go install of the CLI.
+test: link-cache build-ahead lint verify-generated test-alerts test-fips test-all test-beside-mutants test-olm test-go-install ## What CI runs: lint, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed (beside them the two-replica chaos test and govulncheck), the install through OLM, go install of the CLI.
 	@# The test binaries test-fips kept (about 3 GB) have served test-all and the mutants' judges; the reports stay.
 	@rm -rf $(TEST_BIN)
+	@echo "links: $$(grep -c '^hit' $(LINK_CACHE_LOG) || true) served from the cache, $$(grep -c '^miss' $(LINK_CACHE_LOG) || true) linked and kept ($(LINK_CACHE_LOG))"
 
 # A fresh machine builds about twenty minutes of tools from source (docs/testing.md). make test starts those its later
 # stages need at once, in the background at the lowest CPU priority (hack/ahead.sh), in the order it needs them: they
@@ -237,6 +238,23 @@ ahead-tools:
 		hack/envtest.sh && $(MAKE) --no-print-directory $(GOVULNCHECK) && \
 		GOTOOLCHAIN=$(VULNCHECK_GOTOOLCHAIN) $(GO) version && hack/olm.sh; second=$$?; \
 		wait $$first && exit $$second
+
+# The go command keeps compiled packages but links every binary again: each test binary of each go test run, each
+# safety mutant's judge, each manager a test builds in a child process (about 200 links and 450 to 550 s of CPU in a
+# warm make test). Every go command of make test runs its tools through test/cmd/linkcache (-toolexec), which keeps
+# what the linker wrote under the go command's own link action ID (~/.cache/kim/links, at most 16 GiB) and copies it
+# on the next link of the same inputs (docs/testing.md).
+LINK_CACHE_TOOL = $(BIN)/linkcache
+LINK_CACHE_FLAG ?=
+test: LINK_CACHE_FLAG = -toolexec=$(LINK_CACHE_TOOL)
+# Each link of the run, served or made (the summary at the end of make test).
+LINK_CACHE_LOG = $(BIN)/link-cache.log
+test: export LINKCACHE_LOG = $(LINK_CACHE_LOG)
+
+.PHONY: link-cache
+link-cache:
+	@rm -f $(LINK_CACHE_LOG)
+	@$(GO) build -o $(LINK_CACHE_TOOL) ./test/cmd/linkcache
 
 # Nothing runs twice in `make test`: test-fips keeps its go test -json stream (SHORT_REPORT), test-all runs only the
 # tests that skipped there and keeps its own (ALL_REPORT), and verify-mutants takes the baselines of its integration
@@ -317,7 +335,7 @@ FIPS_ENV = $(FIPS_BUILD) GODEBUG=$(FIPS_GODEBUG)
 # the image and the release build them: a dependency of the in-process gardener-apiserver (VictoriaMetrics' zstd)
 # has C code, which made every test binary that links garden-in-a-box link externally (gcc and ld after Go's linker,
 # a quarter more CPU per link: the gardenbox test binary 14 s against 10.7 s); without cgo it uses its pure-Go form.
-FIPS_BUILD = CGO_ENABLED=0 GOFIPS140=v1.0.0 GOFLAGS="-trimpath -ldflags=-w $(GOFLAGS)"
+FIPS_BUILD = CGO_ENABLED=0 GOFIPS140=v1.0.0 GOFLAGS="-trimpath -ldflags=-w $(LINK_CACHE_FLAG) $(GOFLAGS)"
 
 .PHONY: test-fips
 test-fips: ## Unit tests in the image's FIPS 140-3 mode (GOFIPS140=v1.0.0, GODEBUG=fips140=only): no code path uses a non-approved algorithm. Keeps the go test -json stream in SHORT_REPORT.
@@ -361,7 +379,8 @@ endef
 test-beside-mutants:
 	@$(MAKE) --no-print-directory -j3 --output-sync=line TEST_VET="$(TEST_VET)" TEST_BINARIES="$(TEST_BINARIES)" \
 		MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" MUTANT_SHORT_JSON="$(MUTANT_SHORT_JSON)" \
-		MUTANT_TEST_BINARIES="$(MUTANT_TEST_BINARIES)" verify-mutants test-two-replicas vulncheck
+		MUTANT_TEST_BINARIES="$(MUTANT_TEST_BINARIES)" LINK_CACHE_FLAG="$(LINK_CACHE_FLAG)" \
+		verify-mutants test-two-replicas vulncheck
 
 # The install through OLM needs OLM's operators and opm besides the API servers: test-olm runs it, test-all skips it.
 # hack/olm.sh builds olm, catalog and opm once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
