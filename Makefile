@@ -546,10 +546,13 @@ chaos: ## Chaos harness: 100 Runtimes through 30 min of 30 % Gardener faults and
 
 # Outside the workspace: -modfile is refused in workspace mode, and the tools keep their own dependency versions.
 # go-tool MODFILE PACKAGE builds the tool $@ under a lock: make test's builds ahead (build-ahead) may be building it
-# when the stage that needs it arrives; that stage then waits and keeps the binary the other build left.
+# when the stage that needs it arrives; that stage then waits and keeps the binary the other build left. Each clone
+# builds its tools into its own bin/: once make test has built the link cache's wrapper (link-cache), their links
+# come from the cache too (a warm machine then only copies them).
+TOOL_LINK_CACHE = $(if $(wildcard $(LINK_CACHE_TOOL)),-toolexec=$(LINK_CACHE_TOOL))
 go-tool = @mkdir -p $(BIN) && exec 9>$@.lock && { flock -n 9 || { echo "waiting for the build of $(@F) under way ($(AHEAD_LOG))"; flock 9; }; } && \
 	if [ $@ -nt $(1) ]; then echo "$(@F): built meanwhile"; else \
-		echo "GOWORK=off $(GO) build -modfile=$(1) -o $@ $(2)" && GOWORK=off $(GO) build -modfile=$(1) -o $@ $(2); fi
+		echo "GOWORK=off $(GO) build $(TOOL_LINK_CACHE) -modfile=$(1) -o $@ $(2)" && GOWORK=off $(GO) build $(TOOL_LINK_CACHE) -modfile=$(1) -o $@ $(2); fi
 $(CONTROLLER_GEN): $(TOOLS_MOD)
 	$(call go-tool,$(TOOLS_MOD),sigs.k8s.io/controller-tools/cmd/controller-gen)
 $(ACTIONLINT): hack/tools/actionlint/go.mod
