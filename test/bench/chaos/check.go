@@ -230,6 +230,22 @@ func checkShoots(w world) []violation {
 	return out
 }
 
+// pendingDeletions names the managed shoots, not yet being deleted, whose Runtime is gone: deletions the run started
+// that wait for their windows.
+func pendingDeletions(w world) []string {
+	live := map[string]bool{}
+	for _, rt := range w.Runtimes {
+		live[rt.ID] = true
+	}
+	var out []string
+	for _, s := range w.Shoots {
+		if s.Managed && !s.Deleting && !live[s.RuntimeID] {
+			out = append(out, fmt.Sprintf("shoot %s (runtime %s)", s.Name, s.RuntimeID))
+		}
+	}
+	return out
+}
+
 // checkWindows holds every shoot deletion against what the workload did to the shoot's Runtime: the last event
 // before the deletion must be the Runtime's deletion, at least the grace window earlier; and against the shoot's
 // deletion record, whose mark the window runs from (the Runtime's deletion may take the operator a while under

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,4 +176,17 @@ func secretsOf(data map[string][]byte) []corev1.Secret {
 		out = append(out, s)
 	}
 	return out
+}
+
+// The healthy world's runtime c was deleted lately: its shoot waits for its window, and the run waits for it. A shoot
+// being deleted, a live Runtime's and someone else's are not pending.
+func TestPendingDeletionsAreTheShootsOfDeletedRuntimes(t *testing.T) {
+	w := healthyWorld(t)
+	if got, want := pendingDeletions(w), []string{"shoot c-c (runtime c)"}; !slices.Equal(got, want) {
+		t.Fatalf("pending %v, want %v", got, want)
+	}
+	w.Shoots[1].Deleting = true
+	if got := pendingDeletions(w); len(got) != 0 {
+		t.Fatalf("pending %v once c-c is being deleted", got)
+	}
 }

@@ -14,9 +14,11 @@ import (
 
 // report is what a chaos run prints.
 type report struct {
-	cfg                           config
-	started                       time.Time
-	chaos, converge               time.Duration
+	cfg             config
+	started         time.Time
+	chaos, converge time.Duration
+	// windows: after convergence, the wait for the shoots of deleted Runtimes to be deleted after their windows.
+	windows                       time.Duration
 	kills, restarts               int
 	faults                        map[faultproxy.Kind]int
 	requests, reads, live         int
@@ -153,7 +155,8 @@ func (r *report) print(out io.Writer) {
 	p("faults injected: %d of %d Gardener requests %s; watches forwarded while faulty: %d", total(r.faults), r.requests, kinds(r.faults), r.watches)
 	p("workload: %s; %d runtimes live at the end", opsLine(r.ops), r.live)
 	p("kubeconfig Secret reads: %d; shoot deletions checked against their windows: %d; worst request rate: %.0f%% of the allowance", r.reads, r.deletionsChecked, 100*r.qpsRatio)
-	p("time to converge after the last fault: %s", r.converge.Round(100*time.Millisecond))
+	p("time to converge after the last fault: %s; then for the pending shoot deletions: %s", r.converge.Round(100*time.Millisecond),
+		r.windows.Round(100*time.Millisecond))
 	broken := map[string]bool{}
 	for _, v := range r.violations {
 		broken[v.Invariant] = true
