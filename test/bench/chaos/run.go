@@ -147,9 +147,10 @@ func run(ctx context.Context, c config) (*report, error) {
 	// The shoots of Runtimes deleted late in the chaos phase are still inside their deletion windows when the rest
 	// has converged (a shoot with a deletion record may stay), and a loaded machine makes Runtimes Ready, and so
 	// deleted, later. Their deletions are what invWindow judges: wait for every one the run started instead of
-	// counting on the chaos phase to leave time for them (a run of the short test checked none).
+	// counting on the chaos phase to leave time for them (a run of the short test checked none). A window may have
+	// just begun: it adds to the bound.
 	if converged == nil {
-		converged = testenv.Poll(ctx, c.convergeTimeout, time.Second, "the shoots of deleted Runtimes deleted after their windows", func() (bool, string) {
+		converged = testenv.Poll(ctx, c.grace+c.convergeTimeout, time.Second, "the shoots of deleted Runtimes deleted after their windows", func() (bool, string) {
 			world, err := readWorld(ctx, w.Env)
 			if err != nil {
 				return false, err.Error()
