@@ -244,7 +244,7 @@ ahead-tools:
 # warm make test). Every go command of make test runs its tools through test/cmd/linkcache (-toolexec), which keeps
 # what the linker wrote under the go command's own link action ID (~/.cache/kim/links, at most 16 GiB) and copies it
 # on the next link of the same inputs (docs/testing.md).
-LINK_CACHE_TOOL = $(BIN)/linkcache
+LINK_CACHE_TOOL = $(abspath $(BIN))/linkcache
 LINK_CACHE_FLAG ?=
 test: LINK_CACHE_FLAG = -toolexec=$(LINK_CACHE_TOOL)
 # Each link of the run, served or made (the summary at the end of make test).
