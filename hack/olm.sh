@@ -27,7 +27,9 @@ OLM_VERSION="$(awk -v m="${MODULE}" '$1 == m {print $2; exit} $1 == "require" &&
 OPM_PACKAGE=github.com/operator-framework/operator-registry/cmd/opm
 # opm's build tags (operator-registry's own Makefile: sqlite with JSON, the pure-Go OpenPGP of containers/image, no
 # gpgme C library), for all three: build tags are part of every package's cache key. cgo stays on (opm's sqlite).
-BUILD_FLAGS=(-tags=json1,containers_image_openpgp -trimpath "-ldflags=-s -w")
+# Compiled without optimisation (the Makefile's ONCE_TOOL_GCFLAGS): test-olm runs them for about a minute, and a
+# fresh machine builds them on its critical path.
+BUILD_FLAGS=(-tags=json1,containers_image_openpgp -trimpath "-ldflags=-s -w" "-gcflags=all=-N -l")
 PROMETHEUS_OPERATOR=github.com/prometheus-operator/prometheus-operator
 PROMETHEUS_OPERATOR_VERSION=v0.93.1
 PROMETHEUS_OPERATOR_SUM='h1:4Juk8v93RdG1DSGD/mGp+SeQKPmnlLIj2iq3blLZgFY='

@@ -21,7 +21,8 @@ if [ ! -x "${promtool}" ]; then
   if [ ! -x "${promtool}" ]; then
     echo "promtool: building promtool ${promtool_version} from the Go module proxy (first time only)..." >&2
     build="$(mktemp -d)"
-    GOFLAGS=-mod=mod GOWORK=off GOBIN="${build}" go install -tags "${promtool_tags}" \
+    # Compiled without optimisation (the Makefile's ONCE_TOOL_GCFLAGS): a run checks a few rule files with it.
+    GOFLAGS=-mod=mod GOWORK=off GOBIN="${build}" go install -tags "${promtool_tags}" -gcflags="all=-N -l" \
       "github.com/prometheus/prometheus/cmd/promtool@${promtool_version}"
     mv "${build}/promtool" "${promtool}" # complete binaries only: an interrupted build leaves nothing in the cache
     rmdir "${build}"
