@@ -231,9 +231,9 @@ build-ahead:
 # them): the release check's tools, controller-gen and promtool, in the order make test reaches them; and govulncheck
 # and its toolchain, then the envtest API servers (test-all) and OLM (test-olm). One chain left the cores half idle
 # while test-all waited 457 s for the API servers in a cold run of 8ba17cf: much of a build from the module proxy is
-# downloads and single-threaded links. The API servers share about 1,150 packages with the repository's own build
-# (hack/envtest.sh), so their build comes after compile-deps, which lint runs first in the foreground: each of those
-# packages is compiled once, at the foreground's priority.
+# downloads and single-threaded links. The API servers share most of their packages with the repository's own build
+# (hack/share-build.sh), so their build comes after compile-deps, which lint runs first in the foreground: each of
+# those packages is compiled once.
 .PHONY: ahead-tools
 ahead-tools:
 	@{ $(MAKE) --no-print-directory $(GORELEASER) $(KREW_VALIDATE) $(CONTROLLER_GEN) && hack/promtool.sh; } & first=$$!; \
@@ -338,7 +338,8 @@ FIPS_ENV = $(FIPS_BUILD) GODEBUG=$(FIPS_GODEBUG)
 # Every test of `make test` is built against the FIPS module, so the safety mutants, test-fips and test-all compile each
 # package once between them (the build setting is part of every crypto-dependent package's cache key); lint's go vet
 # and golangci-lint (which load the dependencies' export data from the build cache) and the release check use it too,
-# so the dependencies they compile first on a cold cache are the tests' as well. Only test-fips
+# so the dependencies they compile first on a cold cache are the tests' as well; so are the envtest API servers'
+# (hack/share-build.sh builds them with these settings, TestToolsBuildLikeTheTests). Only test-fips
 # also sets fips140=only at run time: that GODEBUG is inherited by the etcd and kube-apiserver processes of the
 # integration tests, which do not start in that mode. They are all built with -trimpath as well: a package's cache key
 # then leaves out its directory, so the safety mutants' scratch trees, the modules the go install test installs into
