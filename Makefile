@@ -228,22 +228,22 @@ build-ahead:
 	@hack/ahead.sh $$PPID $(AHEAD_LOG) $(MAKE) --no-print-directory BIN=$(BIN) ahead-tools
 
 # What build-ahead builds, in two chains side by side (golangci-lint and actionlint are needed first, and lint builds
-# them): the release check's tools, controller-gen and promtool, in the order make test reaches them; and govulncheck
-# and its toolchain, then the envtest API servers (test-all) and OLM (test-olm). One chain left the cores half idle
+# them): the release check's tools, controller-gen, promtool and OLM (test-olm), in the order make test reaches them;
+# and govulncheck and its toolchain, then the envtest API servers (test-all). One chain left the cores half idle
 # while test-all waited 457 s for the API servers in a cold run of 8ba17cf: much of a build from the module proxy is
 # downloads and single-threaded links. The API servers share most of their packages with the repository's own build
 # (hack/share-build.sh), so their build comes after compile-deps, which lint runs first in the foreground: each of
 # those packages is compiled once.
 .PHONY: ahead-tools
 ahead-tools:
-	@{ $(MAKE) --no-print-directory $(GORELEASER) $(KREW_VALIDATE) $(CONTROLLER_GEN) && hack/promtool.sh; } & first=$$!; \
-		$(MAKE) --no-print-directory $(GOVULNCHECK) && GOTOOLCHAIN=$(VULNCHECK_GOTOOLCHAIN) $(GO) version && \
-		$(MAKE) --no-print-directory compile-deps && hack/envtest.sh && hack/olm.sh; second=$$?; \
+	@{ $(MAKE) --no-print-directory $(GORELEASER) $(KREW_VALIDATE) $(CONTROLLER_GEN) && hack/promtool.sh && hack/olm.sh; } & \
+		first=$$!; $(MAKE) --no-print-directory $(GOVULNCHECK) && GOTOOLCHAIN=$(VULNCHECK_GOTOOLCHAIN) $(GO) version && \
+		$(MAKE) --no-print-directory compile-deps && hack/envtest.sh; second=$$?; \
 		wait $$first && exit $$second
 
 # Every package the root module's code and tests import from other modules and the standard library, compiled with
 # the tests' settings (FIPS_BUILD) into the Go build cache, under a lock: lint runs it first and build-ahead before
-# the envtest API servers, whichever comes second waits for the first, and go vet, golangci-lint, the release check,
+# the envtest API servers, whichever comes second waits for the first, and golangci-lint, the release check,
 # the tests and hack/envtest.sh then find those packages compiled. On a warm machine it takes seconds.
 .PHONY: compile-deps
 compile-deps:
@@ -278,8 +278,8 @@ link-cache:
 test: TEST_ALL_AFTER = $(SHORT_REPORT)
 test: MUTANT_BASELINE_JSON = $(ALL_REPORT)
 test: MUTANT_SHORT_JSON = $(SHORT_REPORT)
-# lint's go vet ran every analyzer on every package, tests included, before the tests: go test's own vet pass (a
-# subset) would only repeat it.
+# lint ran go vet's analyzers (golangci-lint's govet, .golangci.yml) on every package, tests included, before the
+# tests: go test's own vet pass (a subset) would only repeat it.
 test: TEST_VET = -vet=off
 # test-all leaves the two-replica chaos test to test-beside-mutants.
 test: TEST_ALL_TWO_REPLICAS =
@@ -336,8 +336,8 @@ verify-mutants: ## Fail unless every re-introduced defect of hack/safety-mutants
 FIPS_GODEBUG = fips140=only,tlsmlkem=0
 FIPS_ENV = $(FIPS_BUILD) GODEBUG=$(FIPS_GODEBUG)
 # Every test of `make test` is built against the FIPS module, so the safety mutants, test-fips and test-all compile each
-# package once between them (the build setting is part of every crypto-dependent package's cache key); lint's go vet
-# and golangci-lint (which load the dependencies' export data from the build cache) and the release check use it too,
+# package once between them (the build setting is part of every crypto-dependent package's cache key); lint's
+# golangci-lint (which loads the dependencies' export data from the build cache) and the release check use it too,
 # so the dependencies they compile first on a cold cache are the tests' as well; so are the envtest API servers'
 # (hack/share-build.sh builds them with these settings, TestToolsBuildLikeTheTests). Only test-fips
 # also sets fips140=only at run time: that GODEBUG is inherited by the etcd and kube-apiserver processes of the
@@ -461,11 +461,11 @@ envtest: ## Build (once) and print the directory of the envtest binaries.
 	@hack/envtest.sh
 
 .PHONY: lint
-lint: tidy-check compile-deps $(GOLANGCI_LINT) $(ACTIONLINT) release-check ## go vet and golangci-lint (gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
+lint: tidy-check compile-deps $(GOLANGCI_LINT) $(ACTIONLINT) release-check ## golangci-lint (go vet's analyzers and gosec included, reviewed exclusions in .golangci.yml), in both modules; go.mod files tidy; actionlint on the workflows; the release configuration.
 	$(ACTIONLINT) -no-color
-	$(FIPS_BUILD) $(GO) vet ./...
+	@# No go vet of its own: golangci-lint runs the same analyzers (its govet, .golangci.yml), and each ran twice.
 	$(FIPS_BUILD) $(GOLANGCI_LINT) run ./...
-	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) vet ./... && $(API_ENV) $(FIPS_BUILD) $(GOLANGCI_LINT) run ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GOLANGCI_LINT) run ./...
 
 # `make vulncheck`. vuln.go.dev is out of reach, so `vulncheck db` (operator/cmd/vulncheck) builds the database from
 # this version of the module golang.org/x/vulndb (from the module proxy; VULNDB_SUM is its go.sum hash) into
