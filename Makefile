@@ -232,8 +232,8 @@ build-ahead:
 # and govulncheck and its toolchain, then the envtest API servers (test-all). One chain left the cores half idle
 # while test-all waited 457 s for the API servers in a cold run of 8ba17cf: much of a build from the module proxy is
 # downloads and single-threaded links. The API servers share most of their packages with the repository's own build
-# (hack/share-build.sh), so their build comes after compile-deps, which lint runs first in the foreground: each of
-# those packages is compiled once.
+# (hack/share-build.sh), so their build comes after compile-deps, which lint runs too (whichever reaches it second
+# waits; in cold runs this chain gets there first): each of those packages is compiled once.
 .PHONY: ahead-tools
 ahead-tools:
 	@{ $(MAKE) --no-print-directory $(GORELEASER) $(KREW_VALIDATE) $(CONTROLLER_GEN) && hack/promtool.sh && hack/olm.sh; } & \
