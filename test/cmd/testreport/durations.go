@@ -13,8 +13,22 @@ import (
 // durations are the seconds each package's tests took when they last ran, kept between runs in a file outside the
 // clone. go test starts the packages of one command in the order they are listed, two at a time on two cores, so
 // the longest listed last (the end-to-end tests, several minutes) decides when the command ends; listed first, it
-// runs beside the others. Without the file (a fresh machine) packages keep their order.
+// runs beside the others. A fresh machine has no file: the seed (times of a typical run, committed) orders the
+// packages it has no time for, or the longest would come last exactly where a run is slowest.
 type durations map[string]float64
+
+// withSeed is d, and for each package d has no time for, the seed's: what the packages are ordered by. Only d's and
+// the run's own times are saved.
+func (d durations) withSeed(seed durations) durations {
+	merged := durations{}
+	for pkg, secs := range seed {
+		merged[pkg] = secs
+	}
+	for pkg, secs := range d {
+		merged[pkg] = secs
+	}
+	return merged
+}
 
 // loadDurations reads the file; a missing file is no durations, an unreadable one an error.
 func loadDurations(path string) (durations, error) {

@@ -2,14 +2,15 @@
 // run only what an earlier one did not (make test-fips, make test-all) and the safety mutants' judge can take the
 // baseline of an integration test from a run that already made it (hack/safety-mutants.sh).
 //
-//	testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] [-keep-binaries DIR | -binaries DIR] -- go test -json [flags] [packages]
+//	testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE [-durations-seed SEED]] [-keep-binaries DIR | -binaries DIR] -- go test -json [flags] [packages]
 //	    Runs the command and prints one line per package (ok, FAIL, ?) and the whole output of every test that did
 //	    not pass, build errors included. FILE (the go test -json stream) is written only when every test passed and
 //	    the command succeeded; an old FILE is removed first. With -rerun-skipped, REPORT must be the complete report
 //	    of an earlier successful run (it fails otherwise): the command is run, with `-run <regexp> <packages>`
 //	    appended, once per group of packages that skipped tests there, for just those top-level tests (see plan);
 //	    the commands run at the same time. With -durations, the packages of a command are listed longest first by
-//	    the times the file holds, and the file is updated with this run's.
+//	    the times the file holds, and the file is updated with this run's; a package it has no time for is ordered
+//	    by SEED's (committed times of a typical run, for a fresh machine).
 //	    With -keep-binaries DIR, go test keeps a copy of each test binary it links in DIR (emptied first). With
 //	    -binaries DIR, the packages whose binary an earlier run of the same build kept there run from it, through
 //	    test2json in the package's directory, instead of being linked again; the others, and a command with a flag
@@ -52,7 +53,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE] [-keep-binaries DIR | -binaries DIR] -- go test -json ... | plan REPORT | verdicts -pkg IMPORTPATH -run REGEXP REPORT...")
+	fmt.Fprintln(os.Stderr, "usage: testreport run -o FILE [-rerun-skipped REPORT] [-durations FILE [-durations-seed SEED]] [-keep-binaries DIR | -binaries DIR] -- go test -json ... | plan REPORT | verdicts -pkg IMPORTPATH -run REGEXP REPORT...")
 	os.Exit(2)
 }
 
@@ -159,6 +160,7 @@ func runCmd(args []string) error {
 	out := fs.String("o", "", "file the go test -json stream is written to when everything passed")
 	after := fs.String("rerun-skipped", "", "report of an earlier run: run only what skipped there")
 	timesFile := fs.String("durations", "", "file of the packages' last run times: with -rerun-skipped the longest are listed first; updated after the run")
+	seedFile := fs.String("durations-seed", "", "file of typical run times: orders the packages -durations has no time for (a fresh machine)")
 	keep := fs.String("keep-binaries", "", "directory go test keeps each test binary it links in (emptied first)")
 	binaries := fs.String("binaries", "", "directory of test binaries kept by an earlier run of the same build: its packages run from them")
 	_ = fs.Parse(args)
@@ -172,13 +174,20 @@ func runCmd(args []string) error {
 	if err := os.Remove(*out); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	times := durations{}
+	times, seed := durations{}, durations{}
 	if *timesFile != "" {
 		var err error
 		if times, err = loadDurations(*timesFile); err != nil {
 			return err
 		}
 	}
+	if *seedFile != "" {
+		var err error
+		if seed, err = loadDurations(*seedFile); err != nil {
+			return err
+		}
+	}
+	ranking := times.withSeed(seed)
 	runs := [][]string{command}
 	if *keep != "" {
 		if *after != "" {
@@ -201,7 +210,7 @@ func runCmd(args []string) error {
 		runs = runs[:0]
 		pkgs := 0
 		for _, g := range groups {
-			times.order(g.Pkgs)
+			ranking.order(g.Pkgs)
 			runs = append(runs, append(append(append([]string(nil), command...), "-run", g.Run), g.Pkgs...))
 			pkgs += len(g.Pkgs)
 		}
