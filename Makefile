@@ -211,7 +211,7 @@ build-installer: manifests ## Write dist/install.yaml: everything `make deploy` 
 ##@ Test
 
 .PHONY: test
-test: link-cache build-ahead lint verify-generated test-alerts test-fips test-all test-beside-mutants ## What CI runs: lint, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed (beside them the two-replica chaos test, govulncheck, the install through OLM and go install of the CLI).
+test: link-cache build-ahead lint verify-generated test-alerts test-fips test-all test-beside-mutants ## What CI runs: lint, generated-file check, alert rules, unit tests and docs check in FIPS mode, then only the tests that skipped there (integration tests), every safety mutant still killed (beside them the two-replica chaos test, govulncheck, the install through OLM, go install of the CLI and the demo's smoke test).
 	@# The test binaries test-fips kept (about 3 GB) have served test-all and the mutants' judges; the reports stay.
 	@rm -rf $(TEST_BIN)
 	@echo "links: $$(grep -c '^hit' $(LINK_CACHE_LOG) || true) served from the cache, $$(grep -c '^miss' $(LINK_CACHE_LOG) || true) linked and kept ($(LINK_CACHE_LOG))"
@@ -279,7 +279,9 @@ test: TEST_ALL_AFTER = $(SHORT_REPORT)
 test: MUTANT_BASELINE_JSON = $(ALL_REPORT)
 test: MUTANT_SHORT_JSON = $(SHORT_REPORT)
 # lint ran go vet's analyzers (golangci-lint's govet, .golangci.yml) on every package, tests included, before the
-# tests: go test's own vet pass (a subset) would only repeat it.
+# tests: go test's own vet pass (a subset) would only repeat it, and on a fresh machine it first runs vet over every
+# package the tested one imports, for their facts. Every go test of make test gets it: the go install and OLM tests
+# without it spent about 170 s of CPU each vetting some 2,100 packages in a cold run of d7fae62.
 test: TEST_VET = -vet=off
 # test-all leaves the two-replica chaos test to test-beside-mutants.
 test: TEST_ALL_TWO_REPLICAS =
@@ -376,7 +378,7 @@ test-all: ## Unit and integration tests (real kube-apiserver/etcd and the real g
 		$(if $(TEST_BINARIES),-binaries $(TEST_BINARIES)) -- \
 		$(GO) test -json -p $(TEST_ALL_PACKAGES) $(GOTEST_FLAGS) $(TEST_VET) -timeout 40m -skip '^($(GO_INSTALL_TEST)|$(TWO_REPLICAS_TEST)|$(OLM_TEST))$$' $(if $(TEST_ALL_AFTER),,./...)
 	$(if $(TEST_ALL_TWO_REPLICAS),$(TWO_REPLICAS_RUN))
-	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) ./...
+	cd $(API_MOD_DIR) && $(API_ENV) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) $(TEST_VET) ./...
 
 TWO_REPLICAS_TEST := TestChaosTwoReplicasShortIntegration
 # The two-replica chaos test needs a process of its own (garden-in-a-box starts once per process, and the other chaos
@@ -396,13 +398,19 @@ endef
 # type-checking the dependency tree) kept the cores only 1.5 busy where it ran before the tests (docs/testing.md).
 # The install through OLM and the go install test (about 100 s and 35 s warm, mostly waiting for OLM's operators and
 # the module proxy) run there too: with the judges' links served from the cache (LINK_CACHE_FLAG) the mutants leave
-# more of the cores idle. Each command's output is printed in one piece when it ends.
+# more of the cores idle. The demo's smoke test too: CI ran it after make test, 40 s with the cores mostly idle (the
+# sandbox waits for its API servers). Each command's output is printed in one piece when it ends.
 .PHONY: test-beside-mutants
 test-beside-mutants:
-	@$(MAKE) --no-print-directory -j5 --output-sync=line TEST_VET="$(TEST_VET)" TEST_BINARIES="$(TEST_BINARIES)" \
+	@$(MAKE) --no-print-directory -j6 --output-sync=line TEST_VET="$(TEST_VET)" TEST_BINARIES="$(TEST_BINARIES)" \
 		MUTANT_BASELINE_JSON="$(MUTANT_BASELINE_JSON)" MUTANT_SHORT_JSON="$(MUTANT_SHORT_JSON)" \
 		MUTANT_TEST_BINARIES="$(MUTANT_TEST_BINARIES)" LINK_CACHE_FLAG="$(LINK_CACHE_FLAG)" \
-		verify-mutants test-two-replicas vulncheck test-olm test-go-install
+		verify-mutants test-two-replicas vulncheck test-olm test-go-install test-demo
+
+.PHONY: test-demo
+test-demo: ## Smoke test of the README's first command: make demo until every sample is Ready (exit 0), at most 10 minutes.
+	@dir="$$(mktemp -d)" && trap 'rm -rf "$$dir"' EXIT && \
+		$(MAKE) --no-print-directory demo DEMO_ARGS="--exit-when-ready --timeout 10m --dir $$dir/sandbox"
 
 # The install through OLM needs OLM's operators and opm besides the API servers: test-olm runs it, test-all skips it.
 # hack/olm.sh builds olm, catalog and opm once per OLM version into ~/.cache/kim/olm (docs/testing.md has the cost).
@@ -411,7 +419,7 @@ OLM_TEST := TestInstalledByOLMIntegration
 .PHONY: test-olm
 test-olm: ## Install bundle/ through OLM v0's own operators (built once by hack/olm.sh) into garden-in-a-box: CSV Succeeded, a Runtime Ready, an upgrade, an uninstall (docs/install/olm.md).
 	@assets="$$(hack/envtest.sh)" && olm="$$(hack/olm.sh)" && KUBEBUILDER_ASSETS="$$assets" OLM_ASSETS="$$olm" OPM="$$olm/opm" \
-		$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 30m -run '^$(OLM_TEST)$$' -v ./test/olm/
+		$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 $(TEST_VET) -timeout 30m -run '^$(OLM_TEST)$$' -v ./test/olm/
 
 # The oldest Kubernetes the bundle claims (the CSV's minKubeVersion, which bundlegen computes from the CRDs' CEL
 # functions): its kube-apiserver is built like the envtest binaries (hack/envtest.sh, cached) and judges the CRDs and
@@ -434,7 +442,7 @@ GO_INSTALL_TEST := TestGoInstallFromModuleProxy
 
 .PHONY: test-go-install
 test-go-install: ## `go install .../operator/cmd/kim@<version>` from a scratch directory, the modules served from this clone (a local module proxy), then `kim --version`.
-	$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
+	$(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 $(TEST_VET) -timeout 60m -run '^$(GO_INSTALL_TEST)$$' -v ./operator/cmd/kim
 
 .PHONY: docs-check
 docs-check: ## Every flag, metric, environment variable and config key named in docs/ exists; every repository link resolves.
@@ -491,12 +499,12 @@ VULNCHECK_LIVE ?=
 
 .PHONY: vulncheck
 vulncheck: $(GOVULNCHECK) ## govulncheck (pinned) in both modules against a database built offline from golang.org/x/vulndb; fails on a called vulnerable symbol not in hack/vulncheck-accepted.txt.
-	@$(GO) build -o $(BIN)/vulncheck ./operator/cmd/vulncheck
+	@$(FIPS_BUILD) $(GO) build -o $(BIN)/vulncheck ./operator/cmd/vulncheck
 	@out="$$(mktemp -d)" && trap 'rm -rf "$$out"' EXIT && \
 		if [ -n "$(VULNCHECK_LIVE)" ]; then dbflag="" && echo "vulncheck: the live database"; else \
 		db="$$($(BIN)/vulncheck db -version $(VULNDB_VERSION) -sum $(VULNDB_SUM))" && dbflag="-db file://$$db" && \
 		echo "vulncheck: database $$db; canary: a known vulnerable call must be found" && \
-		GOVULNCHECK=$(GOVULNCHECK) VULNDB_DIR="$$db" $(GO) test -count=1 -run '^TestKnownVulnerableCallIsFound$$' ./operator/cmd/vulncheck/; fi && \
+		GOVULNCHECK=$(GOVULNCHECK) VULNDB_DIR="$$db" $(FIPS_BUILD) $(GO) test -count=1 $(TEST_VET) -run '^TestKnownVulnerableCallIsFound$$' ./operator/cmd/vulncheck/; fi && \
 		scans="" && for d in . $(API_MOD_DIR); do \
 			mod="$$(cd $$d && $(GO) mod edit -print | awk '$$1 == "module" {print $$2}')" && n=$$(( $${n:-0} + 1 )) && \
 			work=auto && if [ "$$d" = "$(API_MOD_DIR)" ]; then work=off; fi && \
@@ -524,7 +532,7 @@ tidy: ## go mod tidy in every module; the root as the workspace builds it, with 
 .PHONY: release-check
 release-check: $(GORELEASER) $(KREW_VALIDATE) ## goreleaser check of .goreleaser.yaml, and krew's validation of the plugin manifest goreleaser makes (stub binaries).
 	$(GORELEASER) check
-	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 ./operator/release/
+	GORELEASER=$(GORELEASER) KREW_VALIDATE=$(KREW_VALIDATE) $(FIPS_BUILD) $(GO) test $(GOTEST_FLAGS) -count=1 $(TEST_VET) ./operator/release/
 
 .PHONY: release-snapshot
 release-snapshot: $(GORELEASER) $(CYCLONEDX_GOMOD) $(KREW_VALIDATE) ## What a tag releases, built locally into dist/ without publishing (goreleaser release --snapshot); no container engine needed.
