@@ -87,7 +87,7 @@ GO
 # Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
 if [ ! -x "${DEST}/etcd" ] || ! stamped; then
   exec 9>"${CACHE_ROOT}/.build.lock"
-  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; flock 9; }
+  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; "${ROOT}/hack/ahead.sh" --boost; flock 9; }
   # The same etcd serves every kube-apiserver version: take it from another version's directory when one has it.
   if [ ! -x "${DEST}/etcd" ]; then
     for other in "${CACHE_ROOT}"/k8s-*-etcd-"${ETCD_VERSION}"-fips/etcd; do

@@ -63,7 +63,7 @@ if ! ready; then
   mkdir -p "${CACHE_ROOT}"
   # Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
   exec 9>"${CACHE_ROOT}/.build.lock"
-  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; flock 9; }
+  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; hack/ahead.sh --boost; flock 9; }
   if ! ready; then
     mkdir -p "${DEST}"
     if [ ! -x "${DEST}/olm" ] || [ ! -x "${DEST}/catalog" ] || [ ! -x "${DEST}/opm" ]; then

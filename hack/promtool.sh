@@ -17,7 +17,7 @@ if [ ! -x "${promtool}" ]; then
   mkdir -p "${cache}"
   # make test builds it ahead (hack/ahead.sh) while test-alerts may ask for it: one builds, the other waits.
   exec 9>"${cache}.lock"
-  flock -n 9 || { echo "promtool: waiting for the build of promtool already under way" >&2; flock 9; }
+  flock -n 9 || { echo "promtool: waiting for the build of promtool already under way" >&2; "$(dirname "$0")/ahead.sh" --boost; flock 9; }
   if [ ! -x "${promtool}" ]; then
     echo "promtool: building promtool ${promtool_version} from the Go module proxy (first time only)..." >&2
     build="$(mktemp -d)"

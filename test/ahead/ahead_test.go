@@ -106,3 +106,45 @@ func TestTheBuildsStopWhenMakeEnds(t *testing.T) {
 	}
 	waitFor(t, "the stop in the log", logHas(log, "ended; stopping the builds"))
 }
+
+// A stage that waits for a build ahead raises the builds to normal priority (hack/ahead.sh --boost): the build it
+// waits for then gets the share of the CPU the stage would have had, instead of what the foreground leaves.
+func TestAWaitingStageRaisesTheBuildsToNormalPriority(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("raising a priority needs CAP_SYS_NICE: hack/ahead.sh --boost does nothing without it (not root here)")
+	}
+	dir := t.TempDir()
+	nice := filepath.Join(dir, "nice")
+	// The command reports its own nice value (and its session's, where the kernel groups sessions) until stopped.
+	_, log := start(t, `while :; do { echo "$(cut -d' ' -f19 /proc/$$/stat) $(sed -n 's/.*nice //p' /proc/$$/autogroup 2>/dev/null)" > `+nice+`.tmp && mv `+nice+`.tmp `+nice+`; }; sleep 0.05; done`)
+	read := func() string { b, _ := os.ReadFile(nice); return strings.TrimSpace(string(b)) }
+	waitFor(t, "the command to report its priority", func() bool { return read() != "" })
+	if got := read(); !strings.HasPrefix(got, "19") {
+		t.Fatalf("before the boost the command runs at %q; want nice 19", got)
+	}
+	boost := func(pgidFile string) string {
+		cmd := exec.Command("../../hack/ahead.sh", "--boost")
+		cmd.Env = append(os.Environ(), "AHEAD_PGID="+pgidFile)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("hack/ahead.sh --boost: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	// A file naming another process group (here this test's) is not the builds': nothing is changed.
+	other := filepath.Join(dir, "other.pgid")
+	if err := os.WriteFile(other, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := boost(other); out != "" {
+		t.Errorf("--boost with a process group that is not the builds' said %q; want nothing done", out)
+	}
+	if out := boost(log + ".pgid"); !strings.Contains(out, "normal priority") {
+		t.Errorf("--boost said %q; want that the builds run at normal priority", out)
+	}
+	want := "0"
+	if _, err := os.Stat("/proc/self/autogroup"); err == nil {
+		want = "0 0"
+	}
+	waitFor(t, "the command at nice "+want+" (process, session)", func() bool { return read() == want })
+}
