@@ -2,6 +2,7 @@ package ahead
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestEveryGoTestOfMakeTestSkipsVet(t *testing.T) {
 	m := parseMakefile(string(read(t, "../../Makefile")))
 	rules := m.reachable("test")
 	for _, want := range []string{"lint", "release-check", "test-fips", "test-all", "verify-mutants", "test-olm", "test-go-install", "vulncheck", "test-demo"} {
-		if !contains(rules, want) {
+		if !slices.Contains(rules, want) {
 			t.Fatalf("the rules make test reaches (%v) lack %s: the Makefile's parser here no longer reads it", rules, want)
 		}
 	}
@@ -117,13 +118,4 @@ func TestEveryGoTestOfMakeTestSkipsVet(t *testing.T) {
 	if goTests < 8 {
 		t.Errorf("found %d go test commands in the rules make test reaches; want the 8 or more the Makefile has", goTests)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
