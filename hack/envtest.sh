@@ -54,7 +54,7 @@ GO
   local minor="${KUBE_VERSION#*.}"
   minor="${minor%%.*}"
   local v=k8s.io/component-base/version
-  "${ROOT}/hack/share-build.sh" -if "k8s.io/apiserver@v${STAGING_VERSION}" go build -trimpath \
+  GOGC="${TOOLCHAIN_GOGC:-${GOGC:-}}" "${ROOT}/hack/share-build.sh" -if "k8s.io/apiserver@v${STAGING_VERSION}" go build -trimpath \
     -ldflags="-s -w -X ${v}.gitVersion=v${KUBE_VERSION} -X ${v}.gitMajor=1 -X ${v}.gitMinor=${minor} -X ${v}.gitTreeState=clean" \
     -o "${DEST}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
   mv "${DEST}/kube-apiserver.tmp" "${DEST}/kube-apiserver"
@@ -80,14 +80,14 @@ package tools
 
 import _ "go.etcd.io/etcd/server/v3"
 GO
-  "${ROOT}/hack/share-build.sh" -if "go.etcd.io/etcd/client/v3@v${ETCD_VERSION}" go build -trimpath -ldflags='-s -w' -o "${DEST}/etcd.tmp" go.etcd.io/etcd/server/v3
+  GOGC="${TOOLCHAIN_GOGC:-${GOGC:-}}" "${ROOT}/hack/share-build.sh" -if "go.etcd.io/etcd/client/v3@v${ETCD_VERSION}" go build -trimpath -ldflags='-s -w' -o "${DEST}/etcd.tmp" go.etcd.io/etcd/server/v3
   mv "${DEST}/etcd.tmp" "${DEST}/etcd"
 }
 
 # Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
 if [ ! -x "${DEST}/etcd" ] || ! stamped; then
   exec 9>"${CACHE_ROOT}/.build.lock"
-  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; "${ROOT}/hack/ahead.sh" --boost; flock 9; }
+  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; "${ROOT}/hack/ahead.sh" --boost-while flock 9; }
   # The same etcd serves every kube-apiserver version: take it from another version's directory when one has it.
   if [ ! -x "${DEST}/etcd" ]; then
     for other in "${CACHE_ROOT}"/k8s-*-etcd-"${ETCD_VERSION}"-fips/etcd; do

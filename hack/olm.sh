@@ -63,13 +63,13 @@ if ! ready; then
   mkdir -p "${CACHE_ROOT}"
   # Several worktrees (or test runs) may ask at once: one builds, the others wait for it.
   exec 9>"${CACHE_ROOT}/.build.lock"
-  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; hack/ahead.sh --boost; flock 9; }
+  flock -n 9 || { log "waiting for the build already under way (make test builds ahead: bin/ahead.log)"; hack/ahead.sh --boost-while flock 9; }
   if ! ready; then
     mkdir -p "${DEST}"
     if [ ! -x "${DEST}/olm" ] || [ ! -x "${DEST}/catalog" ] || [ ! -x "${DEST}/opm" ]; then
       log "building olm, catalog (${OLM_VERSION}) and opm from the Go module proxy (first time only)..."
       rm -rf "${DEST}/bin.tmp" && mkdir -p "${DEST}/bin.tmp"
-      GOWORK=off go build -modfile="${MODFILE}" "${BUILD_FLAGS[@]}" -o "${DEST}/bin.tmp/" \
+      GOGC="${TOOLCHAIN_GOGC:-${GOGC:-}}" GOWORK=off go build -modfile="${MODFILE}" "${BUILD_FLAGS[@]}" -o "${DEST}/bin.tmp/" \
         "${MODULE}/cmd/olm" "${MODULE}/cmd/catalog" "${OPM_PACKAGE}"
       for cmd in olm catalog opm; do mv "${DEST}/bin.tmp/${cmd}" "${DEST}/${cmd}"; done
       rmdir "${DEST}/bin.tmp"

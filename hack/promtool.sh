@@ -17,12 +17,12 @@ if [ ! -x "${promtool}" ]; then
   mkdir -p "${cache}"
   # make test builds it ahead (hack/ahead.sh) while test-alerts may ask for it: one builds, the other waits.
   exec 9>"${cache}.lock"
-  flock -n 9 || { echo "promtool: waiting for the build of promtool already under way" >&2; "$(dirname "$0")/ahead.sh" --boost; flock 9; }
+  flock -n 9 || { echo "promtool: waiting for the build of promtool already under way" >&2; "$(dirname "$0")/ahead.sh" --boost-while flock 9; }
   if [ ! -x "${promtool}" ]; then
     echo "promtool: building promtool ${promtool_version} from the Go module proxy (first time only)..." >&2
     build="$(mktemp -d)"
     # Compiled without optimisation (the Makefile's ONCE_TOOL_GCFLAGS): a run checks a few rule files with it.
-    GOFLAGS=-mod=mod GOWORK=off GOBIN="${build}" go install -tags "${promtool_tags}" -gcflags="all=-N -l" \
+    GOGC="${TOOLCHAIN_GOGC:-${GOGC:-}}" GOFLAGS=-mod=mod GOWORK=off GOBIN="${build}" go install -tags "${promtool_tags}" -gcflags="all=-N -l" \
       "github.com/prometheus/prometheus/cmd/promtool@${promtool_version}"
     mv "${build}/promtool" "${promtool}" # complete binaries only: an interrupted build leaves nothing in the cache
     rmdir "${build}"

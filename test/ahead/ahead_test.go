@@ -3,6 +3,7 @@
 package ahead
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,12 +17,17 @@ import (
 // the stand-in and the log's path.
 func start(t *testing.T, script string) (*exec.Cmd, string) {
 	t.Helper()
+	return startWithLog(t, filepath.Join(t.TempDir(), "ahead.log"), script)
+}
+
+// startWithLog is start with the log's path chosen by the caller (a script that needs it).
+func startWithLog(t *testing.T, log, script string) (*exec.Cmd, string) {
+	t.Helper()
 	parent := exec.Command("sleep", "120")
 	if err := parent.Start(); err != nil {
 		t.Fatalf("starting the stand-in for make: %v", err)
 	}
 	t.Cleanup(func() { _ = parent.Process.Kill(); _ = parent.Wait() })
-	log := filepath.Join(t.TempDir(), "ahead.log")
 	out, err := exec.Command("../../hack/ahead.sh", strconv.Itoa(parent.Process.Pid), log, "bash", "-c", script).CombinedOutput()
 	if err != nil {
 		t.Fatalf("hack/ahead.sh: %v\n%s", err, out)
@@ -107,44 +113,90 @@ func TestTheBuildsStopWhenMakeEnds(t *testing.T) {
 	waitFor(t, "the stop in the log", logHas(log, "ended; stopping the builds"))
 }
 
-// A stage that waits for a build ahead raises the builds to normal priority (hack/ahead.sh --boost): the build it
-// waits for then gets the share of the CPU the stage would have had, instead of what the foreground leaves.
-func TestAWaitingStageRaisesTheBuildsToNormalPriority(t *testing.T) {
+// A stage that waits for a build ahead raises the builds to normal priority while it waits (hack/ahead.sh
+// --boost-while): the build it waits for then gets the share of the CPU the stage would have had; when the last of
+// overlapping waits ends they take only what the foreground leaves again. A wait from inside the builds' own session
+// changes nothing.
+func TestAWaitingStageRaisesTheBuildsToNormalPriorityWhileItWaits(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("raising a priority needs CAP_SYS_NICE: hack/ahead.sh --boost does nothing without it (not root here)")
+		t.Skip("changing a priority needs CAP_SYS_NICE: hack/ahead.sh --boost-while only runs its command without it (not root here)")
 	}
 	dir := t.TempDir()
 	nice := filepath.Join(dir, "nice")
-	// The command reports its own nice value (and its session's, where the kernel groups sessions) until stopped.
-	_, log := start(t, `while :; do { echo "$(cut -d' ' -f19 /proc/$$/stat) $(sed -n 's/.*nice //p' /proc/$$/autogroup 2>/dev/null)" > `+nice+`.tmp && mv `+nice+`.tmp `+nice+`; }; sleep 0.05; done`)
-	read := func() string { b, _ := os.ReadFile(nice); return strings.TrimSpace(string(b)) }
-	waitFor(t, "the command to report its priority", func() bool { return read() != "" })
-	if got := read(); !strings.HasPrefix(got, "19") {
-		t.Fatalf("before the boost the command runs at %q; want nice 19", got)
+	inside := filepath.Join(dir, "inside")
+	log := filepath.Join(t.TempDir(), "ahead.log")
+	// The command first waits from inside its own session (the wait reports its priority, which must not change), then
+	// reports its own nice
+	// value (and its session's, where the kernel groups sessions) until stopped.
+	startWithLog(t, log, `AHEAD_PGID=`+log+`.pgid ../../hack/ahead.sh --boost-while sh -c 'sleep 0.3; cut -d" " -f19 /proc/$$/stat' > `+inside+`; `+
+		`while :; do { echo "$(cut -d' ' -f19 /proc/$$/stat) $(sed -n 's/.*nice //p' /proc/$$/autogroup 2>/dev/null)" > `+nice+`.tmp && mv `+nice+`.tmp `+nice+`; }; sleep 0.05; done`)
+	read := func(f string) string { b, _ := os.ReadFile(f); return strings.TrimSpace(string(b)) }
+	waitFor(t, "the command to report its priority", func() bool { return read(nice) != "" })
+	lowest, normal := "19", "0"
+	if _, err := os.Stat("/proc/self/autogroup"); err == nil {
+		lowest, normal = "19 19", "0 0"
 	}
-	boost := func(pgidFile string) string {
-		cmd := exec.Command("../../hack/ahead.sh", "--boost")
-		cmd.Env = append(os.Environ(), "AHEAD_PGID="+pgidFile)
-		out, err := cmd.CombinedOutput()
+	if got := read(inside); got != "19" {
+		t.Errorf("a wait from inside the builds' session ran at nice %q; want 19 (nothing raised)", got)
+	}
+	if got := read(nice); got != lowest {
+		t.Fatalf("before any wait the command runs at %q; want %q", got, lowest)
+	}
+	// wait starts hack/ahead.sh --boost-while with a command that ends when its file appears; it returns that file,
+	// the waiter and the file its output goes to.
+	wait := func(pgidFile, name string) (string, *exec.Cmd, string) {
+		release, output := filepath.Join(dir, name), filepath.Join(dir, name+".out")
+		out, err := os.Create(output)
 		if err != nil {
-			t.Fatalf("hack/ahead.sh --boost: %v\n%s", err, out)
+			t.Fatal(err)
 		}
-		return string(out)
+		defer func() { _ = out.Close() }()
+		cmd := exec.Command("../../hack/ahead.sh", "--boost-while", "bash", "-c", `until [ -e `+release+` ]; do sleep 0.05; done; exit 7`)
+		cmd.Env = append(os.Environ(), "AHEAD_PGID="+pgidFile)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("hack/ahead.sh --boost-while: %v", err)
+		}
+		t.Cleanup(func() { _ = os.WriteFile(release, nil, 0o600); _ = cmd.Wait() })
+		return release, cmd, output
+	}
+	end := func(release string, cmd *exec.Cmd, output string) string {
+		if err := os.WriteFile(release, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var exit *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 7 {
+			t.Errorf("hack/ahead.sh --boost-while ended with %v; want the command's exit status 7", err)
+		}
+		return read(output)
 	}
 	// A file naming another process group (here this test's) is not the builds': nothing is changed.
 	other := filepath.Join(dir, "other.pgid")
 	if err := os.WriteFile(other, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out := boost(other); out != "" {
-		t.Errorf("--boost with a process group that is not the builds' said %q; want nothing done", out)
+	r, c, o := wait(other, "other")
+	time.Sleep(300 * time.Millisecond)
+	if got := read(nice); got != lowest {
+		t.Errorf("a wait with a process group that is not the builds' left the command at %q; want %q", got, lowest)
 	}
-	if out := boost(log + ".pgid"); !strings.Contains(out, "normal priority") {
-		t.Errorf("--boost said %q; want that the builds run at normal priority", out)
+	if out := end(r, c, o); out != "" {
+		t.Errorf("--boost-while with a process group that is not the builds' said %q; want nothing", out)
 	}
-	want := "0"
-	if _, err := os.Stat("/proc/self/autogroup"); err == nil {
-		want = "0 0"
+	// Two overlapping waits: normal priority until the second ends.
+	r1, c1, o1 := wait(log+".pgid", "first")
+	waitFor(t, "the command at "+normal+" (process, session) while a stage waits", func() bool { return read(nice) == normal })
+	r2, c2, o2 := wait(log+".pgid", "second")
+	waitFor(t, "the second wait to begin (it raises the builds too)", logHas(o2, "normal priority while it waits"))
+	if out := end(r1, c1, o1); !strings.Contains(out, "normal priority while it waits") {
+		t.Errorf("the first wait said %q; want that the builds run at normal priority while it waits", out)
 	}
-	waitFor(t, "the command at nice "+want+" (process, session)", func() bool { return read() == want })
+	time.Sleep(300 * time.Millisecond)
+	if got := read(nice); got != normal {
+		t.Errorf("the first of two waits ended and the command runs at %q; want %q until the second ends", got, normal)
+	}
+	if out := end(r2, c2, o2); !strings.Contains(out, "back at the lowest priority") {
+		t.Errorf("the last wait said %q; want that the builds are back at the lowest priority", out)
+	}
+	waitFor(t, "the command back at "+lowest+" (process, session) after the last wait", func() bool { return read(nice) == lowest })
 }

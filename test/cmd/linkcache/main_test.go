@@ -242,3 +242,36 @@ func TestGoBuildThroughTheCache(t *testing.T) {
 	assert.Equal(t, "bye dev", goBuild(filepath.Join(tmp, "changed")))
 	assert.Equal(t, []string{"miss", "hit", "miss", "miss"}, events(), "another flag or another source is linked")
 }
+
+// TestTheToolsRunWithTheToolchainsGOGC runs the built wrapper over a stand-in tool that reports its GOGC: as a
+// tool it passes through and as a linker whose output it keeps, the tool sees TOOLCHAIN_GOGC; without it, the GOGC
+// the wrapper was given.
+func TestTheToolsRunWithTheToolchainsGOGC(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the wrapper is used on CI's Linux machines")
+	}
+	tmp := t.TempDir()
+	wrapper := filepath.Join(tmp, "linkcache")
+	out, err := exec.Command("go", "build", "-o", wrapper, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	// The stand-in writes its GOGC to the file after -o (a link's output) or to stdout.
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then echo \"GOGC=$GOGC\" > \"$2\"; exit 0; fi; shift; done\necho \"GOGC=$GOGC\"\n"
+	for _, name := range []string{"compile", "link"} {
+		require.NoError(t, os.WriteFile(filepath.Join(tmp, name), []byte(script), 0o755))
+	}
+	run := func(env []string, tool string, args ...string) string {
+		cmd := exec.Command(wrapper, append([]string{filepath.Join(tmp, tool)}, args...)...)
+		cmd.Env = append(os.Environ(), append(env, "LINKCACHE_DIR="+filepath.Join(tmp, "links"))...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return strings.TrimSpace(string(out))
+	}
+	assert.Equal(t, "GOGC=400", run([]string{"GOGC=100", "TOOLCHAIN_GOGC=400"}, "compile", "-V=full"))
+	assert.Equal(t, "GOGC=100", run([]string{"GOGC=100", "TOOLCHAIN_GOGC="}, "compile", "-V=full"))
+	binary := filepath.Join(tmp, "b001", "exe", "a.out")
+	require.NoError(t, os.MkdirAll(filepath.Dir(binary), 0o755))
+	run([]string{"GOGC=100", "TOOLCHAIN_GOGC=400"}, "link", "-o", binary, "-buildid=AAA/BBB/CCC/AAA", "main.a")
+	got, err := os.ReadFile(binary)
+	require.NoError(t, err)
+	assert.Equal(t, "GOGC=400\n", string(got), "the linker, run by the cache, has the toolchain's GOGC")
+}
