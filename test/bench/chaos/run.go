@@ -104,7 +104,14 @@ func run(ctx context.Context, c config) (*report, error) {
 	close(created)
 	actors.Go(func() { wl.run(phase, c.opInterval) })
 	if ch != nil {
-		actors.Go(func() { ch.killLoop(phase) })
+		// A number of kills asked for (the short tests) is waited for: on a loaded machine the creation above can
+		// take most of the duration, and a phase that ends on the clock left a run with one kill of two. The faults
+		// stay on until the kills are done, at most one kill interval each past the duration.
+		killPhase, endKills := phase, context.CancelFunc(func() {})
+		if c.kills > 0 {
+			killPhase, endKills = context.WithDeadline(ctx, chaosStart.Add(c.duration+time.Duration(c.kills)*c.killMax))
+		}
+		actors.Go(func() { defer endKills(); ch.killLoop(killPhase) })
 	}
 	actors.Wait()
 	endPhase()
